@@ -96,8 +96,8 @@ class Behaviour(Generic[S]):
     def post_turn(self, result: TurnResult, ref: Ref, state: S) -> S | Awaitable[S]:
         return state
 
-    def post_run(self, state: S) -> None | Awaitable[None]:
+    def post_run(self, state: S) -> Awaitable[None] | None:
         return None
 
-    def terminate_agent(self, reason: Reason, state: S) -> None | Awaitable[None]:
+    def terminate_agent(self, reason: Reason, state: S) -> Awaitable[None] | None:
         return None

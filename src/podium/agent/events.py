@@ -73,10 +73,8 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
     def __add__(self, other: Usage) -> Usage:
-        if self.cost is None and other.cost is None:
-            cost = None
-        else:
-            cost = (self.cost or 0.0) + (other.cost or 0.0)
+        both_unknown = self.cost is None and other.cost is None
+        cost = None if both_unknown else (self.cost or 0.0) + (other.cost or 0.0)
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, cost)
 
     @classmethod

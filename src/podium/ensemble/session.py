@@ -1,0 +1,579 @@
+"""A session of sub-agents driven by a strategy: the imperative shell around the pure strategy.
+
+All strategy inputs pass through `_step`, which runs synchronously: no await ever separates a
+strategy callback from the application of its ops, so nothing can interleave with a batch, and an
+input that arrives while one is being processed (a completion raised by a stop, say) waits in a
+queue for its turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from functools import partial
+from typing import Any
+
+from podium import telemetry
+from podium.agent.backend import Prompt
+from podium.agent.events import Response, Usage
+from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
+from podium.ensemble.inputs import (
+    AgentDownInput,
+    AskInput,
+    DispatchRejectedInput,
+    ErrorInput,
+    Input,
+    NotifyInput,
+    Recorder,
+    ResponseInput,
+    TellInput,
+)
+from podium.ensemble.ops import Dispatch, Forward, Halt, Op, Reply, ReplyError, Start, Stop, Token
+from podium.ensemble.runtime import AgentHandle, AgentRuntime, LocalRuntime
+from podium.ensemble.strategy import Strategy
+from podium.errors import (
+    AgentNotRunning,
+    ConfigError,
+    Overloaded,
+    Reason,
+    ReasonKind,
+    RunFailed,
+    SessionClosed,
+    StartFailed,
+)
+from podium.telemetry import Telemetry
+
+log = logging.getLogger("podium.session")
+
+_live: dict[str, Session] = {}
+_names = itertools.count(1)
+_TELL, _ASK = 0, 1
+
+
+class _Run:
+    """A pending token."""
+
+    __slots__ = ("dispatches", "future", "kind", "usage", "waiters")
+
+    def __init__(self, kind: int, future: asyncio.Future[Response] | None = None) -> None:
+        self.kind = kind
+        self.future = future
+        self.waiters: list[asyncio.Future[None]] | None = None
+        self.dispatches = 0
+        self.usage: Usage | None = None
+
+
+class _Agent:
+    """The session's record of one started agent; `gen` tells apart two agents that share a name."""
+
+    __slots__ = ("flights", "gen", "handle", "name", "on_complete")
+
+    def __init__(self, name: str, gen: int, handle: AgentHandle, on_complete: Callable[[Completion], None]) -> None:
+        self.name = name
+        self.gen = gen
+        self.handle = handle
+        self.on_complete = on_complete
+        self.flights: dict[int, Token | None] = {}  # ref -> token of the dispatch in flight
+
+
+class Session:
+    """A running session. Start one with `await Session.start(strategy, **opts)` or
+    `async with Session.start(strategy, **opts) as session:`."""
+
+    def __init__(self, strategy: Strategy[Any], name: str, runtime: AgentRuntime, recorder: Recorder | None,
+                 max_results: int) -> None:
+        self.name = name
+        self.strategy = strategy
+        self._runtime = runtime
+        self._recorder = recorder
+        self._state: Any = None
+        self._agents: dict[str, _Agent] = {}
+        self._gens: dict[int, _Agent] = {}
+        self._next_gen = 0
+        self._pending: dict[Token, _Run] = {}
+        self._results: OrderedDict[Token, PollResult] = OrderedDict()
+        self._max_results = max_results
+        self._next_token = 0
+        self._queue: deque[Input] = deque()
+        self._busy = False
+        self._open = False
+        self._closed = False
+        self._close_reason: Reason | None = None
+        self._cleanup: set[asyncio.Future[Any]] = set()
+        self._close_waiters: list[asyncio.Future[None]] = []
+        self._usage = Usage()
+        self._agent_usage: dict[str, Usage] = {}
+        strategy_cls = type(strategy)
+        self._has_error = strategy_cls.implements("handle_error")
+        self._has_rejected = strategy_cls.implements("handle_dispatch_rejected")
+        self._has_down = strategy_cls.implements("handle_agent_down")
+
+    # ------------------------------------------------------------------ starting and stopping
+
+    @classmethod
+    def start(cls, strategy: Strategy[Any], *, name: str | None = None, runtime: AgentRuntime | None = None,
+              recorder: Recorder | None = None, max_results: int = 10_000, **opts: Any) -> _Starting:
+        """Start a session: `strategy.init(opts)`, then every start spec. If any agent fails to start,
+        the agents already started are stopped and `StartFailed` is raised: nothing is left running."""
+        return _Starting(cls._start(strategy, name, runtime, recorder, max_results, opts))
+
+    @classmethod
+    async def _start(cls, strategy: Strategy[Any], name: str | None, runtime: AgentRuntime | None,
+                     recorder: Recorder | None, max_results: int, opts: dict[str, Any]) -> Session:
+        if not isinstance(strategy, Strategy):
+            raise ConfigError(f"Session.start needs a Strategy instance, got {strategy!r}")
+        if name is None:
+            name = f"session-{next(_names)}"
+        elif name in _live:
+            raise StartFailed(f"a session named {name!r} is already running; stop it or choose another name")
+        session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
+        _live[name] = session
+        try:
+            state, specs = strategy.init(opts)
+            names = [spec.name for spec in specs]
+            if len(set(names)) != len(names):
+                raise ConfigError(f"session {name!r}: duplicate agent names in {names}")
+            session._state = state
+            for spec in specs:
+                session._start_agent(spec)
+            failures = await asyncio.gather(*(a.handle.ready() for a in session._agents.values()),
+                                            return_exceptions=True)
+            errors = [f for f in failures if isinstance(f, BaseException)]
+            if errors:
+                raise StartFailed(f"session {name!r} did not start: {errors[0]}") from errors[0]
+        except BaseException:
+            session._closed = True
+            for agent in list(session._agents.values()):
+                session._stop_agent(agent, Reason(ReasonKind.STOPPED, "session start failed"))
+            await session._drain_cleanup()
+            _live.pop(name, None)
+            raise
+        session._open = True
+        telemetry.emit(Telemetry.SESSION_START, session=name, strategy=type(strategy).__name__,
+                       agents=len(session._agents))
+        return session
+
+    async def stop(self) -> None:
+        """Stop the session: pending tokens fail `stopped`, every agent stops, clean-up is awaited."""
+        if not self._closed:
+            self._close(Reason(ReasonKind.STOPPED, "session stopped"))
+            telemetry.emit(Telemetry.SESSION_STOP, session=self.name, outcome="ok")
+        await self._drain_cleanup()
+
+    async def wait_closed(self) -> Reason:
+        """Wait until the session has halted or stopped; returns why."""
+        if not self._closed:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._close_waiters.append(waiter)
+            await waiter
+        await self._drain_cleanup()
+        assert self._close_reason is not None
+        return self._close_reason
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ------------------------------------------------------------------ the caller's API
+
+    def tell(self, prompt: str | Prompt, **opts: Any) -> Token:
+        """Submit a prompt; returns its token at once (the reply may already have happened)."""
+        token = self._mint(_Run(_TELL))
+        self._feed(TellInput(prompt, opts, token))
+        return token
+
+    async def ask(self, prompt: str | Prompt, *, timeout: float | None = 30.0, **opts: Any) -> Response:
+        """Submit a prompt and wait for the reply; raises RunFailed(reason) on an error reply or timeout.
+        The timeout is the caller's: the run itself goes on and is closed by the strategy."""
+        future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        token = self._mint(_Run(_ASK, future))
+        self._feed(AskInput(prompt, opts, token))
+        if future.done():
+            return future.result()
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply within {timeout}s (token {token})")) from None
+
+    def poll(self, token: Token) -> PollResult:
+        """Pending, Completed(response), Failed(reason) or NotFound. A completed result is consumed."""
+        if token in self._pending:
+            return PENDING
+        return self._results.pop(token, NOT_FOUND)
+
+    async def result(self, token: Token, timeout: float | None = None) -> Response:
+        """Wait for a told token's reply and consume it; raises RunFailed on an error, KeyError if unknown."""
+        run = self._pending.get(token)
+        if run is not None:
+            if run.kind != _TELL:
+                raise ConfigError(f"token {token} belongs to an ask; its caller receives the reply")
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            run.waiters = [*(run.waiters or ()), waiter]
+            try:
+                await asyncio.wait_for(waiter, timeout)
+            except TimeoutError:
+                raise RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply within {timeout}s (token {token})")) from None
+        outcome = self._results.pop(token, NOT_FOUND)
+        if isinstance(outcome, Completed):
+            return outcome.response
+        if isinstance(outcome, Failed):
+            raise RunFailed(outcome.reason)
+        raise KeyError(f"unknown token {token!r} (never issued, or its result was already consumed)")
+
+    def inbox(self) -> dict[Token, PollResult]:
+        """Every completed tell result, oldest first; they are consumed."""
+        results = dict(self._results)
+        self._results.clear()
+        return results
+
+    def notify(self, event: Any) -> None:
+        """Send an event to the strategy's handle_notify."""
+        self._check_open()
+        self._feed(NotifyInput(event))
+
+    def status(self) -> dict[str, Any]:
+        status: dict[str, Any] = {
+            "session": self.name,
+            "strategy": type(self.strategy).__name__,
+            "agents": sorted(self._agents),
+            "pending_tokens": len(self._pending),
+            "in_flight": sum(len(a.flights) for a in self._agents.values()),
+            "closed": self._closed,
+            "usage": {"session": self._usage, "agents": dict(self._agent_usage)},
+        }
+        if self._close_reason is not None:
+            status["close_reason"] = self._close_reason
+        try:
+            status.update(self.strategy.handle_status(self._state))
+        except Exception:
+            log.exception("session %s: handle_status failed", self.name)
+        return status
+
+    def agent_status(self, name: str) -> Any:
+        """The status of one sub-agent by bare name."""
+        agent = self._agents.get(name)
+        if agent is None:
+            raise AgentNotRunning(Reason(ReasonKind.UNKNOWN_AGENT, f"no agent {name!r} in {self.name}", name))
+        return agent.handle.status()
+
+    # ------------------------------------------------------------------ the one place
+
+    def _mint(self, run: _Run) -> Token:
+        self._check_open()
+        self._next_token += 1
+        token = f"{self.name}:{self._next_token}"
+        self._pending[token] = run
+        if telemetry.active():
+            telemetry.emit(Telemetry.TOKEN_START, session=self.name, token=token,
+                           kind="tell" if run.kind == _TELL else "ask")
+        return token
+
+    def _check_open(self) -> None:
+        if self._closed or not self._open:
+            raise SessionClosed(f"session {self.name!r} is closed" + (
+                f" ({self._close_reason})" if self._close_reason else ""))
+
+    def _feed(self, input: Input) -> None:
+        if self._busy:
+            self._queue.append(input)
+            return
+        self._busy = True
+        try:
+            self._step(input)
+            while self._queue and not self._closed:
+                self._step(self._queue.popleft())
+        finally:
+            self._busy = False
+            if self._closed:
+                self._queue.clear()
+
+    def _step(self, input: Input) -> None:
+        """Hand one input to the strategy, record it with the ops, apply the ops."""
+        if self._closed:
+            return
+        strategy, state = self.strategy, self._state
+        kind = type(input)
+        try:
+            if kind is ResponseInput or kind is ErrorInput:
+                token = input.token  # type: ignore[union-attr]
+                if token is not None and token not in self._pending:
+                    # Run fencing: the run this result belonged to is closed.
+                    telemetry.emit(Telemetry.DISPATCH_FENCED, session=self.name, agent=input.agent, token=token)  # type: ignore[union-attr]
+                    return
+                if kind is ResponseInput:
+                    result = strategy.handle_response(input.agent, input.response, state)  # type: ignore[union-attr]
+                elif self._has_error:
+                    result = strategy.handle_error(input.agent, input.reason, state)  # type: ignore[union-attr]
+                else:
+                    result = ([ReplyError(token, input.reason)] if token is not None else [], state)  # type: ignore[union-attr]
+            elif kind is AskInput:
+                result = strategy.handle_ask(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
+            elif kind is TellInput:
+                result = strategy.handle_tell(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
+            elif kind is NotifyInput:
+                result = strategy.handle_notify(input.event, state)  # type: ignore[union-attr]
+            elif kind is AgentDownInput:
+                result = (strategy.handle_agent_down(input.agent, input.reason, state)  # type: ignore[union-attr]
+                          if self._has_down else ([], state))
+            elif kind is DispatchRejectedInput:
+                result = (strategy.handle_dispatch_rejected(input.agent, input.token, input.reason, state)  # type: ignore[union-attr]
+                          if self._has_rejected else ([], state))
+            else:
+                raise TypeError(f"unknown input {input!r}")
+            ops, new_state = result
+            if not isinstance(ops, list):
+                raise TypeError(f"expected (list of ops, state), got {result!r}")
+        except Exception as exc:
+            log.exception("session %s: strategy %s failed on %s", self.name, type(strategy).__name__, kind.__name__)
+            self._halt(Reason(ReasonKind.STRATEGY_ERROR, f"{type(exc).__name__} in {kind.__name__}: {exc}"))
+            return
+        self._state = new_state
+        if self._recorder is not None:
+            self._recorder.record(self.name, input, ops)
+        self._apply(ops)
+        self._after(input)
+
+    def _after(self, input: Input) -> None:
+        """The session's guarantees once the strategy had its say: no affected token stays pending."""
+        kind = type(input)
+        if kind is AgentDownInput:
+            for token in input.tokens:  # type: ignore[union-attr]
+                if token in self._pending:
+                    self._close_token(token, None, Reason(
+                        ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
+        elif kind is DispatchRejectedInput and input.token in self._pending:  # type: ignore[union-attr]
+            self._close_token(input.token, None, Reason(  # type: ignore[union-attr]
+                ReasonKind.DISPATCH_REJECTED, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
+
+    def _apply(self, ops: list[Op]) -> None:
+        for op in ops:
+            if self._closed:
+                return
+            kind = type(op)
+            if kind is Dispatch:
+                rejected = self._dispatch(op)  # type: ignore[arg-type]
+                if rejected is not None:
+                    # A rejected scoped dispatch ends the batch; the strategy hears of it at once.
+                    self._step(rejected)
+                    return
+            elif kind is Reply:
+                self._reply(op.token, op.response, None)  # type: ignore[union-attr]
+            elif kind is ReplyError:
+                self._reply(op.token, None, op.reason)  # type: ignore[union-attr]
+            elif kind is Start:
+                self._op_start(op)  # type: ignore[arg-type]
+            elif kind is Stop:
+                agent = self._agents.get(op.name)  # type: ignore[union-attr]
+                if agent is None:
+                    self._op_failed(op, f"no agent {op.name!r}")  # type: ignore[union-attr]
+                else:
+                    self._stop_agent(agent, Reason(ReasonKind.STOPPED, "stopped by the strategy", agent.name))
+            elif kind is Forward:
+                self._forward(op)  # type: ignore[arg-type]
+            elif kind is Halt:
+                self._halt(op.reason)  # type: ignore[union-attr]
+                return
+            else:
+                self._op_failed(op, "not an op")
+
+    # ------------------------------------------------------------------ ops
+
+    def _dispatch(self, op: Dispatch) -> DispatchRejectedInput | None:
+        token = op.token
+        if token is not None and token not in self._pending:
+            return None  # an earlier op closed the run: skip silently
+        agent = self._agents.get(op.agent)
+        try:
+            if agent is None:
+                raise AgentNotRunning(Reason(ReasonKind.AGENT_NOT_RUNNING, f"no agent {op.agent!r}", op.agent))
+            ref = agent.handle.tell_with_completion(op.prompt, agent.on_complete)
+        except (Overloaded, AgentNotRunning) as exc:
+            telemetry.emit(Telemetry.DISPATCH_REJECTED, session=self.name, agent=op.agent, token=token,
+                           reason=exc.reason.kind)
+            if token is None:
+                log.warning("session %s: unscoped dispatch to %s rejected: %s", self.name, op.agent, exc.reason)
+                return None
+            return DispatchRejectedInput(op.agent, token, exc.reason)
+        agent.flights[ref] = token
+        if token is not None:
+            self._pending[token].dispatches += 1
+        if telemetry.active():
+            telemetry.emit(Telemetry.DISPATCH_START, session=self.name, agent=op.agent, token=token)
+        return None
+
+    def _reply(self, token: Token, response: Response | None, reason: Reason | None) -> None:
+        if token not in self._pending:
+            self._op_failed(Reply(token, response) if response is not None else ReplyError(token, reason),  # type: ignore[arg-type]
+                            f"unknown token {token!r}")
+            return
+        self._close_token(token, response, reason)
+
+    def _close_token(self, token: Token, response: Response | None, reason: Reason | None) -> None:
+        run = self._pending.pop(token)
+        if run.kind == _ASK:
+            future = run.future
+            if future is not None and not future.done():
+                if reason is None:
+                    future.set_result(response)  # type: ignore[arg-type]
+                else:
+                    future.set_exception(RunFailed(reason))
+                    future.exception()  # a caller that timed out will never look
+        else:
+            self._results[token] = Completed(response) if reason is None else Failed(reason)  # type: ignore[arg-type]
+            if len(self._results) > self._max_results:
+                self._results.popitem(last=False)
+            for waiter in run.waiters or ():
+                if not waiter.done():
+                    waiter.set_result(None)
+        if telemetry.active():
+            if reason is None:
+                telemetry.emit(Telemetry.TOKEN_STOP, session=self.name, token=token, dispatches=run.dispatches,
+                               usage=run.usage)
+            else:
+                telemetry.emit(Telemetry.TOKEN_ERROR, session=self.name, token=token, reason=reason.kind,
+                               dispatches=run.dispatches)
+
+    def _op_start(self, op: Start) -> None:
+        if op.name in self._agents:
+            self._op_failed(op, f"duplicate_sub_agent {op.name!r}")
+            return
+        try:
+            self._start_agent(op)
+        except Exception as exc:
+            self._op_failed(op, f"{type(exc).__name__}: {exc}")
+
+    def _start_agent(self, spec: Any) -> None:
+        self._next_gen += 1
+        gen = self._next_gen
+        handle = self._runtime.start(f"{self.name}/{spec.name}", spec, partial(self._on_down, gen))
+        agent = _Agent(spec.name, gen, handle, partial(self._on_completion, gen))
+        self._agents[spec.name] = agent
+        self._gens[gen] = agent
+
+    def _stop_agent(self, agent: _Agent, reason: Reason) -> None:
+        # Forget the agent first: its in-flight work is dropped and its down signal is not awaited.
+        self._agents.pop(agent.name, None)
+        self._gens.pop(agent.gen, None)
+        agent.flights.clear()
+        done = agent.handle.stop(reason)
+        if done is not None:
+            self._track(done)
+
+    def _forward(self, op: Forward) -> None:
+        agent = self._agents.get(op.agent)
+        if agent is None:
+            self._op_failed(op, f"no agent {op.agent!r}")
+            return
+        try:
+            agent.handle.notify(op.event)
+        except (Overloaded, AgentNotRunning) as exc:
+            self._op_failed(op, str(exc))
+
+    def _op_failed(self, op: Any, why: str) -> None:
+        log.warning("session %s: %s failed: %s", self.name, type(op).__name__, why)
+        telemetry.emit(Telemetry.OP_FAILED, session=self.name, op=type(op).__name__, why=why)
+
+    def _halt(self, reason: Reason) -> None:
+        telemetry.emit(Telemetry.SESSION_HALT, session=self.name, reason=reason.kind, outcome="halted")
+        self._close(reason)
+
+    def _close(self, reason: Reason) -> None:
+        self._closed = True
+        self._close_reason = reason
+        failure = Reason(ReasonKind.HALTED, reason.detail, cause=reason) if reason.kind is not ReasonKind.STOPPED \
+            else reason
+        for token in list(self._pending):
+            self._close_token(token, None, failure)
+        for agent in list(self._agents.values()):
+            self._stop_agent(agent, Reason(ReasonKind.STOPPED, "session closed", agent.name))
+        if _live.get(self.name) is self:
+            del _live[self.name]
+        for waiter in self._close_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._close_waiters.clear()
+
+    # ------------------------------------------------------------------ signals from agents
+
+    def _on_completion(self, gen: int, completion: Completion) -> None:
+        agent = self._gens.get(gen)
+        if agent is None:
+            return  # stopped or down: its work was dropped
+        if completion.ref not in agent.flights:
+            return  # unknown ref or a duplicate completion
+        token = agent.flights.pop(completion.ref)
+        response = completion.response
+        if response is not None and response.usage is not None:
+            self._count(agent.name, token, response.usage)
+        if telemetry.active():
+            if response is not None:
+                telemetry.emit(Telemetry.DISPATCH_STOP, session=self.name, agent=agent.name, token=token)
+            else:
+                telemetry.emit(Telemetry.DISPATCH_ERROR, session=self.name, agent=agent.name, token=token,
+                               reason=completion.reason.kind)  # type: ignore[union-attr]
+        if response is not None:
+            self._feed(ResponseInput(agent.name, token, response))
+        else:
+            self._feed(ErrorInput(agent.name, token, completion.reason))  # type: ignore[arg-type]
+
+    def _on_down(self, gen: int, reason: Reason) -> None:
+        agent = self._gens.pop(gen, None)
+        if agent is None or not self._open:
+            return
+        self._agents.pop(agent.name, None)
+        tokens = tuple(dict.fromkeys(t for t in agent.flights.values() if t is not None))
+        agent.flights.clear()
+        self._feed(AgentDownInput(agent.name, reason, tokens))
+
+    def _count(self, agent: str, token: Token | None, usage: Usage) -> None:
+        self._usage = self._usage + usage
+        self._agent_usage[agent] = self._agent_usage.get(agent, Usage()) + usage
+        run = self._pending.get(token) if token is not None else None
+        if run is not None:
+            run.usage = usage if run.usage is None else run.usage + usage
+
+    # ------------------------------------------------------------------ clean-up
+
+    def _track(self, awaitable: Awaitable[None]) -> None:
+        future = asyncio.ensure_future(awaitable)
+        self._cleanup.add(future)
+        future.add_done_callback(self._cleanup.discard)
+
+    async def _drain_cleanup(self) -> None:
+        while self._cleanup:
+            await asyncio.gather(*list(self._cleanup), return_exceptions=True)
+
+
+class _Starting:
+    """What `Session.start` returns: await it, or use it as an async context manager."""
+
+    __slots__ = ("_coro", "_session")
+
+    def __init__(self, coro: Any) -> None:
+        self._coro = coro
+        self._session: Session | None = None
+
+    def __await__(self) -> Generator[Any, None, Session]:
+        return self._coro.__await__()
+
+    async def __aenter__(self) -> Session:
+        self._session = await self._coro
+        return self._session
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.stop()
+
+
+def running_sessions() -> Mapping[str, Session]:
+    """The sessions of this process that have not stopped, by name."""
+    return dict(_live)
