@@ -15,13 +15,15 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 from podium import telemetry
-from podium.agent.backend import Backend, Prompt
+from podium.agent.backend import Backend, BaseBackend, Prompt
 from podium.agent.behaviour import Behaviour, Continue, HaltAgent, Proceed, PromptAgain, Skip, TurnResult
 from podium.agent.events import EventKind, Response
 from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
+from podium.agent.watchdog import watchdog
 from podium.errors import (
     AgentCrashed,
     AgentNotRunning,
@@ -75,18 +77,20 @@ class _Request:
         self.done = False
 
 
-_ASYNC_CALLBACKS: dict[type, frozenset[str]] = {}
+_CALLBACK_KINDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
 _CALLBACKS = ("init_agent", "pre_run", "pre_turn", "handle_stream_event", "handle_response", "handle_error",
               "handle_event", "post_turn", "post_run", "terminate_agent")
 
 
-def _async_callbacks(behaviour: Behaviour[Any]) -> frozenset[str]:
-    # Decided once per class so the hot path never asks "is this awaitable?".
+def _callbacks(behaviour: Behaviour[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """(coroutine callbacks, overridden callbacks) of a behaviour class, decided once per class so the
+    hot path neither asks "is this awaitable?" nor calls a default that does nothing."""
     cls = type(behaviour)
-    found = _ASYNC_CALLBACKS.get(cls)
+    found = _CALLBACK_KINDS.get(cls)
     if found is None:
-        found = frozenset(n for n in _CALLBACKS if inspect.iscoroutinefunction(getattr(cls, n)))
-        _ASYNC_CALLBACKS[cls] = found
+        found = (frozenset(n for n in _CALLBACKS if inspect.iscoroutinefunction(getattr(cls, n))),
+                 frozenset(n for n in _CALLBACKS if getattr(cls, n) is not getattr(Behaviour, n)))
+        _CALLBACK_KINDS[cls] = found
     return found
 
 
@@ -94,10 +98,10 @@ class Agent:
     """A running agent. Create it with `start_agent` (standalone) or through a session's runtime."""
 
     __slots__ = (
-        "_async", "_backend", "_cancel_reason", "_current", "_halted", "_init_opts", "_interruptible",
+        "_async", "_backend", "_cancel_reason", "_dog", "_current", "_halted", "_hooks", "_init_opts", "_interruptible",
         "_max_notes", "_max_prompts", "_max_results", "_next_ref", "_notes", "_on_down", "_prompts",
         "_ready", "_results", "_session", "_state", "_status", "_stream_hook", "_task", "_turn_timeout",
-        "behaviour", "name",
+        "_updates_session", "behaviour", "name",
     )
 
     def __init__(self, name: str, behaviour: Behaviour[Any], opts: Mapping[str, Any],
@@ -116,8 +120,10 @@ class Agent:
             raise ConfigError(f"agent {name!r}: turn_timeout must be a positive number of seconds or None")
         self._turn_timeout: float | None = timeout
         self._init_opts = {k: v for k, v in opts.items() if k not in AGENT_OPTIONS}
-        self._async = _async_callbacks(behaviour)
-        self._stream_hook = type(behaviour).handle_stream_event is not Behaviour.handle_stream_event
+        self._dog = watchdog()
+        self._async, self._hooks = _callbacks(behaviour)
+        self._stream_hook = "handle_stream_event" in self._hooks
+        self._updates_session = getattr(type(backend), "update_session", None) is not BaseBackend.update_session
         self._on_down = on_down
         self._prompts: deque[_Request] = deque()
         self._notes: deque[Any] = deque()
@@ -154,10 +160,7 @@ class Agent:
         """Run a prompt and wait for its response; raises RunFailed with the reason on failure."""
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         self._accept(_Request(self._ref(), prompt, future=future))
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            raise RunFailed(Reason(ReasonKind.TIMEOUT, f"no answer within {timeout}s", self.name)) from None
+        return await wait_reply(future, timeout, self.name)
 
     def poll(self, ref: int) -> PollResult:
         result = self._results.get(ref, NOT_FOUND)
@@ -303,20 +306,25 @@ class Agent:
         state = self._state
         response: Response | None = None
         reason: Reason | None = None
-        loop = asyncio.get_running_loop()
-        watchdog = loop.call_later(self._turn_timeout, self._expire) if self._turn_timeout else None
+        dog = self._dog if self._turn_timeout else None
+        if dog is not None:
+            dog.arm(self, self._turn_timeout, self._expire)  # type: ignore[arg-type]
         if telemetry.active():
             telemetry.emit(Telemetry.PROMPT_START, agent=self.name, ref=request.ref)
         started = time.perf_counter()
         self._interruptible = True
         stream = None
         try:
-            start = await self._call("pre_turn", request.prompt, state)
-            if type(start) is Proceed:
+            if "pre_turn" in self._hooks:
+                start = await self._call("pre_turn", request.prompt, state)
+                prompt = start.prompt if type(start) is Proceed else None
                 state = start.state
+            else:
+                start, prompt = None, request.prompt
+            if prompt is not None:
                 events = []
                 terminal = None
-                stream = self._backend.prompt(self._session, start.prompt)
+                stream = self._backend.prompt(self._session, prompt)
                 async for event in stream:
                     events.append(event)
                     if self._stream_hook:
@@ -324,7 +332,6 @@ class Agent:
                     if event.kind is EventKind.RESULT or event.kind is EventKind.ERROR:
                         terminal = event
                         break
-                stream = None
                 if terminal is None:
                     reason = Reason(ReasonKind.NO_TERMINAL_EVENT, "the backend ended the turn without a result",
                                     self.name)
@@ -336,9 +343,9 @@ class Agent:
                     session = self._session
                     sid = session.get("session_id") if isinstance(session, Mapping) else None
                     response = Response.from_events(events, (time.perf_counter() - started) * 1000.0, sid)
-                    self._session = await self._backend.update_session(session, terminal)
+                    if self._updates_session:
+                        self._session = await self._backend.update_session(session, terminal)
             elif type(start) is Skip:
-                state = start.state
                 reason = Reason(ReasonKind.CANCELLED, "skipped by pre_turn", self.name)
             elif type(start) is HaltAgent:
                 # Halting before the turn keeps the request: it runs after resume().
@@ -361,22 +368,30 @@ class Agent:
             reason = Reason(ReasonKind.TASK_CRASHED, f"{type(exc).__name__}: {exc}", self.name)
         finally:
             self._interruptible = False
-            if watchdog is not None:
-                watchdog.cancel()
+            if dog is not None:
+                dog.disarm(self)
             if stream is not None and hasattr(stream, "aclose"):
+                # Close it here: a generator left to the garbage collector is closed by a new task.
                 await stream.aclose()
+        hooks = self._hooks
+        decision: Any = None  # None: the default callback, which continues with the state as it is
         if response is not None:
-            decision = await self._call("handle_response", request.ref, response, state)
+            if "handle_response" in hooks:
+                decision = await self._call("handle_response", request.ref, response, state)
         else:
             if telemetry.active():
                 telemetry.emit(Telemetry.PROMPT_ERROR, agent=self.name, ref=request.ref, reason=reason.kind)  # type: ignore[union-attr]
-            decision = await self._call("handle_error", request.ref, reason, state)
-        self._state = decision.state
-        self._state = await self._call("post_turn", TurnResult(response, reason), request.ref, self._state)
+            if "handle_error" in hooks:
+                decision = await self._call("handle_error", request.ref, reason, state)
+        self._state = state if decision is None else decision.state
+        if "post_turn" in hooks:
+            self._state = await self._call("post_turn", TurnResult(response, reason), request.ref, self._state)
         self._current = None
         if type(decision) is PromptAgain:
             self._prompts.appendleft(_Request(self._ref(), decision.prompt))
         self._finish(request, response, reason)
+        if decision is None:
+            return
         if type(decision) is HaltAgent:
             await self._halt()
         elif type(decision) is not Continue and type(decision) is not PromptAgain:
@@ -481,6 +496,23 @@ class Agent:
                 await self._backend.terminate_session(self._session)
         except Exception:
             log.exception("agent %s: terminate_session failed", self.name)
+
+
+async def wait_reply(future: asyncio.Future[Response], timeout: float | None, what: str) -> Response:
+    """Await a reply future with a caller-side timeout (lighter than asyncio.wait_for: no extra task)."""
+    if timeout is None or future.done():
+        return await future
+    dog = watchdog()
+    dog.arm(future, timeout, partial(_time_out, future, timeout, what))
+    try:
+        return await future
+    finally:
+        dog.disarm(future)
+
+
+def _time_out(future: asyncio.Future[Response], timeout: float, what: str) -> None:
+    if not future.done():
+        future.set_exception(RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply from {what} within {timeout}s")))
 
 
 def _limit(opts: Mapping[str, Any], key: str, default: int, name: str) -> int:

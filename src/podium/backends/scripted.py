@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +68,7 @@ class ScriptedBackend(BaseBackend):
         self._fn: Callable[[str], Step] | None = script if callable(script) else None
         self._steps = iter(()) if callable(script) else iter(list(script))
         self._default = default
-        self.prompts: list[str] = []  # what was asked, in order: handy in tests
+        self.prompts: deque[str] = deque(maxlen=10_000)  # the latest prompts, in order: handy in tests
         self._sessions = itertools.count(1)
 
     async def start_session(self, opts: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any
 
 from podium import telemetry
+from podium.agent.actor import wait_reply
 from podium.agent.backend import Prompt
 from podium.agent.events import Response, Usage
 from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
@@ -197,12 +198,7 @@ class Session:
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         token = self._mint(_Run(_ASK, future))
         self._feed(AskInput(prompt, opts, token))
-        if future.done():
-            return future.result()
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            raise RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply within {timeout}s (token {token})")) from None
+        return await wait_reply(future, timeout, f"session {self.name!r}")
 
     def poll(self, token: Token) -> PollResult:
         """Pending, Completed(response), Failed(reason) or NotFound. A completed result is consumed."""

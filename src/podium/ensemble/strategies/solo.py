@@ -41,17 +41,17 @@ class Solo(Strategy[SoloState]):
 
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: SoloState
                     ) -> Result[SoloState]:
-        return [Dispatch(state.agent, prompt, token)], replace(state, queue=(*state.queue, token))
+        return [Dispatch(state.agent, prompt, token)], SoloState(state.agent, (*state.queue, token))
 
     def handle_response(self, agent: str, response: Response, state: SoloState) -> Result[SoloState]:
         if not state.queue:
             return [], state
-        return [Reply(state.queue[0], response)], replace(state, queue=state.queue[1:])
+        return [Reply(state.queue[0], response)], SoloState(state.agent, state.queue[1:])
 
     def handle_error(self, agent: str, reason: Reason, state: SoloState) -> Result[SoloState]:
         if not state.queue:
             return [], state
-        return [ReplyError(state.queue[0], reason)], replace(state, queue=state.queue[1:])
+        return [ReplyError(state.queue[0], reason)], SoloState(state.agent, state.queue[1:])
 
     def handle_dispatch_rejected(self, agent: str, token: Token, reason: Reason, state: SoloState
                                  ) -> Result[SoloState]:

@@ -1,0 +1,57 @@
+"""One timer per event loop for every running turn's deadline.
+
+Arming a timer per turn would cost a timer handle per turn; here a turn only records its deadline,
+and the single timer is rescheduled only when a new deadline is earlier than the one it waits for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from weakref import WeakKeyDictionary
+
+_watchdogs: WeakKeyDictionary[asyncio.AbstractEventLoop, Watchdog] = WeakKeyDictionary()
+
+
+class Watchdog:
+    __slots__ = ("_deadlines", "_handle", "_loop", "_when")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._deadlines: dict[object, tuple[float, Callable[[], None]]] = {}
+        self._handle: asyncio.TimerHandle | None = None
+        self._when = 0.0
+
+    def arm(self, key: object, timeout: float, expire: Callable[[], None]) -> None:
+        deadline = self._loop.time() + timeout
+        self._deadlines[key] = (deadline, expire)
+        if self._handle is None or deadline < self._when:
+            self._schedule(deadline)
+
+    def disarm(self, key: object) -> None:
+        self._deadlines.pop(key, None)
+
+    def _schedule(self, when: float) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._when = when
+        self._handle = self._loop.call_at(when, self._fire)
+
+    def _fire(self) -> None:
+        self._handle = None
+        now = self._loop.time()
+        expired = [k for k, (deadline, _) in self._deadlines.items() if deadline <= now]
+        for key in expired:
+            _, expire = self._deadlines.pop(key)
+            expire()
+        if self._deadlines:
+            self._schedule(min(deadline for deadline, _ in self._deadlines.values()))
+
+
+def watchdog() -> Watchdog:
+    """The watchdog of the running loop."""
+    loop = asyncio.get_running_loop()
+    dog = _watchdogs.get(loop)
+    if dog is None:
+        dog = _watchdogs[loop] = Watchdog(loop)
+    return dog
