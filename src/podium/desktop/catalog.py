@@ -1,0 +1,109 @@
+"""What the host knows about the applications: names, descriptions, file types, aliases.
+
+Pure metadata taken from the `Application` objects once, so the host strategy can check a plan (an
+application inferred from a file type must match the one named) without touching the applications.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from podium.errors import ConfigError
+
+# Used when an application does not declare `file_types` / `aliases` itself.
+DEFAULT_FILE_TYPES: Mapping[str, tuple[str, ...]] = {
+    "documents": (".docx", ".docm", ".odt", ".rtf"),
+    "spreadsheets": (".xlsx", ".xlsm", ".xls", ".ods", ".csv"),
+    "presentations": (".pptx", ".odp"),
+}
+DEFAULT_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "documents": ("document", "word", "microsoft word", "writer", "docx"),
+    "spreadsheets": ("spreadsheet", "excel", "microsoft excel", "calc", "xlsx", "sheet"),
+    "presentations": ("presentation", "powerpoint", "impress", "pptx", "slides"),
+    "files": ("file", "file manager", "explorer", "filesystem"),
+    "shell": ("terminal", "command line", "bash", "console"),
+}
+_FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
+
+
+@dataclass(frozen=True, slots=True)
+class AppInfo:
+    name: str
+    description: str = ""
+    file_types: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # tool names, for the planner's prompt
+
+    @classmethod
+    def of(cls, app: Any) -> AppInfo:
+        """From an `Application` (attributes `file_types` / `aliases` are optional)."""
+        name = getattr(app, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"application {app!r} needs a non-empty string `name`")
+        file_types = getattr(app, "file_types", None) or DEFAULT_FILE_TYPES.get(name, ())
+        aliases = getattr(app, "aliases", None) or DEFAULT_ALIASES.get(name, ())
+        try:
+            tools = tuple(t.name for t in app.tools())
+        except Exception as exc:  # an application that cannot list its tools is unusable
+            raise ConfigError(f"application {name!r}: tools() failed: {exc}") from exc
+        return cls(name, getattr(app, "description", "") or "",
+                   tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in file_types),
+                   tuple(a.lower() for a in aliases), tools)
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """The applications of a session, in a stable order (ControlLabel is an index into it)."""
+
+    apps: tuple[AppInfo, ...]
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.apps]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"duplicate application names: {names}")
+
+    @classmethod
+    def of(cls, apps: Iterable[Any]) -> Catalog:
+        return cls(tuple(a if isinstance(a, AppInfo) else AppInfo.of(a) for a in apps))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.apps)
+
+    def get(self, name: str) -> AppInfo | None:
+        return next((a for a in self.apps if a.name == name), None)
+
+    def resolve(self, text: str, label: str = "") -> str | None:
+        """The application a model meant by `text` (a name, an alias, a window title such as
+        "Microsoft Word - report.docx") or by `label` (its index in the catalogue); None if unsure."""
+        wanted = " ".join(text.lower().split())
+        if wanted:
+            for app in self.apps:
+                if wanted == app.name.lower() or wanted in app.aliases:
+                    return app.name
+            hits = {app.name for app in self.apps for word in (app.name.lower(), *app.aliases)
+                    if re.search(rf"\b{re.escape(word)}\b", wanted)}
+            by_file = self.apps_for_files(wanted)
+            if len(hits) == 1:
+                return hits.pop()
+            if not hits and len(by_file) == 1:
+                return next(iter(by_file))
+        if label.strip().isdigit() and int(label) < len(self.apps):
+            return self.apps[int(label)].name
+        return None
+
+    def app_for_type(self, extension: str) -> str | None:
+        ext = extension.lower() if extension.startswith(".") else f".{extension.lower()}"
+        return next((a.name for a in self.apps if ext in a.file_types), None)
+
+    def apps_for_files(self, text: str) -> dict[str, tuple[str, ...]]:
+        """application -> the file names in `text` whose type it handles."""
+        found: dict[str, list[str]] = {}
+        for match in _FILE.finditer(text):
+            app = self.app_for_type(match.group(1))
+            if app is not None:
+                found.setdefault(app, []).append(match.group(0))
+        return {app: tuple(files) for app, files in found.items()}

@@ -1,0 +1,176 @@
+"""Checking a plan in code before anything runs, and merging a re-plan with the work already done.
+
+Small local models write plausible plans that are wrong in mechanical ways: an application that does
+not exist, a dependency on a subtask that is not there or comes later, a .docx handed to the
+spreadsheet, a step the request explicitly forbids. Each check returns a sentence the planner can act
+on; the host feeds them back and asks again.
+"""
+
+from __future__ import annotations
+
+import graphlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from podium.desktop.catalog import Catalog
+from podium.desktop.schemas import SubtaskSpec
+
+
+@dataclass(frozen=True, slots=True)
+class PlanCheck:
+    """The plan with applications resolved (names normalised, missing ones inferred from file
+    types), and every problem found; empty `problems` means the plan may run."""
+
+    subtasks: tuple[SubtaskSpec, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str = "",
+               kept: Mapping[str, SubtaskSpec] | None = None) -> PlanCheck:
+    """Check a (re-)plan. `kept` holds subtasks already finished or running: the plan may depend on
+    them, and an entry reusing one of their ids is that subtask again, so it is dropped."""
+    kept = kept or {}
+    items = [s for s in subtasks if s.id not in kept]
+    problems: list[str] = []
+    if not items:
+        problems.append("the plan has no new subtasks: list at least one subtask to ASSIGN, "
+                        "or answer with Status FINISH if the request is done")
+    resolved: list[SubtaskSpec] = []
+    position: dict[str, int] = {}
+    for index, spec in enumerate(items):
+        if spec.id in position:
+            problems.append(f"two subtasks have the id {spec.id!r}: give each subtask its own id")
+            continue
+        position[spec.id] = index
+        if not spec.id.strip():
+            problems.append(f"subtask number {index + 1} has an empty id")
+        if not spec.description.strip():
+            problems.append(f"subtask {spec.id!r} has no description: say what the application must do")
+        spec, app_problems = _resolve_application(spec, catalog)
+        problems.extend(app_problems)
+        resolved.append(spec)
+    for spec in resolved:
+        for dep in spec.depends_on:
+            if dep == spec.id:
+                problems.append(f"subtask {spec.id!r} depends on itself: remove {dep!r} from its depends_on")
+            elif dep in kept:
+                continue
+            elif dep not in position:
+                known = sorted({*position, *kept})
+                problems.append(f"subtask {spec.id!r} depends on unknown subtask {dep!r} (known ids: "
+                                f"{', '.join(known) or 'none'})")
+            elif position[dep] > position[spec.id]:
+                problems.append(f"subtask {spec.id!r} depends on {dep!r}, which comes after it: list "
+                                f"subtasks in the order they must run")
+    cycle = _cycle(resolved)
+    if cycle:
+        problems.append("the dependencies form a cycle " + " -> ".join(cycle)
+                        + ": a subtask cannot wait for itself")
+    problems.extend(_forbidden(resolved, request))
+    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)))
+
+
+def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
+    problems: list[str] = []
+    by_file = catalog.apps_for_files(spec.description)
+    name = spec.application.strip()
+    app = catalog.resolve(name) if name else None
+    if not name:
+        if len(by_file) == 1:
+            app = next(iter(by_file))
+        else:
+            problems.append(f"subtask {spec.id!r} names no application: choose one of "
+                            f"{', '.join(catalog.names)}")
+    elif app is None:
+        problems.append(f"subtask {spec.id!r} names unknown application {name!r}: choose one of "
+                        f"{', '.join(catalog.names)}")
+    if app is not None and by_file and app not in by_file:
+        files = ", ".join(f for fs in by_file.values() for f in fs)
+        expected = " or ".join(sorted(by_file))
+        problems.append(f"subtask {spec.id!r} works on {files}, which {expected} handles, but it names "
+                        f"{app}: assign it to {expected}")
+    if app is not None and app != spec.application:
+        spec = spec.model_copy(update={"application": app})
+    return spec, problems
+
+
+def _cycle(specs: list[SubtaskSpec]) -> tuple[str, ...]:
+    ids = {s.id for s in specs}
+    sorter = graphlib.TopologicalSorter({s.id: [d for d in s.depends_on if d in ids and d != s.id] for s in specs})
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        return tuple(reversed(exc.args[1]))
+    return ()
+
+
+# -- "do not ..." -----------------------------------------------------------------------------
+
+_NEGATION = re.compile(
+    r"\b(?:do not|don't|dont|does not|doesn't|never|must not|mustn't|should not|shouldn't|without|avoid"
+    r"|no need to|not to)\s+(.+?)(?=[.,;:!?](?:\s|$)|\s+(?:and|but|then|so|because|while|instead)\b|$)",
+    re.IGNORECASE)
+_WORD = re.compile(r"[\w\-./\\]+")
+_STOP = frozenset({"a", "an", "the", "any", "anything", "something", "everything", "it", "its", "this",
+    "that", "these", "those", "them", "my", "your", "our", "their", "his", "her", "to", "of", "in", "on",
+    "at", "by", "for", "from", "into", "onto", "with", "be", "is", "are", "was", "or", "and", "else",
+    "other", "others", "all", "more", "me", "us", "i", "you", "we", "he", "she", "they", "just", "only",
+    "even", "yet", "also", "either", "way", "what", "which"})
+_SYNONYMS = (
+    frozenset({"modify", "change", "edit", "update", "alter", "touch", "write", "rewrite", "overwrite"}),
+    frozenset({"delete", "remove", "erase", "trash", "drop", "wipe", "clear"}),
+    frozenset({"send", "email", "mail", "share", "post", "upload", "forward"}),
+    frozenset({"close", "quit", "exit", "kill", "terminate"}),
+    frozenset({"install", "setup", "download"}),
+    frozenset({"rename", "move"}),
+)
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip("'\"()[]")
+    if "." in word.strip("."):  # a file name is matched whole
+        return word
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ying", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", ""), ("e", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 3:
+            return word[: len(word) - len(suffix)] + repl
+    return word
+
+
+def _verb_group(stem: str) -> frozenset[str]:
+    for group in _SYNONYMS:
+        if stem in {_stem(w) for w in group}:
+            return frozenset(_stem(w) for w in group)
+    return frozenset({stem})
+
+
+def prohibitions(request: str) -> tuple[tuple[frozenset[str], frozenset[str], str], ...]:
+    """What the request says not to do: (verb stems, object stems, the phrase) for each 'do not ...'."""
+    found = []
+    for match in _NEGATION.finditer(request):
+        phrase = match.group(1).strip()
+        words = [_stem(w) for w in _WORD.findall(phrase) if w.lower() not in _STOP]
+        if not words:
+            continue
+        verb, *objects = words
+        found.append((_verb_group(verb), frozenset(objects), phrase))
+    return tuple(found)
+
+
+def _forbidden(specs: list[SubtaskSpec], request: str) -> list[str]:
+    rules = prohibitions(request)
+    problems = []
+    for spec in specs:
+        # Only what the subtask does: its own "without changing X" is not a violation, nor are tips.
+        doing = _NEGATION.sub(" ", spec.description)
+        stems = {_stem(w) for w in _WORD.findall(doing)}
+        for verbs, objects, phrase in rules:
+            if stems & (verbs - objects) and (not objects or stems & objects):
+                problems.append(f"subtask {spec.id!r} ({spec.description!r}) does what the request says not to "
+                                f"do ({phrase!r}): remove it or change it")
+    return problems

@@ -1,0 +1,161 @@
+"""Plan checks in code: each returns a reason the planner can act on."""
+
+from __future__ import annotations
+
+import pytest
+
+from podium.apps.base import Tool, ToolResult
+from podium.desktop.catalog import AppInfo, Catalog
+from podium.desktop.plan import check_plan, prohibitions
+from podium.desktop.schemas import SubtaskSpec
+from podium.errors import ConfigError
+
+CATALOG = Catalog((
+    AppInfo("documents", "Word documents", (".docx",), ("word", "document")),
+    AppInfo("spreadsheets", "Excel workbooks", (".xlsx", ".csv"), ("excel", "spreadsheet")),
+    AppInfo("files", "the file system"),
+))
+REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
+
+
+def spec(id: str, description: str, application: str = "", depends_on: tuple[str, ...] = ()) -> SubtaskSpec:
+    return SubtaskSpec(id=id, description=description, application=application, depends_on=depends_on)
+
+
+def test_the_seed_plan_passes() -> None:
+    check = check_plan([spec("1", "Extract the table from report.docx", "documents"),
+                        spec("2", "Create a bar chart in budget.xlsx from the table", "spreadsheets", ("1",))],
+                       CATALOG, REQUEST)
+    assert check.ok and check.problems == ()
+    assert [s.application for s in check.subtasks] == ["documents", "spreadsheets"]
+
+
+def test_aliases_and_window_titles_are_resolved_to_application_names() -> None:
+    check = check_plan([spec("1", "Read the table", "Microsoft Word - report.docx"),
+                        spec("2", "Chart it", "Excel", ("1",))], CATALOG)
+    assert check.ok, check.problems
+    assert [s.application for s in check.subtasks] == ["documents", "spreadsheets"]
+
+
+def test_a_missing_application_is_inferred_from_the_file_type() -> None:
+    check = check_plan([spec("1", "Read notes.csv")], CATALOG)
+    assert check.ok and check.subtasks[0].application == "spreadsheets"
+
+
+def test_unknown_application() -> None:
+    check = check_plan([spec("1", "Paint a picture", "photoshop")], CATALOG)
+    assert check.problems == ("subtask '1' names unknown application 'photoshop': choose one of "
+                              "documents, spreadsheets, files",)
+
+
+def test_no_application_and_nothing_to_infer_it_from() -> None:
+    assert "names no application" in check_plan([spec("1", "Tidy up")], CATALOG).problems[0]
+
+
+def test_the_file_type_must_match_the_application() -> None:
+    check = check_plan([spec("1", "Extract the table from report.docx", "spreadsheets")], CATALOG)
+    assert check.problems == ("subtask '1' works on report.docx, which documents handles, but it names "
+                              "spreadsheets: assign it to documents",)
+    # mentioning files of two applications allows either
+    assert check_plan([spec("1", "Chart the table of report.docx in budget.xlsx", "spreadsheets")], CATALOG).ok
+
+
+def test_unknown_dependency_names_the_known_ids() -> None:
+    check = check_plan([spec("1", "Read report.docx", "documents", ("7",))], CATALOG)
+    assert check.problems == ("subtask '1' depends on unknown subtask '7' (known ids: 1)",)
+
+
+def test_self_dependency() -> None:
+    check = check_plan([spec("1", "Read report.docx", "documents", ("1",))], CATALOG)
+    assert any("depends on itself" in p for p in check.problems)
+
+
+def test_forward_dependency() -> None:
+    check = check_plan([spec("1", "Chart it in budget.xlsx", "spreadsheets", ("2",)),
+                        spec("2", "Read report.docx", "documents")], CATALOG)
+    assert check.problems == ("subtask '1' depends on '2', which comes after it: list subtasks in the order "
+                              "they must run",)
+
+
+def test_cycle() -> None:
+    check = check_plan([spec("1", "a.docx", "documents", ("3",)), spec("2", "b.docx", "documents", ("1",)),
+                        spec("3", "c.docx", "documents", ("2",))], CATALOG)
+    assert any(p.startswith("the dependencies form a cycle") for p in check.problems)
+
+
+def test_duplicate_ids_and_empty_plans_and_descriptions() -> None:
+    assert any("two subtasks have the id" in p for p in
+               check_plan([spec("1", "a.docx", "documents"), spec("1", "b.docx", "documents")], CATALOG).problems)
+    assert "the plan has no new subtasks" in check_plan([], CATALOG).problems[0]
+    assert any("has no description" in p for p in check_plan([spec("1", " ", "documents")], CATALOG).problems)
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    check = check_plan([spec("1", "report.docx", "spreadsheets", ("1",)), spec("2", "x", "nope", ("9",))], CATALOG)
+    assert len(check.problems) == 4
+
+
+def test_a_re_plan_may_depend_on_kept_subtasks_and_does_not_repeat_them() -> None:
+    kept = {"1": spec("1", "Extract the table from report.docx", "documents")}
+    check = check_plan([spec("1", "Extract the table from report.docx", "documents"),
+                        spec("3", "Chart it in budget.xlsx", "spreadsheets", ("1",))], CATALOG, REQUEST, kept)
+    assert check.ok and [s.id for s in check.subtasks] == ["3"]
+
+
+@pytest.mark.parametrize(("request_text", "description", "forbidden"), [
+    ("Chart the table in budget.xlsx but do not modify report.docx", "Update the title of report.docx", True),
+    ("Chart the table in budget.xlsx but do not modify report.docx", "Read the table from report.docx", False),
+    ("Chart the table in budget.xlsx but do not modify report.docx", "Read report.docx without changing it", False),
+    ("Clean the folder. Never delete any files.", "Remove the old files", True),
+    ("Clean the folder. Never delete any files.", "Move the old files to archive/", False),
+    ("Make a chart without deleting anything", "Delete the empty sheet", True),
+    ("Don't send the email, just draft it", "Send the email to Bob", True),
+    ("Don't send the email, just draft it", "Draft the email to Bob", False),
+])
+def test_no_subtask_for_what_the_request_forbids(request_text: str, description: str, forbidden: bool) -> None:
+    check = check_plan([spec("1", description, "files")], CATALOG, request_text)
+    assert any("says not to do" in p for p in check.problems) is forbidden, check.problems
+
+
+def test_prohibitions_are_parsed_from_the_request() -> None:
+    (rule,) = prohibitions("Extract it, but do not modify report.docx.")
+    verbs, objects, phrase = rule
+    assert phrase == "modify report.docx" and objects == {"report.docx"} and "edit" in verbs
+    assert prohibitions(REQUEST) == ()
+
+
+class NotesApp:
+    name = "notes"
+    description = "in-memory notes"
+    file_types = ("txt",)
+
+    def tools(self) -> list[Tool]:
+        return [Tool("write", "write a note")]
+
+    def is_sensitive(self, tool: str, arguments: object) -> bool:
+        return False
+
+    async def call(self, tool: str, arguments: object) -> ToolResult:
+        return ToolResult("ok")
+
+    async def is_running(self) -> bool:
+        return True
+
+    async def launch(self) -> None:
+        return None
+
+
+def test_catalog_from_application_objects() -> None:
+    catalog = Catalog.of([NotesApp()])
+    (info,) = catalog.apps
+    assert info == AppInfo("notes", "in-memory notes", (".txt",), (), ("write",))
+    assert catalog.resolve("", label="0") == "notes" and catalog.resolve("Notes") == "notes"
+    assert catalog.resolve("unknown") is None and catalog.resolve("", label="5") is None
+    assert catalog.app_for_type("TXT") == "notes"
+    with pytest.raises(ConfigError, match="duplicate application names"):
+        Catalog.of([NotesApp(), NotesApp()])
+
+
+def test_resolve_prefers_a_named_application_to_a_file_type() -> None:
+    assert CATALOG.resolve("Excel - report.docx") == "spreadsheets"
+    assert CATALOG.resolve("report.docx") == "documents"
