@@ -1,0 +1,260 @@
+"""documents: Word (.docx) files through python-docx: read paragraphs and tables, write them, save.
+
+Tables are read as a rectangular grid of cell texts (rows x grid columns). python-docx repeats a
+merged cell at every grid position it covers, which would duplicate values when a table is copied
+elsewhere (into a spreadsheet, say). We instead put a merged cell's text at its top-left position
+only, leave the positions it covers as "", and list every merge as {row, column, rows, columns};
+`repeat_merged: true` asks for python-docx's repetition instead. Empty cells are "".
+
+Every write tool saves the file at once (atomic replace): nothing is ever left unsaved.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.workspace import Workspace, atomic_save
+
+CellValue = str | int | float | bool | None
+
+
+class PathArgs(Args):
+    path: str = Field(description=".docx file, relative to the workspace root")
+
+
+class ReadTableArgs(PathArgs):
+    index: int = Field(0, ge=0, description="which table, in document order, from 0")
+    repeat_merged: bool = Field(False, description="repeat a merged cell's text at every position it covers")
+
+
+class CreateArgs(PathArgs):
+    title: str | None = Field(None, description="optional title heading")
+    overwrite: bool = Field(False, description="replace an existing file (needs approval)")
+
+
+class ParagraphsArgs(PathArgs):
+    paragraphs: list[str]
+    style: str | None = Field(None, description="paragraph style name, e.g. 'List Bullet'")
+
+
+class HeadingArgs(PathArgs):
+    text: str
+    level: int = Field(1, ge=0, le=9)
+
+
+class TableArgs(PathArgs):
+    rows: list[list[CellValue]] = Field(min_length=1, description="rows of cell values; the first is the header")
+    style: str | None = Field("Table Grid", description="table style name, or null for the default")
+
+
+class CellArgs(PathArgs):
+    table: int = Field(ge=0)
+    row: int = Field(ge=0)
+    column: int = Field(ge=0)
+    text: str
+
+
+class DocumentsApplication(ToolApplication):
+    name = "documents"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self.description = "Word documents (.docx): read and write paragraphs and tables"
+        super().__init__()
+
+    def _specs(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(
+                "read_document",
+                "Read a .docx: its paragraphs and tables in document order.",
+                PathArgs,
+                self._read_document,
+                read_only=True,
+            ),
+            ToolSpec(
+                "read_table",
+                "Read one table as rows of cell texts; merged cells are listed in 'merged'.",
+                ReadTableArgs,
+                self._read_table,
+                read_only=True,
+            ),
+            ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create),
+            ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras),
+            ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading),
+            ToolSpec("add_table", "Append a table at the end and save.", TableArgs, self._add_table),
+            ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell),
+        ]
+
+    def _sensitive(self, tool: str, args: Any) -> bool:
+        # Appending to or editing a document loses nothing; only replacing a whole file does.
+        if tool == "create_document" and args.overwrite:
+            try:
+                return self.workspace.resolve(args.path).exists()
+            except ToolError:
+                return False
+        return False
+
+    # -- reading -------------------------------------------------------------------------------
+    def _read_document(self, args: PathArgs) -> dict[str, Any]:
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        document = self._open(args.path)
+        blocks: list[dict[str, Any]] = []
+        table_index = 0
+        for block in document.iter_inner_content():
+            if isinstance(block, Paragraph):
+                blocks.append(
+                    {"kind": "paragraph", "style": block.style.name if block.style else None, "text": block.text}
+                )
+            elif isinstance(block, Table):
+                grid = read_table_grid(block)
+                blocks.append({"kind": "table", "index": table_index, **grid})
+                table_index += 1
+        return {"path": args.path, "blocks": blocks, "tables": table_index}
+
+    def _read_table(self, args: ReadTableArgs) -> dict[str, Any]:
+        document = self._open(args.path)
+        table = self._table(document, args.path, args.index)
+        return {"path": args.path, "index": args.index, **read_table_grid(table, repeat_merged=args.repeat_merged)}
+
+    # -- writing -------------------------------------------------------------------------------
+    def _create(self, args: CreateArgs) -> dict[str, Any]:
+        import docx
+
+        path = self._target(args.path)
+        if path.exists() and not args.overwrite:
+            raise ToolError(f"{args.path!r} already exists; pass overwrite=true to replace it (needs approval)")
+        document = docx.Document()
+        if args.title:
+            document.add_heading(args.title, level=0)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_save(path, lambda tmp: document.save(str(tmp)))
+        return {"path": args.path, "created": True}
+
+    def _add_paras(self, args: ParagraphsArgs) -> dict[str, Any]:
+        document = self._open(args.path)
+        for text in args.paragraphs:
+            document.add_paragraph(text, style=self._style(document, args.style))
+        self._save(document, args.path)
+        return {"path": args.path, "added_paragraphs": len(args.paragraphs)}
+
+    def _add_heading(self, args: HeadingArgs) -> dict[str, Any]:
+        document = self._open(args.path)
+        document.add_heading(args.text, level=args.level)
+        self._save(document, args.path)
+        return {"path": args.path, "added_heading": args.text}
+
+    def _add_table(self, args: TableArgs) -> dict[str, Any]:
+        document = self._open(args.path)
+        width = max(len(row) for row in args.rows)
+        if width == 0:
+            raise ToolError("the table has no columns: give at least one cell")
+        table = document.add_table(rows=len(args.rows), cols=width)
+        if args.style:
+            table.style = self._style(document, args.style)
+        for r, row in enumerate(args.rows):
+            for c, value in enumerate(row):
+                table.cell(r, c).text = _cell_text(value)
+        self._save(document, args.path)
+        index = len(document.tables) - 1
+        return {"path": args.path, "table": index, "rows": len(args.rows), "columns": width}
+
+    def _set_cell(self, args: CellArgs) -> dict[str, Any]:
+        document = self._open(args.path)
+        table = self._table(document, args.path, args.table)
+        if args.row >= len(table.rows) or args.column >= len(table.columns):
+            raise ToolError(
+                f"table {args.table} has {len(table.rows)} rows and {len(table.columns)} columns; "
+                f"({args.row}, {args.column}) is outside it"
+            )
+        table.cell(args.row, args.column).text = args.text
+        self._save(document, args.path)
+        return {"path": args.path, "table": args.table, "row": args.row, "column": args.column}
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _target(self, path: str) -> Path:
+        resolved = self.workspace.resolve(path)
+        if resolved.suffix.lower() != ".docx":
+            raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)")
+        return resolved
+
+    def _open(self, path: str) -> Any:
+        import docx
+        from docx.opc.exceptions import PackageNotFoundError
+
+        resolved = self._target(path)
+        if not resolved.exists():
+            raise ToolError(f"{path!r} does not exist; create it first with create_document")
+        try:
+            return docx.Document(str(resolved))
+        except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:
+            raise ToolError(f"{path!r} is not a readable .docx file ({exc})") from exc
+
+    def _save(self, document: Any, path: str) -> None:
+        atomic_save(self._target(path), lambda tmp: document.save(str(tmp)))
+
+    @staticmethod
+    def _table(document: Any, path: str, index: int) -> Any:
+        tables = document.tables
+        if index >= len(tables):
+            raise ToolError(f"{path!r} has {len(tables)} table(s); there is no table {index}")
+        return tables[index]
+
+    @staticmethod
+    def _style(document: Any, name: str | None) -> Any:
+        if name is None:
+            return None
+        try:
+            return document.styles[name]
+        except KeyError as exc:
+            raise ToolError(f"the document has no style {name!r}") from exc
+
+
+def read_table_grid(table: Any, *, repeat_merged: bool = False) -> dict[str, Any]:
+    """A table as a rectangular grid of texts plus its merges (see the module docstring)."""
+    from docx.table import _Cell
+
+    origins: dict[tuple[int, int], dict[str, Any]] = {}  # merge origin -> merge record
+    covering: dict[tuple[int, int], tuple[int, int]] = {}  # covered position -> its origin
+    texts: dict[tuple[int, int], str] = {}
+    n_rows = len(table._tbl.tr_lst)
+    width = len(table._tbl.tblGrid.gridCol_lst) if table._tbl.tblGrid is not None else 0
+    for r, tr in enumerate(table._tbl.tr_lst):
+        column = tr.grid_before
+        for tc in tr.tc_lst:
+            span = max(tc.grid_span, 1)
+            above = covering.get((r - 1, column), (r - 1, column))
+            if tc.vMerge == "continue" and above in origins:
+                record = origins[above]
+                record["rows"] = r - record["row"] + 1
+                for c in range(column, column + span):
+                    covering[(r, c)] = above
+            else:
+                texts[(r, column)] = _Cell(tc, table).text
+                origins[(r, column)] = {"row": r, "column": column, "rows": 1, "columns": span}
+                for c in range(column + 1, column + span):
+                    covering[(r, c)] = (r, column)
+            column += span
+        width = max(width, column)
+    rows = [["" for _ in range(width)] for _ in range(n_rows)]
+    for (r, c), text in texts.items():
+        rows[r][c] = text
+    if repeat_merged:
+        for (r, c), origin in covering.items():
+            rows[r][c] = texts.get(origin, "")
+    merged = [m for m in origins.values() if m["rows"] > 1 or m["columns"] > 1]
+    return {"rows": rows, "merged": merged, "n_rows": n_rows, "n_columns": width}
+
+
+def _cell_text(value: CellValue) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,131 @@
+"""Shared plumbing for applications whose tools are plain Python methods.
+
+Each tool's arguments are a pydantic model: the model is both the JSON schema the model sees and the
+validator of what comes back, so the two cannot drift apart. Every failure of a call comes back as a
+`ToolResult` with an error that says what failed and what to do; a call never raises to the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from podium.apps.base import Tool, ToolResult
+from podium.errors import PodiumError
+
+
+class ToolError(PodiumError):
+    """A tool call failed in a way the caller can act on; the message says what and what to do."""
+
+
+class Args(BaseModel):
+    """Base of every tool's arguments: unknown arguments are an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+Handler = Callable[[Any], Any | Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    args: type[Args]
+    handler: Handler
+    read_only: bool = False
+    # Blocking handlers (file and process I/O) run in a worker thread so the event loop stays free.
+    blocking: bool = True
+
+    def tool(self) -> Tool:
+        return Tool(self.name, self.description, schema_of(self.args), self.read_only)
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema without pydantic's generated titles (noise in a prompt)."""
+    return _strip_titles(model.model_json_schema())
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: _strip_titles(value) for key, value in node.items() if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    return node
+
+
+def describe_validation_error(tool: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    return f"invalid arguments for {tool!r}: " + "; ".join(problems)
+
+
+class ToolApplication:
+    """An Application whose tools are `ToolSpec`s; subclasses list them in `_specs()`."""
+
+    name: str
+    description: str
+
+    def __init__(self) -> None:
+        self._by_name = {spec.name: spec for spec in self._specs()}
+
+    def _specs(self) -> list[ToolSpec]:
+        raise NotImplementedError
+
+    def _sensitive(self, tool: str, args: Any) -> bool:
+        """Whether a VALID call needs the person's approval; default: every tool that is not read-only."""
+        return not self._by_name[tool].read_only
+
+    def tools(self) -> list[Tool]:
+        return [spec.tool() for spec in self._by_name.values()]
+
+    def is_sensitive(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        spec = self._by_name.get(tool)
+        if spec is None:
+            return False  # the call itself will be refused as unknown: nothing runs
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError:
+            return False  # refused at call time: nothing runs
+        return self._sensitive(tool, args)
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
+        spec = self._by_name.get(tool)
+        if spec is None:
+            known = ", ".join(sorted(self._by_name))
+            return ToolResult(error=f"{self.name} has no tool {tool!r}; its tools are: {known}")
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError as exc:
+            return ToolResult(error=describe_validation_error(tool, exc))
+        try:
+            if spec.blocking and not inspect.iscoroutinefunction(spec.handler):
+                content = await asyncio.to_thread(spec.handler, args)
+            else:
+                content = spec.handler(args)
+                if inspect.isawaitable(content):
+                    content = await content
+        except ToolError as exc:
+            return ToolResult(error=f"{tool}: {exc}")
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            return ToolResult(error=f"{tool}: {exc.strerror or exc}{where}")
+        except Exception as exc:  # a library failing on odd input must not take the agent's turn down
+            return ToolResult(error=f"{tool} failed: {type(exc).__name__}: {exc}")
+        # A handler may return a full ToolResult: content AND error (a command's output and its failure).
+        return content if isinstance(content, ToolResult) else ToolResult(content=content)
+
+    async def is_running(self) -> bool:
+        return True  # a library-backed application is always available
+
+    async def launch(self) -> None:
+        return None

@@ -1,0 +1,106 @@
+"""The workspace root: the one folder the file-touching applications may read and change.
+
+Every path an agent gives is resolved physically (symlinks followed, `..` applied after them) and
+refused when it ends up outside the root, before anything is touched. The last component is kept
+as given (not followed) so that deleting or renaming a symlink acts on the link, never on its
+target; a symlink whose target leaves the root is refused outright.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium.apps.tooling import ToolError
+
+
+class PathRefused(ToolError):
+    """A path leaves the workspace root (or is otherwise unusable); nothing was touched."""
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    root: Path
+
+    @classmethod
+    def at(cls, root: str | os.PathLike[str]) -> Workspace:
+        real = Path(os.path.realpath(root))
+        if not real.is_dir():
+            raise ToolError(f"workspace root {str(root)!r} is not an existing folder")
+        return cls(real)
+
+    def resolve(self, path: str, *, allow_root: bool = False) -> Path:
+        """The physical path for `path` (relative to the root, or absolute inside it).
+
+        Raises PathRefused when it leaves the root; `allow_root` admits the root itself (listing).
+        """
+        if not isinstance(path, str) or path.strip() == "":
+            raise PathRefused("empty path: give a path relative to the workspace root")
+        if "\x00" in path:
+            raise PathRefused(f"path {path!r} contains a NUL byte")
+        given = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
+        joined = given if given.is_absolute() else self.root / given
+        parent = Path(os.path.realpath(joined.parent))
+        name = joined.name
+        # "x/.." or "." name no entry of their own: resolve them fully; otherwise keep the last name.
+        candidate = Path(os.path.realpath(joined)) if name in ("", ".", "..") else parent / name
+        if not self._inside(parent) and candidate != self.root:
+            raise self._refusal(path)
+        # The target, with every symlink followed, must stay inside too (a link pointing out).
+        if not self._inside(Path(os.path.realpath(candidate))):
+            raise self._refusal(path, link=candidate.is_symlink())
+        if candidate == self.root and not allow_root:
+            raise PathRefused(f"{path!r} is the workspace root itself; name a file or folder inside it")
+        return candidate
+
+    def relative(self, path: Path) -> str:
+        """How to name `path` back to the agent: relative to the root, '/' separated."""
+        rel = path.relative_to(self.root).as_posix()
+        return rel if rel else "."
+
+    def _inside(self, path: Path) -> bool:
+        return path == self.root or path.is_relative_to(self.root)
+
+    def _refusal(self, path: str, *, link: bool = False) -> PathRefused:
+        why = "is a symlink pointing" if link else "resolves to a place"
+        return PathRefused(
+            f"path {path!r} {why} outside the workspace root {str(self.root)!r}; "
+            "refused and nothing was touched: use a path inside the workspace"
+        )
+
+
+def atomic_save(path: Path, write: Callable[[Path], None]) -> None:
+    """Write `path` through `write(temporary_path)` and move it into place in one step.
+
+    A crash or a failing writer leaves the old file (or none), never half of a new one; the
+    replaced file's permissions are kept.
+    """
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        if path.exists():
+            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    # os.umask() can only be read by setting it, which races with other threads; Linux shows it here.
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
