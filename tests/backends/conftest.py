@@ -89,8 +89,9 @@ def llama_server(small_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(small_model), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--model_alias", "smollm2"],
+            [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", str(small_model),
+             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+             "--model_alias", "smollm2"],
             stdout=out, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}/v1"
     try:

@@ -158,7 +158,9 @@ class OpenAIBackend(BaseBackend):
         while True:
             try:
                 stream = await completions.create(**self._with_schema(request, schema, mode))
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            except openai.APIStatusError as exc:
+                if not self._refuses_format(exc):
+                    raise
                 if mode is SchemaMode.JSON_OBJECT:
                     raise _Rejected(exc) from exc
                 mode = SchemaMode(mode + 1)
@@ -228,6 +230,15 @@ class OpenAIBackend(BaseBackend):
                 full = json.dumps(checked)  # recovered from fences or prose: hand on the clean JSON
         yield Event.result(full, exchange=(*new, assistant_message(full, tool_calls)), finish_reason=finish,
                            model=session.model)
+
+    def _refuses_format(self, exc: Any) -> bool:
+        """Whether an error status means "I do not support this response_format". Most servers say 400 or
+        422; some (llama-cpp-python's server among them) turn their validation error into a 500, so a 5xx
+        counts only when it names the field."""
+        if exc.status_code in (400, 422):
+            return True
+        text = self._message(exc)
+        return exc.status_code >= 500 and ("response_format" in text or "json_schema" in text)
 
     # -- failures ----------------------------------------------------------------------------------
 
