@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podium.ensemble.strategies.graph import (
+from podium.ensemble.strategies.graph_schedule import (
     FailurePolicy,
     GraphInvalid,
     GraphSchedule,
