@@ -98,7 +98,8 @@ class Agent:
     """A running agent. Create it with `start_agent` (standalone) or through a session's runtime."""
 
     __slots__ = (
-        "_async", "_backend", "_cancel_reason", "_dog", "_current", "_halted", "_hooks", "_init_opts", "_interruptible",
+        "_async", "_backend", "_cancel_reason", "_current", "_dog", "_halted", "_hooks", "_init_opts", "_interruptible",
+        "_loop",
         "_max_notes", "_max_prompts", "_max_results", "_next_ref", "_notes", "_on_down", "_prompts",
         "_ready", "_results", "_session", "_state", "_status", "_stream_hook", "_task", "_turn_timeout",
         "_updates_session", "behaviour", "name",
@@ -136,8 +137,10 @@ class Agent:
         self._state: Any = None
         self._session: Any = None
         self._status = AgentState.STARTING
-        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._boot())
+        # Bound to the loop it was started on, so that synchronous calls work even between loop runs.
+        self._loop = asyncio.get_running_loop()
+        self._ready: asyncio.Future[None] = self._loop.create_future()
+        self._task: asyncio.Task[None] | None = self._loop.create_task(self._boot())
 
     # ---------------------------------------------------------------- public API
 
@@ -158,7 +161,7 @@ class Agent:
 
     async def ask(self, prompt: str | Prompt, timeout: float | None = 30.0) -> Response:
         """Run a prompt and wait for its response; raises RunFailed with the reason on failure."""
-        future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Response] = self._loop.create_future()
         self._accept(_Request(self._ref(), prompt, future=future))
         return await wait_reply(future, timeout, self.name)
 
@@ -220,10 +223,10 @@ class Agent:
         self._status = AgentState.STOPPED
         self._fail_all(reason)
         task = self._task
-        if task is not None and task is not asyncio.current_task():
+        if task is not None and task is not asyncio.current_task(self._loop):
             self._cancel_reason = reason
             task.cancel()
-        return asyncio.get_running_loop().create_task(self._cleanup(task, reason))
+        return self._loop.create_task(self._cleanup(task, reason))
 
     # ---------------------------------------------------------------- internals
 
@@ -248,7 +251,7 @@ class Agent:
 
     def _wake(self) -> None:
         if self._task is None and self._status is AgentState.IDLE and not self._halted:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            self._task = self._loop.create_task(self._run())
 
     async def _call(self, name: str, *args: Any) -> Any:
         result = getattr(self.behaviour, name)(*args)
@@ -298,7 +301,7 @@ class Agent:
             self._go_down(Reason(ReasonKind.AGENT_DOWN, f"{type(exc).__name__}: {exc}", self.name))
             return
         finally:
-            if self._task is asyncio.current_task():
+            if self._task is asyncio.current_task(self._loop):
                 self._task = None
 
     async def _turn(self, request: _Request) -> None:
@@ -360,7 +363,7 @@ class Agent:
             cancel, self._cancel_reason = self._cancel_reason, None
             if cancel is None or cancel.kind is ReasonKind.STOPPED or not self.alive:
                 raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+            asyncio.current_task(self._loop).uncancel()  # type: ignore[union-attr]
             reason = cancel
         except AgentCrashed:
             raise
@@ -407,7 +410,7 @@ class Agent:
         elif kind is HaltAgent:
             self._state = decision.state
             self._halted = True  # post_run runs when the loop sees it (below) to keep _apply synchronous
-            asyncio.get_running_loop().create_task(self._post_run())
+            self._loop.create_task(self._post_run())
         else:
             raise TypeError(f"callback returned {decision!r}; expected Continue, PromptAgain or HaltAgent")
 
@@ -480,10 +483,10 @@ class Agent:
             except Exception:
                 log.exception("agent %s: down handler failed", self.name)
         self._fail_all(Reason(ReasonKind.AGENT_DOWN, reason.detail, self.name, reason))
-        asyncio.get_running_loop().create_task(self._cleanup(None, reason))
+        self._loop.create_task(self._cleanup(None, reason))
 
     async def _cleanup(self, task: asyncio.Task[None] | None, reason: Reason) -> None:
-        if task is not None and task is not asyncio.current_task():
+        if task is not None and task is not asyncio.current_task(self._loop):
             with contextlib.suppress(BaseException):  # its own failure is already reported
                 await task
         try:
