@@ -118,3 +118,16 @@ def setting(prompt: str | Prompt, name: str, session_default: Any) -> Any:
     """A per-turn setting from the Prompt when it sets one, else the session's."""
     value = None if isinstance(prompt, str) else getattr(prompt, name)
     return session_default if value is None else value
+
+
+def sdk_kwargs(create: Any, request: Mapping[str, Any]) -> dict[str, Any]:
+    """`request` as keyword arguments for an SDK method: the fields its signature lacks (SDK versions drop
+    or rename parameters, e.g. temperature for newer models) travel in extra_body, as sent on the wire."""
+    import inspect
+
+    known = inspect.signature(create).parameters
+    kwargs = {key: value for key, value in request.items() if key in known}
+    extra = {key: value for key, value in request.items() if key not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs

@@ -21,7 +21,7 @@ from typing import Any
 
 from podium.agent.backend import BaseBackend, Prompt
 from podium.agent.events import Event
-from podium.backends.chat import ChatSession, Message, assistant_message, setting
+from podium.backends.chat import ChatSession, Message, assistant_message, sdk_kwargs, setting
 from podium.backends.keys import Secret, resolve_key
 from podium.backends.pricing import NO_PRICES, PriceTable
 from podium.backends.retry import Failure, RetryPolicy, failure_from_status, stream_with_retries
@@ -149,15 +149,15 @@ class OpenAIBackend(BaseBackend):
         return request
 
     async def _open(self, request: dict[str, Any], schema: Mapping[str, Any] | None) -> Any:
-        completions = self.client().chat.completions
+        create = self.client().chat.completions.create
         if schema is None:
-            return await completions.create(**request)
+            return await create(**sdk_kwargs(create, request))
         import openai
 
         mode = self.schema_mode
         while True:
             try:
-                stream = await completions.create(**self._with_schema(request, schema, mode))
+                stream = await create(**sdk_kwargs(create, self._with_schema(request, schema, mode)))
             except openai.APIStatusError as exc:
                 if not self._refuses_format(exc):
                     raise
