@@ -1,0 +1,208 @@
+"""The AppAgent's step: the backend of an AppAgent runs one 4-phase step per prompt.
+
+Why a backend and not Behaviour callbacks: the host strategy only ever sees what a turn's backend
+streamed (the agent's completion carries that response), and it must see the step's actions, held
+actions, timings and errors. So the whole step runs here, through `run_pipeline`, and the turn's
+result is the step's report:
+
+- DATA_COLLECTION: make sure the application runs (launch it through the lifecycle if not), list its
+  tools, take a screenshot when a display is there, build the prompt (subtask, tips, dependency
+  results, memory, answers, blackboard, repair feedback).
+- LLM_INTERACTION: ask the model (structured output schema, the temperature the host chose) and
+  validate its answer against `AppOutput`.
+- ACTION_EXECUTION: run the chosen tool calls in order, stopping at the first failure. If any of them
+  is sensitive (or the model said CONFIRM), NONE runs: they are returned as `held`, and run only when
+  the host sends them back approved (`RUN_APPROVED`).
+- MEMORY_UPDATE: remember the step (bounded), which is how a reused AppAgent keeps its memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
+from podium.agent.events import Event
+from podium.backends.structured import OutputErrors
+from podium.desktop.lifecycle import Lifecycle
+from podium.desktop.messages import (
+    ActionResult,
+    AppStepKind,
+    AppStepReport,
+    AppStepRequest,
+    StepFailure,
+    decode_app_request,
+    summarize,
+)
+from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, parse_output, usage_events
+from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
+from podium.desktop.prompts import app_system, app_user
+from podium.desktop.schemas import Action, AppOutput, AppStatus, app_schema
+from podium.errors import ReasonKind
+
+
+class AppMemory:
+    """An AppAgent's memory of its steps, across subtasks: the newest `size` entries."""
+
+    def __init__(self, inner: Any, size: int) -> None:
+        self.inner = inner
+        self.items: deque[str] = deque(maxlen=size)
+
+
+class _Step:
+    def __init__(self, request: AppStepRequest, memory: AppMemory) -> None:
+        self.request = request
+        self.memory = memory
+        self.prompt: Prompt | None = None
+        self.answer: ModelAnswer | None = None
+        self.output: AppOutput | None = None
+        self.invalid: OutputErrors | None = None
+        self.failure_kind: ReasonKind | None = None
+        self.results: list[ActionResult] = []
+        self.held: tuple[Action, ...] = ()
+        self.screenshot: str | None = None
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class AppStepBackend(BaseBackend):
+    """Backend of one application's AppAgent; `model` is the model backend it asks."""
+
+    def __init__(self, model: Backend, application: Any, *, lifecycle: Lifecycle | None = None,
+                 screenshots: Screenshots | None = None, middleware: Sequence[Middleware[Any]] = (),
+                 memory_size: int = 30) -> None:
+        self.model = model
+        self.application = application
+        self.lifecycle = lifecycle
+        self.screenshots = screenshots
+        self.middleware = tuple(middleware)
+        self.memory_size = memory_size
+
+    async def start_session(self, opts: Mapping[str, Any]) -> AppMemory:
+        return AppMemory(await self.model.start_session(opts), self.memory_size)
+
+    async def terminate_session(self, session: AppMemory) -> None:
+        await self.model.terminate_session(session.inner)
+
+    async def prompt(self, session: AppMemory, prompt: str | Prompt) -> AsyncIterator[Event]:  # type: ignore[override]
+        step = _Step(decode_app_request(prompt_text(prompt)), session)
+        phases = ((Phase.DATA_COLLECTION, self._collect), (Phase.LLM_INTERACTION, self._think),
+                  (Phase.ACTION_EXECUTION, self._act), (Phase.MEMORY_UPDATE, self._remember))
+        run = await run_pipeline(phases, step, self.middleware)
+        for event in usage_events(step.answer):
+            yield event
+        output = step.output
+        status = output.status if output is not None else None
+        if step.request.kind is AppStepKind.RUN_APPROVED and run.ok:
+            status = AppStatus.CONTINUE  # the approved actions ran; the model sees their results next step
+        failure = None if run.failed is None else StepFailure(
+            phase=run.failed.phase, detail=run.failed.detail, kind=step.failure_kind)
+        report = AppStepReport(
+            status=status if failure is None else None,
+            output=None if output is None else output.dump(),
+            raw=step.answer.text if step.answer else "",
+            invalid=None if step.invalid is None else step.invalid.message,
+            failure=failure,
+            results=tuple(step.results), held=step.held,
+            errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
+            timings_ms={p.value: t for p, t in run.timings_ms.items()},
+            screenshot=step.screenshot)
+        yield Event.result(report.model_dump_json())
+
+    # -- the four phases --------------------------------------------------------------------------
+
+    async def _collect(self, step: _Step) -> None:
+        app = self.application
+        if not await app.is_running():
+            if self.lifecycle is not None:
+                await self.lifecycle.launch(app.name)
+            else:
+                await app.launch()
+        if step.request.kind is AppStepKind.RUN_APPROVED:
+            return
+        tools = app.tools()
+        if self.screenshots is not None:
+            step.screenshot = await self.screenshots.capture(f"app-{app.name}", step.request.step)
+        sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
+        step.prompt = Prompt(text=app_user(step.request, list(step.memory.items)),
+                             system=app_system(app.name, app.description, tools, sensitive),
+                             schema=app_schema(), temperature=step.request.temperature)
+
+    async def _think(self, step: _Step) -> None:
+        if step.request.kind is AppStepKind.RUN_APPROVED:
+            step.output = AppOutput(status=AppStatus.CONTINUE, actions=step.request.actions,
+                                    comment="running the actions the person approved")
+            return
+        assert step.prompt is not None
+        try:
+            step.answer = await call_model(self.model, step.memory.inner, step.prompt)
+        except ModelFailed as exc:
+            step.failure_kind = exc.reason.kind
+            raise PhaseFailed(f"the model failed: {exc.reason}") from exc
+        parsed = parse_output(AppOutput, step.answer.text)
+        if isinstance(parsed, OutputErrors):
+            step.invalid = parsed
+        else:
+            step.output = parsed
+
+    async def _act(self, step: _Step) -> None:
+        output = step.output
+        if output is None or not output.actions:
+            return
+        app = self.application
+        if step.request.kind is not AppStepKind.RUN_APPROVED and (
+                output.status is AppStatus.CONFIRM
+                or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)):
+            step.held = output.actions  # nothing runs before the person approves
+            return
+        known = {t.name for t in app.tools()}
+        for index, action in enumerate(output.actions):
+            if action.function not in known:
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False,
+                    error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(known))}"))
+            else:
+                try:
+                    result = await app.call(action.function, action.arguments)
+                    step.results.append(ActionResult(function=action.function, arguments=action.arguments,
+                                                     ok=result.ok, content=_jsonable(result.content),
+                                                     error=result.error))
+                except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
+                    step.results.append(ActionResult(function=action.function, arguments=action.arguments,
+                                                     ok=False, error=f"{type(exc).__name__}: {exc}"))
+            if not step.results[-1].ok:
+                for skipped in output.actions[index + 1:]:
+                    step.results.append(ActionResult(function=skipped.function, arguments=skipped.arguments,
+                                                     ok=False, error="not run: an earlier action failed"))
+                return
+
+    def _remember(self, step: _Step) -> None:
+        req, output = step.request, step.output
+        if output is None:
+            return
+        line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
+        if output.thought:
+            line += f"; thought: {summarize(output.thought, 200)}"
+        for r in step.results:
+            shown = f"{r.function}({summarize(r.arguments, 150)})"
+            line += f"\n  {shown} -> " + (f"ok: {summarize(r.content, 1500)}" if r.ok else f"error: {r.error}")
+        if step.held:
+            line += f"\n  held for the person's approval: {', '.join(a.function for a in step.held)}"
+        if output.result not in (None, ""):
+            line += f"\n  result: {summarize(output.result, 500)}"
+        step.memory.items.append(line)
+
+
+def _always_sensitive(app: Any, tool: str) -> bool:
+    try:
+        return bool(app.is_sensitive(tool, {}))
+    except Exception:  # the check needs real arguments: the model learns it when the action is held
+        return False

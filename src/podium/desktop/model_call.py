@@ -1,0 +1,69 @@
+"""One model call inside a step's LLM_INTERACTION phase: stream, collect usage, validate the output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from podium.agent.backend import Backend, Prompt
+from podium.agent.events import Event, EventKind, Response
+from podium.backends.structured import OutputErrors, validate
+from podium.errors import Reason, ReasonKind
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ModelFailed(Exception):
+    """The model's turn ended with an error (or without a result); `reason` says why."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.detail or reason.kind.value)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAnswer:
+    text: str
+    usage: Event | None  # the last usage event, passed on so the session counts it
+
+
+async def call_model(model: Backend, session: Any, prompt: Prompt) -> ModelAnswer:
+    events: list[Event] = []
+    terminal: Event | None = None
+    stream = model.prompt(session, prompt)
+    try:
+        async for event in stream:
+            events.append(event)
+            if event.terminal:
+                terminal = event
+                break
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+    usage = next((e for e in reversed(events) if e.kind is EventKind.USAGE), None)
+    if terminal is None:
+        raise ModelFailed(Reason(ReasonKind.NO_TERMINAL_EVENT, "the model ended its answer without a result"))
+    if terminal.kind is EventKind.ERROR:
+        given = terminal.data.get("reason")
+        reason = given if isinstance(given, Reason) else Reason(
+            ReasonKind.BACKEND_ERROR, str(terminal.data.get("detail", "model error")))
+        raise ModelFailed(reason)
+    return ModelAnswer(Response.from_events(events).text, usage)
+
+
+def parse_output(model: type[M], text: str) -> M | OutputErrors:
+    return validate(model, text)
+
+
+class Screenshots(Protocol):
+    """Where DATA_COLLECTION gets a screenshot: a path, or None when there is no display."""
+
+    async def capture(self, agent: str, step: int) -> str | None: ...
+
+
+def usage_events(answer: ModelAnswer | None) -> Sequence[Event]:
+    return () if answer is None or answer.usage is None else (answer.usage,)

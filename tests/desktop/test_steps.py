@@ -1,0 +1,283 @@
+"""The Host and App steps, driven directly through their backends (no session): what each phase does
+to a real in-memory application, and what the step reports."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from podium.agent.backend import Backend, Prompt
+from podium.agent.events import EventKind
+from podium.backends.scripted import Fail, Say, ScriptedBackend
+from podium.desktop.app_step import AppStepBackend
+from podium.desktop.blackboard import QA, SubtaskResult
+from podium.desktop.catalog import Catalog
+from podium.desktop.host_step import HostStepBackend
+from podium.desktop.lifecycle import AppsLifecycle, bash_target
+from podium.desktop.messages import (
+    AppStepKind,
+    AppStepReport,
+    AppStepRequest,
+    HostStepReport,
+    HostStepRequest,
+    decode_app_report,
+    decode_app_request,
+)
+from podium.desktop.pipeline import Middleware, Phase
+from podium.desktop.schemas import Action, AppStatus, HostStatus
+from podium.errors import ReasonKind
+from tests.desktop.memapps import Documents, Notes, Spreadsheets
+
+TABLE = [["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]
+
+
+def app_out(status: str = "CONTINUE", actions: list[dict[str, Any]] | None = None, **kw: Any) -> str:
+    return json.dumps({"status": status, "actions": actions or [], **kw})
+
+
+async def run(backend: Backend, session: Any, request: Any) -> tuple[list[Any], str]:
+    events = [e async for e in backend.prompt(session, Prompt(request.model_dump_json()))]
+    assert events[-1].kind is EventKind.RESULT
+    return events, events[-1].data["text"]
+
+
+async def app_step(backend: AppStepBackend, session: Any, request: AppStepRequest) -> AppStepReport:
+    _, text = await run(backend, session, request)
+    return AppStepReport.model_validate_json(text)
+
+
+async def test_an_app_step_runs_the_chosen_tools_and_reports_their_results() -> None:
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    model = ScriptedBackend([Say(app_out(actions=[{"function": "read_table", "arguments": {"path": "report.docx"}}]),
+                                 usage=(120, 30))])
+    backend = AppStepBackend(model, docs)
+    session = await backend.start_session({})
+    events, text = await run(backend, session, AppStepRequest(description="Extract the table", subtask_id="1"))
+    report = AppStepReport.model_validate_json(text)
+    assert report.status is AppStatus.CONTINUE and report.failure is None and report.invalid is None
+    (result,) = report.results
+    assert result.ok and result.content == TABLE and result.function == "read_table"
+    assert docs.calls == [("read_table", {"path": "report.docx"})]
+    assert set(report.timings_ms) == {p.value for p in Phase}
+    usage = [e for e in events if e.kind is EventKind.USAGE]
+    assert [(u.data["input_tokens"], u.data["output_tokens"]) for u in usage] == [(120, 30)]
+
+
+async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tools() -> None:
+    model = ScriptedBackend([app_out("FINISH")])
+    backend = AppStepBackend(model, Spreadsheets())
+    request = AppStepRequest(
+        description="Chart it in budget.xlsx", subtask_id="2", tips="use a bar chart", request="the whole request",
+        inputs=(SubtaskResult(subtask="1", application="documents", status="FINISH", result=TABLE),),
+        answers=(QA(question="Which sheet?", answer="Sheet1"),), blackboard="## Requests\n- the whole request",
+        feedback="status: field required", temperature=0.7)
+    await app_step(backend, await backend.start_session({}), request)
+    text = model.prompts[-1]
+    for part in ("Chart it in budget.xlsx", "use a bar chart", '[["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]',
+                 "Which sheet?", "Sheet1", "## Blackboard", "status: field required", "the whole request"):
+        assert part in text
+
+
+async def test_system_prompt_schema_and_temperature_reach_the_model() -> None:
+    seen: list[Prompt] = []
+
+    class Spy(ScriptedBackend):
+        async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
+            seen.append(prompt)
+            async for event in super().prompt(session, prompt):
+                yield event
+
+    backend = AppStepBackend(Spy([app_out("FINISH")]), Spreadsheets())
+    await app_step(backend, await backend.start_session({}), AppStepRequest(description="x", temperature=0.0))
+    (prompt,) = seen
+    assert prompt.temperature == 0.0 and prompt.schema is not None and "status" in prompt.schema["properties"]
+    assert prompt.system and "add_chart(path: string" in prompt.system and "clear_sheet" in prompt.system
+    assert '"function": "read_table"' in prompt.system  # the worked example
+
+
+async def test_memory_carries_over_to_the_next_step_and_the_next_subtask() -> None:
+    notes = Notes()
+    model = ScriptedBackend([
+        app_out(actions=[{"function": "write_note", "arguments": {"title": "a", "text": "hello"}}]),
+        app_out("FINISH", result="saved"),
+        app_out("FINISH"),
+    ])
+    backend = AppStepBackend(model, notes)
+    session = await backend.start_session({})
+    await app_step(backend, session, AppStepRequest(description="write a", subtask_id="1", step=1))
+    await app_step(backend, session, AppStepRequest(description="write a", subtask_id="1", step=2))
+    assert "write_note" in model.prompts[1] and "note 'a' saved" in model.prompts[1]
+    await app_step(backend, session, AppStepRequest(description="read a", subtask_id="2", step=1))
+    assert "subtask 1 step 2: FINISH" in model.prompts[2] and "result: saved" in model.prompts[2]
+
+
+async def test_a_sensitive_action_is_held_and_nothing_runs_until_approved() -> None:
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": []}})
+    model = ScriptedBackend([app_out(actions=[
+        {"function": "write_paragraph", "arguments": {"path": "report.docx", "text": "bye"}},
+        {"function": "delete_document", "arguments": {"path": "report.docx"}}])])
+    backend = AppStepBackend(model, docs)
+    session = await backend.start_session({})
+    report = await app_step(backend, session, AppStepRequest(description="delete it"))
+    assert [a.function for a in report.held] == ["write_paragraph", "delete_document"]
+    assert report.results == () and docs.calls == [] and "report.docx" in docs.docs
+    approved = await app_step(backend, session, AppStepRequest(kind=AppStepKind.RUN_APPROVED, description="delete it",
+                                                               actions=report.held))
+    assert approved.status is AppStatus.CONTINUE and [r.ok for r in approved.results] == [True, True]
+    assert "report.docx" not in docs.docs and len(model.prompts) == 1  # no model call to run them
+
+
+async def test_status_confirm_holds_even_harmless_actions() -> None:
+    notes = Notes()
+    model = ScriptedBackend([app_out("CONFIRM", actions=[{"function": "write_note",
+                                                          "arguments": {"title": "t", "text": "x"}}])])
+    backend = AppStepBackend(model, notes)
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(description="x"))
+    assert report.status is AppStatus.CONFIRM and len(report.held) == 1 and notes.calls == []
+
+
+async def test_unknown_tool_and_failing_tool_stop_the_remaining_actions() -> None:
+    notes = Notes()
+    model = ScriptedBackend([
+        app_out(actions=[{"function": "paint", "arguments": {}}, {"function": "write_note",
+                                                                  "arguments": {"title": "t", "text": "x"}}]),
+        app_out(actions=[{"function": "read_note", "arguments": {"title": "missing"}},
+                         {"function": "write_note", "arguments": {"title": "t", "text": "x"}}]),
+    ])
+    backend = AppStepBackend(model, notes)
+    session = await backend.start_session({})
+    first = await app_step(backend, session, AppStepRequest(description="x"))
+    assert [r.ok for r in first.results] == [False, False]
+    assert "unknown tool 'paint'" in (first.results[0].error or "") and "read_note" in (first.results[0].error or "")
+    assert first.results[1].error == "not run: an earlier action failed" and notes.notes == {}
+    second = await app_step(backend, session, AppStepRequest(description="x"))
+    assert "read_note" in (second.results[0].error or "") and notes.notes == {}
+    assert second.failure is None  # action failures are recorded, not fatal
+
+
+async def test_invalid_output_is_reported_with_the_validation_error_and_the_raw_text() -> None:
+    notes = Notes()
+    model = ScriptedBackend(["I think I should write a note.", app_out("DONE")])
+    backend = AppStepBackend(model, notes)
+    session = await backend.start_session({})
+    first = await app_step(backend, session, AppStepRequest(description="x"))
+    assert first.status is None and first.invalid == "the answer contains no JSON object"
+    assert first.raw == "I think I should write a note." and first.failure is None
+    second = await app_step(backend, session, AppStepRequest(description="x"))
+    assert second.invalid is not None and "status" in second.invalid
+
+
+async def test_a_model_failure_fails_the_llm_phase_with_its_reason() -> None:
+    backend = AppStepBackend(ScriptedBackend([Fail("budget gone", ReasonKind.BUDGET_EXCEEDED)]), Notes())
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(description="x"))
+    assert report.failure is not None and report.failure.phase is Phase.LLM_INTERACTION
+    assert report.failure.kind is ReasonKind.BUDGET_EXCEEDED and "budget gone" in report.failure.detail
+    assert report.status is None
+
+
+async def test_data_collection_launches_the_application_or_fails_the_step() -> None:
+    stopped = Notes(running=False)
+    backend = AppStepBackend(ScriptedBackend([app_out("FINISH")]), stopped)
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(description="x"))
+    assert stopped.launches == 1 and stopped.running and report.status is AppStatus.FINISH
+
+    broken = Notes(running=False, launch_error="no display")
+    model = ScriptedBackend([app_out("FINISH")])
+    backend = AppStepBackend(model, broken)
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(description="x"))
+    assert report.failure is not None and report.failure.phase is Phase.DATA_COLLECTION
+    assert "no display" in report.failure.detail and len(model.prompts) == 0
+
+
+async def test_middleware_sees_every_phase_of_a_step() -> None:
+    seen: list[str] = []
+
+    class Spy(Middleware[Any]):
+        def after(self, phase: Phase, ctx: Any, elapsed_ms: float) -> None:
+            seen.append(phase.value)
+
+    backend = AppStepBackend(ScriptedBackend([app_out("FINISH")]), Notes(), middleware=[Spy()])
+    await app_step(backend, await backend.start_session({}), AppStepRequest(description="x"))
+    assert seen == [p.value for p in Phase]
+
+
+def test_messages_decode_leniently() -> None:
+    assert decode_app_request("just do it").description == "just do it"
+    report = decode_app_report("not json")
+    assert report.failure is not None and "no report" in report.failure.detail
+
+
+# -- the host step ----------------------------------------------------------------------------------
+
+def host_out(status: str, **kw: Any) -> str:
+    return json.dumps({"Status": status, **kw})
+
+
+def host_backend(model: Backend, apps: list[Any]) -> HostStepBackend:
+    return HostStepBackend(model, Catalog.of(apps), AppsLifecycle(apps))
+
+
+async def host_step(backend: HostStepBackend, session: Any, request: HostStepRequest) -> HostStepReport:
+    _, text = await run(backend, session, request)
+    return HostStepReport.model_validate_json(text)
+
+
+async def test_bash_launches_an_application_through_the_lifecycle() -> None:
+    sheets = Spreadsheets(running=False)
+    apps = [Documents(), sheets]
+    backend = host_backend(ScriptedBackend([host_out("CONTINUE", Bash="start excel")]), apps)
+    report = await host_step(backend, await backend.start_session({}), HostStepRequest(request="chart it"))
+    assert report.status is HostStatus.CONTINUE and sheets.launches == 1
+    assert report.bash is not None and report.bash.ok and report.bash.application == "spreadsheets"
+    assert report.running == {"documents": True, "spreadsheets": False}  # as collected before acting
+
+
+async def test_bash_never_reaches_a_shell() -> None:
+    apps = [Documents(), Spreadsheets(running=False)]
+    backend = host_backend(ScriptedBackend([host_out("CONTINUE", Bash="excel; rm -rf ~"),
+                                            host_out("CONTINUE", Bash="rm -rf ~")]), apps)
+    session = await backend.start_session({})
+    for _ in range(2):
+        report = await host_step(backend, session, HostStepRequest(request="x"))
+        assert report.bash is not None and not report.bash.ok and "nothing was run" in report.bash.detail
+    assert apps[1].launches == 0
+    assert bash_target("soffice --calc budget.xlsx", Catalog.of(apps))[0] == "spreadsheets"
+    assert bash_target("open report.docx", Catalog.of(apps))[0] == "documents"
+
+
+async def test_bash_waits_when_the_host_asks_the_person_first() -> None:
+    sheets = Spreadsheets(running=False)
+    backend = host_backend(ScriptedBackend([host_out("CONFIRM", Bash="excel", Comment="may I?")]), [sheets])
+    report = await host_step(backend, await backend.start_session({}), HostStepRequest(request="x"))
+    assert report.status is HostStatus.CONFIRM and sheets.launches == 0
+    assert report.bash is not None and report.bash.detail.startswith("not run")
+
+
+async def test_the_host_prompt_lists_applications_subtasks_and_feedback() -> None:
+    model = ScriptedBackend([host_out("FINISH")])
+    backend = host_backend(model, [Documents(), Spreadsheets(running=False)])
+    request = HostStepRequest.model_validate({
+        "request": "Extract the table", "subtasks": [{"id": "1", "description": "Extract", "application": "documents",
+                                                     "state": "FINISH", "result": TABLE}],
+        "note": "Every subtask has ended: verify", "feedback": "subtask '2' names unknown application 'x'"})
+    report = await host_step(backend, await backend.start_session({}), request)
+    assert report.status is HostStatus.FINISH
+    text = model.prompts[-1]
+    for part in ("0. documents (running)", "1. spreadsheets:", "read_table", "- 1 [documents] FINISH: Extract",
+                 '"Q1", 10', "verify", "unknown application 'x'"):
+        assert part in text
+
+
+async def test_invalid_host_output_and_model_failure() -> None:
+    backend = host_backend(ScriptedBackend([host_out("PENDING"), Fail("down")]), [Notes()])
+    session = await backend.start_session({})
+    invalid = await host_step(backend, session, HostStepRequest(request="x"))
+    assert invalid.status is None and invalid.invalid is not None and "Questions" in invalid.invalid
+    failed = await host_step(backend, session, HostStepRequest(request="x"))
+    assert failed.failure is not None and failed.failure.phase is Phase.LLM_INTERACTION
+
+
+def test_held_actions_survive_the_round_trip() -> None:
+    request = AppStepRequest(kind=AppStepKind.RUN_APPROVED, description="x",
+                             actions=(Action(function="f", arguments={"a": [1]}),))
+    assert decode_app_request(request.model_dump_json()) == request
