@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from podium import AgentSpec, Behaviour, Session, Solo, Strategy  # noqa: E402
-from podium.backends.scripted import ScriptedBackend  # noqa: E402
+from podium import AgentSpec, Behaviour, Session, Solo, Strategy
+from podium.backends.scripted import ScriptedBackend
 
 
 async def median_us(call: Callable[[], Awaitable[object]], n: int, repeats: int = 7) -> float:
