@@ -4,7 +4,8 @@ Tables are read as a rectangular grid of cell texts (rows x grid columns). pytho
 merged cell at every grid position it covers, which would duplicate values when a table is copied
 elsewhere (into a spreadsheet, say). We instead put a merged cell's text at its top-left position
 only, leave the positions it covers as "", and list every merge as {row, column, rows, columns};
-`repeat_merged: true` asks for python-docx's repetition instead. Empty cells are "".
+`repeat_merged: true` asks for python-docx's repetition instead. Empty cells are "". A cell's
+paragraphs are joined with newlines and stripped (merging cells in Word leaves empty paragraphs).
 
 Every write tool saves the file at once (atomic replace): nothing is ever left unsaved.
 """
@@ -236,7 +237,7 @@ def read_table_grid(table: Any, *, repeat_merged: bool = False) -> dict[str, Any
                 for c in range(column, column + span):
                     covering[(r, c)] = above
             else:
-                texts[(r, column)] = _Cell(tc, table).text
+                texts[(r, column)] = _Cell(tc, table).text.strip()
                 origins[(r, column)] = {"row": r, "column": column, "rows": 1, "columns": span}
                 for c in range(column + 1, column + span):
                     covering[(r, c)] = (r, column)

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
-from podium.apps.xlsx_package import graft_drawings, sheets_with_drawings
+from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
 
 CellValue = str | int | float | bool | None
 MAX_READ_CELLS = 20_000
@@ -104,7 +104,11 @@ class SpreadsheetsApplication(ToolApplication):
 
     # -- reading -------------------------------------------------------------------------------
     def _list(self, args: PathArgs) -> dict[str, Any]:
-        workbook = self._load(self._existing(args.path))
+        path = self._existing(args.path)
+        data = path.read_bytes()
+        workbook = self._load_bytes(data, args.path)
+        drawings = drawing_summary(data)
+        empty = {"charts": 0, "pictures": 0, "shapes": 0}
         sheets = []
         for sheet in workbook.worksheets:
             sheets.append(
@@ -112,11 +116,11 @@ class SpreadsheetsApplication(ToolApplication):
                     "name": sheet.title,
                     "kind": "worksheet",
                     "used_range": _used_range(sheet),
-                    "charts": len(sheet._charts),
+                    **drawings.get(sheet.title, empty),
                 }
             )
         for sheet in workbook.chartsheets:
-            sheets.append({"name": sheet.title, "kind": "chartsheet", "charts": len(sheet._charts)})
+            sheets.append({"name": sheet.title, "kind": "chartsheet", **drawings.get(sheet.title, empty)})
         return {"path": args.path, "active": workbook.active.title if workbook.active else None, "sheets": sheets}
 
     def _read(self, args: ReadArgs) -> dict[str, Any]:
@@ -165,10 +169,11 @@ class SpreadsheetsApplication(ToolApplication):
     def _write(self, args: WriteArgs) -> dict[str, Any]:
         from openpyxl.utils.cell import column_index_from_string as col_index
         from openpyxl.utils.cell import coordinate_from_string, get_column_letter
+        from openpyxl.utils.exceptions import CellCoordinatesException
 
         try:
-            letters, first_row = coordinate_from_string(args.start.replace("$", ""))
-        except ValueError as exc:
+            letters, first_row = coordinate_from_string(args.start.replace("$", "").upper())
+        except (ValueError, CellCoordinatesException) as exc:
             raise ToolError(f"start {args.start!r} is not a cell reference like 'A1'") from exc
         first_col = col_index(letters)
 
@@ -185,13 +190,15 @@ class SpreadsheetsApplication(ToolApplication):
         return self._edit(args.path, change)
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
+        free_rows = first_free_rows(self._existing(args.path).read_bytes())
+
         def change(workbook: Any) -> dict[str, Any]:
             data_sheet_name, area = _split_sheet(args.data)
             data_sheet = _sheet(workbook, data_sheet_name or args.sheet)
             target = _sheet(workbook, args.sheet) if args.sheet else data_sheet
             chart = build_chart(args, data_sheet, area)
             _, min_row, max_col, _ = _bounds(area)
-            anchor = args.anchor or _anchor_right_of(target, max_col, min_row)
+            anchor = args.anchor or _anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
             target.add_chart(chart, anchor)
             return {
                 "path": args.path,
@@ -306,10 +313,11 @@ def _split_sheet(reference: str) -> tuple[str | None, str]:
 
 def _bounds(area: str) -> tuple[int, int, int, int]:
     from openpyxl.utils.cell import range_boundaries
+    from openpyxl.utils.exceptions import CellCoordinatesException
 
     try:
         min_col, min_row, max_col, max_row = range_boundaries(area.replace("$", "").upper())
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, CellCoordinatesException) as exc:
         raise ToolError(f"{area!r} is not a range like 'A1:C5'") from exc
     if None in (min_col, min_row, max_col, max_row):
         raise ToolError(f"{area!r} must name both corners, like 'A1:C5'")

@@ -44,6 +44,7 @@ AFTER_DRAWING = (
     "extLst",
 )
 ANCHORS = ("twoCellAnchor", "oneCellAnchor", "absoluteAnchor")
+ROW_EMU = 190500  # one default-height row (15 pt) in EMU
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,49 @@ def relative(part: str, source_part: str) -> str:
 def sheets_with_drawings(original: bytes) -> set[str]:
     package = Package(original)
     return {name for name, part in package.sheets().items() if part in package.parts and package.drawing_of(part)}
+
+
+def drawing_summary(data: bytes) -> dict[str, dict[str, int]]:
+    """Per sheet name: how many charts, pictures and shapes its drawing holds (as any program wrote it)."""
+    package = Package(data)
+    out: dict[str, dict[str, int]] = {}
+    for name, sheet in package.sheets().items():
+        counts = {"charts": 0, "pictures": 0, "shapes": 0}
+        found = package.drawing_of(sheet) if sheet in package.parts else None
+        if found is not None and found[1] in package.parts:
+            for anchor in etree.fromstring(package.parts[found[1]]):
+                for child in anchor:
+                    kind = etree.QName(child).localname if isinstance(child.tag, str) else ""
+                    if kind == "graphicFrame":
+                        counts["charts"] += 1
+                    elif kind == "pic":
+                        counts["pictures"] += 1
+                    elif kind in ("sp", "grpSp", "cxnSp"):
+                        counts["shapes"] += 1
+        out[name] = counts
+    return out
+
+
+def first_free_rows(data: bytes) -> dict[str, int]:
+    """Per sheet name: the first row (1-based) below every drawn object, to place a new one clear of them."""
+    package = Package(data)
+    out: dict[str, int] = {}
+    for name, sheet in package.sheets().items():
+        found = package.drawing_of(sheet) if sheet in package.parts else None
+        if found is None or found[1] not in package.parts:
+            continue
+        bottom = 0
+        for anchor in etree.fromstring(package.parts[found[1]]):
+            to_row = anchor.find(f"{{{XDR}}}to/{{{XDR}}}row")
+            from_row = anchor.find(f"{{{XDR}}}from/{{{XDR}}}row")
+            extent = anchor.find(f"{{{XDR}}}ext")
+            if to_row is not None and (to_row.text or "").isdigit():
+                bottom = max(bottom, int(to_row.text or 0) + 1)
+            elif from_row is not None and extent is not None and (from_row.text or "").isdigit():
+                rows = -(-int(extent.get("cy", "0")) // ROW_EMU)  # default row height, rounded up
+                bottom = max(bottom, int(from_row.text or 0) + rows)
+        out[name] = bottom + 2  # one empty row as a margin, 1-based
+    return out
 
 
 def graft_drawings(original: bytes, saved: bytes) -> bytes:

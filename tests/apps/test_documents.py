@@ -1,0 +1,112 @@
+"""The documents application on real .docx files, read back with python-docx itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docx
+import pytest
+
+from podium.apps.documents import DocumentsApplication
+from podium.apps.workspace import Workspace
+
+
+@pytest.fixture
+def documents(workspace: Workspace) -> DocumentsApplication:
+    return DocumentsApplication(workspace)
+
+
+def merged_table_document(path: Path) -> None:
+    """3x4 table: a header merged across two columns, a cell merged down two rows, empty cells."""
+    document = docx.Document()
+    document.add_paragraph("Before the table")
+    table = document.add_table(rows=4, cols=3)
+    for r, row in enumerate([["Region", "Sales", ""], ["North", "10", "20"], ["", "30", "40"], ["South", "", "60"]]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    table.cell(0, 1).merge(table.cell(0, 2))  # horizontal merge: "Sales" spans two columns
+    table.cell(1, 0).merge(table.cell(2, 0))  # vertical merge: "North" spans two rows
+    document.add_paragraph("After the table")
+    document.save(str(path))
+
+
+async def test_reads_paragraphs_and_tables_in_order(documents: DocumentsApplication, root: Path) -> None:
+    merged_table_document(root / "report.docx")
+    result = await documents.call("read_document", {"path": "report.docx"})
+    kinds = [block["kind"] for block in result.content["blocks"]]
+    assert kinds == ["paragraph", "table", "paragraph"]
+    assert result.content["blocks"][0]["text"] == "Before the table"
+    assert result.content["tables"] == 1
+
+
+async def test_merged_cells_appear_once_and_are_listed(documents: DocumentsApplication, root: Path) -> None:
+    merged_table_document(root / "report.docx")
+    table = (await documents.call("read_table", {"path": "report.docx"})).content
+    assert table["rows"] == [
+        ["Region", "Sales", ""],
+        ["North", "10", "20"],
+        ["", "30", "40"],
+        ["South", "", "60"],
+    ]
+    assert {(m["row"], m["column"], m["rows"], m["columns"]) for m in table["merged"]} == {(0, 1, 1, 2), (1, 0, 2, 1)}
+    repeated = (await documents.call("read_table", {"path": "report.docx", "repeat_merged": True})).content
+    assert repeated["rows"][0] == ["Region", "Sales", "Sales"] and repeated["rows"][2][0] == "North"
+
+
+async def test_writes_and_saves(documents: DocumentsApplication, root: Path) -> None:
+    assert (await documents.call("create_document", {"path": "out/new.docx", "title": "Quarterly"})).ok
+    assert (await documents.call("add_heading", {"path": "out/new.docx", "text": "Numbers", "level": 2})).ok
+    assert (await documents.call("add_paragraphs", {"path": "out/new.docx", "paragraphs": ["one", "two"]})).ok
+    rows = [["Quarter", "Revenue"], ["Q1", 1200], ["Q2", 1350.5], ["Q3", None]]
+    added = await documents.call("add_table", {"path": "out/new.docx", "rows": rows})
+    assert added.ok and added.content["table"] == 0
+    assert (
+        await documents.call(
+            "set_table_cell", {"path": "out/new.docx", "table": 0, "row": 3, "column": 1, "text": "n/a"}
+        )
+    ).ok
+    reread = docx.Document(str(root / "out/new.docx"))
+    assert [p.text for p in reread.paragraphs] == ["Quarterly", "Numbers", "one", "two"]
+    assert reread.paragraphs[1].style.name == "Heading 2"
+    assert [[c.text for c in r.cells] for r in reread.tables[0].rows] == [
+        ["Quarter", "Revenue"],
+        ["Q1", "1200"],
+        ["Q2", "1350.5"],
+        ["Q3", "n/a"],
+    ]
+
+
+async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsApplication, root: Path) -> None:
+    merged_table_document(root / "report.docx")
+    before = (root / "report.docx").read_bytes()
+    exists = await documents.call("create_document", {"path": "report.docx"})
+    assert "already exists" in exists.error
+    assert documents.is_sensitive("create_document", {"path": "report.docx", "overwrite": True})
+    assert not documents.is_sensitive("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"]})
+    assert "no table 3" in (await documents.call("read_table", {"path": "report.docx", "index": 3})).error
+    cell = await documents.call(
+        "set_table_cell", {"path": "report.docx", "table": 0, "row": 9, "column": 0, "text": "x"}
+    )
+    assert "outside it" in cell.error
+    assert (
+        "no style"
+        in (await documents.call("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"], "style": "Nope"})).error
+    )
+    assert (root / "report.docx").read_bytes() == before
+    (root / "fake.docx").write_text("not a zip")
+    assert "not a readable .docx" in (await documents.call("read_document", {"path": "fake.docx"})).error
+    assert "not a .docx path" in (await documents.call("read_document", {"path": "notes.txt"})).error
+    assert "create it first" in (await documents.call("read_document", {"path": "missing.docx"})).error
+    assert "outside the workspace" in (await documents.call("read_document", {"path": "../x.docx"})).error
+
+
+async def test_empty_table_and_irregular_rows_do_not_crash(documents: DocumentsApplication, root: Path) -> None:
+    document = docx.Document()
+    document.add_table(rows=2, cols=2)  # every cell empty
+    document.save(str(root / "empty.docx"))
+    table = (await documents.call("read_table", {"path": "empty.docx"})).content
+    assert table["rows"] == [["", ""], ["", ""]] and table["merged"] == []
+    ragged = await documents.call("add_table", {"path": "empty.docx", "rows": [["a"], ["b", "c", "d"]]})
+    assert ragged.ok
+    second = (await documents.call("read_table", {"path": "empty.docx", "index": 1})).content
+    assert second["rows"] == [["a", "", ""], ["b", "c", "d"]]
