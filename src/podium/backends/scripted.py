@@ -88,8 +88,7 @@ class ScriptedBackend(BaseBackend):
         text = prompt_text(prompt)
         self.prompts.append(text)
         step = self._next(text)
-        if isinstance(step, str):
-            yield Event.text(step)
+        if type(step) is str:
             yield Event.result(step)
             return
         if isinstance(step, Say):
