@@ -1,0 +1,256 @@
+"""The embedded backend: a GGUF model run in this process on the CPU by llama-cpp-python (optional extra
+`local`, imported lazily). No server, no key, no network: `podium run` works on a fresh machine.
+
+One model instance per file is shared by every agent and backend of the process (a 1.5B model is ~1 GB
+of weights); a lock serialises generation on it, and generation runs in a worker thread so the event loop
+keeps serving the other agents. Structured output (Prompt.schema) is constrained by a grammar llama.cpp
+builds from the JSON schema, so even a small model answers in the right shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podium.agent.backend import BaseBackend, Prompt
+from podium.agent.events import Event
+from podium.backends.chat import ChatSession, assistant_message, setting
+from podium.backends.local_model import Progress, ensure_default_model
+from podium.backends.pricing import NO_PRICES, PriceTable
+from podium.backends.retry import Failure
+from podium.backends.structured import OutputErrors, validate_schema
+from podium.errors import ConfigError, ReasonKind
+
+
+@dataclass(slots=True)
+class _Loaded:
+    llama: Any
+    lock: threading.Lock
+    # One thread per model: queued turns wait here instead of holding threads of the loop's default pool.
+    executor: ThreadPoolExecutor
+
+
+_models: dict[Path, _Loaded] = {}
+_models_lock = threading.Lock()
+_params_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _model_params(repack: bool) -> Iterator[None]:
+    """llama-cpp-python's Llama() takes no switch for llama.cpp's weight repacking ("extra buffer
+    types"), so its default model params are adjusted while one model loads. Repacking is off by
+    default: on CPUs that report AMX under a hypervisor that does not allow it, the repacked kernels
+    die of SIGILL, taking the whole process with them."""
+    import llama_cpp.llama_cpp as native
+
+    with _params_lock:
+        defaults = native.llama_model_default_params
+
+        def adjusted() -> Any:
+            params = defaults()
+            params.use_extra_bufts = repack
+            return params
+
+        native.llama_model_default_params = adjusted
+        try:
+            yield
+        finally:
+            native.llama_model_default_params = defaults
+
+
+def _close_all() -> None:
+    """Free the shared models at exit, while llama_cpp's module globals still exist (Llama.__del__ run
+    later, during interpreter teardown, fails noisily)."""
+    with _models_lock:
+        for loaded in _models.values():
+            loaded.executor.shutdown(wait=False, cancel_futures=True)
+            if loaded.lock.acquire(timeout=5):  # never free a model under a running generation
+                with contextlib.suppress(Exception):
+                    loaded.llama.close()
+        _models.clear()
+
+
+def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: str | None,
+                repack: bool = False) -> _Loaded:
+    """The process-wide model instance for `path`, loaded on first use (later settings are ignored)."""
+    path = path.resolve()
+    with _models_lock:
+        loaded = _models.get(path)
+        if loaded is not None:
+            return loaded
+        try:
+            import llama_cpp
+        except ImportError:
+            raise ConfigError("the local backend needs llama-cpp-python: pip install 'podium[local]'") from None
+        if not path.is_file():
+            raise ConfigError(f"local model {path} does not exist: name a GGUF file (local:/path/model.gguf)")
+        with _model_params(repack):
+            try:
+                llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx,
+                                        n_threads=n_threads or max(1, os.cpu_count() or 1),
+                                        chat_format=chat_format, verbose=False)
+            except (ValueError, RuntimeError) as exc:
+                raise ConfigError(f"llama.cpp could not load {path}: {exc} (is it a GGUF model?)") from exc
+        if not _models:
+            atexit.register(_close_all)
+        loaded = _models[path] = _Loaded(llama, threading.Lock(),
+                                         ThreadPoolExecutor(1, thread_name_prefix=f"podium-{path.stem}"))
+        return loaded
+
+
+def _schema_instruction(schema: Mapping[str, Any]) -> str:
+    import json
+
+    return "Answer with one JSON value that matches this JSON schema:\n" + json.dumps(schema, separators=(",", ":"))
+
+
+class EmbeddedBackend(BaseBackend):
+    """A local GGUF model. `model_path` None means the default model (assembled once into the cache).
+
+    Settings: n_ctx (context window), n_threads (default: all cores), max_tokens per answer, seed (for
+    repeatable sampling), timeout (seconds a turn may take, waiting for the model included), chat_format
+    (default: the template inside the GGUF), repack (llama.cpp weight repacking; off, see _model_params).
+    """
+
+    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None,
+                 max_tokens: int = 1024, seed: int | None = None, timeout: float = 600.0,
+                 prices: PriceTable | None = None, cache_dir: Path | str | None = None,
+                 progress: Progress | None = None, chat_format: str | None = None, repack: bool = False) -> None:
+        self.model_path = Path(model_path).expanduser() if model_path is not None else None
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.timeout = timeout
+        self.prices = prices or NO_PRICES
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else None
+        self.progress = progress
+        self.chat_format = chat_format
+        self.repack = repack
+        self._loaded: _Loaded | None = None
+
+    def __repr__(self) -> str:
+        return f"EmbeddedBackend({str(self.model_path) if self.model_path else 'default model'!r})"
+
+    def _resolve(self) -> Path:
+        if self.model_path is not None:
+            return self.model_path
+        return ensure_default_model(cache_dir=self.cache_dir, progress=self.progress)
+
+    async def load(self) -> _Loaded:
+        """Assemble (first time) and load the model, off the event loop."""
+        if self._loaded is None:
+            def work() -> _Loaded:
+                return load_shared(self._resolve(), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                   chat_format=self.chat_format, repack=self.repack)
+
+            self._loaded = await asyncio.to_thread(work)
+        return self._loaded
+
+    async def start_session(self, opts: Mapping[str, Any]) -> ChatSession:
+        if opts.get("tools"):
+            raise ConfigError("the local backend does not call tools natively: describe the actions in the "
+                              "prompt and ask for structured output (Prompt.schema) instead")
+        await self.load()
+        name = self.model_path.name if self.model_path else "local"
+        return ChatSession.from_opts(name, opts)
+
+    async def update_session(self, session: ChatSession, terminal: Event) -> ChatSession:
+        return session.settle(terminal)
+
+    def prompt(self, session: ChatSession, prompt: str | Prompt) -> AsyncIterator[Event]:
+        return self._run(session, prompt)
+
+    async def _run(self, session: ChatSession, prompt: str | Prompt) -> AsyncIterator[Event]:
+        loaded = await self.load()
+        new = session.new_messages(prompt)
+        schema = None if isinstance(prompt, str) else prompt.schema
+        system = setting(prompt, "system", session.system)
+        if schema is not None:
+            system = f"{system}\n\n{_schema_instruction(schema)}" if system else _schema_instruction(schema)
+        request: dict[str, Any] = {
+            "messages": session.request_messages(new, system),
+            "max_tokens": setting(prompt, "max_tokens", session.max_tokens) or self.max_tokens,
+            "stream": True,
+        }
+        temperature = setting(prompt, "temperature", session.temperature)
+        if temperature is not None:
+            request["temperature"] = temperature
+        if self.seed is not None:
+            request["seed"] = self.seed
+        if schema is not None:
+            request["response_format"] = {"type": "json_object", "schema": dict(schema)}
+
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        cancel = threading.Event()
+
+        def put(kind: str, value: Any) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+
+        def work() -> None:
+            try:
+                with loaded.lock:
+                    if cancel.is_set():
+                        return
+                    llama = loaded.llama
+                    finish = None
+                    pieces: list[str] = []
+                    for chunk in llama.create_chat_completion(**request):
+                        if cancel.is_set():
+                            break
+                        choice = chunk["choices"][0]
+                        piece = choice.get("delta", {}).get("content")
+                        if piece:
+                            pieces.append(piece)
+                            put("text", piece)
+                        finish = choice.get("finish_reason") or finish
+                    output = len(llama.tokenize("".join(pieces).encode(), add_bos=False, special=False))
+                    put("done", (finish, max(0, llama.n_tokens - output), output))
+            except BaseException as exc:  # handed to the event loop, which turns it into a Reason
+                put("error", exc)
+
+        loop.run_in_executor(loaded.executor, work)
+        deadline = time.monotonic() + self.timeout
+        text: list[str] = []
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                try:
+                    kind, value = await asyncio.wait_for(queue.get(), max(remaining, 0.0))
+                except TimeoutError:
+                    yield Failure(ReasonKind.TIMEOUT,
+                                  f"the local model did not finish within {self.timeout:g} s").event()
+                    return
+                if kind == "text":
+                    text.append(value)
+                    yield Event.text(value)
+                elif kind == "error":
+                    yield Failure(ReasonKind.BACKEND_ERROR,
+                                  f"the local model failed: {type(value).__name__}: {value}").event()
+                    return
+                else:
+                    finish, input_tokens, output_tokens = value
+                    break
+        finally:
+            cancel.set()  # an interrupted turn frees the model at its next token
+        yield self.prices.price_event(Event.usage(input_tokens, output_tokens, model=session.model))
+        full = "".join(text)
+        if schema is not None:
+            checked = validate_schema(schema, full)
+            if isinstance(checked, OutputErrors):
+                hint = " (the answer was cut at max_tokens)" if finish == "length" else ""
+                yield Event.error(f"invalid structured output{hint}: {checked.message}",
+                                  reason=checked.reason(), raw=full)
+                return
+        yield Event.result(full, exchange=(*new, assistant_message(full)), finish_reason=finish,
+                           model=session.model)
