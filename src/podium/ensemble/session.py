@@ -9,8 +9,8 @@ queue for its turn.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
+import uuid
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from functools import partial
@@ -34,7 +34,7 @@ from podium.ensemble.inputs import (
 )
 from podium.ensemble.ops import Dispatch, Forward, Halt, Op, Reply, ReplyError, Start, Stop, Token
 from podium.ensemble.runtime import AgentHandle, AgentRuntime, LocalRuntime
-from podium.ensemble.strategy import Strategy
+from podium.ensemble.strategy import Strategy, decide
 from podium.errors import (
     AgentNotRunning,
     ConfigError,
@@ -50,7 +50,6 @@ from podium.telemetry import Telemetry
 log = logging.getLogger("podium.session")
 
 _live: dict[str, Session] = {}
-_names = itertools.count(1)
 _TELL, _ASK = 0, 1
 
 
@@ -107,10 +106,6 @@ class Session:
         self._close_waiters: list[asyncio.Future[None]] = []
         self._usage = Usage()
         self._agent_usage: dict[str, Usage] = {}
-        strategy_cls = type(strategy)
-        self._has_error = strategy_cls.implements("handle_error")
-        self._has_rejected = strategy_cls.implements("handle_dispatch_rejected")
-        self._has_down = strategy_cls.implements("handle_agent_down")
 
     # ------------------------------------------------------------------ starting and stopping
 
@@ -127,7 +122,7 @@ class Session:
         if not isinstance(strategy, Strategy):
             raise ConfigError(f"Session.start needs a Strategy instance, got {strategy!r}")
         if name is None:
-            name = f"session-{next(_names)}"
+            name = f"session-{uuid.uuid4().hex[:8]}"  # unique across processes: records outlive them
         elif name in _live:
             raise StartFailed(f"a session named {name!r} is already running; stop it or choose another name")
         session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
@@ -145,6 +140,7 @@ class Session:
             errors = [f for f in failures if isinstance(f, BaseException)]
             if errors:
                 raise StartFailed(f"session {name!r} did not start: {errors[0]}") from errors[0]
+            session._opened()
         except BaseException:
             session._closed = True
             for agent in list(session._agents.values()):
@@ -152,10 +148,51 @@ class Session:
             await session._drain_cleanup()
             _live.pop(name, None)
             raise
-        session._open = True
-        telemetry.emit(Telemetry.SESSION_START, session=name, strategy=type(strategy).__name__,
-                       agents=len(session._agents))
         return session
+
+    @classmethod
+    async def _restore(cls, strategy: Strategy[Any], name: str, state: Any, agents: list[Any], pending: list[Token],
+                       next_token: int, redispatch: list[Dispatch], runtime: AgentRuntime | None = None,
+                       recorder: Recorder | None = None, max_results: int = 10_000) -> Session:
+        """Rebuild a session from what a journal derived (see `podium.journal.resume`): the strategy's
+        state, the live agents (started afresh), the still-pending tokens (their results become
+        pollable), then the dispatches that were in flight are sent again."""
+        if name in _live:
+            raise StartFailed(f"a session named {name!r} is already running")
+        session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
+        _live[name] = session
+        session._state = state
+        session._next_token = next_token
+        for token in pending:
+            session._pending[token] = _Run(_TELL)
+        try:
+            for spec in agents:
+                session._start_agent(spec)
+            await asyncio.gather(*(a.handle.ready() for a in session._agents.values()))
+            session._opened()
+        except BaseException:
+            session._closed = True
+            for agent in list(session._agents.values()):
+                session._stop_agent(agent, Reason(ReasonKind.STOPPED, "session resume failed"))
+            await session._drain_cleanup()
+            _live.pop(name, None)
+            raise
+        session._busy = True
+        try:
+            session._apply(list(redispatch))
+            while session._queue and not session._closed:
+                session._step(session._queue.popleft())
+        finally:
+            session._busy = False
+        return session
+
+    def _opened(self) -> None:
+        self._open = True
+        opened = getattr(self._recorder, "opened", None)
+        if opened is not None:
+            opened(self.name, type(self.strategy).__name__)
+        telemetry.emit(Telemetry.SESSION_START, session=self.name, strategy=type(self.strategy).__name__,
+                       agents=len(self._agents))
 
     async def stop(self) -> None:
         """Stop the session: pending tokens fail `stopped`, every agent stops, clean-up is awaited."""
@@ -298,43 +335,26 @@ class Session:
             return
         strategy, state = self.strategy, self._state
         kind = type(input)
+        if (kind is ResponseInput or kind is ErrorInput) and input.token is not None \
+                and input.token not in self._pending:  # type: ignore[union-attr]
+            # Run fencing: the run this result belonged to is closed.
+            telemetry.emit(Telemetry.DISPATCH_FENCED, session=self.name, agent=input.agent, token=input.token)  # type: ignore[union-attr]
+            return
         try:
-            if kind is ResponseInput or kind is ErrorInput:
-                token = input.token  # type: ignore[union-attr]
-                if token is not None and token not in self._pending:
-                    # Run fencing: the run this result belonged to is closed.
-                    telemetry.emit(Telemetry.DISPATCH_FENCED, session=self.name, agent=input.agent, token=token)  # type: ignore[union-attr]
-                    return
-                if kind is ResponseInput:
-                    result = strategy.handle_response(input.agent, input.response, state)  # type: ignore[union-attr]
-                elif self._has_error:
-                    result = strategy.handle_error(input.agent, input.reason, state)  # type: ignore[union-attr]
-                else:
-                    result = ([ReplyError(token, input.reason)] if token is not None else [], state)  # type: ignore[union-attr]
-            elif kind is AskInput:
-                result = strategy.handle_ask(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
-            elif kind is TellInput:
-                result = strategy.handle_tell(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
-            elif kind is NotifyInput:
-                result = strategy.handle_notify(input.event, state)  # type: ignore[union-attr]
-            elif kind is AgentDownInput:
-                result = (strategy.handle_agent_down(input.agent, input.reason, state)  # type: ignore[union-attr]
-                          if self._has_down else ([], state))
-            elif kind is DispatchRejectedInput:
-                result = (strategy.handle_dispatch_rejected(input.agent, input.token, input.reason, state)  # type: ignore[union-attr]
-                          if self._has_rejected else ([], state))
-            else:
-                raise TypeError(f"unknown input {input!r}")
-            ops, new_state = result
-            if not isinstance(ops, list):
-                raise TypeError(f"expected (list of ops, state), got {result!r}")
+            ops, new_state = decide(strategy, input, state)
         except Exception as exc:
             log.exception("session %s: strategy %s failed on %s", self.name, type(strategy).__name__, kind.__name__)
             self._halt(Reason(ReasonKind.STRATEGY_ERROR, f"{type(exc).__name__} in {kind.__name__}: {exc}"))
             return
         self._state = new_state
         if self._recorder is not None:
-            self._recorder.record(self.name, input, ops)
+            try:
+                self._recorder.record(self.name, input, ops)
+            except Exception as exc:
+                # Going on unrecorded would silently break the promise of resume and replay.
+                log.exception("session %s: the recorder failed", self.name)
+                self._halt(Reason(ReasonKind.FAILED, f"recording failed: {type(exc).__name__}: {exc}"))
+                return
         self._apply(ops)
         self._after(input)
 
@@ -493,6 +513,12 @@ class Session:
             self._stop_agent(agent, Reason(ReasonKind.STOPPED, "session closed", agent.name))
         if _live.get(self.name) is self:
             del _live[self.name]
+        closed = getattr(self._recorder, "closed", None)
+        if closed is not None and self._open:
+            try:
+                closed(self.name, reason)
+            except Exception:
+                log.exception("session %s: the recorder failed to close the record", self.name)
         for waiter in self._close_waiters:
             if not waiter.done():
                 waiter.set_result(None)

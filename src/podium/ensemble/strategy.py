@@ -7,7 +7,17 @@ from typing import Any, Generic, TypeVar
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
-from podium.ensemble.ops import AgentSpec, Op, Token
+from podium.ensemble.inputs import (
+    AgentDownInput,
+    AskInput,
+    DispatchRejectedInput,
+    ErrorInput,
+    Input,
+    NotifyInput,
+    ResponseInput,
+    TellInput,
+)
+from podium.ensemble.ops import AgentSpec, Op, ReplyError, Token
 from podium.errors import Reason
 
 S = TypeVar("S")
@@ -64,3 +74,36 @@ class Strategy(Generic[S]):
     def implements(cls, callback: str) -> bool:
         """Whether this strategy overrides an optional callback."""
         return getattr(cls, callback) is not getattr(Strategy, callback)
+
+
+def decide(strategy: Strategy[S], input: Input, state: S) -> Result[S]:
+    """Hand one input to the strategy's callback for it, with the session's defaults for the optional
+    ones. Pure, given a pure strategy: the session and replay both go through here."""
+    kind = type(input)
+    cls = type(strategy)
+    if kind is ResponseInput:
+        result = strategy.handle_response(input.agent, input.response, state)  # type: ignore[union-attr]
+    elif kind is AskInput:
+        result = strategy.handle_ask(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
+    elif kind is TellInput:
+        result = strategy.handle_tell(input.prompt, input.opts, input.token, state)  # type: ignore[union-attr]
+    elif kind is ErrorInput:
+        if cls.implements("handle_error"):
+            result = strategy.handle_error(input.agent, input.reason, state)  # type: ignore[union-attr]
+        else:
+            token = input.token  # type: ignore[union-attr]
+            result = ([ReplyError(token, input.reason)] if token is not None else [], state)  # type: ignore[union-attr]
+    elif kind is NotifyInput:
+        result = strategy.handle_notify(input.event, state)  # type: ignore[union-attr]
+    elif kind is AgentDownInput:
+        result = (strategy.handle_agent_down(input.agent, input.reason, state)  # type: ignore[union-attr]
+                  if cls.implements("handle_agent_down") else ([], state))
+    elif kind is DispatchRejectedInput:
+        result = (strategy.handle_dispatch_rejected(input.agent, input.token, input.reason, state)  # type: ignore[union-attr]
+                  if cls.implements("handle_dispatch_rejected") else ([], state))
+    else:
+        raise TypeError(f"unknown input {input!r}")
+    ops, new_state = result
+    if not isinstance(ops, list):
+        raise TypeError(f"{cls.__name__} returned {result!r}; expected (list of ops, state)")
+    return ops, new_state

@@ -1,0 +1,152 @@
+"""The recorder that writes sessions to a store, replay of a record, and resume after a crash."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from podium.ensemble.inputs import (
+    AgentDownInput,
+    AskInput,
+    DispatchRejectedInput,
+    ErrorInput,
+    Input,
+    ResponseInput,
+    TellInput,
+)
+from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Start, Stop, Token
+from podium.ensemble.runtime import AgentRuntime
+from podium.ensemble.session import Session
+from podium.ensemble.strategy import Strategy, decide
+from podium.errors import PodiumError, Reason, ReasonKind
+from podium.journal import codec
+from podium.journal.store import Entry, SessionStatus, Store
+
+
+class Journal:
+    """A `Recorder`: every strategy input of a session and the ops it produced, durably, in order."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._seq: dict[str, int] = {}
+
+    def opened(self, session: str, strategy: str) -> None:
+        self.store.open_session(session, strategy)
+        entries = self.store.entries(session)
+        self._seq[session] = entries[-1].seq if entries else 0  # a resumed session numbers on
+
+    def record(self, session: str, input: Input, ops: list[Op]) -> None:
+        seq = self._seq.get(session, 0) + 1
+        self._seq[session] = seq
+        self.store.append(session, seq, codec.dumps(input), codec.dumps(ops))
+
+    def closed(self, session: str, reason: Reason) -> None:
+        status = SessionStatus.STOPPED if reason.kind is ReasonKind.STOPPED else SessionStatus.HALTED
+        self.store.close_session(session, status, str(reason))
+        self._seq.pop(session, None)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    seq: int
+    input: Input
+    ops: list[Op]
+    state: Any
+    matches: bool  # the strategy decided now what it decided then
+
+
+def replay(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> list[ReplayStep]:
+    """Re-run a strategy over a recorded session without any agent or model: the recorded responses
+    are fed back in. Each step says whether the strategy still decides the same ops."""
+    state, _ = strategy.init(opts)
+    steps = []
+    for entry in entries:
+        input = codec.loads(entry.input)
+        ops, state = decide(strategy, input, state)
+        steps.append(ReplayStep(entry.seq, input, ops, state, codec.dumps(ops) == entry.ops))
+    return steps
+
+
+@dataclass
+class _Plan:
+    agents: dict[str, AgentSpec]
+    pending: dict[Token, None]
+    in_flight: Counter[tuple[str, Token]]
+    prompts: dict[tuple[str, Token], Any]
+    next_token: int
+
+
+def _plan(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> tuple[Any, _Plan]:
+    """Rebuild the strategy's state and the session's books (agents, pending tokens, work in flight)
+    from a record, applying the recorded ops the way the session applied them."""
+    state, specs = strategy.init(opts)
+    plan = _Plan({s.name: s for s in specs}, {}, Counter(), {}, 0)
+    inputs = [codec.loads(e.input) for e in entries]
+    for i, input in enumerate(inputs):
+        kind = type(input)
+        if kind is TellInput or kind is AskInput:
+            plan.pending[input.token] = None
+            plan.next_token = max(plan.next_token, int(input.token.rsplit(":", 1)[1]))
+        elif kind is ResponseInput or kind is ErrorInput:
+            if input.token is not None:
+                plan.in_flight[(input.agent, input.token)] -= 1
+        elif kind is AgentDownInput:
+            plan.agents.pop(input.agent, None)
+            for key in [k for k in plan.in_flight if k[0] == input.agent]:
+                del plan.in_flight[key]
+        elif kind is DispatchRejectedInput:
+            plan.in_flight[(input.agent, input.token)] -= 1
+        ops, state = decide(strategy, input, state)
+        following = inputs[i + 1] if i + 1 < len(inputs) else None
+        for op in ops:
+            if _apply(plan, op, following):
+                break
+        if kind is AgentDownInput:
+            for token in input.tokens:
+                plan.pending.pop(token, None)
+        elif kind is DispatchRejectedInput:
+            plan.pending.pop(input.token, None)
+    return state, plan
+
+
+def _apply(plan: _Plan, op: Op, following: Input | None) -> bool:
+    """Apply one recorded op to the books; True when the batch ended there (a rejected dispatch)."""
+    kind = type(op)
+    if kind is Dispatch and op.token is not None and op.token in plan.pending:
+        if type(following) is DispatchRejectedInput and (following.agent, following.token) == (op.agent, op.token):
+            plan.in_flight[(op.agent, op.token)] += 1  # undone by the rejection that follows
+            return True
+        plan.in_flight[(op.agent, op.token)] += 1
+        plan.prompts[(op.agent, op.token)] = op.prompt
+    elif kind is Reply or kind is ReplyError:
+        plan.pending.pop(op.token, None)
+    elif kind is Start:
+        plan.agents.setdefault(op.name, op)
+    elif kind is Stop:
+        plan.agents.pop(op.name, None)
+        for key in [k for k in plan.in_flight if k[0] == op.name]:
+            del plan.in_flight[key]
+    elif kind is Halt:
+        raise PodiumError("the recorded session halted; there is nothing to resume")
+    return False
+
+
+async def resume(strategy: Strategy[Any], store: Store, name: str, *, runtime: AgentRuntime | None = None,
+                 **opts: Any) -> Session:
+    """Continue a session whose process died: the strategy's state is rebuilt from the record (no model
+    is called for what was already answered), its agents start afresh, the dispatches that were in flight
+    are sent again, and the pending tokens can be polled under their old names.
+
+    Pass the same strategy and options the session was started with."""
+    record = store.session(name)
+    if record.status is not SessionStatus.RUNNING:
+        raise PodiumError(f"session {name!r} ended ({record.status.value}: {record.close_reason}); "
+                          "only a session that did not end can be resumed")
+    state, plan = _plan(strategy, opts, store.entries(name))
+    # In the order they were first sent: strategies correlate an agent's answers by that order.
+    redispatch = [Dispatch(agent, prompt, token) for (agent, token), prompt in plan.prompts.items()
+                  for _ in range(plan.in_flight[(agent, token)]) if token in plan.pending and agent in plan.agents]
+    return await Session._restore(strategy, name, state, list(plan.agents.values()), list(plan.pending),
+                                  plan.next_token, redispatch, runtime=runtime, recorder=Journal(store))
