@@ -17,7 +17,7 @@ from podium.ensemble.inputs import AgentDownInput, ResponseInput, TellInput
 from podium.ensemble.session import running_sessions
 from podium.ensemble.strategies import Solo
 from podium.errors import PodiumError, Reason, ReasonKind
-from podium.journal import Journal, SessionStatus, SqliteStore, UnknownSession, codec, replay, resume
+from podium.journal import Journal, SessionStatus, SqliteStore, Store, UnknownSession, codec, replay, resume
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,8 +45,7 @@ def test_objects_that_are_not_values_are_recorded_by_type_only() -> None:
     assert isinstance(decoded, Start) and isinstance(decoded.opts["backend"], codec.Opaque)
 
 
-async def test_a_session_is_recorded_input_by_input(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "journal.db")
+async def test_a_session_is_recorded_input_by_input(store: Store) -> None:
     async with Session.start(Solo(), name="rec", recorder=Journal(store), backend=ScriptedBackend(["a", "b"])) as s:
         await s.ask("one")
         await s.result(s.tell("two"))
@@ -55,12 +54,11 @@ async def test_a_session_is_recorded_input_by_input(tmp_path: Path) -> None:
     kinds = [json.loads(e.input)["$"] for e in store.entries("rec")]
     assert kinds == ["AskInput", "ResponseInput", "TellInput", "ResponseInput"]
     assert [r.name for r in store.sessions()] == ["rec"]
-    with pytest.raises(UnknownSession):
+    with pytest.raises(UnknownSession, match="no recorded session named 'nope'"):
         store.session("nope")
 
 
-async def test_replay_reproduces_every_decision_without_calling_the_model(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "journal.db")
+async def test_replay_reproduces_every_decision_without_calling_the_model(store: Store) -> None:
     backend = ScriptedBackend(["first", "second", "third"])
     async with Session.start(Solo(), name="live", recorder=Journal(store), backend=backend) as session:
         for prompt in ("a", "b", "c"):
@@ -74,8 +72,7 @@ async def test_replay_reproduces_every_decision_without_calling_the_model(tmp_pa
     assert steps[-1].state.queue == ()
 
 
-async def test_replay_detects_a_strategy_that_now_decides_otherwise(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "journal.db")
+async def test_replay_detects_a_strategy_that_now_decides_otherwise(store: Store) -> None:
     async with Session.start(Solo(), name="s", recorder=Journal(store), backend=ScriptedBackend(["x"])) as session:
         await session.ask("a")
     other = AgentSpec("other", Behaviour(), {"backend": ScriptedBackend()})
@@ -132,8 +129,7 @@ async def test_resume_after_the_process_died_finishes_the_work_in_flight(tmp_pat
         await resume(Solo(), store, "durable", backend=backend)
 
 
-async def test_a_finished_session_name_cannot_be_reused_in_the_same_journal(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "journal.db")
+async def test_a_finished_session_name_cannot_be_reused_in_the_same_journal(store: Store) -> None:
     async with Session.start(Solo(), name="once", recorder=Journal(store), backend=ScriptedBackend(["x"])):
         pass
     with pytest.raises(PodiumError, match="already holds a finished session"):
@@ -141,8 +137,7 @@ async def test_a_finished_session_name_cannot_be_reused_in_the_same_journal(tmp_
     assert "once" not in running_sessions()  # the refused start left nothing running
 
 
-async def test_artifacts_are_stored_per_session(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "journal.db")
+async def test_artifacts_are_stored_per_session(store: Store) -> None:
     async with Session.start(Solo(), name="art", recorder=Journal(store), backend=ScriptedBackend(["x"])):
         store.put("art", "blackboard", {"questions": [["q", "a"]]})
         store.put("art", "blackboard", {"questions": [["q", "b"]]})

@@ -69,35 +69,26 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     name TEXT PRIMARY KEY, strategy TEXT NOT NULL, status TEXT NOT NULL,
-    started_at REAL NOT NULL, ended_at REAL, close_reason TEXT NOT NULL DEFAULT '');
+    started_at DOUBLE PRECISION NOT NULL, ended_at DOUBLE PRECISION, close_reason TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS entries (
     session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE, seq INTEGER NOT NULL,
-    at REAL NOT NULL, input TEXT NOT NULL, ops TEXT NOT NULL, PRIMARY KEY (session, seq));
+    at DOUBLE PRECISION NOT NULL, input TEXT NOT NULL, ops TEXT NOT NULL, PRIMARY KEY (session, seq));
 CREATE TABLE IF NOT EXISTS artifacts (
     session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE, key TEXT NOT NULL,
     value TEXT NOT NULL, PRIMARY KEY (session, key));
 """
 
 
-class SqliteStore:
-    """A store in one SQLite file (WAL): safe to read from another process while a session writes."""
+class _SqlStore:
+    """The queries, written once with `?` placeholders; subclasses own the connection."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()  # one connection, possibly used by a sync facade's thread too
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # durable at each commit against a process crash
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+    path: Any
 
-    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        with self._lock:
-            return self._db.execute(sql, args)
+    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        raise NotImplementedError
 
     def open_session(self, name: str, strategy: str) -> None:
         row = self._run("SELECT status FROM sessions WHERE name = ?", (name,)).fetchone()
@@ -139,14 +130,32 @@ class SqliteStore:
         return default if row is None else json.loads(row[0])
 
     def keys(self, name: str) -> list[str]:
-        return [r[0] for r in self._run("SELECT key FROM artifacts WHERE session = ? ORDER BY key", (name,))]
+        return [r[0] for r in self._run("SELECT key FROM artifacts WHERE session = ? ORDER BY key", (name,)).fetchall()]
+
+    def __iter__(self) -> Iterator[SessionRecord]:
+        return iter(self.sessions())
+
+
+class SqliteStore(_SqlStore):
+    """A store in one SQLite file (WAL): safe to read from another process while a session writes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()  # one connection, possibly used by a sync facade's thread too
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # durable at each commit against a process crash
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA.replace("DOUBLE PRECISION", "REAL"))
+
+    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, args)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-    def __iter__(self) -> Iterator[SessionRecord]:
-        return iter(self.sessions())
 
 
 _SESSIONS = ("SELECT s.name, s.strategy, s.status, s.started_at, s.ended_at, s.close_reason, "
