@@ -1,0 +1,83 @@
+"""A configured desktop program (a LibreOffice component, a text editor...) as an Application.
+
+Its tools tell its state and open a workspace file in it; `launch()` starts it through the shared
+Lifecycle when it is not running and waits until it is up. Closing it is sensitive, and only ever
+closes what this session launched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from podium.apps import display
+from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
+from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.workspace import Workspace
+
+
+class NoArgs(Args):
+    pass
+
+
+class OpenArgs(Args):
+    path: str = Field(description="file to open, relative to the workspace root")
+
+
+class DesktopApplication(ToolApplication):
+    def __init__(self, config: DesktopAppConfig, lifecycle: Lifecycle, workspace: Workspace | None = None) -> None:
+        self.config = config
+        self.lifecycle = lifecycle
+        self.workspace = workspace
+        self.name = config.name
+        self.description = config.description or f"desktop application {config.name} ({' '.join(config.command)})"
+        self.file_types = config.file_types
+        self.aliases = config.aliases
+        super().__init__()
+
+    def _specs(self) -> list[ToolSpec]:
+        specs = [
+            ToolSpec(
+                "status", "Whether it runs, its processes and windows.", NoArgs, self._status, True, blocking=False
+            ),
+            ToolSpec("close", "Close it (only if this session launched it).", NoArgs, self._close, blocking=False),
+        ]
+        if self.config.opens_files and self.workspace is not None:
+            specs.append(ToolSpec("open_file", "Open a workspace file in it.", OpenArgs, self._open, blocking=False))
+        return specs
+
+    def _sensitive(self, tool: str, args: Any) -> bool:
+        return tool == "close"
+
+    async def is_running(self) -> bool:
+        return await asyncio.to_thread(self.lifecycle.is_running, self.config)
+
+    async def launch(self) -> None:
+        await self.lifecycle.ensure_running(self.config)
+
+    async def _status(self, args: NoArgs) -> Mapping[str, Any]:
+        processes = await asyncio.to_thread(find_processes, self.config.process or self.config.program)
+        pids = {p.pid for p in processes}
+        windows = [w for w in await asyncio.to_thread(display.list_windows) if self.config.matches_window(w, pids)]
+        return {
+            "running": bool(processes),
+            "pids": sorted(pids),
+            "windows": [{"id": w.id, "title": w.title} for w in windows],
+            "launched_by_this_session": any(e.config.name == self.name for e in self.lifecycle.launched()),
+        }
+
+    async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
+        assert self.workspace is not None
+        path = self.workspace.resolve(args.path)
+        if not path.is_file():
+            raise ToolError(f"{args.path!r} is not a file in the workspace")
+        entry = await self.lifecycle.launch(self.config, extra_args=(str(path),))
+        return {"opened": args.path, "pid": entry.pid, "window": entry.window.title if entry.window else None}
+
+    async def _close(self, args: NoArgs) -> Mapping[str, Any]:
+        if not await self.lifecycle.stop(self.name):
+            raise ToolError(f"{self.name} was not launched by this session; it is left as it is")
+        return {"closed": self.name}
