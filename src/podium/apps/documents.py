@@ -62,6 +62,7 @@ class CellArgs(PathArgs):
 
 class DocumentsApplication(ToolApplication):
     name = "documents"
+    file_types = (".docx",)  # what it can open (the host matches files named in a request)
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

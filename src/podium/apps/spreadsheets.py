@@ -73,6 +73,7 @@ class ChartArgs(PathArgs):
 
 class SpreadsheetsApplication(ToolApplication):
     name = "spreadsheets"
+    file_types = (".xlsx",)  # what it can open (the host matches files named in a request)
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

@@ -1,0 +1,193 @@
+"""Build a session's applications from a plain configuration mapping (what podium.toml holds).
+
+    {
+      "workspace": "examples/quarterly",          # relative to `base`; default "."
+      "enabled": ["files", "documents", "spreadsheets", "shell"],   # the built-ins (default: all four)
+      "shell": {"allow": ["wc"], "read_only": ["wc"], "interpreters": [], "defaults": true,
+                "timeout": 30, "max_output": 64000, "search_path": ["/usr/bin", "/bin"],
+                "confine_paths": true},
+      "mcp": {"weather": {"command": "weather-mcp", "args": ["--stdio"], "env": {"KEY": "$WEATHER_KEY"}},
+              "remote": {"url": "http://127.0.0.1:8000/mcp", "read_only_tools": ["lookup"]}},
+      "desktop": {"calc": {"command": ["localc"], "process": "soffice.bin", "window": "LibreOffice Calc",
+                           "file_types": [".xlsx", ".ods"], "opens_files": true, "startup_timeout": 60}},
+    }
+
+`Applications` is the session's set: a read-only mapping name -> Application, plus `start()` (connect
+the MCP servers) and `aclose()` (close them and stop every desktop program this session launched).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from podium.apps import display
+from podium.apps.base import Application
+from podium.apps.desktop_apps import DesktopApplication
+from podium.apps.documents import DocumentsApplication
+from podium.apps.files import FilesApplication
+from podium.apps.lifecycle import DesktopAppConfig, Lifecycle
+from podium.apps.mcp_servers import McpApplication, server_config
+from podium.apps.shell import ShellApplication
+from podium.apps.shell_policy import DEFAULT_ALLOW, DEFAULT_READ_ONLY, SAFE_PATH, ShellPolicy
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from podium.apps.tooling import ToolError
+from podium.apps.workspace import Workspace
+from podium.errors import ConfigError, StartFailed
+
+BUILTINS = ("files", "documents", "spreadsheets", "shell")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ShellOptions(_Strict):
+    allow: list[str] = Field(default_factory=list)
+    read_only: list[str] = Field(default_factory=list)
+    interpreters: list[str] = Field(default_factory=list)
+    defaults: bool = True
+    timeout: float = 30.0
+    max_output: int = 64_000
+    search_path: list[str] = Field(default_factory=lambda: list(SAFE_PATH))
+    confine_paths: bool = True
+
+    def policy(self) -> ShellPolicy:
+        allow = frozenset(self.allow) | frozenset(self.interpreters)
+        read_only = frozenset(self.read_only)
+        if self.defaults:
+            allow, read_only = allow | DEFAULT_ALLOW, read_only | DEFAULT_READ_ONLY
+        return ShellPolicy(
+            allow=allow,
+            read_only=read_only,
+            interpreters=frozenset(self.interpreters),
+            search_path=tuple(self.search_path),
+            timeout=self.timeout,
+            max_output=self.max_output,
+            confine_paths=self.confine_paths,
+        )
+
+
+class DesktopOptions(_Strict):
+    command: list[str] | str
+    process: str | None = None
+    window: str | None = None
+    startup_timeout: float = 30.0
+    description: str = ""
+    file_types: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list)
+    opens_files: bool = False
+    search_path: list[str] = Field(default_factory=lambda: list(SAFE_PATH))
+
+    def config(self, name: str) -> DesktopAppConfig:
+        command = shlex.split(self.command) if isinstance(self.command, str) else self.command
+        return DesktopAppConfig(
+            name,
+            tuple(command),
+            self.process,
+            self.window,
+            self.startup_timeout,
+            self.description,
+            tuple(self.file_types),
+            tuple(self.aliases),
+            self.opens_files,
+            tuple(self.search_path),
+        )
+
+
+class AppsOptions(_Strict):
+    workspace: str = "."
+    enabled: list[str] = Field(default_factory=lambda: list(BUILTINS))
+    shell: ShellOptions = Field(default_factory=ShellOptions)
+    mcp: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    desktop: dict[str, DesktopOptions] = Field(default_factory=dict)
+
+
+class Applications(Mapping[str, Application]):
+    """The applications of one session, by name; own their connections and launched programs."""
+
+    def __init__(self, workspace: Workspace, apps: list[Application], lifecycle: Lifecycle) -> None:
+        self.workspace = workspace
+        self.lifecycle = lifecycle
+        self._apps = {app.name: app for app in apps}
+
+    def __getitem__(self, name: str) -> Application:
+        return self._apps[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._apps)
+
+    def __len__(self) -> int:
+        return len(self._apps)
+
+    async def start(self) -> None:
+        """Connect every MCP server (their tools are needed to plan); on a failure, close what started."""
+        for app in self._apps.values():
+            if isinstance(app, McpApplication):
+                try:
+                    await app.launch()
+                except StartFailed:
+                    await self.aclose()
+                    raise
+
+    async def aclose(self) -> list[str]:
+        """Close the MCP connections and stop what this session launched; the programs stopped."""
+        for app in self._apps.values():
+            if isinstance(app, McpApplication):
+                await app.aclose()
+        return await self.lifecycle.stop_launched()
+
+    async def __aenter__(self) -> Applications:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def running(self) -> dict[str, bool]:
+        return {name: bool(await app.is_running()) for name, app in self._apps.items()}
+
+    def screenshot(self, path: Path) -> display.Screenshot | display.ScreenshotSkipped:
+        """A desktop screenshot for DATA_COLLECTION, or why there is none (no display is normal)."""
+        return display.screenshot(path)
+
+    def windows(self) -> list[display.Window]:
+        return display.list_windows()
+
+
+def build_applications(config: Mapping[str, Any] | None = None, *, base: str | os.PathLike[str] = ".") -> Applications:
+    """The applications a configuration describes; ConfigError says what is wrong and where."""
+    try:
+        options = AppsOptions.model_validate(dict(config or {}))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'apps'}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid applications configuration: {problems}") from exc
+    unknown = sorted(set(options.enabled) - set(BUILTINS))
+    if unknown:
+        raise ConfigError(f"unknown built-in application(s) {unknown}; the built-ins are {list(BUILTINS)}")
+    root = Path(base) / options.workspace
+    try:
+        workspace = Workspace.at(root)
+    except ToolError as exc:
+        raise ConfigError(f"workspace: {exc}") from exc
+    lifecycle = Lifecycle()
+    factories = {
+        "files": lambda: FilesApplication(workspace),
+        "documents": lambda: DocumentsApplication(workspace),
+        "spreadsheets": lambda: SpreadsheetsApplication(workspace),
+        "shell": lambda: ShellApplication(workspace, options.shell.policy()),
+    }
+    apps: list[Application] = [factories[name]() for name in dict.fromkeys(options.enabled)]
+    apps += [McpApplication(server_config(name, table)) for name, table in options.mcp.items()]
+    apps += [DesktopApplication(table.config(name), lifecycle, workspace) for name, table in options.desktop.items()]
+    seen: set[str] = set()
+    for app in apps:
+        if app.name in seen:
+            raise ConfigError(f"two applications are named {app.name!r}; names must be unique")
+        seen.add(app.name)
+    return Applications(workspace, apps, lifecycle)
