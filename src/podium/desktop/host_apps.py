@@ -1,0 +1,142 @@
+"""What the host does with an AppAgent step's report, a failed turn, or an AppAgent going down."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
+from podium.desktop.host_flow import (
+    Result,
+    active,
+    dispatch_app,
+    end_subtask,
+    finish_run,
+    record_step,
+    run_of,
+    settle,
+    update_subtask,
+)
+from podium.desktop.host_people import ask
+from podium.desktop.host_planner import repair_feedback
+from podium.desktop.host_state import HostState, InteractionKind
+from podium.desktop.messages import AppStepReport, summarize
+from podium.desktop.schemas import AppOutput, AppStatus
+from podium.errors import Reason, ReasonKind
+
+
+def _describe(report: AppStepReport, output: AppOutput | None) -> tuple[str, str]:
+    calls = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results]
+    if report.held:
+        calls.append("held for approval: " + ", ".join(f"{a.function}({summarize(a.arguments, 120)})"
+                                                        for a in report.held))
+    results = [f"{r.function}: " + (f"ok {summarize(r.content, 200)}" if r.ok else f"error {r.error}")
+               for r in report.results]
+    if output is not None and output.result not in (None, ""):
+        results.append(f"result: {summarize(output.result, 200)}")
+    if output is not None and output.comment:
+        results.append(output.comment)
+    return "; ".join(calls), "; ".join(results)
+
+
+def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
+    run = run_of(s)
+    sid = run.busy.get(agent)
+    if sid is None:
+        return [], s  # not working for this request (a late answer from an earlier one)
+    record = run.subtasks[sid]
+    output = AppOutput.model_validate(report.output) if report.output is not None and report.status else None
+    action, outcome = _describe(report, output)
+    error = report.invalid or (report.failure.detail if report.failure else None) or \
+        "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
+    status = report.status.value if report.status else "ERROR"
+    s = record_step(s, agent, "CONFIRM" if report.held else status, subtask=sid, action=action, outcome=outcome,
+                    timings=report.timings_ms, error=error, screenshot=report.screenshot)
+    where = f"AppAgent {agent} (subtask {sid})"
+
+    if report.failure is not None:
+        failure = report.failure
+        if failure.kind is ReasonKind.BUDGET_EXCEEDED:
+            return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, failure.detail, agent))
+        reason = Reason(ReasonKind.STAGE_FAILED, f"{where}: {failure.phase.value} failed: {failure.detail}", agent)
+        s = update_subtask(s, sid, SubtaskEvent.BROKEN, reason=reason)
+        return finish_run(s, HostEvent.BROKEN, reason)
+
+    if output is None:
+        problem = report.invalid or "no answer"
+        if record.repairs >= s.config.max_repairs:
+            reason = Reason(ReasonKind.INVALID_OUTPUT, f"{where}: the output stayed invalid after {record.repairs} "
+                                                       f"repair(s): {problem}; last output: "
+                                                       f"{summarize(report.raw, 300)!r}", agent)
+            s = update_subtask(s, sid, SubtaskEvent.BROKEN, reason=reason)
+            return finish_run(s, HostEvent.BROKEN, reason)
+        s = update_subtask(s, sid, SubtaskEvent.RETRY, repairs=record.repairs + 1,
+                           feedback=repair_feedback(report.raw, problem))
+        return dispatch_app(s, sid)
+
+    outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
+    s = update_subtask(s, sid, repairs=0, feedback="", outputs=outputs)
+    failed = [r for r in report.results if not r.ok]
+
+    if report.held or output.status is AppStatus.CONFIRM:
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
+        if report.held:
+            summary = f"{record.spec.application}: " + ", ".join(
+                f"{a.function}({summarize(a.arguments, 200)})" for a in report.held)
+            if output.comment:
+                summary += f" ({output.comment})"
+        else:
+            summary = output.comment or f"the next step of subtask {sid}"
+        return ask(s, InteractionKind.APPROVAL, agent, sid, summary=summary, actions=report.held)
+    if output.status is AppStatus.PENDING:
+        s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
+        return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
+    if output.status is AppStatus.FINISH and not failed:
+        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
+        return settle(s)
+    if output.status is AppStatus.FAIL:
+        reason = Reason(ReasonKind.FAILED, f"{where}: {output.comment or 'failed without saying why'}", agent)
+        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
+        return settle(s)
+    if output.status is AppStatus.ERROR:
+        reason = Reason(ReasonKind.FAILED, f"{where} reported ERROR: {output.comment or 'no reason given'}", agent)
+        s = update_subtask(s, sid, STEP_EVENTS[AppStatus.ERROR], reason=reason)
+        return finish_run(s, HostEvent.BROKEN, reason)
+    # CONTINUE, or a FINISH whose own actions failed: one more step, with the failure in front of it
+    s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE)
+    if output.status is AppStatus.FINISH:
+        s = update_subtask(s, sid, feedback="You answered FINISH, but an action failed: "
+                                            + "; ".join(f"{r.function}: {r.error}" for r in failed)
+                                            + ". Fix it and go on, or answer FAIL with the reason.")
+    return dispatch_app(s, sid)
+
+
+def on_app_error(s: HostState, agent: str, reason: Reason) -> Result:
+    """A turn of the AppAgent failed outside its step (watchdog timeout, a crash in the step itself):
+    the subtask fails; the planner may re-plan once the graph is idle."""
+    run = run_of(s)
+    sid = run.busy.get(agent)
+    if sid is None:
+        return [], s
+    why = Reason(reason.kind, f"AppAgent {agent} (subtask {sid}): its turn failed: {reason.detail or reason.kind}",
+                 agent, reason)
+    s = record_step(s, agent, "FAIL", subtask=sid, action="turn failed", error=str(reason))
+    s = end_subtask(s, sid, agent, SubtaskEvent.CRASHED, reason=why)
+    return settle(s)
+
+
+def on_app_down(s: HostState, agent: str, reason: Reason) -> Result:
+    """An AppAgent went down. It leaves the cache (the next subtask on its application gets a fresh one).
+    The session fails every request that had work on it, so a request it was working for ends here, with
+    the reason naming the agent and the subtask."""
+    s = replace(s, agents={app: name for app, name in s.agents.items() if name != agent})
+    if not active(s):
+        return [], s
+    sid = run_of(s).busy.get(agent)
+    if sid is None:
+        return [], s
+    record = run_of(s).subtasks[sid]
+    why = Reason(ReasonKind.AGENT_DOWN, f"AppAgent {agent} went down during subtask {sid} "
+                                        f"({record.spec.description}): {reason.detail or reason.kind}", agent, reason)
+    s = record_step(s, agent, "ERROR", subtask=sid, action="agent down", error=str(reason))
+    s = update_subtask(s, sid, SubtaskEvent.CRASHED, reason=why)
+    return finish_run(s, HostEvent.BROKEN, why)

@@ -1,0 +1,155 @@
+"""Human in the loop: questions (PENDING) and approvals (CONFIRM), asked and answered.
+
+Interactions queue: one is shown to the person at a time (the head), so the host state says what the
+person is being asked. In batch mode (no person) every question gets the configured default answer and
+every approval is refused (or granted with `auto_approve`), recorded as such on the blackboard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from podium.desktop.blackboard import QA
+from podium.desktop.events import ApprovalRequest, Question
+from podium.desktop.fsm import HostEvent, SubtaskEvent
+from podium.desktop.host_flow import (
+    Result,
+    active,
+    after_graph,
+    dispatch_app,
+    dispatch_planner,
+    end_subtask,
+    finish_run,
+    fire,
+    graph_idle,
+    record_step,
+    run_of,
+    schedule_ready,
+    update_subtask,
+    with_run,
+)
+from podium.desktop.host_state import OBSERVER, HostState, Interaction, InteractionKind
+from podium.desktop.messages import AppStepKind
+from podium.desktop.schemas import Action
+from podium.ensemble.ops import Forward, Op
+from podium.errors import Reason, ReasonKind
+
+_YES = frozenset({"yes", "y", "ok", "okay", "approve", "approved", "go", "go ahead", "sure"})
+
+
+def _event(s: HostState, item: Interaction) -> Question | ApprovalRequest:
+    run = run_of(s)
+    if item.kind is InteractionKind.QUESTION:
+        return Question(item.id, item.questions, item.asked_by, item.subtask, item.summary, run.token)
+    app = run.subtasks[item.subtask].spec.application if item.subtask else None
+    return ApprovalRequest(item.id, item.summary, item.asked_by, item.subtask, app, item.actions, run.token)
+
+
+def _show(s: HostState, item: Interaction) -> list[Op]:
+    return [Forward(OBSERVER, _event(s, item))] if s.observer else []
+
+
+def ask(s: HostState, kind: InteractionKind, asked_by: str, subtask: str | None = None,
+        questions: tuple[str, ...] = (), summary: str = "", actions: tuple[Action, ...] = ()) -> Result:
+    """Queue an interaction. A subtask's asking moves the host to PENDING / CONFIRM here; the planner's
+    own asking already did (PLANNED_PENDING / PLANNED_CONFIRM)."""
+    number = s.interaction_no + 1
+    item = Interaction(f"{'q' if kind is InteractionKind.QUESTION else 'c'}{number}", kind, asked_by, subtask,
+                       questions, summary, actions)
+    s = replace(s, interaction_no=number)
+    if subtask is not None:
+        s = fire(s, HostEvent.ASK_QUESTIONS if kind is InteractionKind.QUESTION else HostEvent.ASK_APPROVAL)
+    run = run_of(s)
+    s = with_run(s, waiting=(*run.waiting, item), current=f"waiting for the person ({item.id})")
+    if not s.config.interactive:
+        if kind is InteractionKind.QUESTION:
+            return resolve(s, item.id, answers=(s.config.default_answer,) * len(questions), by="default")
+        by = "auto-approved (batch mode)" if s.config.auto_approve else "refused (batch mode: nobody to ask)"
+        return resolve(s, item.id, approved=s.config.auto_approve, by=by)
+    return (_show(s, item) if not run.waiting else []), s
+
+
+def _is_yes(answers: tuple[str, ...]) -> bool:
+    return bool(answers) and answers[0].strip().lower().rstrip(".!") in _YES
+
+
+def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, approved: bool | None = None,
+            by: str = "person") -> Result:
+    """The person's reply to interaction `iid`; an id that is not waiting is ignored."""
+    if not active(s):
+        return [], s
+    run = run_of(s)
+    index = next((i for i, item in enumerate(run.waiting) if item.id == iid), None)
+    if index is None:
+        return [], s
+    item = run.waiting[index]
+    if item.kind is InteractionKind.QUESTION and answers is None:
+        return [], s  # an approval cannot answer a question
+    if item.kind is InteractionKind.APPROVAL and approved is None:
+        approved = _is_yes(answers or ())
+    s = with_run(s, waiting=run.waiting[:index] + run.waiting[index + 1:])
+
+    then: tuple[str, ...]
+    if item.kind is InteractionKind.QUESTION:
+        given = answers or ()
+        qas = tuple(QA(question=q, answer=given[i] if i < len(given) and given[i].strip() else "no answer",
+                       asked_by=item.asked_by, subtask=item.subtask, answered_by=by)
+                    for i, q in enumerate(item.questions))
+        s = replace(s, blackboard=s.blackboard.add_questions(*qas))
+        if item.subtask is not None:
+            record = run_of(s).subtasks[item.subtask]
+            s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas))
+            then = ("app", item.subtask)
+        else:
+            s = with_run(s, answers=(*run_of(s).answers, *qas))
+            then = ("planner", "The person answered your questions (see Answers from the person).")
+    else:
+        verdict = "approved" if approved else "refused"
+        s = record_step(s, item.asked_by, "CONFIRM", subtask=item.subtask, action=item.summary,
+                        confirmation=verdict if by == "person" else f"{verdict}: {by}")
+        if approved and item.subtask is not None:
+            record = run_of(s).subtasks[item.subtask]
+            extra = () if record.held else (QA(question=item.summary, answer="approved", asked_by=item.asked_by,
+                                               subtask=item.subtask, answered_by=by),)
+            s = update_subtask(s, item.subtask, SubtaskEvent.APPROVED, answers=(*record.answers, *extra))
+            then = ("approved", item.subtask) if record.held else ("app", item.subtask)
+        elif approved:
+            then = ("planner", f"The person approved: {item.summary}. Go on (set Bash again if it was waiting).")
+        elif item.subtask is not None:
+            reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)
+            s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.REFUSED, reason=reason)
+            then = ("settled",)
+        else:
+            return finish_run(s, HostEvent.REFUSED, Reason(ReasonKind.REFUSED, f"the person refused: "
+                                                                              f"{item.summary} ({by})"))
+    return _carry_on(s, then, shown_next=index == 0)
+
+
+def _carry_on(s: HostState, then: tuple[str, ...], shown_next: bool) -> Result:
+    ops: list[Op] = []
+    waiting = run_of(s).waiting
+    if waiting:
+        if shown_next:
+            head = waiting[0]
+            s = fire(s, HostEvent.NEXT_QUESTION if head.kind is InteractionKind.QUESTION else HostEvent.NEXT_APPROVAL)
+            ops += _show(s, head)
+    elif then[0] == "planner":
+        s = fire(s, HostEvent.RESUME_PLANNER)
+    elif then[0] == "settled" and graph_idle(s):
+        s = fire(s, HostEvent.RESUME_PLANNER)
+        more, s = after_graph(s)
+        return ops + more, s
+    else:
+        s = fire(s, HostEvent.RESUME_SUBTASKS)
+    kind = then[0]
+    if kind == "planner":
+        more, s = dispatch_planner(s, note=then[1])
+    elif kind == "app":
+        more, s = dispatch_app(s, then[1])
+    elif kind == "approved":
+        held = run_of(s).subtasks[then[1]].held
+        s = update_subtask(s, then[1], held=())
+        more, s = dispatch_app(s, then[1], AppStepKind.RUN_APPROVED, held)
+    else:
+        more, s = schedule_ready(s)
+    return ops + more, s

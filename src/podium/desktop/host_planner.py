@@ -1,0 +1,124 @@
+"""What the host does with a planner step's report (the HostAgent's own FSM moves)."""
+
+from __future__ import annotations
+
+from podium.desktop.fsm import PLANNED_EVENTS, HostEvent
+from podium.desktop.host_flow import (
+    Result,
+    dispatch_planner,
+    finish_run,
+    fire,
+    kept_specs,
+    merge_schedule,
+    new_record,
+    record_step,
+    run_of,
+    schedule_ready,
+    with_run,
+)
+from podium.desktop.host_people import ask
+from podium.desktop.host_state import PLANNER, HostState, InteractionKind
+from podium.desktop.messages import HostStepReport, summarize
+from podium.desktop.plan import check_plan
+from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
+from podium.errors import Reason, ReasonKind
+
+
+def repair_feedback(raw: str, problem: str) -> str:
+    shown = raw if len(raw) <= 1500 else raw[:1500] + " ..."
+    return (f"Your answer was:\n{shown}\nIt was rejected: {problem}\n"
+            "Answer again with ONE JSON object with the fields of the example, and nothing else.")
+
+
+def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None) -> HostState:
+    if output is not None:
+        action = f"{output.status.value}"
+        if output.subtasks:
+            action += ": " + "; ".join(f"{t.id} [{t.application}] {t.description}" for t in output.subtasks)
+        elif output.current_subtask:
+            action += f": {output.current_subtask}"
+        outcome = output.comment
+    else:
+        action, outcome = "no valid answer", ""
+    if report.bash is not None:
+        outcome = f"{outcome}; Bash {report.bash.command!r}: {report.bash.detail}".lstrip("; ")
+    error = report.invalid or (str(report.failure.detail) if report.failure else None)
+    errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors)
+    return record_step(s, PLANNER, report.status.value if report.status else "ERROR", action=action,
+                       outcome=outcome, timings=report.timings_ms, error=error or errors or None,
+                       screenshot=report.screenshot)
+
+
+def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
+    """The subtask graph, or the seed's single Current Sub-Task on ControlText / ControlLabel."""
+    if output.subtasks:
+        return output.subtasks
+    run = run_of(s)
+    numbers = [int(i) for i in run.subtasks if i.isdigit()]
+    app = s.catalog.resolve(output.control_text, output.control_label) or output.control_text
+    return (SubtaskSpec(id=str(max(numbers, default=0) + 1), description=output.current_subtask,
+                        application=app, message=output.message),)
+
+
+def on_planner_report(s: HostState, report: HostStepReport) -> Result:
+    output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
+    s = _trajectory(s, report, output)
+    run = run_of(s)
+    if report.failure is not None:
+        failure = report.failure
+        if failure.kind is ReasonKind.BUDGET_EXCEEDED:
+            return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, failure.detail, PLANNER))
+        return finish_run(s, HostEvent.BROKEN, Reason(
+            ReasonKind.STAGE_FAILED, f"HostAgent step {run.planner_steps}: {failure.phase.value} failed: "
+                                     f"{failure.detail}", PLANNER))
+    if output is None:
+        problem = report.invalid or "no answer"
+        if run.repairs >= s.config.max_repairs:
+            return finish_run(s, HostEvent.BROKEN, Reason(
+                ReasonKind.INVALID_OUTPUT, f"the HostAgent's output stayed invalid after {run.repairs} repair(s): "
+                                           f"{problem}; last output: {summarize(report.raw, 300)!r}", PLANNER))
+        s = fire(with_run(s, repairs=run.repairs + 1), HostEvent.RETRY)
+        return dispatch_planner(s, feedback=repair_feedback(report.raw, problem), retry=True)
+    s = with_run(s, repairs=0, plan=output.plan or run.plan, comment=output.comment or run.comment)
+    status = output.status
+    if status is HostStatus.ASSIGN:
+        return _assign(s, output, report.raw)
+    if status is HostStatus.FINISH:
+        return finish_run(s, HostEvent.PLANNED_FINISH, None, text=output.comment or "done")
+    if status is HostStatus.FAIL:
+        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
+            ReasonKind.FAILED, output.comment or "the HostAgent gave up without saying why", PLANNER))
+    if status is HostStatus.ERROR:  # the model itself says something is broken
+        return finish_run(s, PLANNED_EVENTS[status], Reason(
+            ReasonKind.FAILED, f"the HostAgent reported ERROR: {output.comment or 'no reason given'}", PLANNER))
+    s = fire(s, PLANNED_EVENTS[status])
+    if status is HostStatus.CONTINUE:
+        note = f"Bash {report.bash.command!r}: {report.bash.detail}." if report.bash else ""
+        return dispatch_planner(s, note=f"{note} Look again and go on.".strip())
+    if status is HostStatus.PENDING:
+        return ask(s, InteractionKind.QUESTION, PLANNER, questions=output.questions, summary=output.comment)
+    summary = output.comment or output.current_subtask or "the HostAgent's next step"  # CONFIRM
+    if output.bash:
+        summary += f" (Bash: {output.bash})"
+    return ask(s, InteractionKind.APPROVAL, PLANNER, summary=summary)
+
+
+def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
+    run = run_of(s)
+    kept = kept_specs(run)
+    check = check_plan(_specs(s, output), s.catalog, run.request, kept)
+    if not check.ok:
+        problems = "\n".join(f"- {p}" for p in check.problems)
+        if run.plan_retries >= s.config.max_plan_retries:
+            return finish_run(s, HostEvent.GIVE_UP, Reason(
+                ReasonKind.PLAN_INVALID, f"the plan still failed its checks after {run.plan_retries} "
+                                         f"retr{'y' if run.plan_retries == 1 else 'ies'}:\n{problems}", PLANNER))
+        s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
+        return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
+                                retry=True)
+    records = dict(run.subtasks)
+    for spec in check.subtasks:
+        records[spec.id] = new_record(spec)
+    s = with_run(s, subtasks=records, schedule=merge_schedule(run, check.subtasks), plan_retries=0)
+    s = fire(s, HostEvent.PLANNED_ASSIGN)
+    return schedule_ready(s)

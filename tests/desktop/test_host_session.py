@@ -1,0 +1,267 @@
+"""The HostAgent end to end on a real session, with scripted models and real in-memory applications."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from podium.backends.scripted import ScriptedBackend
+from podium.desktop import (
+    ApprovalRequest,
+    HostConfig,
+    HostSession,
+    Progress,
+    Question,
+    RunFinished,
+    run_request,
+)
+from podium.desktop.blackboard import Blackboard
+from tests.desktop.memapps import Documents, Spreadsheets
+from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
+from tests.support import until
+
+TABLE = [["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]
+REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
+
+
+def seed_models(seen: dict[str, list[str]]) -> tuple[ScriptedBackend, dict[str, ScriptedBackend]]:
+    def planner(prompt: str) -> str:
+        seen.setdefault("host", []).append(prompt)
+        if verifying(prompt):
+            return host("FINISH", "The table of report.docx is charted in budget.xlsx")
+        return assign(sub("1", "Extract the table from report.docx", "documents",
+                          message="return the rows"),
+                      sub("2", "Create a bar chart of the table in budget.xlsx", "spreadsheets", "1"))
+
+    def documents(prompt: str) -> str:
+        seen.setdefault("documents", []).append(prompt)
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))
+        return app("FINISH", result=TABLE, comment="table extracted")
+
+    def spreadsheets(prompt: str) -> str:
+        seen.setdefault("spreadsheets", []).append(prompt)
+        if step_of(prompt) == 1:
+            # What subtask 1 produced reaches this AppAgent through the blackboard; use it, not a constant.
+            board = prompt.split("## Blackboard", 1)[1]
+            rows = json.loads(board.split("subtask 1 (documents) FINISH [Extract the table from report.docx]: ", 1)[1]
+                              .split("; tool outputs", 1)[0])
+            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": rows}),
+                       ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B3", "title": "Sales"}))
+        return app("FINISH", result="budget.xlsx has the data and a bar chart")
+
+    return ScriptedBackend(planner), {"documents": ScriptedBackend(documents),
+                                      "spreadsheets": ScriptedBackend(spreadsheets)}
+
+
+async def test_the_seed_example() -> None:
+    docs = Documents({"report.docx": {"paragraphs": ["Quarterly report"], "tables": [TABLE]}})
+    sheets = Spreadsheets()
+    seen: dict[str, list[str]] = {}
+    events: list[Any] = []
+    planner, app_models = seed_models(seen)
+    async with await HostSession.start([docs, sheets], planner, app_models=app_models,
+                                       on_event=events.append) as hs:
+        result = await hs.run(REQUEST)
+        status = hs.status()
+        await until(lambda: any(isinstance(e, RunFinished) for e in events))
+    assert result.ok, result
+    assert result.text == "The table of report.docx is charted in budget.xlsx"
+    # two subtasks, dependency ordered, two AppAgents
+    assert [(s["id"], s["application"], s["state"], s["depends_on"]) for s in result.subtasks] == [
+        ("1", "documents", "FINISH", []), ("2", "spreadsheets", "FINISH", ["1"])]
+    assert {s["agent"] for s in result.subtasks} == {"app-documents", "app-spreadsheets"}
+    assert {"app-documents", "app-spreadsheets"} <= set(status["agents"])
+    # the effect on the real (in-memory) applications
+    assert docs.calls == [("read_table", {"path": "report.docx", "index": 0})]
+    assert sheets.books["budget.xlsx"] == {"rows": TABLE, "charts": [
+        {"kind": "bar", "range": "A1:B3", "title": "Sales"}]}
+    # result 1 was on the blackboard and in the inputs of AppAgent 2, and only after subtask 1 finished
+    first_sheet_prompt = seen["spreadsheets"][0]
+    assert "## Results of the subtasks yours depends on" in first_sheet_prompt
+    assert json.dumps(TABLE) in first_sheet_prompt.split("## Blackboard")[1]
+    board = Blackboard.from_dict(dict(result.blackboard))
+    assert board.requests == (REQUEST,)
+    assert board.result_of("1").result == TABLE  # type: ignore[union-attr]
+    agents = [t.agent for t in board.trajectories]
+    assert agents.index("app-spreadsheets") > max(i for i, a in enumerate(agents) if a == "app-documents")
+    assert all(set(t.timings_ms) == {"DATA_COLLECTION", "LLM_INTERACTION", "ACTION_EXECUTION", "MEMORY_UPDATE"}
+               for t in board.trajectories if t.action != "end of request")
+    # the planner verified at the end, seeing both results
+    assert verifying(seen["host"][-1]) and "2 [spreadsheets] after 1 FINISH" in seen["host"][-1]
+    # the caller saw progress and the end; everything is JSON
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert any(p.host_state == "ASSIGN" and [s.state for s in p.subtasks] == ["CONTINUE", "WAITING"]
+               for p in progress)
+    (finished,) = [e for e in events if isinstance(e, RunFinished)]
+    assert finished.outcome["status"] == "FINISH" and finished.outcome["token"] == result.token
+    json.dumps(result.to_dict())
+
+
+async def test_run_request_stops_everything_at_the_end() -> None:
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    planner, app_models = seed_models({})
+    result = await run_request(REQUEST, [docs, Spreadsheets()], planner, app_models=app_models)
+    assert result.ok and result.steps == 6  # plan, 2 + 2 app steps, verify
+
+
+async def test_independent_subtasks_run_concurrently() -> None:
+    # Each AppAgent's tool opens the other's gate and then waits on its own: both get through only if
+    # the two subtasks are in flight at the same time. One at a time, the first would wait forever
+    # (the test's timeout would end it).
+    docs, sheets = Documents(), Spreadsheets()
+    shared: dict[str, asyncio.Event] = {}
+    docs.gates = sheets.gates = shared
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "both done")
+        return assign(sub("a", "Write a note into notes.docx", "documents"),
+                      sub("b", "Fill in budget.xlsx", "spreadsheets"))
+
+    def worker(gate: str, other: str) -> Any:
+        def script(prompt: str) -> str:
+            if step_of(prompt) == 1:
+                return app("CONTINUE", ("wait", {"gate": gate, "open": other}))
+            return app("FINISH", result=f"{gate} done")
+        return ScriptedBackend(script)
+
+    async with await HostSession.start([docs, sheets], ScriptedBackend(planner), app_models={
+            "documents": worker("docs", "sheets"), "spreadsheets": worker("sheets", "docs")}) as hs:
+        result = await asyncio.wait_for(hs.run("Write the note and fill the budget"), 10)
+    assert result.ok, result
+    assert [s["state"] for s in result.subtasks] == ["FINISH", "FINISH"]
+    assert docs.calls == [("wait", {"gate": "docs", "open": "sheets"})]
+    assert sheets.calls == [("wait", {"gate": "sheets", "open": "docs"})]
+
+
+async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() -> None:
+    docs = Documents({"a.docx": {"paragraphs": [], "tables": [[["x"]]]}})
+    prompts: list[str] = []
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Read the table of a.docx", "documents"),
+                      sub("2", "Write a summary paragraph into a.docx", "documents", "1"))
+
+    def documents(prompt: str) -> str:
+        prompts.append(prompt)
+        if subtask_of(prompt) == "1":
+            return (app("CONTINUE", ("read_table", {"path": "a.docx"})) if step_of(prompt) == 1
+                    else app("FINISH", result=[["x"]]))
+        return app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "one cell: x"}), result="written")
+
+    async with await HostSession.start([docs], ScriptedBackend(planner),
+                                       app_models={"documents": ScriptedBackend(documents)}) as hs:
+        result = await hs.run("Summarise the table of a.docx in a.docx")
+        status = hs.status()
+    assert result.ok
+    assert {s["agent"] for s in result.subtasks} == {"app-documents"}
+    assert [a for a in status["agents"] if a.startswith("app-")] == ["app-documents"]
+    # the second subtask's first prompt remembers the first subtask's steps (same agent, same memory)
+    second = next(p for p in prompts if subtask_of(p) == "2")
+    assert "## Your previous steps" in second and "subtask 1 step 1: CONTINUE" in second
+    assert 'read_table({"path": "a.docx"}) -> ok: [["x"]]' in second
+    assert docs.docs["a.docx"]["paragraphs"] == ["one cell: x"]
+
+
+async def test_questions_are_asked_and_the_answers_recorded() -> None:
+    sheets = Spreadsheets()
+    asked: list[Question] = []
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        if "## Answers from the person" not in prompt:
+            return host("PENDING", "I need the file name", Questions=["Which workbook?"])
+        return assign(sub("1", "Write the totals into totals.xlsx", "spreadsheets"))
+
+    def spreadsheets(prompt: str) -> str:
+        if "A: Sheet2" not in prompt:
+            return app("PENDING", questions=["Which sheet?"], comment="the workbook has two sheets")
+        return app("FINISH", ("write_rows", {"path": "totals.xlsx", "cell": "A1", "rows": [[1]]}), result="ok")
+
+    def ask_person(question: Question) -> list[str]:
+        asked.append(question)
+        return ["totals.xlsx"] if question.asked_by == "host" else ["Sheet2"]
+
+    async with await HostSession.start([sheets], ScriptedBackend(planner), ask_person=ask_person,
+                                       app_models={"spreadsheets": ScriptedBackend(spreadsheets)}) as hs:
+        result = await asyncio.wait_for(hs.run("Write the totals"), 10)
+    assert result.ok, result
+    assert [(q.asked_by, q.questions, q.subtask) for q in asked] == [
+        ("host", ("Which workbook?",), None), ("app-spreadsheets", ("Which sheet?",), "1")]
+    qa = result.blackboard["questions"]
+    assert [(q["question"], q["answer"], q["answered_by"]) for q in qa] == [
+        ("Which workbook?", "totals.xlsx", "person"), ("Which sheet?", "Sheet2", "person")]
+    assert sheets.books["totals.xlsx"]["rows"] == [[1]]
+
+
+async def test_batch_mode_answers_questions_with_the_default() -> None:
+    def planner(prompt: str) -> str:
+        if "A (default): not available" in prompt or "A: not available" in prompt or verifying(prompt):
+            return host("FAIL", "the person is not there to say which file")
+        return host("PENDING", Questions=["Which file?"])
+
+    result = await run_request("Open the file", [Documents()], ScriptedBackend(planner))
+    assert result.status == "FAIL" and "not there" in (result.reason or "")
+    assert [(q["answer"], q["answered_by"]) for q in result.blackboard["questions"]] == [("not available", "default")]
+
+
+def _deleting_models(seen: list[str]) -> tuple[ScriptedBackend, dict[str, ScriptedBackend]]:
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            failed = "ended FAIL" in prompt
+            return host("FAIL" if failed else "FINISH", "refused by the person" if failed else "deleted")
+        return assign(sub("1", "Delete old.docx", "documents"))
+
+    def documents(prompt: str) -> str:
+        seen.append(prompt)
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("delete_document", {"path": "old.docx"}))
+        return app("FINISH", result="deleted")
+
+    return ScriptedBackend(planner), {"documents": ScriptedBackend(documents)}
+
+
+async def test_confirm_approved_runs_the_action_after_the_yes() -> None:
+    docs = Documents({"old.docx": {"paragraphs": [], "tables": []}})
+    requests: list[ApprovalRequest] = []
+
+    def approve(request: ApprovalRequest) -> bool:
+        assert "old.docx" in docs.docs and docs.calls == []  # asked BEFORE the action ran
+        requests.append(request)
+        return True
+
+    planner, app_models = _deleting_models([])
+    async with await HostSession.start([docs], planner, app_models=app_models, approve=approve) as hs:
+        result = await asyncio.wait_for(hs.run("Delete old.docx"), 10)
+    assert result.ok, result
+    (request,) = requests
+    assert request.subtask == "1" and request.application == "documents"
+    assert [(a.function, a.arguments) for a in request.actions] == [("delete_document", {"path": "old.docx"})]
+    assert "old.docx" not in docs.docs
+    assert any(t["confirmation"] == "approved" for t in result.trajectory)
+
+
+async def test_confirm_refused_the_action_never_runs_and_the_subtask_fails() -> None:
+    docs = Documents({"old.docx": {"paragraphs": [], "tables": []}})
+    planner, app_models = _deleting_models([])
+    async with await HostSession.start([docs], planner, app_models=app_models, approve=lambda r: False,
+                                       config=HostConfig(interactive=True, max_replans=1)) as hs:
+        result = await asyncio.wait_for(hs.run("Delete old.docx"), 10)
+    assert result.status == "FAIL"
+    assert "old.docx" in docs.docs and docs.calls == []
+    (subtask,) = result.subtasks
+    assert subtask["state"] == "FAIL" and "the person refused" in subtask["reason"]
+    assert any(t["confirmation"] == "refused" for t in result.trajectory)
+
+
+async def test_batch_mode_refuses_sensitive_actions() -> None:
+    docs = Documents({"old.docx": {"paragraphs": [], "tables": []}})
+    planner, app_models = _deleting_models([])
+    result = await run_request("Delete old.docx", [docs], planner, app_models=app_models)
+    assert result.status == "FAIL" and "old.docx" in docs.docs and docs.calls == []
+    assert any("refused (batch mode" in (t["confirmation"] or "") for t in result.trajectory)
