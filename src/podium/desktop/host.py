@@ -158,9 +158,9 @@ class HostStrategy(Strategy[HostState]):
 
     def handle_notify(self, event: Any, state: HostState) -> Result:
         if isinstance(event, Answer):
-            return self._progress(*resolve(state, event.id, answers=event.answers))
+            return self._progress(*resolve(state, event.id, answers=event.answers), state)
         if isinstance(event, Approval):
-            return self._progress(*resolve(state, event.id, approved=event.approved))
+            return self._progress(*resolve(state, event.id, approved=event.approved), state)
         run = state.run
         if run is None or not active(state) or getattr(event, "token", None) not in (None, run.token):
             return [], state
@@ -180,8 +180,8 @@ class HostStrategy(Strategy[HostState]):
 
     # -- helpers -----------------------------------------------------------------------------------
 
-    def _progress(self, ops: list[Op], state: HostState) -> Result:
-        if state.observer:
+    def _progress(self, ops: list[Op], state: HostState, before: HostState | None = None) -> Result:
+        if state.observer and state is not before:
             ops = [*ops, Forward(OBSERVER, progress(state))]
         return ops, state
 

@@ -1,0 +1,302 @@
+"""The host strategy as pure functions: feed callbacks, compare ops and states. No event loop."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from podium.agent.behaviour import Behaviour
+from podium.agent.events import Response, Usage
+from podium.desktop.catalog import AppInfo, Catalog
+from podium.desktop.events import (
+    Answer,
+    Approval,
+    ApprovalRequest,
+    Cancel,
+    Elapsed,
+    Progress,
+    Question,
+    RunFinished,
+)
+from podium.desktop.host import HostStrategy
+from podium.desktop.host_state import HostConfig, HostState
+from podium.desktop.messages import (
+    ActionResult,
+    AppStepKind,
+    AppStepReport,
+    AppStepRequest,
+    HostStepReport,
+    HostStepRequest,
+    StepFailure,
+)
+from podium.desktop.pipeline import Phase
+from podium.desktop.schemas import Action, AppOutput, HostOutput
+from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Reply, ReplyError, Start
+from podium.errors import ConfigError, Reason, ReasonKind
+
+CATALOG = Catalog((AppInfo("documents", "docs", (".docx",)), AppInfo("spreadsheets", "sheets", (".xlsx",))))
+SPEC = AgentSpec("template", Behaviour(), {"backend": object()})
+STRATEGY = HostStrategy()
+
+
+def init(observer: bool = False, **config: Any) -> HostState:
+    opts: dict[str, Any] = {"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
+                            "catalog": CATALOG, "config": HostConfig(**config)}
+    if observer:
+        opts["observer"] = SPEC
+    state, specs = STRATEGY.init(opts)
+    assert [s.name for s in specs] == ["host", *(["observer"] if observer else [])]
+    return state
+
+
+def planner_says(status: str, usage: Usage | None = None, **fields: Any) -> Response:
+    output = HostOutput.model_validate({"Status": status, **fields})
+    report = HostStepReport(status=output.status, output=output.dump())
+    return Response(report.model_dump_json(), usage=usage)
+
+
+def app_says(status: str, *, results: tuple[ActionResult, ...] = (), held: tuple[Action, ...] = (),
+             **fields: Any) -> Response:
+    output = AppOutput.model_validate({"status": status, **fields})
+    report = AppStepReport(status=output.status, output=output.dump(), results=results, held=held)
+    return Response(report.model_dump_json())
+
+
+def graph(*subtasks: tuple[str, str, str, tuple[str, ...]]) -> list[dict[str, Any]]:
+    return [{"id": i, "description": d, "application": a, "depends_on": list(deps)} for i, d, a, deps in subtasks]
+
+
+SEED = graph(("1", "Extract the table from report.docx", "documents", ()),
+             ("2", "Chart it in budget.xlsx", "spreadsheets", ("1",)))
+
+
+def dispatches(ops: list[Any]) -> list[Dispatch]:
+    return [op for op in ops if isinstance(op, Dispatch)]
+
+
+def app_request(op: Dispatch) -> AppStepRequest:
+    return AppStepRequest.model_validate_json(op.prompt if isinstance(op.prompt, str) else op.prompt.text)
+
+
+def host_request(op: Dispatch) -> HostStepRequest:
+    return HostStepRequest.model_validate_json(op.prompt.text)  # type: ignore[union-attr]
+
+
+def started(**config: Any) -> HostState:
+    _, s = STRATEGY.handle_ask("Extract the table from report.docx and chart it in budget.xlsx", {}, "t1",
+                               init(**config))
+    return s
+
+
+def test_init_refuses_bad_options_with_clear_errors() -> None:
+    with pytest.raises(ConfigError, match="needs option `planner`"):
+        STRATEGY.init({"catalog": CATALOG})
+    with pytest.raises(ConfigError, match="must map every application"):
+        STRATEGY.init({"planner": SPEC, "catalog": CATALOG, "app_agents": {"documents": SPEC}})
+    with pytest.raises(ConfigError, match="evaluate is on but no `judge`"):
+        STRATEGY.init({"planner": SPEC, "catalog": CATALOG, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
+                       "config": HostConfig(evaluate=True)})
+    with pytest.raises(ConfigError, match="max_steps must be an integer >= 1"):
+        HostConfig(max_steps=0)
+
+
+def test_a_request_starts_with_a_greedy_planner_step() -> None:
+    ops, s = STRATEGY.handle_ask("Chart the table", {}, "t1", init())
+    (op,) = ops
+    assert isinstance(op, Dispatch) and op.agent == "host" and op.token == "t1"
+    assert op.prompt.temperature == 0.0  # type: ignore[union-attr]
+    request = host_request(op)
+    assert request.request == "Chart the table" and request.step == 1 and "Chart the table" in request.blackboard
+    assert STRATEGY.handle_status(s)["host"]["state"] == "CONTINUE"
+
+
+def test_assign_starts_the_first_app_agent_and_dispatches_only_ready_subtasks() -> None:
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
+    assert [type(op).__name__ for op in ops] == ["Start", "Dispatch"]
+    start, dispatch = ops
+    assert isinstance(start, Start) and start.name == "app-documents" and start.behaviour is SPEC.behaviour
+    assert dispatch.agent == "app-documents" and dispatch.token == "t1"  # type: ignore[union-attr]
+    request = app_request(dispatch)  # type: ignore[arg-type]
+    assert (request.subtask_id, request.step, request.application) == ("1", 1, "documents")
+    host = STRATEGY.handle_status(s)["host"]
+    assert host["state"] == "ASSIGN"
+    assert [(t["id"], t["state"]) for t in host["subtasks"]] == [("1", "CONTINUE"), ("2", "WAITING")]
+
+
+def test_a_finished_subtask_goes_on_the_blackboard_and_unblocks_its_dependant() -> None:
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
+    ops, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=[["Q1", 10]]), s)
+    assert [type(op).__name__ for op in ops] == ["Start", "Dispatch"]
+    request = app_request(ops[1])  # type: ignore[arg-type]
+    assert request.subtask_id == "2" and [r.result for r in request.inputs] == [[["Q1", 10]]]
+    assert '[["Q1", 10]]' in request.blackboard
+    assert s.blackboard.result_of("1").result == [["Q1", 10]]  # type: ignore[union-attr]
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="charted"), s)
+    (verify,) = ops
+    assert verify.agent == "host" and "Every subtask has ended" in host_request(verify).note  # type: ignore[union-attr]
+    assert STRATEGY.handle_status(s)["host"]["state"] == "CONTINUE"
+    ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="charted"), s)
+    (reply,) = ops
+    assert isinstance(reply, Reply) and reply.token == "t1" and reply.response.text == "charted"
+    outcome = reply.response.events[-1].data["outcome"]
+    assert outcome["status"] == "FINISH" and [t["state"] for t in outcome["subtasks"]] == ["FINISH", "FINISH"]
+    json.dumps(outcome)
+    assert s.run is None and STRATEGY.handle_status(s)["host"]["state"] == "idle"
+
+
+def test_independent_subtasks_are_dispatched_in_the_same_batch() -> None:
+    subtasks = graph(("a", "x.docx", "documents", ()), ("b", "y.xlsx", "spreadsheets", ()))
+    ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=subtasks), started())
+    assert [d.agent for d in dispatches(ops)] == ["app-documents", "app-spreadsheets"]
+
+
+def test_one_subtask_at_a_time_per_app_agent_and_the_agent_is_reused() -> None:
+    subtasks = graph(("a", "a.docx", "documents", ()), ("b", "b.docx", "documents", ()))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=subtasks), started())
+    assert [type(op).__name__ for op in ops] == ["Start", "Dispatch"]
+    ops, s = STRATEGY.handle_response("app-documents", app_says("FINISH"), s)
+    assert [type(op).__name__ for op in ops] == ["Dispatch"]  # no second Start: the cached agent
+    assert app_request(ops[0]).subtask_id == "b"  # type: ignore[arg-type]
+
+
+def test_the_longest_chain_starts_first_when_ready_subtasks_share_an_agent() -> None:
+    subtasks = graph(("short", "a.docx", "documents", ()), ("long", "b.docx", "documents", ()),
+                     ("after", "c.xlsx", "spreadsheets", ("long",)))
+    ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=subtasks), started())
+    assert app_request(dispatches(ops)[0]).subtask_id == "long"
+
+
+def test_the_seed_single_subtask_form_on_control_text() -> None:
+    ops, _ = STRATEGY.handle_response("host", planner_says(
+        "ASSIGN", **{"Current Sub-Task": "Extract the table from report.docx", "ControlText": "Microsoft Word",
+                     "ControlLabel": "0", "Message": "first table"}), started())
+    request = app_request(dispatches(ops)[0])
+    assert (request.subtask_id, request.application, request.tips) == ("1", "documents", "first table")
+
+
+def test_an_invalid_plan_is_re_asked_with_sampling_then_fails() -> None:
+    bad = graph(("1", "Chart it", "photoshop", ()))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=bad), started(max_plan_retries=1))
+    (retry,) = ops
+    assert retry.prompt.temperature == 0.7  # type: ignore[union-attr]
+    assert "unknown application 'photoshop'" in host_request(retry).feedback  # type: ignore[arg-type]
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=bad), s)
+    (fail,) = ops
+    assert isinstance(fail, ReplyError) and fail.reason.kind is ReasonKind.PLAN_INVALID
+
+
+def test_invalid_planner_output_is_repaired_then_errors() -> None:
+    bad = Response(HostStepReport(invalid="Status: field required", raw="hello").model_dump_json())
+    ops, s = STRATEGY.handle_response("host", bad, started(max_repairs=1))
+    assert "Status: field required" in host_request(ops[0]).feedback and "hello" in host_request(ops[0]).feedback  # type: ignore[arg-type]
+    ops, s = STRATEGY.handle_response("host", bad, s)
+    (error,) = ops
+    assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.INVALID_OUTPUT
+    assert s.last is not None and s.last["status"] == "ERROR"
+
+
+def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:
+    failed = Response(HostStepReport(failure=StepFailure(phase=Phase.DATA_COLLECTION, detail="no display"))
+                      .model_dump_json())
+    (error,), s = STRATEGY.handle_response("host", failed, started())
+    assert isinstance(error, ReplyError) and "DATA_COLLECTION failed: no display" in error.reason.detail
+    assert s.last["status"] == "ERROR"  # type: ignore[index]
+
+
+def test_questions_reach_the_observer_and_answers_go_back_to_the_asker() -> None:
+    s = started(observer=True, interactive=True)
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    ops, s = STRATEGY.handle_response("app-documents", app_says("PENDING", questions=["Which table?"]), s)
+    forwarded = [op.event for op in ops if isinstance(op, Forward)]
+    question = next(e for e in forwarded if isinstance(e, Question))
+    assert (question.id, question.questions, question.subtask, question.asked_by) == (
+        "q1", ("Which table?",), "1", "app-documents")
+    assert isinstance(forwarded[-1], Progress) and forwarded[-1].host_state == "PENDING"
+    assert forwarded[-1].waiting_for == ("q1",)
+    assert STRATEGY.handle_notify(Answer("nope", ("x",)), s) == ([], s)  # unknown id: ignored
+    ops, s = STRATEGY.handle_notify(Answer("q1", ("the second",)), s)
+    request = app_request(dispatches(ops)[0])
+    assert request.subtask_id == "1" and [(a.question, a.answer) for a in request.answers] == [
+        ("Which table?", "the second")]
+    assert STRATEGY.handle_status(s)["host"]["state"] == "ASSIGN"
+
+
+def test_held_actions_wait_for_approval_and_run_only_after_yes() -> None:
+    s = started(observer=True, interactive=True)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    held = (Action(function="delete_document", arguments={"path": "report.docx"}),)
+    ops, s = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=held), s)
+    assert dispatches(ops) == []
+    request = next(op.event for op in ops if isinstance(op, Forward) and isinstance(op.event, ApprovalRequest))
+    assert request.actions == held and request.application == "documents"
+    assert STRATEGY.handle_status(s)["host"]["state"] == "CONFIRM"
+    ops, yes = STRATEGY.handle_notify(Approval(request.id, True), s)
+    run = app_request(dispatches(ops)[0])
+    assert run.kind is AppStepKind.RUN_APPROVED and run.actions == held
+    assert STRATEGY.handle_status(yes)["host"]["subtasks"][0]["state"] == "CONTINUE"
+    ops, no = STRATEGY.handle_notify(Approval(request.id, False), s)
+    (replan,) = dispatches(ops)  # nothing is run: the planner is asked to re-plan around the refusal
+    assert replan.agent == "host" and "the person refused" in host_request(replan).note
+    assert [t["state"] for t in STRATEGY.handle_status(no)["host"]["subtasks"]] == ["FAIL", "SKIPPED"]
+    assert no.blackboard.trajectories[-1].confirmation == "refused"
+
+
+def test_batch_mode_answers_and_refuses_at_once() -> None:
+    s = started()
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    ops, after = STRATEGY.handle_response("app-documents", app_says("PENDING", questions=["Which?"]), s)
+    assert app_request(dispatches(ops)[0]).answers[0].answer == "not available"
+    held = (Action(function="delete_document", arguments={}),)
+    ops, after = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=held), s)
+    assert after.run is not None and after.run.subtasks["1"].state.value == "FAIL"
+
+
+def test_limits_from_usage_and_from_the_shells_clock() -> None:
+    s = started(max_tokens=100, max_wall_time=30)
+    (error,), _ = STRATEGY.handle_response("host", planner_says("CONTINUE", usage=Usage(90, 20)), s)
+    assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.BUDGET_EXCEEDED
+    assert STRATEGY.handle_notify(Elapsed(29.0), s) == ([], s)
+    assert STRATEGY.handle_notify(Elapsed(31.0, token="another run"), s) == ([], s)
+    (error,), _ = STRATEGY.handle_notify(Elapsed(31.0, token="t1"), s)
+    assert isinstance(error, ReplyError) and "max_wall_time=30" in error.reason.detail
+    (error,), _ = STRATEGY.handle_notify(Cancel("stop"), s)
+    assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.CANCELLED
+
+
+def test_late_answers_after_the_end_are_ignored_and_queued_requests_start() -> None:
+    s = started(observer=True)
+    ops, s = STRATEGY.handle_ask("second", {}, "t2", s)
+    assert ops == [] and STRATEGY.handle_status(s)["host"]["queued_requests"] == 1
+    ops, s = STRATEGY.handle_response("host", planner_says("FAIL", Comment="cannot"), s)
+    kinds = [type(op).__name__ for op in ops]
+    assert kinds[:2] == ["Forward", "ReplyError"] and isinstance(ops[0].event, RunFinished)  # type: ignore[union-attr]
+    nxt = dispatches(ops)[0]
+    assert nxt.token == "t2" and host_request(nxt).request == "second"
+    late, _ = STRATEGY.handle_response("app-documents", app_says("FINISH"), s)  # from the ended run
+    assert [op for op in late if not isinstance(op, Forward)] == []
+
+
+def test_failures_of_turns_agents_and_dispatches() -> None:
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started(max_replans=0))
+    (error,), _ = STRATEGY.handle_dispatch_rejected("app-documents", "t1", Reason(ReasonKind.OVERLOADED, "full"), s)
+    assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.DISPATCH_REJECTED
+    (error,), down = STRATEGY.handle_agent_down("app-documents", Reason(ReasonKind.AGENT_DOWN, "boom"), s)
+    assert error.reason.kind is ReasonKind.AGENT_DOWN and "subtask 1" in error.reason.detail  # type: ignore[union-attr]
+    assert "documents" not in down.agents
+    (error,), _ = STRATEGY.handle_error("app-documents", Reason(ReasonKind.TIMEOUT, "turn exceeded 600s"), s)
+    assert isinstance(error, ReplyError) and "no re-plan left" in error.reason.detail
+    (error,), _ = STRATEGY.handle_error("host", Reason(ReasonKind.TIMEOUT, "slow"), started())
+    assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.TIMEOUT
+
+
+def test_callbacks_are_pure_same_input_same_output_and_the_input_state_is_untouched() -> None:
+    s = started()
+    before = copy.deepcopy(s)
+    first = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    second = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    # (deepcopy duplicates the agent templates' objects; everything else must be equal)
+    assert first == second and replace(before, planner=s.planner, app_specs=s.app_specs) == s
