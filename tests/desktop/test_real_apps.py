@@ -1,0 +1,76 @@
+"""The seed's example on the project's real applications: a real report.docx in, a real budget.xlsx with
+the table's data and a native bar chart out. The models are scripted; the files are not."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import docx
+import openpyxl
+
+from podium.apps.documents import DocumentsApplication
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from podium.apps.workspace import Workspace
+from podium.backends.scripted import ScriptedBackend
+from podium.desktop import run_request
+from tests.desktop.scripting import app, assign, host, step_of, sub, verifying
+
+TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"]]
+REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
+
+
+def make_folder(root: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("Quarterly report")
+    table = document.add_table(rows=len(TABLE), cols=2)
+    for r, row in enumerate(TABLE):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    document.save(str(root / "report.docx"))
+    workbook = openpyxl.Workbook()
+    workbook.save(str(root / "budget.xlsx"))
+
+
+def planner(prompt: str) -> str:
+    if verifying(prompt):
+        return host("FINISH", "budget.xlsx holds the table and a bar chart")
+    return assign(sub("1", "Extract the table from report.docx", "documents", message="first table"),
+                  sub("2", "Create a bar chart of the table in budget.xlsx", "spreadsheets", "1"))
+
+
+def documents(prompt: str) -> str:
+    if step_of(prompt) == 1:
+        return app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))
+    return app("FINISH", comment="table read")
+
+
+def spreadsheets(prompt: str) -> str:
+    if step_of(prompt) == 1:
+        # the rows come from subtask 1's tool output, handed over in this prompt
+        section = prompt.split("## Results of the subtasks yours depends on", 1)[1]
+        outputs = json.loads(section.split("tool outputs: ", 1)[1].split("\n", 1)[0])
+        rows = outputs[0]["rows"]
+        last = f"B{len(rows)}"
+        return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "start": "A1", "rows": rows}),
+                   ("add_chart", {"path": "budget.xlsx", "kind": "bar", "data": f"A1:{last}",
+                                  "title": "Revenue by quarter"}))
+    return app("FINISH", result="budget.xlsx: data in A1, bar chart added")
+
+
+async def test_the_seed_example_on_real_files(tmp_path: Path) -> None:
+    make_folder(tmp_path)
+    workspace = Workspace.at(tmp_path)
+    apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
+    result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
+        "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(spreadsheets)})
+    assert result.ok, result
+    sheet = openpyxl.load_workbook(tmp_path / "budget.xlsx").active
+    assert [[cell.value for cell in row] for row in sheet.iter_rows()] == [
+        ["Quarter", "Revenue"], ["Q1", 120], ["Q2", 135], ["Q3", 150]]
+    with zipfile.ZipFile(tmp_path / "budget.xlsx") as package:
+        charts = [n for n in package.namelist() if n.startswith("xl/charts/chart")]
+        assert len(charts) == 1
+        xml = package.read(charts[0]).decode()
+    assert "<barChart>" in xml and "Revenue by quarter" in xml
