@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -248,6 +249,8 @@ def app_schema() -> dict[str, Any]:
     return _schema(AppOutput)
 
 
+@cache
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
     # by_alias in serialization mode gives the seed's names, which is what the prompts ask for.
+    # Cached: generating it costs ~10 ms, once per step otherwise. Shared, so read it, never change it.
     return model.model_json_schema(by_alias=True, mode="serialization")
