@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -87,13 +88,13 @@ async def test_a_missing_program_says_so() -> None:
         await app.launch()
 
 
-async def test_confirm_overrides() -> None:
-    async with McpApplication(stdio_config(confirm="all")) as app:
-        assert app.is_sensitive("add", {"a": 1, "b": 2})
-    async with McpApplication(stdio_config(confirm="none")) as app:
-        assert not app.is_sensitive("remember", {"note": "x"})
+async def test_read_only_list_and_confirm_overrides() -> None:
     async with McpApplication(stdio_config(read_only_tools=frozenset({"remember"}))) as app:
-        assert not app.is_sensitive("remember", {"note": "x"})
+        assert not app.is_sensitive("remember", {"note": "x"})  # listed read-only by the person
+        app.config = replace(app.config, confirm="all")
+        assert app.is_sensitive("add", {"a": 1, "b": 2})
+        app.config = replace(app.config, confirm="none")
+        assert not app.is_sensitive("broken", {})
 
 
 def free_port() -> int:

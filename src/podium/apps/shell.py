@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.base import ToolResult
+from podium.apps.lifecycle import group_members
 from podium.apps.shell_policy import CommandRefused, ShellPolicy, Vetted
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
@@ -117,6 +118,7 @@ async def run_vetted(
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*readers, return_exceptions=True)
         await process.wait()
+        await _until_group_gone(process.pid)
     return {
         "command": list(vetted.argv),
         "exit_code": process.returncode,
@@ -136,14 +138,22 @@ class _Budget:
     async def read(self, stream: asyncio.StreamReader | None, kept: bytearray) -> None:
         if stream is None:
             return
+        # Read to the end even past the cap: a pipe left unread keeps the process from being reported
+        # as finished (asyncio waits for its pipes to close), so the rest is read and dropped.
         while chunk := await stream.read(65536):
-            room = self.limit - self.used
-            kept += chunk[: max(room, 0)]
-            self.used += min(len(chunk), max(room, 0))
-            if len(chunk) > room:
+            room = max(self.limit - self.used, 0)
+            kept += chunk[:room]
+            self.used += min(len(chunk), room)
+            if len(chunk) > room and not self.exceeded:
                 self.exceeded = True
                 _kill_group(self.pid)
-                return
+
+
+async def _until_group_gone(pgid: int, limit: float = 2.0) -> None:
+    """A killed process takes a moment to die: return once nothing of the group is left (or at `limit`)."""
+    deadline = asyncio.get_running_loop().time() + limit
+    while await asyncio.to_thread(group_members, pgid) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
 
 
 def _kill_group(pid: int) -> None:
