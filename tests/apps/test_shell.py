@@ -197,6 +197,21 @@ BYPASSES = {
     "home": "ls ~",
     "symlink out": "cat link_out/secret.txt",
     "cp out": "cp notes.txt ../outside/x",
+    "cp -t dir outside": "cp -t /tmp notes.txt",
+    "after --": "ls -- /etc",
+    "find from /": "find / -name passwd",
+    "climb through sub": "cat sub/../../outside/secret.txt",
+    "another user's home": "ls ~root",
+    "find -fls": "find . -fls out.txt",
+    "find -okdir": ["find", ".", "-okdir", "rm", "{}", ";"],
+    "tar --use-compress-program": "tar --use-compress-program=sh -cf a.tar notes.txt",
+    "rsync --rsh": "rsync --rsh=sh a b",
+    "rsync cluster -ae": "rsync -ae sh a b",
+    "brace+dollar": "echo ${PATH}",
+    "python versioned -c": "python3.12 -c 1",
+    "perl versioned": "perl5.36 -e 1",
+    "awk variant": "gawk 1 notes.txt",
+    "sed in place": "sed -i s/a/b/ notes.txt",
 }
 
 

@@ -205,3 +205,24 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     (root / "fake.xlsx").write_text("no")
     assert "not a readable .xlsx" in (await sheets.call("read_sheet", {"path": "fake.xlsx"})).error
     assert "outside the workspace" in (await sheets.call("read_sheet", {"path": "/tmp/x.xlsx"})).error
+
+
+async def test_chartsheet_chart_survives_edits(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook = Workbook()
+    data = workbook.active
+    data.title = "Data"
+    for row in [["k", "v"], ["a", 1], ["b", 2]]:
+        data.append(row)
+    chart = BarChart()
+    chart.title = "On its own sheet"
+    chart.add_data(Reference(data, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+    workbook.create_chartsheet("Chart").add_chart(chart)
+    workbook.save(root / "cs.xlsx")
+
+    assert (await sheets.call("write_rows", {"path": "cs.xlsx", "sheet": "Data", "start": "A4", "rows": [["c", 3]]})).ok
+    package = check_package(root / "cs.xlsx")
+    chartsheet = etree.fromstring(package.parts[package.sheets()["Chart"]])
+    assert len(chartsheet.findall("{http://schemas.openxmlformats.org/spreadsheetml/2006/main}drawing")) == 1
+    assert drawing_summary(package.to_bytes())["Chart"]["charts"] == 1
+    assert "On its own sheet" in " ".join(charts_in(root / "cs.xlsx", "Chart")[0].itertext())
+    assert load_workbook(root / "cs.xlsx")["Data"]["A4"].value == "c"

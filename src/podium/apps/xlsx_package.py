@@ -252,9 +252,7 @@ def _attach(target: Package, sheet: str, kept: str) -> None:
     existing = target.drawing_of(sheet)
     sheet_rels = target.rels(sheet)
     if existing is None:
-        rid = _free_id(sheet_rels)
-        target.write_rels(sheet, [*sheet_rels, Rel(rid, DRAWING_REL, relative(kept, sheet), False)])
-        _insert_drawing_element(target, sheet, rid)
+        _link_drawing(target, sheet, kept)
         return
     rel, new_drawing = existing
     _merge_anchors(target, new_drawing, kept)
@@ -302,16 +300,29 @@ def _drop_part(target: Package, part: str) -> None:
     target.parts["[Content_Types].xml"] = _serialise(root)
 
 
-def _insert_drawing_element(target: Package, sheet: str, rid: str) -> None:
+def _link_drawing(target: Package, sheet: str, kept: str) -> None:
+    """Point `sheet` at the drawing `kept` through a new relationship and a <drawing> element.
+
+    openpyxl writes a chartsheet's <drawing r:id="rId1"/> even when it wrote no drawing for it: such a
+    dangling element is reused rather than doubled (a sheet may hold only one).
+    """
+    sheet_rels = target.rels(sheet)
+    taken = {rel.id for rel in sheet_rels}
     root = etree.fromstring(target.parts[sheet])
-    element = etree.Element(f"{{{MAIN}}}drawing", nsmap={"r": DOC_REL})
-    element.set(f"{{{DOC_REL}}}id", rid)
-    for index, child in enumerate(root):
-        if isinstance(child.tag, str) and etree.QName(child).localname in AFTER_DRAWING:
-            root.insert(index, element)
-            break
-    else:
-        root.append(element)
+    element = root.find(f"{{{MAIN}}}drawing")
+    if element is None:
+        element = etree.Element(f"{{{MAIN}}}drawing", nsmap={"r": DOC_REL})
+        for index, child in enumerate(root):
+            if isinstance(child.tag, str) and etree.QName(child).localname in AFTER_DRAWING:
+                root.insert(index, element)
+                break
+        else:
+            root.append(element)
+    rid = element.get(f"{{{DOC_REL}}}id")
+    if not rid or rid in taken:
+        rid = _free_id(sheet_rels)
+        element.set(f"{{{DOC_REL}}}id", rid)
+    target.write_rels(sheet, [*sheet_rels, Rel(rid, DRAWING_REL, relative(kept, sheet), False)])
     target.parts[sheet] = _serialise(root)
 
 
