@@ -83,6 +83,10 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
     assert "already exists" in exists.error
     assert documents.is_sensitive("create_document", {"path": "report.docx", "overwrite": True})
     assert not documents.is_sensitive("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"]})
+    cell = {"path": "report.docx", "table": 0, "row": 1, "column": 1}
+    assert documents.is_sensitive("set_table_cell", {**cell, "text": "99"})  # replaces "10"
+    assert not documents.is_sensitive("set_table_cell", {**cell, "text": "10"})
+    assert not documents.is_sensitive("set_table_cell", {**cell, "row": 3, "text": "5"})  # an empty cell
     assert "no table 3" in (await documents.call("read_table", {"path": "report.docx", "index": 3})).error
     cell = await documents.call(
         "set_table_cell", {"path": "report.docx", "table": 0, "row": 9, "column": 0, "text": "x"}

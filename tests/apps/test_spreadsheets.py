@@ -201,6 +201,10 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     assert "already exists" in (await sheets.call("create_workbook", {"path": "e.xlsx"})).error
     assert sheets.is_sensitive("create_workbook", {"path": "e.xlsx", "overwrite": True})
     assert not sheets.is_sensitive("write_rows", {"path": "e.xlsx", "rows": [[1]]})
+    await sheets.call("write_rows", {"path": "e.xlsx", "rows": [["kept", "7"]]})
+    before = (root / "e.xlsx").read_bytes()
+    assert not sheets.is_sensitive("write_rows", {"path": "e.xlsx", "rows": [["kept", 7, "new"]]})  # same values
+    assert sheets.is_sensitive("write_rows", {"path": "e.xlsx", "start": "B1", "rows": [[8]]})  # replaces 7
     assert (root / "e.xlsx").read_bytes() == before
     (root / "fake.xlsx").write_text("no")
     assert "not a readable .xlsx" in (await sheets.call("read_sheet", {"path": "fake.xlsx"})).error

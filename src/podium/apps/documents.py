@@ -93,12 +93,18 @@ class DocumentsApplication(ToolApplication):
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
-        # Appending to or editing a document loses nothing; only replacing a whole file does.
+        # Appending loses nothing; replacing a whole file, or a cell's existing text, does.
         if tool == "create_document" and args.overwrite:
             try:
                 return self.workspace.resolve(args.path).exists()
             except ToolError:
                 return False
+        if tool == "set_table_cell":
+            try:
+                old = self._table(self._open(args.path), args.path, args.table).cell(args.row, args.column).text
+            except Exception:
+                return False  # the call itself will fail: nothing is written
+            return old.strip() != "" and old != args.text
         return False
 
     # -- reading -------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ A cell value that is a string starting with "=" is a formula. By default, text t
 number ("1200", "-3.5", "1,200") is written as a number, because values copied from a document's
 table arrive as text and a chart over text cells is empty.
 
-Every write tool saves the workbook at once (atomic replace). The drawings already in the file
+Every write tool saves the workbook at once (atomic replace). Writing over cells that already hold
+other values is sensitive (those values would be lost), as is replacing a whole file. The drawings already in the file
 (charts, pictures, shapes, text boxes) are kept exactly as they were: see xlsx_package.
 """
 
@@ -101,6 +102,27 @@ class SpreadsheetsApplication(ToolApplication):
                 return self.workspace.resolve(args.path).exists()
             except ToolError:
                 return False
+        if tool == "write_rows":
+            return self._overwrites_cells(args)
+        return False
+
+    def _overwrites_cells(self, args: WriteArgs) -> bool:
+        """Whether writing would replace a value already in the sheet (that value would be lost)."""
+        from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+        try:
+            workbook = self._load(self._existing(args.path))
+            sheet = _sheet(workbook, args.sheet)
+            letters, first_row = coordinate_from_string(args.start.replace("$", "").upper())
+        except Exception:
+            return False  # the call itself will fail: nothing is written
+        first_col = column_index_from_string(letters)
+        for r, row in enumerate(args.rows):
+            for c, value in enumerate(row):
+                new = _number(value) if args.numbers_from_text else value
+                old = sheet.cell(row=first_row + r, column=first_col + c).value
+                if old is not None and old != new:
+                    return True
         return False
 
     # -- reading -------------------------------------------------------------------------------
