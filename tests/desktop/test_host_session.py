@@ -6,6 +6,8 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from podium.backends.scripted import ScriptedBackend
 from podium.desktop import (
     ApprovalRequest,
@@ -17,6 +19,7 @@ from podium.desktop import (
     run_request,
 )
 from podium.desktop.blackboard import Blackboard
+from podium.errors import ConfigError, RunFailed
 from tests.desktop.memapps import Documents, Spreadsheets
 from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
 from tests.support import until
@@ -265,3 +268,47 @@ async def test_batch_mode_refuses_sensitive_actions() -> None:
     result = await run_request("Delete old.docx", [docs], planner, app_models=app_models)
     assert result.status == "FAIL" and "old.docx" in docs.docs and docs.calls == []
     assert any("refused (batch mode" in (t["confirmation"] or "") for t in result.trajectory)
+
+
+async def test_the_hosts_own_sensitive_step_waits_for_approval_before_bash_runs() -> None:
+    sheets = Spreadsheets(running=False)
+    approvals: list[ApprovalRequest] = []
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        if "The person approved" in prompt and "launched spreadsheets" not in prompt:
+            return host("CONTINUE", "launching", Bash="start excel")
+        if "launched spreadsheets" in prompt:
+            return assign(sub("1", "Fill budget.xlsx", "spreadsheets"))
+        return host("CONFIRM", "Excel must be started", Bash="start excel")
+
+    def approve(request: ApprovalRequest) -> bool:
+        assert sheets.launches == 0  # nothing launched before the yes
+        approvals.append(request)
+        return True
+
+    result = await asyncio.wait_for(run_request(
+        "Fill the budget", [sheets], ScriptedBackend(planner), approve=approve,
+        app_models={"spreadsheets": ScriptedBackend(lambda p: app("FINISH", result="filled"))}), 10)
+    assert result.ok, result
+    (request,) = approvals
+    assert request.asked_by == "host" and request.subtask is None and "Bash: start excel" in request.summary
+    assert sheets.launches == 1
+
+
+async def test_refusing_the_hosts_own_step_fails_the_request() -> None:
+    sheets = Spreadsheets(running=False)
+    result = await asyncio.wait_for(run_request(
+        "Fill the budget", [sheets], ScriptedBackend(lambda p: host("CONFIRM", "Excel must be started",
+                                                                     Bash="start excel")),
+        approve=lambda request: False), 10)
+    assert result.status == "FAIL" and result.reason_kind == "refused" and sheets.launches == 0
+
+
+async def test_an_empty_request_is_refused_clearly() -> None:
+    async with await HostSession.start([Documents()], ScriptedBackend([])) as hs:
+        with pytest.raises(RunFailed, match="the request is empty"):
+            await hs.session.ask("   ")
+        with pytest.raises(ConfigError, match="the request is empty"):
+            await hs.run("")

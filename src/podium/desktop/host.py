@@ -38,7 +38,7 @@ from podium.desktop.host_people import resolve
 from podium.desktop.host_planner import on_planner_report
 from podium.desktop.host_state import JUDGE, OBSERVER, PLANNER, HostConfig, HostState, progress, status
 from podium.desktop.messages import decode_app_report, decode_host_report
-from podium.ensemble.ops import AgentSpec, Forward, Op, Token
+from podium.ensemble.ops import AgentSpec, Forward, Op, ReplyError, Token
 from podium.ensemble.strategy import Strategy
 from podium.errors import ConfigError, Reason, ReasonKind
 
@@ -96,6 +96,9 @@ class HostStrategy(Strategy[HostState]):
 
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: HostState) -> Result:
         request = prompt_text(prompt).strip()
+        if not request:
+            return [ReplyError(token, Reason(ReasonKind.INVALID_REQUEST,
+                                             "the request is empty: say what the HostAgent should do"))], state
         if state.run is not None:
             return [], replace(state, queue=(*state.queue, (token, request)))
         return self._progress(*start_run(state, token, request))
