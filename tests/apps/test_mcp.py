@@ -66,6 +66,20 @@ async def test_closing_stops_the_server_process() -> None:
     assert not servers[0].is_running()
 
 
+async def test_a_server_that_dies_is_reported_and_can_be_launched_again() -> None:
+    app = McpApplication(stdio_config())
+    await app.launch()
+    [server] = [p for p in psutil.Process().children(recursive=True) if SERVER in " ".join(p.cmdline())]
+    server.terminate()
+    await asyncio.to_thread(server.wait, 10)
+    failed = await app.call("add", {"a": 1, "b": 2})
+    assert not failed.ok and "connection to the server is lost" in failed.error
+    assert not await app.is_running()
+    await app.launch()  # reconnects: a new server process
+    assert await app.is_running() and (await app.call("add", {"a": 1, "b": 2})).content["text"] == "3"
+    await app.aclose()
+
+
 async def test_launch_and_close_from_different_tasks() -> None:
     # The SDK's task groups live in the owner task, so launching in one task and closing in another works.
     app = McpApplication(stdio_config())

@@ -69,6 +69,7 @@ class McpApplication:
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._failure: BaseException | None = None
+        self._broken = False  # the connection was lost (the server died): not running any more
         self._errlog: Any = None
 
     # -- Application ---------------------------------------------------------------------------
@@ -82,13 +83,16 @@ class McpApplication:
         return not (known is not None and known.read_only)
 
     async def is_running(self) -> bool:
-        return self._session is not None and self._owner is not None and not self._owner.done()
+        return self._session is not None and self._owner is not None and not self._owner.done() and not self._broken
 
     async def launch(self) -> None:
+        """Connect (again, after the server went away or was closed); StartFailed says why it cannot."""
         if await self.is_running():
             return
         if self._owner is not None:
-            raise StartFailed(f"MCP server {self.name!r} was closed; build a new application to reconnect")
+            await self.aclose()
+            self._ready, self._closing = asyncio.Event(), asyncio.Event()
+            self._owner, self._failure, self._broken, self._tools = None, None, False, {}
         # The server's stderr, kept to explain a failed start; closed by aclose().
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.name}")
@@ -118,7 +122,9 @@ class McpApplication:
         except TimeoutError:
             return ToolResult(error=f"{self.name}.{tool} gave no answer within {self.config.timeout:g} s")
         except Exception as exc:
-            return ToolResult(error=f"{self.name}.{tool} failed: {_describe(exc)}")
+            self._broken = not await _answers_ping(session)
+            gone = "; the connection to the server is lost (launch it again)" if self._broken else ""
+            return ToolResult(error=f"{self.name}.{tool} failed: {_describe(exc)}{gone}")
         return _tool_result(result)
 
     # -- connection lifetime -------------------------------------------------------------------
@@ -198,6 +204,14 @@ class McpApplication:
             if text:
                 return f"; the server said:\n{text}"
         return ""
+
+
+async def _answers_ping(session: Any) -> bool:
+    try:
+        await asyncio.wait_for(session.send_ping(), 5)
+    except Exception:
+        return False
+    return True
 
 
 async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool]:
