@@ -248,3 +248,12 @@ async def test_cancel_ends_the_request_and_keeps_its_record() -> None:
         result = await asyncio.wait_for(running, 10)
     assert result.status == "FAIL" and result.reason_kind == "cancelled" and "Ctrl-C" in (result.reason or "")
     assert result.blackboard["requests"] == ["Read the table"]
+
+
+async def test_the_callers_timeout_cancels_the_request_and_returns_its_record() -> None:
+    async with await HostSession.start([docs()], ScriptedBackend(one_subtask_planner),
+                                       app_models={"documents": ScriptedBackend(lambda p: Hang())}) as hs:
+        result = await asyncio.wait_for(hs.run("Read the table", timeout=0.2), 10)
+        assert hs.status()["host"]["state"] == "idle"
+    assert result.status == "FAIL" and result.reason_kind == "cancelled"
+    assert "caller's timeout of 0.2s" in (result.reason or "") and result.subtasks[0]["state"] == "FAIL"

@@ -27,6 +27,7 @@ from typing import Any
 
 from podium.agent.backend import Backend, BaseBackend
 from podium.agent.behaviour import Behaviour, Continue
+from podium.agent.outcomes import PENDING
 from podium.desktop.app_step import AppStepBackend
 from podium.desktop.catalog import Catalog
 from podium.desktop.events import Answer, Approval, ApprovalRequest, Cancel, Elapsed, HostEventOut, Question
@@ -38,7 +39,7 @@ from podium.desktop.model_call import Screenshots
 from podium.desktop.pipeline import Middleware
 from podium.ensemble.ops import AgentSpec
 from podium.ensemble.session import Session
-from podium.errors import ConfigError, RunFailed
+from podium.errors import ConfigError, ReasonKind, RunFailed
 
 OnEvent = Callable[[HostEventOut], Awaitable[None] | None]
 AskPerson = Callable[[Question], Awaitable[Sequence[str]] | Sequence[str]]
@@ -159,7 +160,8 @@ class HostSession:
 
     async def run(self, request: str, *, timeout: float | None = None) -> RunResult:
         """Run one request to its end (FINISH, FAIL or ERROR); never raises for a failed request: the
-        result says why. `timeout` is the caller's own wait; `config.max_wall_time` ends the request."""
+        result says why. When `timeout` (seconds) passes first, the request is cancelled (FAIL, cancelled)
+        and its record returned; `config.max_wall_time` is the same limit kept by the host's config."""
         if not request.strip():
             raise ConfigError("the request is empty: say what the HostAgent should do")
         async with self._lock:
@@ -171,7 +173,14 @@ class HostSession:
                 timer = loop.call_later(self.config.max_wall_time, self._elapsed, token, started)
             try:
                 try:
-                    await self.session.result(token, timeout=timeout)
+                    try:
+                        await self.session.result(token, timeout=timeout)
+                    except RunFailed as waited:
+                        if waited.reason.kind is not ReasonKind.TIMEOUT or self.session.poll(token) != PENDING:
+                            raise
+                        # The caller stops waiting: end the request cleanly, so its record is complete.
+                        self.session.notify(Cancel(f"no result within the caller's timeout of {timeout}s", token))
+                        await self.session.result(token)
                 except RunFailed as failed:
                     outcome = self._outcome(token)
                     if outcome is None:
