@@ -14,41 +14,42 @@ from podium.desktop.blackboard import QA, SubtaskResult
 from podium.desktop.catalog import Catalog
 from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 
+# The examples are deliberately NOT a benchmark's request: they show the shape (a dependency, results
+# handed on, FINISH after checking), the model has to do the thinking for the task in front of it.
 HOST_EXAMPLE: dict[str, Any] = {
     "Observation": "documents and spreadsheets are available; no subtask has run yet",
-    "Thought": "The table must be read from report.docx before it can be charted in budget.xlsx, "
-               "so the chart depends on the extraction.",
-    "Current Sub-Task": "Extract the table from report.docx",
-    "Message": "Read the first table of report.docx and return its rows",
-    "ControlLabel": "0",
-    "ControlText": "documents",
-    "Plan": ["Extract the table from report.docx", "Create a bar chart of the table in budget.xlsx"],
+    "Thought": "The totals must be read from sales.xlsx before they can be written into summary.docx, "
+               "so the second subtask depends on the first.",
+    "Current Sub-Task": "Read the totals from sales.xlsx",
+    "Message": "Read the sheet of sales.xlsx and return its rows",
+    "ControlLabel": "1",
+    "ControlText": "spreadsheets",
+    "Plan": ["Read the totals from sales.xlsx", "Write the totals as a table into summary.docx"],
     "Status": "ASSIGN",
-    "Comment": "Two subtasks: the extraction, then the chart",
+    "Comment": "Two subtasks: read, then write",
     "Questions": [],
     "Bash": "",
     "Subtasks": [
-        {"id": "1", "description": "Extract the table from report.docx", "application": "documents",
-         "depends_on": [], "message": "Return the table as a list of rows"},
-        {"id": "2", "description": "Create a bar chart of the extracted table in budget.xlsx",
-         "application": "spreadsheets", "depends_on": ["1"],
-         "message": "Write the rows from subtask 1's result at A1, then add a bar chart over them"},
+        {"id": "1", "description": "Read the totals from sales.xlsx", "application": "spreadsheets",
+         "depends_on": [], "message": "Return the rows of the first sheet"},
+        {"id": "2", "description": "Write the totals as a table into summary.docx", "application": "documents",
+         "depends_on": ["1"], "message": "Use the rows from subtask 1's result"},
     ],
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
-    "Observation": "Subtask 1 FINISH (table extracted), subtask 2 FINISH (chart created)",
+    "Observation": "Subtask 1 FINISH (rows read), subtask 2 FINISH (table written)",
     "Thought": "Every part of the request is done", "Current Sub-Task": "", "Message": "",
     "ControlLabel": "", "ControlText": "", "Plan": [], "Status": "FINISH",
-    "Comment": "The table of report.docx is charted in budget.xlsx", "Questions": [], "Bash": "", "Subtasks": [],
+    "Comment": "summary.docx now holds the totals of sales.xlsx", "Questions": [], "Bash": "", "Subtasks": [],
 }
 APP_EXAMPLE: tuple[dict[str, Any], dict[str, Any]] = (
-    {"observation": "The subtask needs the table of report.docx", "thought": "read_table gives the rows",
-     "actions": [{"function": "read_table", "arguments": {"path": "report.docx", "index": 0}}],
+    {"observation": "The subtask needs the rows of sales.xlsx", "thought": "read_sheet returns the rows",
+     "actions": [{"function": "read_sheet", "arguments": {"path": "sales.xlsx"}}],
      "status": "CONTINUE", "plan": ["Return the rows as the result"], "comment": "", "questions": [],
      "result": None},
-    {"observation": "read_table returned [[\"Quarter\", \"Sales\"], [\"Q1\", 10]]", "thought": "The table is read",
-     "actions": [], "status": "FINISH", "plan": [], "comment": "Table extracted", "questions": [],
-     "result": [["Quarter", "Sales"], ["Q1", 10]]},
+    {"observation": "read_sheet returned [[\"Region\", \"Total\"], [\"North\", 42]]", "thought": "I have the rows",
+     "actions": [], "status": "FINISH", "plan": [], "comment": "Rows read", "questions": [],
+     "result": [["Region", "Total"], ["North", 42]]},
 )
 
 
@@ -58,6 +59,7 @@ def _json(value: Any) -> str:
 
 def host_system(catalog: Catalog) -> str:
     names = ", ".join(catalog.names)
+    types = "".join(f" {', '.join(a.file_types)} files belong to {a.name}." for a in catalog.apps if a.file_types)
     return f"""You are the HostAgent, the orchestrator of a desktop. You turn the person's request into \
 subtasks, each done by the AppAgent of one application, and you decide when the request is done.
 
@@ -75,14 +77,14 @@ Status is one of:
 - CONTINUE: you put an application to launch in Bash and want to look again.
 
 Rules for Subtasks:
-- application is exactly one of: {names}. A .docx file belongs to documents, a .xlsx file to spreadsheets.
+- application is exactly one of: {names}.{types}
 - depends_on lists the ids of EARLIER subtasks whose results this one needs; independent subtasks have \
 an empty depends_on so they run at the same time.
 - message tells the AppAgent what you know: file names, cells, what to return.
 - Subtasks already FINISH are done: do not repeat them; new subtasks get new ids and may depend on them.
 - Never plan anything the request says not to do.
 
-Example, for the request "Extract the table from report.docx and create a bar chart of it in budget.xlsx":
+Example, for the request "Put the totals of sales.xlsx into a table in summary.docx":
 {_json(HOST_EXAMPLE)}
 
 Example, once both subtasks are FINISH:
@@ -160,9 +162,9 @@ the file you wrote). Actions listed with FINISH still run.
 - CONFIRM: the actions change or delete something the person must approve first.
 Use only the tools listed, with their argument names.
 
-Example (a subtask "Extract the table from report.docx"), first step:
+Example (a subtask "Read the totals from sales.xlsx" with a tool read_sheet), first step:
 {_json(first)}
-and once read_table has answered:
+and once read_sheet has answered:
 {_json(second)}"""
 
 
