@@ -7,7 +7,6 @@ recorded (path, headers, JSON body) so tests can check what the SDK really sent.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 import time
@@ -59,6 +58,7 @@ class FakeModelServer:
         self.script: deque[Reply] = deque()
         self.default = default
         self.requests: list[Recorded] = []
+        self.disconnects = 0  # replies the client stopped reading mid-way
         self._lock = threading.Lock()
         server = self
 
@@ -83,8 +83,11 @@ class FakeModelServer:
                     reply = reply(body)
                 if reply is None:
                     reply = Status(500, {"error": {"message": "fake server has no scripted reply"}})
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                try:
                     self._send(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    with server._lock:
+                        server.disconnects += 1
 
             def _send(self, reply: Status | Stream | Hang) -> None:
                 if isinstance(reply, Hang):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic import BaseModel
 
@@ -233,3 +235,16 @@ async def test_invalid_structured_output_fails_with_the_raw_text(fake_server, fa
     reason = reason_of(events)
     assert reason.kind is ReasonKind.INVALID_OUTPUT and "steps" in reason.detail
     assert events[-1].data["raw"] == '{"steps": "not a list"}'
+
+
+async def test_an_interrupted_turn_closes_the_http_stream(fake_server, fast_retry):
+    fake_server.push(openai_stream([f"w{i} " for i in range(200)], pause=0.02))
+    backend = make(fake_server, fast_retry)
+    stream = backend.prompt(await backend.start_session({}), "talk")
+    assert (await anext(stream)).kind is EventKind.TEXT
+    await stream.aclose()  # what an agent's interrupt does
+    for _ in range(200):
+        if fake_server.disconnects:
+            break
+        await asyncio.sleep(0.02)
+    assert fake_server.disconnects == 1

@@ -14,7 +14,7 @@ from podium.errors import ConfigError
 # Settings every network backend understands; the embedded one has its own (see EmbeddedBackend).
 _NETWORK = {"api_key", "api_key_env", "base_url", "timeout", "retry", "prices", "default_headers"}
 _LOCAL = {"n_ctx", "n_threads", "seed", "timeout", "prices", "cache_dir", "progress", "max_tokens",
-          "chat_format"}
+          "chat_format", "repack"}
 
 
 def _check(spec: ModelSpec, settings: dict[str, Any], allowed: set[str]) -> None:

@@ -9,6 +9,7 @@ after that ends the turn with a terminal error event instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -125,11 +126,13 @@ async def stream_with_retries(attempt: Callable[[], AsyncIterator[Event]],
         number += 1
         emitted = False
         try:
-            async for event in attempt():
-                emitted = True
-                yield event
-                if event.terminal:
-                    return
+            # aclosing: an interrupted turn closes the attempt (and its HTTP stream) now, not at GC time.
+            async with contextlib.aclosing(attempt()) as events:
+                async for event in events:
+                    emitted = True
+                    yield event
+                    if event.terminal:
+                        return
         except asyncio.CancelledError:
             raise
         except Exception as exc:

