@@ -248,3 +248,31 @@ async def test_an_interrupted_turn_closes_the_http_stream(fake_server, fast_retr
             break
         await asyncio.sleep(0.02)
     assert fake_server.disconnects == 1
+
+
+async def test_a_server_that_rejects_stream_options_is_asked_again_without_them(fake_server, fast_retry):
+    def picky(body):
+        if "stream_options" in body:
+            return openai_error(400, "Unrecognized request argument supplied: stream_options")
+        return openai_stream(["fine"], usage=None)
+
+    fake_server.default = picky
+    backend = make(fake_server, fast_retry)
+    session = await backend.start_session({})
+    events = await collect(backend, session, "hi")
+    assert events[-1].kind is EventKind.RESULT and events[-1].data["text"] == "fine"
+    await collect(backend, session, "again")
+    assert ["stream_options" in r.body for r in fake_server.requests] == [True, False, False]
+
+
+async def test_stream_options_refusal_does_not_downgrade_structured_output(fake_server, fast_retry):
+    def picky(body):
+        if "stream_options" in body:
+            return openai_error(400, "stream_options is not supported")
+        return openai_stream(['{"steps": ["a"]}'], usage=None)
+
+    fake_server.default = picky
+    backend = make(fake_server, fast_retry)
+    events = await collect(backend, await backend.start_session({}), Prompt("p", schema=Plan.model_json_schema()))
+    assert events[-1].kind is EventKind.RESULT
+    assert fake_server.requests[-1].body["response_format"]["type"] == "json_schema"

@@ -20,7 +20,7 @@ from podium.backends.openai_compat import StreamCut
 from podium.backends.pricing import NO_PRICES, PriceTable
 from podium.backends.retry import Failure, RetryPolicy, failure_from_status, stream_with_retries
 from podium.backends.structured import OutputErrors, validate_schema
-from podium.errors import ReasonKind
+from podium.errors import ConfigError, ReasonKind
 
 ANSWER_TOOL = "structured_answer"
 # The HTTP status each documented error type stands for, to classify errors sent inside a stream.
@@ -88,7 +88,10 @@ class AnthropicBackend(BaseBackend):
 
     def client(self) -> Any:
         if self._client is None:
-            import anthropic  # optional SDK, imported only when the backend is used
+            try:
+                import anthropic  # optional SDK, imported only when the backend is used
+            except ImportError:
+                raise ConfigError("the anthropic backend needs its SDK: pip install 'podium[anthropic]'") from None
 
             self._client = anthropic.AsyncAnthropic(api_key=self._key.reveal(), base_url=self.base_url,
                                                     timeout=self.timeout, max_retries=0,

@@ -26,7 +26,7 @@ from podium.backends.keys import Secret, resolve_key
 from podium.backends.pricing import NO_PRICES, PriceTable
 from podium.backends.retry import Failure, RetryPolicy, failure_from_status, stream_with_retries
 from podium.backends.structured import OutputErrors, strict_schema, validate_schema
-from podium.errors import ReasonKind
+from podium.errors import ConfigError, ReasonKind
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -74,6 +74,7 @@ class OpenAIBackend(BaseBackend):
         self.retry = retry or RetryPolicy()
         self.prices = prices or NO_PRICES
         self.schema_mode = SchemaMode.JSON_SCHEMA
+        self.usage_option = True  # stream_options.include_usage, until a server refuses it
         self._key = resolve_key(api_key, api_key_env, required=key_required, what=f"the {label} backend")
         self._headers = dict(default_headers or {})
         self._client: Any = None
@@ -87,7 +88,10 @@ class OpenAIBackend(BaseBackend):
 
     def client(self) -> Any:
         if self._client is None:
-            import openai  # optional SDK, imported only when a backend is used
+            try:
+                import openai  # imported only when a backend is used
+            except ImportError:
+                raise ConfigError("the OpenAI-compatible backend needs the openai SDK: pip install openai") from None
 
             # Retries are ours (RetryPolicy): the SDK's own would hide failures from the Reason mapping.
             self._client = openai.AsyncOpenAI(api_key=self._key.reveal(), base_url=self.base_url,
@@ -149,6 +153,21 @@ class OpenAIBackend(BaseBackend):
         return request
 
     async def _open(self, request: dict[str, Any], schema: Mapping[str, Any] | None) -> Any:
+        import openai
+
+        if not self.usage_option:
+            request = {key: value for key, value in request.items() if key != "stream_options"}
+        try:
+            return await self._open_with_schema(request, schema)
+        except openai.APIStatusError as exc:
+            # A few servers reject stream_options: ask once more without it (no usage events then).
+            if "stream_options" not in request or "stream_options" not in self._message(exc):
+                raise
+            self.usage_option = False
+            request = {key: value for key, value in request.items() if key != "stream_options"}
+            return await self._open_with_schema(request, schema)
+
+    async def _open_with_schema(self, request: dict[str, Any], schema: Mapping[str, Any] | None) -> Any:
         create = self.client().chat.completions.create
         if schema is None:
             return await create(**sdk_kwargs(create, request))
@@ -235,9 +254,11 @@ class OpenAIBackend(BaseBackend):
         """Whether an error status means "I do not support this response_format". Most servers say 400 or
         422; some (llama-cpp-python's server among them) turn their validation error into a 500, so a 5xx
         counts only when it names the field."""
+        text = self._message(exc)
+        if "stream_options" in text:  # not about the format: _open handles that one
+            return False
         if exc.status_code in (400, 422):
             return True
-        text = self._message(exc)
         return exc.status_code >= 500 and ("response_format" in text or "json_schema" in text)
 
     # -- failures ----------------------------------------------------------------------------------
