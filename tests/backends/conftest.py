@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +116,3 @@ def llama_server(small_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-async def aiter_list(items: list[Event]) -> AsyncIterator[Event]:
-    for item in items:
-        yield item

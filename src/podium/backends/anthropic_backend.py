@@ -16,9 +16,8 @@ from podium.agent.backend import BaseBackend, Prompt
 from podium.agent.events import Event
 from podium.backends.chat import ChatSession, Message, sdk_kwargs, setting
 from podium.backends.keys import Secret, resolve_key
-from podium.backends.openai_compat import StreamCut
 from podium.backends.pricing import NO_PRICES, PriceTable
-from podium.backends.retry import Failure, RetryPolicy, failure_from_status, stream_with_retries
+from podium.backends.retry import Failure, RetryPolicy, StreamCut, failure_from_status, stream_with_retries
 from podium.backends.structured import OutputErrors, validate_schema
 from podium.errors import ConfigError, ReasonKind
 

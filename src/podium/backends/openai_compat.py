@@ -24,7 +24,7 @@ from podium.agent.events import Event
 from podium.backends.chat import ChatSession, Message, assistant_message, sdk_kwargs, setting
 from podium.backends.keys import Secret, resolve_key
 from podium.backends.pricing import NO_PRICES, PriceTable
-from podium.backends.retry import Failure, RetryPolicy, failure_from_status, stream_with_retries
+from podium.backends.retry import Failure, RetryPolicy, StreamCut, failure_from_status, stream_with_retries
 from podium.backends.structured import OutputErrors, strict_schema, validate_schema
 from podium.errors import ConfigError, ReasonKind
 
@@ -37,10 +37,6 @@ class SchemaMode(IntEnum):
     JSON_SCHEMA = 0
     JSON_OBJECT_WITH_SCHEMA = 1
     JSON_OBJECT = 2
-
-
-class StreamCut(Exception):
-    """The server ended the stream before saying the model had finished."""
 
 
 class _Rejected(Exception):

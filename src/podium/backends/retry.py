@@ -22,6 +22,10 @@ from podium.errors import Reason, ReasonKind
 Sleep = Callable[[float], Awaitable[None]]
 
 
+class StreamCut(Exception):
+    """The server ended a stream before saying the model had finished (retryable before any event)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Failure:
     """One failed attempt, classified."""
