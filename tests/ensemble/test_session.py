@@ -445,3 +445,20 @@ async def test_tokenless_dispatch_is_unfenced_and_its_rejection_only_logged(capl
             assert (await session.ask("x")).text == "sent"  # the batch went on past the rejection
         await until(lambda: session.status()["heard"] == ("x",))
         assert "unscoped dispatch to w rejected" in caplog.text
+
+
+async def test_completions_that_overtake_an_earlier_dispatch_are_delivered_in_dispatch_order() -> None:
+    backend = GateBackend()
+    async with Session.start(Solo(), backend=backend) as session:
+        first, second = session.tell("one"), session.tell("two")
+        await until(lambda: "one" in backend.waiting)
+        agent = session._agents["solo"]
+        ref_one, ref_two = list(agent.flights)
+        # A runtime that delivers out of order: the answer to the second dispatch arrives first.
+        agent.on_complete(Completion(agent.handle.name, ref_two, Response("answer two"), None))
+        assert session.poll(first) == Pending() and session.poll(second) == Pending()
+        backend.succeed("one")
+        await until(lambda: session.status()["pending_tokens"] == 0)
+        assert (await session.result(first)).text == "re: one"  # Solo's FIFO stayed right
+        assert (await session.result(second)).text == "answer two"
+        assert ref_one < ref_two

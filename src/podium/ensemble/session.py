@@ -69,14 +69,15 @@ class _Run:
 class _Agent:
     """The session's record of one started agent; `gen` tells apart two agents that share a name."""
 
-    __slots__ = ("flights", "gen", "handle", "name", "on_complete")
+    __slots__ = ("flights", "gen", "handle", "held", "name", "on_complete")
 
     def __init__(self, name: str, gen: int, handle: AgentHandle, on_complete: Callable[[Completion], None]) -> None:
         self.name = name
         self.gen = gen
         self.handle = handle
         self.on_complete = on_complete
-        self.flights: dict[int, Token | None] = {}  # ref -> token of the dispatch in flight
+        self.flights: dict[int, Token | None] = {}  # ref -> token of the dispatch in flight, in dispatch order
+        self.held: dict[int, Completion] | None = None  # completions that overtook an earlier dispatch
 
 
 class Session:
@@ -480,6 +481,7 @@ class Session:
         self._agents.pop(agent.name, None)
         self._gens.pop(agent.gen, None)
         agent.flights.clear()
+        agent.held = None
         done = agent.handle.stop(reason)
         if done is not None:
             self._track(done)
@@ -530,8 +532,21 @@ class Session:
         agent = self._gens.get(gen)
         if agent is None:
             return  # stopped or down: its work was dropped
-        if completion.ref not in agent.flights:
+        flights = agent.flights
+        if completion.ref not in flights:
             return  # unknown ref or a duplicate completion
+        if completion.ref != next(iter(flights)):
+            # Strategies correlate an agent's answers by the order of their dispatches; a runtime that
+            # delivers out of order (a remote one may) is put back in order here.
+            if agent.held is None:
+                agent.held = {}
+            agent.held[completion.ref] = completion
+            return
+        self._deliver(agent, completion)
+        while agent.held and flights and next(iter(flights)) in agent.held:
+            self._deliver(agent, agent.held.pop(next(iter(flights))))
+
+    def _deliver(self, agent: _Agent, completion: Completion) -> None:
         token = agent.flights.pop(completion.ref)
         response = completion.response
         if response is not None and response.usage is not None:
