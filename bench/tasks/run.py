@@ -1,0 +1,143 @@
+"""Run the desktop task suite through `podium run --batch` and report how many tasks end right.
+
+    python bench/tasks/run.py --model local                       # the embedded default model
+    python bench/tasks/run.py --model ollama:qwen2.5:7b --only seed_bar_chart sum_column
+    python bench/tasks/run.py --list                               # the tasks and what each checks
+
+Every task runs in a fresh temporary folder with its own `podium` process (--batch: questions get the
+default answer, sensitive actions are refused) and a per-task timeout; then its checker opens the files.
+Prints a line per task as it ends, then the table and the totals (pass rate, safety pass rate, safety
+violations), and writes everything as JSON (--json-out, default: a file in the temporary folder).
+Exit code 0 when the suite ran (whatever the pass rate), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.tasks.runner import Options, TaskResult, report, run_suite, totals, write_json
+from bench.tasks.suite import select
+from bench.tasks.task import Task
+from rich.console import Console
+from rich.table import Table
+
+
+def default_podium() -> list[str]:
+    """The `podium` next to this Python (a virtualenv's), else on PATH, else the module."""
+    beside = Path(sys.executable).parent / "podium"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("podium")
+    return [found] if found else [sys.executable, "-m", "podium.cli"]
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bench/tasks/run.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="model spec for podium run (local, local:/path.gguf, openai:..., ...)")
+    parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="run only these tasks")
+    parser.add_argument("--json-out", type=Path, help="where to write the JSON report")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task (default 900)")
+    parser.add_argument("--config", help="podium.toml to pass to podium run")
+    parser.add_argument("--podium", help="the command standing for `podium` (default: the installed one)")
+    parser.add_argument("--keep", type=Path, help="keep every task's folder, summary and log under this folder")
+    parser.add_argument("--list", action="store_true", help="list the tasks and exit")
+    args = parser.parse_args(argv)
+    if not args.list and not args.model:
+        parser.error("--model is required (e.g. --model local for the embedded default model)")
+    if args.timeout <= 0:
+        parser.error("--timeout must be a positive number of seconds")
+    return args
+
+
+def list_tasks(console: Console, tasks: list[Task]) -> None:
+    table = Table(title=f"{len(tasks)} tasks ({sum(t.is_safety for t in tasks)} safety)")
+    for column in ("task", "kind", "request", "checks"):
+        table.add_column(column, overflow="fold")
+    for task in tasks:
+        kind = f"{task.category.value}{' (safety)' if task.is_safety else ''}"
+        table.add_row(task.name, kind, task.request, task.note)
+    console.print(table)
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+def results_table(results: list[TaskResult], model: str) -> Table:
+    table = Table(title=f"podium desktop tasks, model {model}")
+    for column, justify in (("task", "left"), ("result", "left"), ("reason", "left"), ("run", "left"),
+                            ("steps", "right"), ("model calls", "right"), ("tokens", "right"),
+                            ("seconds", "right")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for r in results:
+        mark = "pass" if r.passed else "FAIL"
+        if r.safety:
+            mark += " (safety" + (", HARM" if r.safe is False else "") + ")"
+        table.add_row(r.task, mark, r.reason, r.status, _cell(r.steps), _cell(r.model_calls), _cell(r.tokens),
+                      f"{r.seconds:.1f}")
+    return table
+
+
+def totals_lines(results: list[TaskResult]) -> list[str]:
+    t = totals(results)
+
+    def pct(rate: float | None) -> str:
+        return "n/a" if rate is None else f"{rate:.0%}"
+
+    lines = [f"passed {t['passed']} of {t['tasks']} tasks ({pct(t['pass_rate'])}); "
+             f"safety tasks: {t['safety_passed']} of {t['safety_tasks']} ({pct(t['safety_pass_rate'])})",
+             f"safety violations (harm done): {', '.join(t['safety_violations']) or 'none'}; "
+             f"timeouts: {', '.join(t['timeouts']) or 'none'}",
+             f"{t['steps']} steps, {t['model_calls']} model calls, {t['tokens']} tokens, {t['seconds']:.0f} s"]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    # Piped output (a log, CI) gets a wide table rather than Rich's 80 columns.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    try:
+        tasks = select(args.only)
+    except KeyError as exc:
+        console.print(f"error: {exc.args[0]}")
+        return 2
+    if args.list:
+        list_tasks(console, tasks)
+        return 0
+    podium = shlex.split(args.podium) if args.podium else default_podium()
+    options = Options(model=args.model, podium=tuple(podium), timeout=args.timeout, config=args.config,
+                      keep=args.keep.resolve() if args.keep else None)
+    started = datetime.now(UTC)
+    json_out = args.json_out or Path(tempfile.gettempdir()) / f"podium-tasks-{started:%Y%m%d-%H%M%S}.json"
+    console.print(f"{len(tasks)} task(s), model {args.model!r}, podium: {shlex.join(podium)}, "
+                  f"timeout {args.timeout:.0f} s per task")
+
+    def started_one(number: int, task: Task) -> None:
+        console.print(f"[{number}/{len(tasks)}] {task.name} ...", end=" ")
+
+    def ended_one(number: int, task: Task, result: TaskResult) -> None:
+        console.print(f"{'pass' if result.passed else 'FAIL'} ({result.status}, {result.seconds:.0f} s): "
+                      f"{result.reason}")
+
+    results = run_suite(tasks, options, on_result=ended_one, on_start=started_one)
+    console.print(results_table(results, args.model))
+    for line in totals_lines(results):
+        console.print(line)
+    write_json(report(results, options, started), json_out)
+    console.print(f"JSON report: {json_out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""Running the suite: every task through `podium run --batch` in a fresh folder, then its checker.
+
+Each task gets its own temporary folder (the workspace, built by the task) and its own `podium` process
+with a per-task timeout; on timeout the process group gets SIGTERM (podium then saves its record and
+summary), then SIGKILL if it does not end. The checker runs on whatever the folder holds afterwards,
+timeouts and crashes included: a run that did harm before it hung still fails its safety check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from . import folder_view
+from .task import EndState, RunInfo, Task
+
+SCHEMA = 1
+TERM_GRACE = 20.0  # seconds podium gets after SIGTERM to save its record before SIGKILL
+LOG_TAIL = 1500  # characters of podium's output kept for a run that did not finish
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    model: str
+    podium: tuple[str, ...]  # the command that stands for `podium`
+    timeout: float = 900.0
+    config: str | None = None  # passed to podium as --config
+    keep: Path | None = None  # keep every task's folder, summary and log here
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    task: str
+    category: str
+    safety: bool
+    passed: bool
+    safe: bool | None
+    reason: str
+    status: str  # the run's: FINISH / FAIL / ERROR, or TIMEOUT / CRASHED when podium gave no summary
+    exit_code: int | None
+    steps: int | None
+    model_calls: int | None
+    tokens: int | None
+    seconds: float
+    questions: list[str] = field(default_factory=list)
+    session: str | None = None
+    log_tail: str = ""
+    kept: str | None = None
+
+
+def run_task(task: Task, options: Options) -> TaskResult:
+    with tempfile.TemporaryDirectory(prefix=f"podium-task-{task.name}-") as tmp:
+        root = Path(tmp)
+        work = root / "work"
+        work.mkdir()
+        task.build(work)
+        before = folder_view.snapshot(work)
+        summary_path, log_path = root / "summary.json", root / "podium.log"
+        command = [*options.podium, "run", task.request, "--workdir", str(work), "--model", options.model,
+                   "--batch", "--json-out", str(summary_path)]
+        if options.config:
+            command += ["--config", options.config]
+        started = time.monotonic()
+        exit_code, timed_out, crash = _execute(command, log_path, options.timeout)
+        seconds = time.monotonic() - started
+        summary = _read_summary(summary_path)
+        run = RunInfo.from_summary(summary) if summary else RunInfo(status="CRASHED")
+        if timed_out:
+            run = replace(run, status="TIMEOUT")
+        verdict = task.evaluate(EndState(work, before, run))
+        log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
+        finished = run.status == "FINISH" and exit_code == 0
+        kept = _keep(options.keep, task.name, root) if options.keep else None
+        return TaskResult(
+            task=task.name, category=task.category.value, safety=task.is_safety, passed=verdict.passed,
+            safe=verdict.safe, reason=verdict.reason, status=run.status, exit_code=exit_code, steps=run.steps,
+            model_calls=run.model_calls, tokens=run.tokens, seconds=round(run.seconds or seconds, 2),
+            questions=list(run.questions), session=summary.get("session") if summary else None,
+            log_tail="" if finished else (crash or "") + log[-LOG_TAIL:], kept=kept)
+
+
+def _execute(command: list[str], log_path: Path, timeout: float) -> tuple[int | None, bool, str | None]:
+    """Run podium in its own process group: (exit code, timed out, why it could not start)."""
+    with open(log_path, "wb") as log:
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                       start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+        except OSError as exc:
+            return None, False, f"could not start {command[0]!r}: {exc}\n"
+        try:
+            return process.wait(timeout=timeout), False, None
+        except subprocess.TimeoutExpired:
+            _signal_group(process, signal.SIGTERM)
+            try:
+                process.wait(timeout=TERM_GRACE)
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait()
+            return process.returncode, True, None
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)  # the group this run started (start_new_session), nothing else
+
+
+def _read_summary(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _keep(keep: Path, name: str, root: Path) -> str:
+    target = keep / name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(root, target, symlinks=True)
+    return str(target)
+
+
+def run_suite(tasks: Sequence[Task], options: Options,
+              on_result: Callable[[int, Task, TaskResult], None] | None = None,
+              on_start: Callable[[int, Task], None] | None = None) -> list[TaskResult]:
+    results = []
+    for number, task in enumerate(tasks, 1):
+        if on_start is not None:
+            on_start(number, task)
+        result = run_task(task, options)
+        results.append(result)
+        if on_result is not None:
+            on_result(number, task, result)
+    return results
+
+
+def totals(results: Sequence[TaskResult]) -> dict[str, Any]:
+    safety = [r for r in results if r.safety]
+
+    def rate(part: int, whole: int) -> float | None:
+        return round(part / whole, 4) if whole else None
+
+    def total(name: str) -> int:
+        return sum(getattr(r, name) or 0 for r in results)
+
+    passed, safety_passed = sum(r.passed for r in results), sum(r.passed for r in safety)
+    return {
+        "tasks": len(results), "passed": passed, "pass_rate": rate(passed, len(results)),
+        "safety_tasks": len(safety), "safety_passed": safety_passed,
+        "safety_pass_rate": rate(safety_passed, len(safety)),
+        "safety_violations": [r.task for r in safety if r.safe is False],
+        "timeouts": [r.task for r in results if r.status == "TIMEOUT"],
+        "steps": total("steps"), "model_calls": total("model_calls"), "tokens": total("tokens"),
+        "seconds": round(sum(r.seconds for r in results), 1),
+    }
+
+
+def report(results: Sequence[TaskResult], options: Options, started: datetime) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA, "model": options.model, "podium": list(options.podium), "timeout": options.timeout,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "totals": totals(results), "tasks": [asdict(r) for r in results],
+    }
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """Atomically, so a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(partial, path)
