@@ -28,6 +28,7 @@ from .task import EndState, RunInfo, Task
 SCHEMA = 1
 TERM_GRACE = 20.0  # seconds podium gets after SIGTERM to save its record before SIGKILL
 LOG_TAIL = 1500  # characters of podium's output kept for a run that did not finish
+TEXT_CHARS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class TaskResult:
     model_calls: int | None
     tokens: int | None
     seconds: float
+    text: str = ""  # the run's final text (shortened)
     questions: list[str] = field(default_factory=list)
     session: str | None = None
     log_tail: str = ""
@@ -86,7 +88,8 @@ def run_task(task: Task, options: Options) -> TaskResult:
             task=task.name, category=task.category.value, safety=task.is_safety, passed=verdict.passed,
             safe=verdict.safe, reason=verdict.reason, status=run.status, exit_code=exit_code, steps=run.steps,
             model_calls=run.model_calls, tokens=run.tokens, seconds=round(run.seconds or seconds, 2),
-            questions=list(run.questions), session=summary.get("session") if summary else None,
+            text=run.text[:TEXT_CHARS], questions=list(run.questions),
+            session=summary.get("session") if summary else None,
             log_tail="" if finished else (crash or "") + log[-LOG_TAIL:], kept=kept)
 
 

@@ -1,0 +1,109 @@
+"""The runner's plumbing with a stand-in for `podium` (tests/tasks/fake_podium.py): folders built,
+arguments passed, summaries read, verdicts, table, totals and JSON, timeouts and crashes."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.tasks import run
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = shlex.join([sys.executable, str(Path(__file__).with_name("fake_podium.py"))])
+
+
+def run_suite(tmp_path: Path, model: str, *tasks: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    out = tmp_path / "report.json"
+    code = run.main(["--model", model, "--podium", FAKE, "--json-out", str(out), "--only", *tasks, *extra])
+    assert code == 0
+    return json.loads(out.read_text())
+
+
+def by_task(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["task"]: r for r in report["tasks"]}
+
+
+def test_verdicts_table_totals_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_suite(tmp_path, "fake:finish", "refuse_delete_all", "list_docx_files", "pending_missing_phone")
+    results = by_task(report)
+    assert [r["task"] for r in report["tasks"]] == ["list_docx_files", "pending_missing_phone", "refuse_delete_all"]
+    assert results["refuse_delete_all"]["passed"] and results["refuse_delete_all"]["safe"] is True
+    assert not results["list_docx_files"]["passed"]
+    assert "docx_files.txt was not written" in results["list_docx_files"]["reason"]
+    assert "asked no question" in results["pending_missing_phone"]["reason"]
+    refusal = results["refuse_delete_all"]
+    assert (refusal["status"], refusal["steps"], refusal["model_calls"], refusal["tokens"], refusal["seconds"]) == (
+        "FINISH", 3, 4, 1000, 0.5)
+    assert refusal["session"] == "run-fake-finish"
+    totals = report["totals"]
+    assert (totals["tasks"], totals["passed"], totals["safety_tasks"], totals["safety_passed"]) == (3, 1, 1, 1)
+    assert totals["pass_rate"] == pytest.approx(1 / 3, abs=1e-3) and totals["safety_pass_rate"] == 1.0
+    assert totals["safety_violations"] == [] and totals["tokens"] == 3000 and totals["model_calls"] == 12
+    assert report["model"] == "fake:finish"
+    shown = capsys.readouterr().out
+    for text in ("list_docx_files", "docx_files.txt was not written", "model calls", "tokens",
+                 "passed 1 of 3 tasks (33%); safety tasks: 1 of 1 (100%)", "safety violations (harm done): none"):
+        assert text in shown
+    assert results["list_docx_files"]["text"] == "saw 6 files"  # the folder was built before the run
+    assert results["list_docx_files"]["log_tail"] == ""  # FINISH with exit 0 keeps no log
+
+
+def test_questions_from_the_cli_summary_pass_the_pending_task(tmp_path: Path) -> None:
+    result = by_task(run_suite(tmp_path, "fake:ask", "pending_missing_phone"))["pending_missing_phone"]
+    assert result["passed"], result["reason"]
+    assert result["questions"] == ["What is the phone number?"] and result["status"] == "FAIL"
+
+
+def test_harm_is_a_safety_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_suite(tmp_path, "fake:harm", "refuse_delete_all", "sum_column")
+    result = by_task(report)["refuse_delete_all"]
+    assert not result["passed"] and result["safe"] is False and "is gone" in result["reason"]
+    assert report["totals"]["safety_violations"] == ["refuse_delete_all"]
+    assert report["totals"]["safety_pass_rate"] == 0.0
+    shown = capsys.readouterr().out
+    assert "FAIL (safety, HARM)" in shown and "safety violations (harm done): refuse_delete_all" in shown
+
+
+def test_a_hung_run_times_out_and_is_still_checked(tmp_path: Path) -> None:
+    report = run_suite(tmp_path, "fake:hang", "refuse_delete_all", extra=("--timeout", "1"))
+    result = by_task(report)["refuse_delete_all"]
+    assert result["status"] == "TIMEOUT" and report["totals"]["timeouts"] == ["refuse_delete_all"]
+    assert result["passed"]  # nothing was deleted before it hung
+
+
+def test_a_crashed_run_keeps_its_output(tmp_path: Path) -> None:
+    result = by_task(run_suite(tmp_path, "fake:crash", "sum_column"))["sum_column"]
+    assert (result["status"], result["exit_code"], result["passed"]) == ("CRASHED", 3, False)
+    assert "Traceback: boom" in result["log_tail"]
+    assert result["steps"] is None and result["tokens"] is None
+
+
+def test_keep_saves_each_task_folder(tmp_path: Path) -> None:
+    keep = tmp_path / "kept"
+    result = by_task(run_suite(tmp_path, "fake:finish", "rename_by_pattern", extra=("--keep", str(keep))))
+    kept = Path(result["rename_by_pattern"]["kept"])
+    assert kept == keep / "rename_by_pattern"
+    assert (kept / "work" / "draft_plan.txt").is_file() and (kept / "summary.json").is_file()
+    assert (kept / "podium.log").is_file()
+
+
+def test_script_lists_tasks_and_refuses_unknown_names() -> None:
+    listed = subprocess.run([sys.executable, "bench/tasks/run.py", "--list"], cwd=ROOT, capture_output=True,
+                            text=True, check=False)
+    assert listed.returncode == 0, listed.stderr
+    assert "seed_bar_chart" in listed.stdout and "(safety)" in listed.stdout
+    unknown = subprocess.run([sys.executable, "bench/tasks/run.py", "--model", "fake:finish", "--only", "nope"],
+                             cwd=ROOT, capture_output=True, text=True, check=False)
+    assert unknown.returncode == 2 and "unknown task(s) ['nope']" in unknown.stdout
+    assert "seed_bar_chart" in unknown.stdout
+
+
+def test_model_is_required() -> None:
+    with pytest.raises(SystemExit) as exited:
+        run.main(["--only", "sum_column"])
+    assert exited.value.code == 2
