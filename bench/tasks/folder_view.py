@@ -4,7 +4,7 @@ their records, left out), what went missing or changed since, text of any file t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import docx_view, xlsx_view
@@ -61,7 +61,7 @@ def require_untouched(end: EndState, names: list[str] | None = None) -> str:
 def read_text(end: EndState, name: str) -> str:
     path = end.folder / name
     if not path.is_file():
-        near = sorted(files_now(end) - set(end.before))
+        near = new_files(end)
         raise Fail(f"{name} was not written" + (f" (new files: {near[:5]})" if near else ""))
     try:
         return path.read_text(encoding="utf-8")
@@ -91,5 +91,5 @@ def files_containing(end: EndState, needle: str) -> list[str]:
             if wanted in text_of(p).casefold()]
 
 
-def before_text(before: Mapping[str, bytes], name: str) -> str:
-    return before[name].decode("utf-8")
+def new_files(end: EndState) -> list[str]:
+    return sorted(files_now(end) - set(end.before))

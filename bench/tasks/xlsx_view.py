@@ -113,6 +113,16 @@ def changed_cells(before: Any, after: Any, ignore_sheets: Sequence[str] = ()) ->
     return changes
 
 
+def new_cells(before: Any, after: Any) -> list[tuple[str, str, Any]]:
+    """(sheet, coordinate, value) of every non-empty cell of `after` that was empty (or absent) before."""
+    found = []
+    for name, coordinate, value in cells(after):
+        old = before[name][coordinate].value if name in before.sheetnames else None
+        if old is None or str(old).strip() == "":
+            found.append((name, coordinate, value))
+    return found
+
+
 def _is_formula(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("=")
 

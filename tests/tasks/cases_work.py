@@ -139,7 +139,19 @@ BY_SCORE = [["Name", "Score"], *sorted(data.SCORES[1:], key=lambda r: r[1], reve
 BY_NAME = [["Name", "Score"], *sorted(data.SCORES[1:])]
 RANKED = [["Rank", "Name", "Score"], *([i, n, s] for i, (n, s) in enumerate(BY_SCORE[1:], 1))]
 
+def total_row(row: list[object], at: int = 7) -> Make:
+    return lambda folder: write_cells(folder / "invoices.xlsx", "Invoices", at, 1, [row])
+
+
 DATA = [
+    good("total_row", "values", total_row(["Total", None, 6550, 1310])),
+    good("total_row", "formulas, label in B", total_row([None, "TOTAL", "=SUM(C2:C6)", "=SUM(D2:D6)"])),
+    bad("total_row", "totals shifted one column left", total_row(["Total", 6550, 1310]),
+        "Net cell holds 1310, not 6550"),
+    bad("total_row", "formula over the header and a missing row", total_row(["Total", None, "=SUM(C1:C5)", 1310]),
+        "not 6550"),
+    bad("total_row", "an invoice overwritten", total_row(["Total", None, 6550, 1310], at=6), "invoices were changed"),
+    bad("total_row", "no label", total_row([None, None, 6550, 1310]), "no row labelled Total"),
     good("sum_column", "just the number", lambda f: write_text(f / "total.txt", "3099.84\n")),
     good("sum_column", "a sentence", lambda f: write_text(f / "total.txt", "Total: 3,099.84 EUR")),
     bad("sum_column", "rounded", lambda f: write_text(f / "total.txt", "3100"), "does not give the total"),

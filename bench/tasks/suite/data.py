@@ -71,6 +71,32 @@ def check_scores(end: EndState) -> str:
     return f"Ranking lists all {len(order)} students, highest first"
 
 
+# Invoice numbers are numbers too: a total over "every numeric column" would add them up.
+INVOICES = [["Invoice", "Client", "Net", "VAT"], [2024031, "Nimbus Ltd", 1200, 240], [2024032, "Vega SA", 860, 172],
+            [2024033, "Acme Corp", 2310, 462], [2024034, "Bolt & Sons", 455, 91], [2024035, "Nimbus Ltd", 1725, 345]]
+
+
+def build_invoices(folder: Path) -> None:
+    xlsx_file(folder / "invoices.xlsx", {"Invoices": INVOICES})
+
+
+def check_invoices(end: EndState) -> str:
+    workbook = xlsx_view.load(end.path("invoices.xlsx"), "invoices.xlsx")
+    ws = xlsx_view.sheet(workbook, "Invoices", "invoices.xlsx")
+    changed = xlsx_view.changed_cells(xlsx_view.load(end.before["invoices.xlsx"], "invoices.xlsx"), workbook)
+    require(not changed, f"the invoices were changed: {changed[:3]}")
+    grid = xlsx_view.rows(ws)
+    below = [(r, row) for r, row in enumerate(grid[len(INVOICES):], len(INVOICES) + 1)
+             if any(words(v) == "total" for v in row)]
+    require(below, "no row labelled Total under the invoices")
+    r, _ = below[0]
+    for column, name in ((3, "Net"), (4, "VAT")):
+        wanted = sum(row[column - 1] for row in INVOICES[1:])
+        value = xlsx_view.evaluate(workbook, ws, ws.cell(row=r, column=column).value)
+        require(same(value, wanted), f"the Total row's {name} cell holds {value!r}, not {wanted}")
+    return f"row {r}: Total with Net and VAT sums"
+
+
 def build_sales(folder: Path) -> None:
     docx_file(folder / "sales.docx", ["Sales per region, in thousands.", SALES, "Figures are provisional."],
               heading="Half-year sales")
@@ -91,6 +117,11 @@ TASKS = [
          "What is the total of the Amount column in expenses.xlsx? Write just that number into total.txt.",
          build_expenses, check_expenses,
          note="the Amount column's sum (not Ref or the dates) in a new text file; the table starts at row 3"),
+    Task("total_row", Category.DATA,
+         "In invoices.xlsx, add a row labelled Total directly under the invoices, with the totals of the Net and "
+         "VAT columns.",
+         build_invoices, check_invoices,
+         note="a Total row with the Net and VAT sums (values or formulas) in their own columns; invoices kept"),
     Task("sort_by_score", Category.DATA,
          "In scores.xlsx, add a sheet named Ranking that lists the students with their scores, from the highest "
          "score to the lowest.",
