@@ -59,6 +59,7 @@ def test_factory_builds_each_backend(monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test-key")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     openai = backend_from_spec("openai:gpt-4.1-mini", timeout=5, retry=2)
     assert isinstance(openai, OpenAIBackend) and openai.base_url == "https://api.openai.com/v1"
     assert openai.timeout == 5 and openai.retry.max_attempts == 2
@@ -73,9 +74,12 @@ def test_factory_builds_each_backend(monkeypatch, tmp_path):
     assert isinstance(budgeted, BudgetedBackend) and isinstance(budgeted.inner, OpenAIBackend)
 
 
-def test_ollama_host_from_the_environment(monkeypatch):
+def test_server_addresses_from_the_environment(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9999")
     assert backend_from_spec("ollama:llama3").base_url == "http://127.0.0.1:9999/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    assert backend_from_spec("openai:gpt-4.1").base_url == "http://127.0.0.1:8080/v1"
 
 
 def test_keys_never_show_and_third_party_servers_never_get_the_openai_key(monkeypatch):

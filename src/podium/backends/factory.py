@@ -59,9 +59,9 @@ def _build(spec: ModelSpec, settings: dict[str, Any]) -> Any:
         case Provider.SCRIPTED:
             from podium.backends.scripted import ScriptedBackend
 
-            if "script" not in settings:
-                raise ConfigError("the scripted backend needs script=[...] (the replies, in order)")
-            return ScriptedBackend(settings.pop("script"), **settings)
+            if "script" not in settings and "default" not in settings:
+                raise ConfigError("the scripted backend needs script=[...] (the replies, in order) or default=...")
+            return ScriptedBackend(settings.pop("script", ()), **settings)
         case Provider.LOCAL:
             _check(spec, settings, _LOCAL)
             _prices(settings)
@@ -81,6 +81,7 @@ def _build(spec: ModelSpec, settings: dict[str, Any]) -> Any:
     from podium.backends.openai_compat import OpenAIBackend
 
     if spec.provider is Provider.OPENAI:
+        settings.setdefault("base_url", os.environ.get("OPENAI_BASE_URL", "").strip() or None)
         return OpenAIBackend(str(spec.model), **settings)
     if spec.provider is Provider.OLLAMA:
         host = os.environ.get("OLLAMA_HOST", "").strip()
