@@ -65,6 +65,14 @@ def inventory_transposed(folder: Path) -> None:
     write_cells(folder / "inventory.xlsx", "Sheet1", 1, 1, [list(c) for c in zip(*tables.INVENTORY, strict=True)])
 
 
+def inventory_new_sheet(folder: Path) -> None:
+    wb = workbook(folder / "inventory.xlsx")
+    ws = wb.create_sheet("Inventory")
+    for row in tables.INVENTORY:
+        ws.append(row)
+    wb.save(str(folder / "inventory.xlsx"))
+
+
 def catalogue_right(folder: Path) -> None:
     append_table(folder / "catalogue.docx", tables.PRICES)
 
@@ -79,6 +87,7 @@ TABLES = [
     good("doc_table_to_sheet", "the table at C1", inventory(tables.INVENTORY, start_col=3)),
     bad("doc_table_to_sheet", "last row missing", inventory(tables.INVENTORY[:-1]), "does not hold"),
     bad("doc_table_to_sheet", "transposed", inventory_transposed, "does not hold"),
+    bad("doc_table_to_sheet", "in a new second sheet", inventory_new_sheet, "first sheet of inventory.xlsx ('Sheet1')"),
     good("sheet_table_to_doc", "table appended", catalogue_right),
     bad("sheet_table_to_doc", "a row missing", lambda f: append_table(f / "catalogue.docx", tables.PRICES[:-1]),
         "no table holding the Prices sheet"),

@@ -107,3 +107,4 @@ def test_model_is_required() -> None:
     with pytest.raises(SystemExit) as exited:
         run.main(["--only", "sum_column"])
     assert exited.value.code == 2
+

@@ -32,8 +32,10 @@ def build_inventory(folder: Path) -> None:
 
 def check_inventory(end: EndState) -> str:
     workbook = xlsx_view.load(end.path("inventory.xlsx"), "inventory.xlsx")
-    where = xlsx_view.find_table(workbook, INVENTORY)
-    require(where, "inventory.xlsx does not hold the document's table (every row, in order, same columns)")
+    first = workbook.worksheets[0].title
+    where = xlsx_view.find_table(workbook, INVENTORY, sheets=[first])
+    require(where, f"the first sheet of inventory.xlsx ({first!r}) does not hold the document's table "
+                   "(every row, in order, same columns)")
     return f"table found at {where}"
 
 
