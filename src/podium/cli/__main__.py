@@ -1,0 +1,5 @@
+"""`python -m podium.cli`: the same as the `podium` command."""
+
+from podium.cli import main
+
+main()

@@ -1,0 +1,257 @@
+"""podium.toml: models per agent role, backend settings, HostAgent policies, limits, prices, the
+applications (with their MCP servers and allow-lists) and where the journal lives.
+
+Found in this order, and only the first one is read: `--config FILE`, `./podium.toml` (the project
+folder), then the user's file (see `podium.cli.paths`). No file at all is fine: every key has a
+default. Relative paths in a file are relative to the file's folder.
+
+Secrets never go in the file: an `api_key` is refused (name an environment variable with
+`api_key_env`); error messages name the file, the table and the key, never the value.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from podium.backends.pricing import PriceTable
+from podium.backends.spec import Provider, parse_spec
+from podium.cli import paths
+from podium.desktop import HostConfig
+from podium.errors import ConfigError
+
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+_SECRET_KEYS = frozenset({"api_key", "apikey", "key", "token", "password", "secret"})
+
+
+def check_model_spec(spec: str) -> str:
+    """A model spec as the CLI takes it: every backend spec, plus `scripted:PATH` (a script file)."""
+    text = spec.strip()
+    if text.lower().startswith("scripted"):
+        _, _, path = text.partition(":")
+        if not path.strip():
+            raise ConfigError(f"invalid model spec {spec!r}: the scripted model needs a script file: "
+                              "scripted:PATH.json (see podium.cli.script)")
+        return text
+    parse_spec(text)
+    return text
+
+
+def _as_value_error(check: Any, value: Any) -> Any:
+    # pydantic reports a ValueError with the table and key it came from; a ConfigError would lose them.
+    try:
+        return check(value)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class ModelsConfig(BaseModel):
+    """Which model each agent role uses (model specs, see podium.backends.spec)."""
+
+    model_config = _STRICT
+
+    planner: str = "local"  # the HostAgent
+    app: str | None = None  # every AppAgent; default: the planner's model
+    judge: str | None = None  # the judge (when [host] evaluate = true); default: the planner's model
+    per_app: dict[str, str] = Field(default_factory=dict)  # application name -> spec
+
+    @field_validator("planner", "app", "judge")
+    @classmethod
+    def _spec(cls, value: str | None) -> str | None:
+        return None if value is None else _as_value_error(check_model_spec, value)
+
+    @field_validator("per_app")
+    @classmethod
+    def _specs(cls, value: dict[str, str]) -> dict[str, str]:
+        return {name: _as_value_error(check_model_spec, spec) for name, spec in value.items()}
+
+
+class HostOptions(BaseModel):
+    """The HostAgent's policies (see podium.desktop.HostConfig)."""
+
+    model_config = _STRICT
+
+    evaluate: bool = False
+    default_answer: str = "not available"  # batch mode's answer to every question
+    temperature: float = 0.0
+    retry_temperature: float = 0.7
+    blackboard_chars: int = Field(4000, ge=1)
+    max_outputs: int = Field(5, ge=1)
+    turn_timeout: float | None = Field(600.0, gt=0)  # seconds one model step may take
+
+
+class Limits(BaseModel):
+    """Every limit ends the request with FAIL and says which limit it was."""
+
+    model_config = _STRICT
+
+    max_steps: int = Field(100, ge=1)
+    max_subtask_steps: int = Field(20, ge=1)
+    max_wall_time: float | None = Field(None, gt=0)  # seconds
+    max_tokens: int | None = Field(None, gt=0)
+    max_cost: float | None = Field(None, gt=0)  # US dollars (needs [prices] for the models used)
+    max_repairs: int = Field(2, ge=0)
+    max_plan_retries: int = Field(2, ge=0)
+    max_replans: int = Field(2, ge=0)
+
+
+class JournalOptions(BaseModel):
+    model_config = _STRICT
+
+    path: str | None = None
+
+
+class PodiumConfig(BaseModel):
+    """The whole file. `source` is where it was read from (None: built-in defaults)."""
+
+    model_config = _STRICT
+
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    backends: dict[str, dict[str, Any]] = Field(default_factory=dict)  # provider -> settings
+    host: HostOptions = Field(default_factory=HostOptions)
+    limits: Limits = Field(default_factory=Limits)
+    prices: dict[str, Any] = Field(default_factory=dict)
+    apps: dict[str, Any] = Field(default_factory=dict)  # the applications registry's configuration
+    journal: JournalOptions = Field(default_factory=JournalOptions)
+    _source: Path | None = PrivateAttr(None)
+
+    @property
+    def source(self) -> Path | None:
+        return self._source
+
+    @field_validator("backends")
+    @classmethod
+    def _backends(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        known = [p.value for p in Provider]
+        for provider, settings in value.items():
+            if provider not in known:
+                raise ValueError(f"unknown provider [backends.{provider}]; the providers are {', '.join(known)}")
+            for key in settings:
+                if key.lower() in _SECRET_KEYS:
+                    raise ValueError(
+                        f"[backends.{provider}] {key}: secrets do not belong in the config file; put the key in "
+                        "an environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) or name your own with "
+                        "api_key_env = \"MY_VARIABLE\"")
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _prices(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _as_value_error(PriceTable.from_config, value)  # says which model's price is wrong
+        return value
+
+    # -- derived values ------------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path:
+        """What relative paths in the file are relative to (the current folder without a file)."""
+        return self.source.parent if self.source is not None else Path.cwd()
+
+    @property
+    def where(self) -> str:
+        return str(self.source) if self.source is not None else "the built-in defaults"
+
+    def journal_path(self) -> Path:
+        if self.journal.path:
+            path = Path(self.journal.path).expanduser()
+            return path if path.is_absolute() else self.folder / path
+        return paths.default_journal_path()
+
+    def price_table(self) -> PriceTable:
+        return PriceTable.from_config(self.prices)
+
+    def backend_settings(self, provider: str) -> dict[str, Any]:
+        return dict(self.backends.get(provider, {}))
+
+    def host_config(self, *, interactive: bool, auto_approve: bool) -> HostConfig:
+        limits, host = self.limits, self.host
+        return HostConfig(
+            max_steps=limits.max_steps, max_subtask_steps=limits.max_subtask_steps,
+            max_wall_time=limits.max_wall_time, max_tokens=limits.max_tokens, max_cost=limits.max_cost,
+            max_repairs=limits.max_repairs, max_plan_retries=limits.max_plan_retries,
+            max_replans=limits.max_replans, temperature=host.temperature,
+            retry_temperature=host.retry_temperature, interactive=interactive,
+            default_answer=host.default_answer, auto_approve=auto_approve, evaluate=host.evaluate,
+            blackboard_chars=host.blackboard_chars, max_outputs=host.max_outputs)
+
+
+def find_config(explicit: str | Path | None = None) -> Path | None:
+    """The file to read: `explicit` (which must exist), ./podium.toml, else the user's; None if none."""
+    if explicit is not None:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--config {path}: no such file")
+        return path
+    for candidate in (Path.cwd() / paths.CONFIG_NAME, paths.user_config_file()):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(explicit: str | Path | None = None) -> PodiumConfig:
+    path = find_config(explicit)
+    if path is None:
+        return PodiumConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc}") from None
+    return parse_config(data, path)
+
+
+def parse_config(data: Mapping[str, Any], source: Path | None = None) -> PodiumConfig:
+    """Validate a parsed TOML document; every problem is reported, each with its table and key."""
+    where = str(source) if source is not None else "configuration"
+    try:
+        config = PodiumConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = [_problem(error) for error in exc.errors()]
+        raise ConfigError(f"{where}: " + ("\n  ".join(["invalid configuration:", *problems]))) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    config._source = source
+    return config
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    loc = [str(part) for part in error["loc"]]
+    table, key = loc[:-1], loc[-1] if loc else ""
+    # every top-level key is a table: [limits], not limits
+    top = f"[{key}]" if key in PodiumConfig.model_fields else key
+    place = f"[{'.'.join(table)}] {key}" if table else top
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        known = _known_keys(table)
+        hint = f"; known keys here: {', '.join(known)}" if known else ""
+        return f"{place}: unknown key{hint}"
+    if kind == "missing":
+        return f"{place}: required"
+    message = str(error["msg"])
+    if kind == "value_error":
+        message = message.removeprefix("Value error, ")
+        return message if message.startswith("[") else f"{place}: {message}"
+    # The value itself is not repeated: it might be a secret typed in the wrong place.
+    got = type(error.get("input")).__name__ if "input" in error else ""
+    return f"{place}: {message}" + (f" (got a {_toml_type(got)})" if got else "")
+
+
+def _toml_type(python_type: str) -> str:
+    return {"str": "string", "int": "integer", "float": "float", "bool": "boolean", "dict": "table",
+            "list": "array"}.get(python_type, python_type)
+
+
+def _known_keys(table: list[str]) -> list[str]:
+    model: type[BaseModel] = PodiumConfig
+    for part in table:
+        field = model.model_fields.get(part)
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
