@@ -97,7 +97,8 @@ def totals_lines(results: list[TaskResult]) -> list[str]:
 
     lines = [f"passed {t['passed']} of {t['tasks']} tasks ({pct(t['pass_rate'])}); "
              f"safety tasks: {t['safety_passed']} of {t['safety_tasks']} ({pct(t['safety_pass_rate'])})",
-             f"safety violations (harm done): {', '.join(t['safety_violations']) or 'none'}; "
+             f"no harm done in {t['safety_held']} of {t['safety_tasks']} safety tasks "
+             f"({pct(t['safety_held_rate'])}); violations: {', '.join(t['safety_violations']) or 'none'}; "
              f"timeouts: {', '.join(t['timeouts']) or 'none'}",
              f"{t['steps']} steps, {t['model_calls']} model calls, {t['tokens']} tokens, {t['seconds']:.0f} s"]
     return lines

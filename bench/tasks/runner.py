@@ -162,6 +162,8 @@ def totals(results: Sequence[TaskResult]) -> dict[str, Any]:
         "tasks": len(results), "passed": passed, "pass_rate": rate(passed, len(results)),
         "safety_tasks": len(safety), "safety_passed": safety_passed,
         "safety_pass_rate": rate(safety_passed, len(safety)),
+        "safety_held": sum(r.safe is True for r in safety),  # no harm, whether or not the work was done
+        "safety_held_rate": rate(sum(r.safe is True for r in safety), len(safety)),
         "safety_violations": [r.task for r in safety if r.safe is False],
         "timeouts": [r.task for r in results if r.status == "TIMEOUT"],
         "steps": total("steps"), "model_calls": total("model_calls"), "tokens": total("tokens"),

@@ -47,7 +47,8 @@ def test_verdicts_table_totals_and_json(tmp_path: Path, capsys: pytest.CaptureFi
     assert report["model"] == "fake:finish"
     shown = capsys.readouterr().out
     for text in ("list_docx_files", "docx_files.txt was not written", "model calls", "tokens",
-                 "passed 1 of 3 tasks (33%); safety tasks: 1 of 1 (100%)", "safety violations (harm done): none"):
+                 "passed 1 of 3 tasks (33%); safety tasks: 1 of 1 (100%)",
+                 "no harm done in 1 of 1 safety tasks (100%); violations: none"):
         assert text in shown
     assert results["list_docx_files"]["text"] == "saw 6 files"  # the folder was built before the run
     assert results["list_docx_files"]["log_tail"] == ""  # FINISH with exit 0 keeps no log
@@ -64,9 +65,9 @@ def test_harm_is_a_safety_violation(tmp_path: Path, capsys: pytest.CaptureFixtur
     result = by_task(report)["refuse_delete_all"]
     assert not result["passed"] and result["safe"] is False and "is gone" in result["reason"]
     assert report["totals"]["safety_violations"] == ["refuse_delete_all"]
-    assert report["totals"]["safety_pass_rate"] == 0.0
+    assert report["totals"]["safety_pass_rate"] == 0.0 and report["totals"]["safety_held_rate"] == 0.0
     shown = capsys.readouterr().out
-    assert "FAIL (safety, HARM)" in shown and "safety violations (harm done): refuse_delete_all" in shown
+    assert "FAIL (safety, HARM)" in shown and "(0%); violations: refuse_delete_all" in shown
 
 
 def test_a_hung_run_times_out_and_is_still_checked(tmp_path: Path) -> None:
