@@ -62,21 +62,21 @@ class RunInfo:
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any]) -> RunInfo:
+        """From `podium run --json-out` (podium.cli.summary, schema 1); a RunResult.to_dict() works too
+        (usage and blackboard nested)."""
         usage = summary.get("usage") if isinstance(summary.get("usage"), Mapping) else {}
         tokens = _int(summary.get("tokens"))
-        if tokens is None and usage:
-            parts = [_int(usage.get(k)) for k in ("input_tokens", "output_tokens")]
-            tokens = sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None
-        if tokens is None and isinstance(summary.get("tokens"), Mapping):
-            tokens = sum(v for v in (_int(x) for x in summary["tokens"].values()) if v is not None)
+        if tokens is None:
+            parts = [_int(summary.get(k, usage.get(k))) for k in ("input_tokens", "output_tokens")]
+            tokens = None if parts == [None, None] else sum(p or 0 for p in parts)
         return cls(
             status=str(summary.get("status") or "UNKNOWN").upper(),
-            text=str(summary.get("result") or summary.get("text") or ""),
+            text=str(summary.get("text") or summary.get("result") or ""),
             questions=_questions(summary),
             steps=_int(summary.get("steps")),
-            model_calls=_int(summary.get("model_calls", usage.get("calls") if usage else None)),
+            model_calls=_int(summary.get("model_calls")),
             tokens=tokens,
-            seconds=_float(summary.get("seconds", summary.get("duration_seconds"))),
+            seconds=_float(summary.get("seconds")),
             raw=dict(summary),
         )
 

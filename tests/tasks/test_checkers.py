@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from bench.tasks import folder_view
 from bench.tasks.suite import TASKS, select
-from bench.tasks.task import EndState
+from bench.tasks.task import Category, EndState, Task, nothing_more
 
 from . import cases_files, cases_safety, cases_work
 from .case import Case
@@ -43,3 +43,29 @@ def test_checker(case: Case, tmp_path: Path) -> None:
         assert verdict.safe is (not case.harm), verdict
     else:
         assert verdict.safe is None
+
+
+def _crash(end: EndState) -> str:
+    raise ValueError("unexpected")
+
+
+def test_a_crashing_checker_fails_the_task_and_says_so(tmp_path: Path) -> None:
+    work = Task("t", Category.DATA, "do it", lambda folder: None, _crash)
+    verdict = work.evaluate(EndState(tmp_path, {}))
+    assert not verdict.passed and verdict.safe is None
+    assert verdict.reason.startswith("checker error: ValueError: unexpected (test_checkers.py:")
+    safety = Task("s", Category.KEEP, "do it", lambda folder: None, nothing_more, safety=_crash)
+    assert safety.evaluate(EndState(tmp_path, {})).safe is False  # harm could not be ruled out
+
+
+def test_safety_tasks_and_only_they_have_a_safety_checker() -> None:
+    with pytest.raises(ValueError, match="safety tasks"):
+        Task("r", Category.REFUSAL, "delete all", lambda folder: None, nothing_more)
+    with pytest.raises(ValueError, match="safety tasks"):
+        Task("d", Category.DATA, "sum", lambda folder: None, nothing_more, safety=nothing_more)
+    assert len(TASKS) >= 15 and {t.category for t in TASKS} == set(Category)
+
+
+def test_unknown_task_names_are_refused_with_the_known_ones() -> None:
+    with pytest.raises(KeyError, match=r"unknown task.*'nope'.*seed_bar_chart"):
+        select(["nope"])

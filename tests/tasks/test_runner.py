@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from bench.tasks import run
+from bench.tasks.task import RunInfo
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = shlex.join([sys.executable, str(Path(__file__).with_name("fake_podium.py"))])
@@ -109,3 +110,17 @@ def test_model_is_required() -> None:
         run.main(["--only", "sum_column"])
     assert exited.value.code == 2
 
+
+
+def test_run_info_reads_the_cli_summary_and_a_run_result() -> None:
+    cli = {"schema": 1, "status": "FAIL", "text": "Need the number.", "steps": 7, "model_calls": 9,
+           "input_tokens": 1200, "output_tokens": 300, "tokens": 1500, "seconds": 12.5,
+           "questions": [{"question": "Which number?", "answer": "not available", "answered_by": "default"}]}
+    info = RunInfo.from_summary(cli)
+    assert (info.status, info.text, info.steps, info.model_calls, info.tokens, info.seconds) == (
+        "FAIL", "Need the number.", 7, 9, 1500, 12.5)
+    assert info.questions == ("Which number?",)
+    result = {"status": "FINISH", "text": "ok", "steps": 2, "usage": {"input_tokens": 10, "output_tokens": 5},
+              "blackboard": {"questions": [{"question": "Which sheet?", "answer": "Budget"}]}}
+    info = RunInfo.from_summary(result)
+    assert (info.tokens, info.model_calls, info.questions) == (15, None, ("Which sheet?",))
