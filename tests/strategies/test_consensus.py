@@ -140,13 +140,29 @@ def test_agents_going_down_count_as_failed_and_too_few_left_halts() -> None:
     d = council()  # majority 2 of 3
     _t1, _ = d.tell("q")
     vote(d, "a", "yes")
-    assert d.down("b") == []
+    vote(d, "b", "no")
+    assert d.down("b") == []  # it had answered: the question goes on
     ops = vote(d, "c", "yes")
     assert ops[0].response.text.startswith("CONSENSUS: yes (2 of 3")
-    t2, ops = d.tell("q2")
+    assert "- b: no" in ops[0].response.text
+    _t2, ops = d.tell("q2")
     assert [a for a, _, _ in dispatches(ops)] == ["a", "c"]  # the dead agent is not asked
+    vote(d, "a", "yes")
+    ops = vote(d, "c", "yes")
+    assert "- b: failed (agent_down" in ops[0].response.text  # it counts as failed
+    t3, _ = d.tell("q3")
     ops = d.down("c")
-    assert outcomes(ops) == [(t2, ReasonKind.FAILED)] and isinstance(ops[-1], Halt)
+    assert outcomes(ops) == [(t3, ReasonKind.FAILED)] and isinstance(ops[-1], Halt)
+
+
+def test_an_agent_dying_while_answering_fails_that_question_and_the_next_starts() -> None:
+    d = council()
+    t1, _ = d.tell("q1")
+    t2, _ = d.tell("q2")
+    vote(d, "a", "yes")
+    ops = d.down("b")
+    assert outcomes(ops) == [(t1, ReasonKind.AGENT_DOWN)] and "went down while answering" in ops[0].reason.detail
+    assert dispatches(ops) == [("a", "q2", t2), ("c", "q2", t2)]
 
 
 def test_a_custom_parser_and_reprompt() -> None:

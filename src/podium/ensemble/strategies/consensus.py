@@ -154,8 +154,9 @@ class Consensus(Strategy[ConsensusState]):
     An agent error is tolerated while the threshold is still reachable by the agents that did not
     fail this round; past that, the question fails (`failed`, naming the agent). A rejected dispatch
     fails the question (answers already given are dropped) and the next one starts. An agent going
-    down counts as failed from then on; when too few agents are left to ever reach the threshold,
-    the session halts.
+    down while answering fails that question (`agent_down`); later questions go to the agents
+    left, the dead one counting as failed; when too few are left to ever reach the threshold, the
+    session halts.
     Status: `phase` (idle | voting), `round`, `answered`, `voters`, `queued`.
     """
 
@@ -233,8 +234,10 @@ class Consensus(Strategy[ConsensusState]):
         run = state.run
         if run is None or agent not in run.waiting:
             return [], state
-        return self._record(run, Ballot(agent, error=Reason(ReasonKind.AGENT_DOWN, reason.detail, agent, reason)),
-                            state)
+        # Its answer was in flight: the session fails the question anyway, so close it here, clearly.
+        failure = Reason(ReasonKind.AGENT_DOWN, f"round {run.round}: agent {agent!r} went down while answering",
+                         agent, reason)
+        return self._advance([ReplyError(run.token, failure)], state)
 
     def handle_status(self, state: ConsensusState) -> Mapping[str, Any]:
         run = state.run
