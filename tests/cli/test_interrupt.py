@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from tests.cli.conftest import read_json
-from tests.cli.scripts import app, assign, sub, write_script
+from tests.cli.scripts import app, assign, host, sub, write_script
 
 REPO = Path(__file__).parents[2]
 
@@ -66,8 +66,9 @@ def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[s
                           capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("presses", [1, 2])
-def test_ctrl_c_stops_cleanly(project: Path, presses: int) -> None:
+@pytest.mark.parametrize(("sig", "presses", "code"), [(signal.SIGINT, 1, 130), (signal.SIGINT, 2, 130),
+                                                     (signal.SIGTERM, 1, 143)])
+def test_ctrl_c_stops_cleanly(project: Path, sig: signal.Signals, presses: int, code: int) -> None:
     tmp_path, home = project, project / "home"
     sleeper = _sleeper(tmp_path)
     (tmp_path / "project" / "podium.toml").write_text(f"""
@@ -94,7 +95,7 @@ startup_timeout = 20
         assert process.poll() is None, process.communicate()
         assert _processes(sleeper)
         for _ in range(presses):
-            process.send_signal(signal.SIGINT)
+            process.send_signal(sig)
         process.wait(timeout=60)
         reader.join(timeout=10)
         out, err = "".join(lines), process.stderr.read()
@@ -104,13 +105,13 @@ startup_timeout = 20
         for leftover in _processes(sleeper):
             leftover.kill()
 
-    assert process.returncode == 130, err
+    assert process.returncode == code, err
     assert "Traceback" not in err
     assert not _processes(sleeper), "the application the run launched is still running"
     assert "INTERRUPTED" in out
 
     summary = read_json(summary_file)
-    assert summary["interrupted"] and summary["exit_code"] == 130 and not summary["ok"]
+    assert summary["interrupted"] and summary["exit_code"] == code and not summary["ok"]
     assert summary["stopped_programs"] == ["sleeper"]
     assert summary["recorded"]
 
@@ -120,3 +121,27 @@ startup_timeout = 20
     assert "Keep the sleeper busy" in shown.stdout
     listed = _cli(home, tmp_path, "sessions")
     assert summary["session"] in listed.stdout
+
+
+def test_ctrl_c_while_a_question_waits_for_the_person(project: Path) -> None:
+    tmp_path, home = project, project / "home"
+    script = write_script(tmp_path / "ask.json", [host("PENDING", "", Questions=["Which sheet?"]), host("FINISH")])
+    env = {**os.environ, "PODIUM_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
+    process = subprocess.Popen([sys.executable, "-m", "podium.cli", "run", "Chart it", "-w", str(tmp_path / "work"),
+                                "-m", f"scripted:{script}", "--json-out", str(tmp_path / "summary.json")],
+                               cwd=tmp_path / "project", env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        _wait_for(lambda: any("Which sheet?" in line for line in lines) or process.poll() is not None,
+                  "the question to be asked")
+        process.send_signal(signal.SIGINT)  # nobody answers; stdin stays open
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, process.stderr.read()
+    summary = read_json(tmp_path / "summary.json")
+    assert summary["interrupted"] and summary["recorded"] and summary["reason_kind"] == "cancelled"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,28 @@ def test_yes_approves_without_asking(cli: Invoke, work: Path, old_file: Path, tm
     assert result.exit_code == 0, result.output
     assert "approved (--yes)" in result.stdout and "approve? [y/N]" not in result.stdout
     assert not old_file.exists()
+
+
+def test_secrets_from_the_environment_are_never_printed_nor_recorded(cli: Invoke, work: Path, tmp_path: Path,
+                                                                      home: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-podium-test-7f3a9c"
+    monkeypatch.setenv("PODIUM_TEST_SECRET", secret)
+    server = Path(__file__).parent / "mcp_weather_server.py"
+    (tmp_path / "project" / "podium.toml").write_text(
+        '[apps]\nenabled = ["files"]\n\n[apps.mcp.weather]\n'
+        f'command = "{sys.executable}"\nargs = ["{server}"]\nenv = {{ TOKEN = "$PODIUM_TEST_SECRET" }}\n'
+        'read_only_tools = ["forecast"]\n')
+    script = write_script(tmp_path / "s.json", [
+        assign(sub("1", "Get the forecast", "weather")), host("FINISH", "sunny")],
+        {"weather": [app("CONTINUE", ("forecast", {"city": "Oslo"})), app("FINISH", result="sunny in Oslo")]})
+    out = tmp_path / "summary.json"
+    result = cli("run", "Weather in Oslo?", "-w", str(work), "-m", f"scripted:{script}", "--batch",
+                 "--json-out", str(out))
+    assert result.exit_code == 0, result.output
+    shown = cli("show", "last", "--json").stdout
+    assert "sunny in Oslo" in shown  # the MCP server really answered
+    for text in (result.output, shown, out.read_text()):
+        assert secret not in text
+    for stored in home.glob("journal.db*"):
+        assert secret.encode() not in stored.read_bytes()

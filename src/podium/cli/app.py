@@ -31,6 +31,30 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("podium")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"podium {_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    """Run requests on your desktop's applications with a HostAgent and its AppAgents; inspect the
+    recorded sessions."""
+
+
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="podium.toml to use (default: ./podium.toml, "
                                                    "then the user's config folder)", show_default=False)]
 

@@ -102,7 +102,7 @@ class Models:
     apps: dict[str, Metered]
     judge: Metered
     calls: Counter[str]
-    _unique: list[Any]
+    _unique: dict[str, Any]  # spec -> the backend every role naming it shares
 
     @property
     def total_calls(self) -> int:
@@ -113,10 +113,10 @@ class Models:
 
     async def preload(self, announce: Callable[[str], None]) -> None:
         """Load what loads slowly (an embedded model) before the run starts, saying so."""
-        for backend in self._unique:
+        for spec, backend in self._unique.items():
             load = getattr(backend, "load", None)
             if load is not None and inspect.iscoroutinefunction(load):
-                announce(f"Loading the model {backend!r} (the first time takes a while)...")
+                announce(f"Loading the model {spec} (the first time takes a while)...")
                 await load()
 
 
@@ -139,7 +139,7 @@ def build_models(specs: RoleModels, config: PodiumConfig, applications: Iterable
     planner = backend(specs.planner, PLANNER)
     apps = {name: backend(specs.for_app(name), app_role(name), name) for name in applications}
     judge = backend(specs.judge, JUDGE)
-    return Models(specs, planner, apps, judge, calls, list(shared.values()))
+    return Models(specs, planner, apps, judge, calls, shared)
 
 
 def _real_backend(spec: str, config: PodiumConfig) -> Any:

@@ -42,6 +42,13 @@ class LineReader:
         self._buffer = ""
         self._eof = False
 
+    @property
+    def interactive(self) -> bool:
+        try:
+            return self.stream.isatty()
+        except (ValueError, AttributeError):
+            return False
+
     async def readline(self) -> str | None:
         if self._fd is None:
             return await _in_daemon_thread(self.stream.readline)
@@ -152,6 +159,9 @@ class TerminalPerson:
         line = await self.reader.readline()
         if line is None:
             self.console.print()
+        elif not self.reader.interactive:
+            # A terminal echoes what is typed; a pipe or a file does not, and the log would lose it.
+            self.console.print(line, markup=False, highlight=False)
         return line
 
 

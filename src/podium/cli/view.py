@@ -54,13 +54,16 @@ class LiveView:
         self.session = session
         self.latest: Progress | None = None
         self.started = time.monotonic()
+        self._stopped = True
         self._live = Live(console=console, refresh_per_second=4, transient=False, get_renderable=self._render)
 
     def start(self) -> None:
         self.started = time.monotonic()
+        self._stopped = False
         self._live.start()
 
     def stop(self) -> None:
+        self._stopped = True
         self._live.stop()
 
     def progress(self, event: Progress) -> None:
@@ -77,7 +80,8 @@ class LiveView:
         try:
             yield
         finally:
-            self._live.start()
+            if not self._stopped:  # a question cut short by the end of the run must not restart the view
+                self._live.start()
 
     def _render(self) -> RenderableType:
         p = self.latest
