@@ -165,3 +165,12 @@ def test_secrets_from_the_environment_are_never_printed_nor_recorded(cli: Invoke
         assert secret not in text
     for stored in home.glob("journal.db*"):
         assert secret.encode() not in stored.read_bytes()
+
+
+def test_a_missing_api_key_is_a_usage_error_that_names_the_variable(cli: Invoke, work: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = cli("run", "anything", "-w", str(work), "-m", "openai:gpt-4.1-mini", "--batch")
+    assert result.exit_code == 2
+    assert "set OPENAI_API_KEY in the environment" in result.stderr and "api_key_env" in result.stderr
+    assert not (work.parent / "home" / "journal.db").exists()  # nothing ran, nothing recorded

@@ -150,4 +150,7 @@ def _real_backend(spec: str, config: PodiumConfig) -> Any:
     try:
         return backend_from_spec(spec, **settings)
     except ConfigError as exc:
-        raise ConfigError(f"model {spec} ([backends.{provider}] in {config.where}): {exc}") from None
+        # Keys never go in podium.toml: point at the setting that names another variable instead.
+        detail = str(exc).replace("pass api_key=... in the backend settings",
+                                  f"name another variable with api_key_env in [backends.{provider}]")
+        raise ConfigError(f"model {spec} ([backends.{provider}] in {config.where}): {detail}") from None

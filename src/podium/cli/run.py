@@ -29,7 +29,6 @@ from podium.cli.view import RunView, make_view
 from podium.desktop import HostSession, Progress, RunResult
 from podium.errors import ConfigError, PodiumError
 
-EXIT_FINISH, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 GRACE = 10.0  # seconds a cancelled request may take to end before the agents are stopped at once
 
