@@ -6,7 +6,6 @@ Everything here is pure, like the strategies that use it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from podium.agent.backend import Prompt
@@ -99,6 +98,22 @@ class Options:
         return value
 
 
+def evolve(record: T, **changes: Any) -> T:
+    """`dataclasses.replace` for the strategies' state records (frozen, slotted, no __post_init__).
+
+    Why not `replace` itself: it re-inspects the class's fields on every call, and with a dozen
+    state updates per request it was the largest single cost of the strategies in bench/peers.py.
+    """
+    cls = record.__class__
+    new = object.__new__(cls)
+    put = object.__setattr__
+    for name in cls.__slots__:  # type: ignore[attr-defined]
+        put(new, name, changes.pop(name) if name in changes else getattr(record, name))
+    if changes:
+        raise TypeError(f"{cls.__name__} has no field(s) {', '.join(changes)}")
+    return new
+
+
 def from_template(template: AgentSpec, name: str) -> AgentSpec:
     """A worker started from a template: the template's behaviour and options under a new name."""
     return AgentSpec(name, template.behaviour, template.opts)
@@ -139,7 +154,7 @@ def composed(text: str, responses: Sequence[Response | None], **data: Any) -> Re
 def with_usage(response: Response, responses: Sequence[Response | None]) -> Response:
     """`response` itself, but carrying the total usage of every turn of the run."""
     usage = total_usage(responses)
-    return response if usage == response.usage else replace(response, usage=usage)
+    return response if usage == response.usage else evolve(response, usage=usage)
 
 
 def result_data(response: Response, key: str) -> Any:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from podium.agent.backend import Prompt, prompt_text
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, call_user, composed
+from podium.ensemble.strategies._support import Options, call_user, composed, evolve
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -183,7 +183,7 @@ class Consensus(Strategy[ConsensusState]):
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: ConsensusState
                     ) -> Result[ConsensusState]:
         if state.run is not None:
-            return [], replace(state, queue=(*state.queue, (token, prompt)))
+            return [], evolve(state, queue=(*state.queue, (token, prompt)))
         return self._begin([], token, prompt, state)
 
     def handle_response(self, agent: str, response: Response, state: ConsensusState
@@ -199,7 +199,7 @@ class Consensus(Strategy[ConsensusState]):
             ballot = Ballot(agent, None, f"verdict_parser returned {parsed!r:.80}, not (verdict, rationale)")
         else:
             ballot = Ballot(agent, parsed[0], parsed[1])
-        run = replace(run, responses=(*run.responses, response))
+        run = evolve(run, responses=(*run.responses, response))
         return self._record(run, ballot, state)
 
     def handle_error(self, agent: str, reason: Reason, state: ConsensusState) -> Result[ConsensusState]:
@@ -221,16 +221,16 @@ class Consensus(Strategy[ConsensusState]):
     def handle_agent_down(self, agent: str, reason: Reason, state: ConsensusState) -> Result[ConsensusState]:
         if agent not in state.agents or agent in state.down:
             return [], state
-        state = replace(state, down=state.down | {agent})
+        state = evolve(state, down=state.down | {agent})
         if len(state.live) < state.required:
             halt = Reason(ReasonKind.AGENT_DOWN,
                           f"consensus impossible: {len(state.live)} agent(s) left, threshold "
                           f"{describe(state.threshold)} needs {state.required}", agent, reason)
             ops: list[Op] = []
             if state.run is not None:
-                ops.append(ReplyError(state.run.token, replace(halt, kind=ReasonKind.FAILED)))
+                ops.append(ReplyError(state.run.token, evolve(halt, kind=ReasonKind.FAILED)))
             ops.append(Halt(halt))
-            return ops, replace(state, run=None, queue=())
+            return ops, evolve(state, run=None, queue=())
         run = state.run
         if run is None or agent not in run.waiting:
             return [], state
@@ -251,16 +251,16 @@ class Consensus(Strategy[ConsensusState]):
                ) -> Result[ConsensusState]:
         live = state.live
         ops += [Dispatch(a, prompt, token) for a in live]
-        return ops, replace(state, run=ConsensusRun(token, prompt, 1, live, MappingProxyType({})))
+        return ops, evolve(state, run=ConsensusRun(token, prompt, 1, live, MappingProxyType({})))
 
     def _advance(self, ops: list[Op], state: ConsensusState) -> Result[ConsensusState]:
         if not state.queue:
-            return ops, replace(state, run=None)
+            return ops, evolve(state, run=None)
         (token, prompt), queue = state.queue[0], state.queue[1:]
-        return self._begin(ops, token, prompt, replace(state, queue=queue))
+        return self._begin(ops, token, prompt, evolve(state, queue=queue))
 
     def _record(self, run: ConsensusRun, ballot: Ballot, state: ConsensusState) -> Result[ConsensusState]:
-        run = replace(run, waiting=tuple(a for a in run.waiting if a != ballot.agent),
+        run = evolve(run, waiting=tuple(a for a in run.waiting if a != ballot.agent),
                       ballots=MappingProxyType({**run.ballots, ballot.agent: ballot}))
         failed = {b.agent for b in run.ballots.values() if b.error is not None} | state.down
         if ballot.error is not None and len(state.agents) - len(failed) < state.required:
@@ -269,7 +269,7 @@ class Consensus(Strategy[ConsensusState]):
             return self._advance([ReplyError(run.token, Reason(ReasonKind.FAILED, detail, ballot.agent,
                                                                ballot.error))], state)
         if run.waiting:
-            return [], replace(state, run=run)
+            return [], evolve(state, run=run)
         return self._tally(run, state)
 
     def _tally(self, run: ConsensusRun, state: ConsensusState) -> Result[ConsensusState]:
@@ -297,7 +297,7 @@ class Consensus(Strategy[ConsensusState]):
             if error is not None:
                 return self._advance([ReplyError(run.token, error)], state)
             if isinstance(prompt, str) and isinstance(run.question, Prompt):
-                prompt = replace(run.question, text=prompt)  # keep the caller's per-turn settings
+                prompt = evolve(run.question, text=prompt)  # keep the caller's per-turn settings
             ops.append(Dispatch(agent, prompt, run.token))  # type: ignore[arg-type]
-        run = replace(run, round=run.round + 1, waiting=live, ballots=MappingProxyType({}))
-        return ops, replace(state, run=run)
+        run = evolve(run, round=run.round + 1, waiting=live, ballots=MappingProxyType({}))
+        return ops, evolve(state, run=run)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, call_user, composed, with_usage
+from podium.ensemble.strategies._support import Options, call_user, composed, evolve, with_usage
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -88,14 +88,14 @@ class Debate(Strategy[DebateState]):
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: DebateState
                     ) -> Result[DebateState]:
         if state.run is not None:
-            return [], replace(state, queue=(*state.queue, (token, prompt)))
+            return [], evolve(state, queue=(*state.queue, (token, prompt)))
         return self._begin([], token, prompt, state)
 
     def handle_response(self, agent: str, response: Response, state: DebateState) -> Result[DebateState]:
         run = state.run
         if run is None or agent != run.speaker:
             return [], state
-        run = replace(run, responses=(*run.responses, response))
+        run = evolve(run, responses=(*run.responses, response))
         settled = False
         if state.converge is not None and len(run.responses) >= 2:
             verdict, error = call_user(state.converge, "converge", ReasonKind.STRATEGY_ERROR, response.text)
@@ -105,7 +105,7 @@ class Debate(Strategy[DebateState]):
         if settled or len(run.responses) >= state.rounds:
             return self._finish(run, state)
         other = state.agents[1] if agent == state.agents[0] else state.agents[0]
-        return [Dispatch(other, response.text, run.token)], replace(state, run=replace(run, speaker=other))
+        return [Dispatch(other, response.text, run.token)], evolve(state, run=evolve(run, speaker=other))
 
     def handle_error(self, agent: str, reason: Reason, state: DebateState) -> Result[DebateState]:
         run = state.run
@@ -128,7 +128,7 @@ class Debate(Strategy[DebateState]):
         if state.run is not None:
             ops.append(ReplyError(state.run.token, self._failure(state.run, agent, reason)))
         ops.append(Halt(Reason(ReasonKind.AGENT_DOWN, f"debater {agent!r} went down", agent, reason)))
-        return ops, replace(state, run=None, queue=())
+        return ops, evolve(state, run=None, queue=())
 
     def handle_status(self, state: DebateState) -> Mapping[str, Any]:
         run = state.run
@@ -142,13 +142,13 @@ class Debate(Strategy[DebateState]):
                ) -> Result[DebateState]:
         first = state.agents[0]
         ops.append(Dispatch(first, prompt, token))
-        return ops, replace(state, run=DebateRun(token, first))
+        return ops, evolve(state, run=DebateRun(token, first))
 
     def _advance(self, ops: list[Op], state: DebateState) -> Result[DebateState]:
         if not state.queue:
-            return ops, replace(state, run=None)
+            return ops, evolve(state, run=None)
         (token, prompt), queue = state.queue[0], state.queue[1:]
-        return self._begin(ops, token, prompt, replace(state, queue=queue))
+        return self._begin(ops, token, prompt, evolve(state, queue=queue))
 
     def _finish(self, run: DebateRun, state: DebateState) -> Result[DebateState]:
         speakers = [state.agents[i % 2] for i in range(len(run.responses))]

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from podium.agent.backend import Prompt, prompt_text
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, call_user, composed, result_data
+from podium.ensemble.strategies._support import Options, call_user, composed, evolve, result_data
 from podium.ensemble.strategies.graph_schedule import (
     FailurePolicy,
     GraphInvalid,
@@ -49,7 +49,7 @@ def render_subtask(subtask: Subtask, inputs: tuple[SubtaskOutcome, ...], request
         return subtask.prompt
     blocks = "\n\n".join(f"[{o.id}] {_text(o.result)}" for o in inputs)
     text = f"{prompt_text(subtask.prompt)}\n\nResults of the subtasks this one depends on:\n\n{blocks}"
-    return replace(subtask.prompt, text=text) if isinstance(subtask.prompt, Prompt) else text
+    return evolve(subtask.prompt, text=text) if isinstance(subtask.prompt, Prompt) else text
 
 
 def parse_plan(text: str) -> tuple[Subtask, ...]:
@@ -175,7 +175,7 @@ class Graph(Strategy[GraphState]):
             problem = ("Graph needs the subtasks: ask(prompt, subtasks=[Subtask(id, prompt, agent, "
                        "depends_on), ...]), or a planner= agent configured at start")
         if problem is not None:
-            return [ReplyError(token, Reason(ReasonKind.INVALID_REQUEST, problem))], replace(state, sent=())
+            return [ReplyError(token, Reason(ReasonKind.INVALID_REQUEST, problem))], evolve(state, sent=())
         run = GraphRun(token, prompt_text(prompt), FailurePolicy(policy))
         if subtasks is None:
             assert state.planner is not None
@@ -187,23 +187,23 @@ class Graph(Strategy[GraphState]):
     def handle_response(self, agent: str, response: Response, state: GraphState) -> Result[GraphState]:
         slot = state.busy.get(agent)
         if slot is None:
-            return [], replace(state, sent=())
+            return [], evolve(state, sent=())
         token, sid = slot
         state = self._free(agent, state)
         run = state.runs[token]
         if sid is not None:
             assert run.schedule is not None
-            return self._pump(*self._progress(replace(run, schedule=run.schedule.complete(sid, response)), [], state))
+            return self._pump(*self._progress(evolve(run, schedule=run.schedule.complete(sid, response)), [], state))
         # The planner's answer is the plan.
         subtasks, error = call_user(state.plan_parser, "plan_parser", ReasonKind.PLAN_INVALID, response.text)
         if error is not None:
-            return self._pump(*self._close(run, ReplyError(token, replace(error, agent=agent)), [], state))
+            return self._pump(*self._close(run, ReplyError(token, evolve(error, agent=agent)), [], state))
         return self._pump(*self._plan(run, subtasks, [], state))  # type: ignore[arg-type]
 
     def handle_error(self, agent: str, reason: Reason, state: GraphState) -> Result[GraphState]:
         slot = state.busy.get(agent)
         if slot is None:
-            return [], replace(state, sent=())
+            return [], evolve(state, sent=())
         token, sid = slot
         state = self._free(agent, state)
         run = state.runs[token]
@@ -211,7 +211,7 @@ class Graph(Strategy[GraphState]):
             failure = Reason(ReasonKind.STAGE_FAILED, f"planner {agent!r} failed: {reason}", agent, reason)
             return self._pump(*self._close(run, ReplyError(token, failure), [], state))
         assert run.schedule is not None
-        return self._pump(*self._progress(replace(run, schedule=run.schedule.fail(sid, reason)), [], state))
+        return self._pump(*self._progress(evolve(run, schedule=run.schedule.fail(sid, reason)), [], state))
 
     def handle_dispatch_rejected(self, agent: str, token: Token, reason: Reason, state: GraphState
                                  ) -> Result[GraphState]:
@@ -236,7 +236,7 @@ class Graph(Strategy[GraphState]):
     def handle_agent_down(self, agent: str, reason: Reason, state: GraphState) -> Result[GraphState]:
         slot = state.busy.get(agent)
         waiting = state.waiting.get(agent, ())
-        state = replace(state, down=state.down | {agent},
+        state = evolve(state, down=state.down | {agent},
                         busy=MappingProxyType({a: s for a, s in state.busy.items() if a != agent}),
                         waiting=MappingProxyType({a: q for a, q in state.waiting.items() if a != agent}))
         ops: list[Op] = []
@@ -254,10 +254,10 @@ class Graph(Strategy[GraphState]):
             if sid is None or run.schedule is None:
                 ops, state = self._close(run, ReplyError(token, down), ops, state)
             else:
-                ops, state = self._progress(replace(run, schedule=run.schedule.fail(sid, down)), ops, state)
+                ops, state = self._progress(evolve(run, schedule=run.schedule.fail(sid, down)), ops, state)
         if len(state.down) == len(state.agents):
             ops.append(Halt(Reason(ReasonKind.AGENT_DOWN, "graph exhausted: every agent is down", agent, reason)))
-            return ops, replace(state, sent=())
+            return ops, evolve(state, sent=())
         return self._pump(ops, state)
 
     def handle_status(self, state: GraphState) -> Mapping[str, Any]:
@@ -282,7 +282,7 @@ class Graph(Strategy[GraphState]):
             return self._close(run, ReplyError(run.token, GraphInvalid(problems).reason), ops, state)
         schedule = GraphSchedule(stable_order(items), run.policy, agents=frozenset(state.agents),
                                  default_agent=state.default_agent)
-        return self._progress(replace(run, schedule=schedule), ops, state)
+        return self._progress(evolve(run, schedule=schedule), ops, state)
 
     def _progress(self, run: GraphRun, ops: list[Op], state: GraphState) -> Result[GraphState]:
         """Render and queue every newly ready subtask on its agent; reply once the graph is finished."""
@@ -307,9 +307,9 @@ class Graph(Strategy[GraphState]):
             if not failed:
                 break
         if schedule.finished:
-            return self._close(replace(run, schedule=schedule), self._final(schedule, run.token), ops, state)
+            return self._close(evolve(run, schedule=schedule), self._final(schedule, run.token), ops, state)
         schedule = schedule.start(*prompts)
-        run = replace(run, schedule=schedule, prompts=MappingProxyType({**run.prompts, **prompts}))
+        run = evolve(run, schedule=schedule, prompts=MappingProxyType({**run.prompts, **prompts}))
         state = self._put(run, state)
         for sid in prompts:
             state = self._enqueue(schedule.agent_of(sid), (run.token, sid), state)  # type: ignore[arg-type]
@@ -335,22 +335,22 @@ class Graph(Strategy[GraphState]):
         session fences their late results, and their next prompt waits in their own mailbox."""
         token = run.token
         ops.append(op)
-        return ops, replace(
+        return ops, evolve(
             state, runs=MappingProxyType({t: r for t, r in state.runs.items() if t != token}),
             busy=MappingProxyType({a: s for a, s in state.busy.items() if s[0] != token}),
             waiting=MappingProxyType({a: tuple(s for s in q if s[0] != token) for a, q in state.waiting.items()}))
 
     @staticmethod
     def _put(run: GraphRun, state: GraphState) -> GraphState:
-        return replace(state, runs=MappingProxyType({**state.runs, run.token: run}))
+        return evolve(state, runs=MappingProxyType({**state.runs, run.token: run}))
 
     @staticmethod
     def _enqueue(agent: str, slot: Slot, state: GraphState) -> GraphState:
-        return replace(state, waiting=MappingProxyType({**state.waiting, agent: (*state.waiting.get(agent, ()), slot)}))
+        return evolve(state, waiting=MappingProxyType({**state.waiting, agent: (*state.waiting.get(agent, ()), slot)}))
 
     @staticmethod
     def _free(agent: str, state: GraphState) -> GraphState:
-        return replace(state, busy=MappingProxyType({a: s for a, s in state.busy.items() if a != agent}))
+        return evolve(state, busy=MappingProxyType({a: s for a, s in state.busy.items() if a != agent}))
 
     def _pump(self, ops: list[Op], state: GraphState) -> Result[GraphState]:
         """Give every idle agent the oldest slot waiting for it. Dispatches go last in the batch and
@@ -362,7 +362,7 @@ class Graph(Strategy[GraphState]):
                 ops.append(self._dispatch(agent, queue[0], state))
         ops = [op for op in ops if type(op) is not Dispatch] + [op for op in ops if type(op) is Dispatch]
         sent = tuple((op.agent, op.token) for op in ops if type(op) is Dispatch)  # type: ignore[union-attr]
-        return ops, replace(state, busy=MappingProxyType(busy), waiting=MappingProxyType(waiting), sent=sent)
+        return ops, evolve(state, busy=MappingProxyType(busy), waiting=MappingProxyType(waiting), sent=sent)
 
     @staticmethod
     def _dispatch(agent: str, slot: Slot, state: GraphState) -> Dispatch:

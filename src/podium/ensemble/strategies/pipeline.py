@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, with_usage
+from podium.ensemble.strategies._support import Options, evolve, with_usage
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -50,7 +50,7 @@ class Pipeline(Strategy[PipelineState]):
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: PipelineState
                     ) -> Result[PipelineState]:
         if state.run is not None:
-            return [], replace(state, queue=(*state.queue, (token, prompt)))
+            return [], evolve(state, queue=(*state.queue, (token, prompt)))
         return self._begin([], token, prompt, state)
 
     def handle_response(self, agent: str, response: Response, state: PipelineState) -> Result[PipelineState]:
@@ -61,7 +61,7 @@ class Pipeline(Strategy[PipelineState]):
         if run.stage + 1 < len(state.stages):
             nxt = run.stage + 1
             run = PipelineRun(run.token, nxt, responses)
-            return [Dispatch(state.stages[nxt], response.text, run.token)], replace(state, run=run)
+            return [Dispatch(state.stages[nxt], response.text, run.token)], evolve(state, run=run)
         return self._advance([Reply(run.token, with_usage(response, responses))], state)
 
     def handle_error(self, agent: str, reason: Reason, state: PipelineState) -> Result[PipelineState]:
@@ -85,7 +85,7 @@ class Pipeline(Strategy[PipelineState]):
         if state.run is not None:
             ops.append(ReplyError(state.run.token, self._stage_failed(state, state.run, reason)))
         ops.append(Halt(Reason(ReasonKind.AGENT_DOWN, f"pipeline stage {agent!r} went down", agent, reason)))
-        return ops, replace(state, run=None, queue=())
+        return ops, evolve(state, run=None, queue=())
 
     def handle_status(self, state: PipelineState) -> Mapping[str, Any]:
         run = state.run
@@ -98,14 +98,14 @@ class Pipeline(Strategy[PipelineState]):
     def _begin(self, ops: list[Op], token: Token, prompt: str | Prompt, state: PipelineState
                ) -> Result[PipelineState]:
         ops.append(Dispatch(state.stages[0], prompt, token))
-        return ops, replace(state, run=PipelineRun(token, 0))
+        return ops, evolve(state, run=PipelineRun(token, 0))
 
     def _advance(self, ops: list[Op], state: PipelineState) -> Result[PipelineState]:
         """The current run is closed (by `ops`); admit the next queued one."""
         if not state.queue:
-            return ops, replace(state, run=None)
+            return ops, evolve(state, run=None)
         (token, prompt), queue = state.queue[0], state.queue[1:]
-        return self._begin(ops, token, prompt, replace(state, queue=queue))
+        return self._begin(ops, token, prompt, evolve(state, queue=queue))
 
     @staticmethod
     def _stage_failed(state: PipelineState, run: PipelineRun, reason: Reason) -> Reason:

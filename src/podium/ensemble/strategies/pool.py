@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Start, Token
-from podium.ensemble.strategies._support import Options, from_template
+from podium.ensemble.strategies._support import Options, evolve, from_template
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -56,9 +56,9 @@ class Pool(Strategy[PoolState]):
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: PoolState
                     ) -> Result[PoolState]:
         if not state.free:
-            return [], replace(state, queue=(*state.queue, (token, prompt)))
+            return [], evolve(state, queue=(*state.queue, (token, prompt)))
         worker = state.free[0]
-        return [Dispatch(worker, prompt, token)], replace(
+        return [Dispatch(worker, prompt, token)], evolve(
             state, free=state.free[1:], busy=MappingProxyType({**state.busy, worker: token}))
 
     def handle_response(self, agent: str, response: Response, state: PoolState) -> Result[PoolState]:
@@ -82,7 +82,7 @@ class Pool(Strategy[PoolState]):
             # The worker is gone (its down signal may still be on its way): treat it as dead now.
             return self._lose(agent, None, reason, state, ops)
         busy = MappingProxyType({w: t for w, t in state.busy.items() if w != agent})
-        state = replace(state, busy=busy, free=(*state.free, agent))
+        state = evolve(state, busy=busy, free=(*state.free, agent))
         if state.busy:
             # Another worker's completion will take the queue on; retrying the worker that just
             # refused would most likely fail the whole queue one request after the other.
@@ -103,7 +103,7 @@ class Pool(Strategy[PoolState]):
     def _next(self, worker: str, ops: list[Op], state: PoolState) -> Result[PoolState]:
         """`worker` finished its request: it takes the oldest queued one, else goes idle."""
         busy = MappingProxyType({w: t for w, t in state.busy.items() if w != worker})
-        return self._pump(ops, replace(state, busy=busy, free=(*state.free, worker)))
+        return self._pump(ops, evolve(state, busy=busy, free=(*state.free, worker)))
 
     def _pump(self, ops: list[Op], state: PoolState, skip: str | None = None) -> Result[PoolState]:
         """Hand queued requests to free workers, oldest request to the first worker in rotation."""
@@ -113,7 +113,7 @@ class Pool(Strategy[PoolState]):
                 break
             (token, prompt), queue = state.queue[0], state.queue[1:]
             ops.append(Dispatch(worker, prompt, token))
-            state = replace(state, queue=queue, free=tuple(w for w in state.free if w != worker),
+            state = evolve(state, queue=queue, free=tuple(w for w in state.free if w != worker),
                             busy=MappingProxyType({**state.busy, worker: token}))
         return ops, state
 
@@ -122,14 +122,14 @@ class Pool(Strategy[PoolState]):
         if token is not None:
             ops.append(ReplyError(token, Reason(ReasonKind.WORKER_DOWN, f"worker {worker!r} went down",
                                                 worker, reason)))
-        state = replace(state, workers=tuple(w for w in state.workers if w != worker),
+        state = evolve(state, workers=tuple(w for w in state.workers if w != worker),
                         free=tuple(w for w in state.free if w != worker),
                         busy=MappingProxyType({w: t for w, t in state.busy.items() if w != worker}))
         if state.replace_workers and reason.kind is not ReasonKind.INIT_FAILED:
             name = f"{state.template.name}-{state.started + 1}"
             spec = from_template(state.template, name)
             ops.append(Start(spec.name, spec.behaviour, spec.opts))
-            state = replace(state, workers=(*state.workers, name), free=(*state.free, name),
+            state = evolve(state, workers=(*state.workers, name), free=(*state.free, name),
                             started=state.started + 1)
         elif not state.workers:
             ops.append(Halt(Reason(ReasonKind.WORKER_DOWN, "pool exhausted: no worker is left", worker, reason)))

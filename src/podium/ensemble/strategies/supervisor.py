@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Start, Stop, Token
-from podium.ensemble.strategies._support import Options, call_user, composed, fail_all, is_prompt
+from podium.ensemble.strategies._support import Options, call_user, composed, evolve, fail_all, is_prompt
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -37,10 +37,7 @@ class SupervisorRun:
     coordinator: Response | None = None
     workers: tuple[str, ...] = ()  # one per subtask, in subtask order
     results: tuple[Response | None, ...] = ()  # same order; None until the worker answered
-
-    @property
-    def done(self) -> int:
-        return sum(r is not None for r in self.results)
+    done: int = 0  # how many answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +84,7 @@ class Supervisor(Strategy[SupervisorState]):
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: SupervisorState
                     ) -> Result[SupervisorState]:
         if state.run is not None:
-            return [], replace(state, queue=(*state.queue, (token, prompt)))
+            return [], evolve(state, queue=(*state.queue, (token, prompt)))
         return self._begin([], token, prompt, state)
 
     def handle_response(self, agent: str, response: Response, state: SupervisorState
@@ -99,10 +96,12 @@ class Supervisor(Strategy[SupervisorState]):
             return self._fan_out(run, response, state)
         if run.phase is Phase.FANNING_OUT and agent in run.workers:
             index = run.workers.index(agent)
+            if run.results[index] is not None:
+                return [], state
             results = (*run.results[:index], response, *run.results[index + 1:])
-            run = replace(run, results=results)
+            run = SupervisorRun(run.token, run.phase, run.coordinator, run.workers, results, run.done + 1)
             if run.done < len(run.workers):
-                return [], replace(state, run=run)
+                return [], evolve(state, run=run)
             return self._join(run, state)
         return [], state
 
@@ -128,13 +127,13 @@ class Supervisor(Strategy[SupervisorState]):
             if run is not None:
                 ops.append(ReplyError(run.token, self._failure(run, agent, reason)))
             ops.append(Halt(Reason(ReasonKind.AGENT_DOWN, f"coordinator {agent!r} went down", agent, reason)))
-            return ops, replace(state, run=None, queue=())
+            return ops, evolve(state, run=None, queue=())
         if run is None or agent not in run.workers:
             return [], state
         failure = Reason(ReasonKind.WORKER_DOWN, f"worker {agent!r} went down", agent, reason)
         ops = [Stop(w) for w in run.workers if w != agent]
         ops += fail_all([run.token, *(t for t, _ in state.queue)], failure)
-        return ops, replace(state, run=None, queue=())
+        return ops, evolve(state, run=None, queue=())
 
     def handle_status(self, state: SupervisorState) -> Mapping[str, Any]:
         run = state.run
@@ -148,13 +147,13 @@ class Supervisor(Strategy[SupervisorState]):
     def _begin(self, ops: list[Op], token: Token, prompt: str | Prompt, state: SupervisorState
                ) -> Result[SupervisorState]:
         ops.append(Dispatch(state.coordinator, prompt, token))
-        return ops, replace(state, run=SupervisorRun(token, Phase.DECOMPOSING))
+        return ops, evolve(state, run=SupervisorRun(token, Phase.DECOMPOSING))
 
     def _advance(self, ops: list[Op], state: SupervisorState) -> Result[SupervisorState]:
         if not state.queue:
-            return ops, replace(state, run=None)
+            return ops, evolve(state, run=None)
         (token, prompt), queue = state.queue[0], state.queue[1:]
-        return self._begin(ops, token, prompt, replace(state, queue=queue))
+        return self._begin(ops, token, prompt, evolve(state, queue=queue))
 
     def _fan_out(self, run: SupervisorRun, response: Response, state: SupervisorState
                  ) -> Result[SupervisorState]:
@@ -164,7 +163,7 @@ class Supervisor(Strategy[SupervisorState]):
             error = Reason(ReasonKind.INVALID_OUTPUT,
                            f"decomposer must return a list of str or Prompt, got {prompts!r:.200}")
         if error is not None:
-            return self._advance([ReplyError(run.token, replace(error, agent=state.coordinator))], state)
+            return self._advance([ReplyError(run.token, evolve(error, agent=state.coordinator))], state)
         assert prompts is not None
         if not prompts:
             return self._advance([Reply(run.token, response)], state)
@@ -172,9 +171,9 @@ class Supervisor(Strategy[SupervisorState]):
         workers = tuple(f"{state.template.name}-{i}" for i in range(first, first + len(prompts)))
         ops: list[Op] = [Start(w, state.template.behaviour, state.template.opts) for w in workers]
         ops += [Dispatch(w, p, run.token) for w, p in zip(workers, prompts, strict=True)]
-        run = replace(run, phase=Phase.FANNING_OUT, coordinator=response, workers=workers,
+        run = evolve(run, phase=Phase.FANNING_OUT, coordinator=response, workers=workers,
                       results=(None,) * len(workers))
-        return ops, replace(state, run=run, started=state.started + len(workers))
+        return ops, evolve(state, run=run, started=state.started + len(workers))
 
     def _join(self, run: SupervisorRun, state: SupervisorState) -> Result[SupervisorState]:
         results: tuple[Response, ...] = run.results  # type: ignore[assignment]  # all answered

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, fail_all
+from podium.ensemble.strategies._support import Options, evolve, fail_all
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -25,7 +25,7 @@ class SwitchboardState:
         queue = self.fifo.get(agent, ())
         if not queue:
             return None, self
-        return queue[0], replace(self, fifo=MappingProxyType({**self.fifo, agent: queue[1:]}))
+        return queue[0], evolve(self, fifo=MappingProxyType({**self.fifo, agent: queue[1:]}))
 
 
 class Switchboard(Strategy[SwitchboardState]):
@@ -59,7 +59,7 @@ class Switchboard(Strategy[SwitchboardState]):
                 ReasonKind.UNKNOWN_AGENT, f"agent {agent!r} {why}; the agents are {', '.join(state.agents)}",
                 agent if isinstance(agent, str) else None))], state
         fifo = MappingProxyType({**state.fifo, agent: (*state.fifo[agent], token)})
-        return [Dispatch(agent, prompt, token)], replace(state, fifo=fifo)
+        return [Dispatch(agent, prompt, token)], evolve(state, fifo=fifo)
 
     def handle_response(self, agent: str, response: Response, state: SwitchboardState
                         ) -> Result[SwitchboardState]:
@@ -76,7 +76,7 @@ class Switchboard(Strategy[SwitchboardState]):
         queue = tuple(t for t in state.fifo.get(agent, ()) if t != token)
         fifo = MappingProxyType({**state.fifo, agent: queue})
         return [ReplyError(token, Reason(ReasonKind.DISPATCH_REJECTED, reason.detail, agent, reason))], \
-            replace(state, fifo=fifo)
+            evolve(state, fifo=fifo)
 
     def handle_agent_down(self, agent: str, reason: Reason, state: SwitchboardState
                           ) -> Result[SwitchboardState]:
