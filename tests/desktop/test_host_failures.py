@@ -257,3 +257,14 @@ async def test_the_callers_timeout_cancels_the_request_and_returns_its_record() 
         assert hs.status()["host"]["state"] == "idle"
     assert result.status == "FAIL" and result.reason_kind == "cancelled"
     assert "caller's timeout of 0.2s" in (result.reason or "") and result.subtasks[0]["state"] == "FAIL"
+
+
+async def test_the_session_wide_step_limit_spans_requests() -> None:
+    async with await HostSession.start([docs()], ScriptedBackend(one_subtask_planner),
+                                       app_models={"documents": ScriptedBackend(reading)},
+                                       config=batch(max_session_steps=6)) as hs:
+        first = await hs.run("Read the table")
+        second = await hs.run("Read it again")
+        assert hs.status()["host"]["session_steps"] == 6
+    assert first.ok and first.steps == 4
+    assert second.status == "FAIL" and "the session used all its 6 steps" in (second.reason or "")

@@ -100,6 +100,9 @@ def step_limit_reason(s: HostState) -> Reason | None:
     run, cfg = run_of(s), s.config
     if run.steps >= cfg.max_steps:
         return Reason(ReasonKind.LIMIT_REACHED, f"the request used all its {cfg.max_steps} steps (max_steps)")
+    if cfg.max_session_steps is not None and s.session_steps >= cfg.max_session_steps:
+        return Reason(ReasonKind.LIMIT_REACHED, f"the session used all its {cfg.max_session_steps} steps "
+                                                f"(max_session_steps)")
     return None
 
 
@@ -122,6 +125,7 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
     request = HostStepRequest(request=run.request, step=run.planner_steps + 1, subtasks=views(run), plan=run.plan,
                               blackboard=s.blackboard.to_prompt(s.config.blackboard_chars), answers=run.answers,
                               note=note, feedback=feedback, temperature=t)
+    s = replace(s, session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, planner_steps=run.planner_steps + 1, current="planner thinking")
     return [Dispatch(PLANNER, Prompt(request.model_dump_json(), temperature=t), run.token)], s
 
@@ -162,7 +166,7 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs, blackboard=s.blackboard.to_prompt(s.config.blackboard_chars),
                              answers=record.answers, feedback=record.feedback, temperature=t, actions=actions)
-    s = update_subtask(s, sid, agent=agent, steps=steps)
+    s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {steps} on {agent}")
     return [*ops, Dispatch(agent, Prompt(request.model_dump_json(), temperature=t), run.token)], s

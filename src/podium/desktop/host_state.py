@@ -27,6 +27,7 @@ class HostConfig:
     """Limits and policies of the HostAgent. Every limit ends the request with FAIL and a reason."""
 
     max_steps: int = 100  # Host + App steps of one request
+    max_session_steps: int | None = None  # Host + App steps of all the session's requests
     max_subtask_steps: int = 20
     max_wall_time: float | None = None  # seconds; the shell sends Elapsed when it passes
     max_tokens: int | None = None  # for the whole session
@@ -52,7 +53,7 @@ class HostConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"HostConfig.{name} must be an integer >= 0, got {value!r}")
-        for name in ("max_wall_time", "max_tokens", "max_cost"):
+        for name in ("max_wall_time", "max_tokens", "max_cost", "max_session_steps"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int | float) or value <= 0):
                 raise ConfigError(f"HostConfig.{name} must be a positive number or None, got {value!r}")
@@ -134,6 +135,7 @@ class HostState:
     queue: tuple[tuple[Token, str], ...] = ()  # requests waiting for the current one to end
     usage: Usage = field(default_factory=Usage)  # the whole session's
     step_no: int = 0  # trajectory step numbers, across the session
+    session_steps: int = 0  # Host + App steps dispatched, across the session
     interaction_no: int = 0
     last: Mapping[str, Any] | None = None  # the outcome of the latest finished request
 
@@ -168,6 +170,7 @@ def status(s: HostState) -> dict[str, Any]:
         "agents": dict(s.agents),
         "queued_requests": len(s.queue),
         "usage": usage_dict(s.usage),
+        "session_steps": s.session_steps,
         "last": s.last,
     }
     if run is not None:
