@@ -6,8 +6,7 @@ import pytest
 
 from podium.agent.backend import Prompt
 from podium.ensemble.ops import Dispatch, Halt
-from podium.ensemble.strategies._support import result_data
-from podium.ensemble.strategies.consensus import AtLeast, Ballot, Consensus, parse_verdict
+from podium.ensemble.strategies.consensus import AtLeast, Ballot, Consensus, consensus_outcome, parse_verdict
 from podium.errors import ConfigError, ReasonKind
 from tests.strategies.strategy_driver import BOOM, Drive, dispatches, outcomes, resp, spec
 
@@ -51,7 +50,7 @@ def test_unanimous_in_the_first_round_names_verdict_count_round_and_entries() ->
     ops = vote(d, "c", "Yes", "ok")
     assert outcomes(ops) == [(t1, "CONSENSUS: yes (3 of 3 agents, round 1, threshold unanimous)\n"
                                   "- a: yes — tests pass\n- b: yes — docs done\n- c: yes — ok")]
-    outcome = result_data(ops[0].response, "consensus")
+    outcome = consensus_outcome(ops[0].response)
     assert outcome.converged and outcome.verdict == "yes" and outcome.votes == 3 and outcome.round == 1
 
 
@@ -64,7 +63,7 @@ def test_an_unparseable_answer_abstains() -> None:
     text = ops[0].response.text
     assert text.startswith("CONSENSUS: no (2 of 3 agents, round 1, threshold majority)")
     assert "- b: abstained" in text
-    ballots = result_data(ops[0].response, "consensus").ballots
+    ballots = consensus_outcome(ops[0].response).ballots
     assert ballots[1] == Ballot("b", None, "")
 
 
@@ -91,7 +90,7 @@ def test_diverged_report_at_the_round_cap() -> None:
         ops = vote(d, "c", "no")
     assert outcomes(ops) == [(t1, "DIVERGED: no verdict reached unanimous after 2 round(s) (closest: yes, 2 of 3)\n"
                                   "- a: yes — because\n- b: yes — because\n- c: no — because")]
-    assert not result_data(ops[0].response, "consensus").converged
+    assert not consensus_outcome(ops[0].response).converged
 
 
 def test_at_least_k_and_a_tie_is_not_consensus() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from podium.agent.backend import Prompt, prompt_text
 from podium.agent.events import Response
 from podium.ensemble.ops import AgentSpec, Dispatch, Halt, Op, Reply, ReplyError, Token
-from podium.ensemble.strategies._support import Options, call_user, composed, evolve
+from podium.ensemble.strategies._support import Options, call_user, composed, evolve, result_data
 from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
@@ -98,6 +98,11 @@ class ConsensusOutcome:
             closest = f"closest: {self.verdict}, {self.votes} of {self.of}" if self.verdict else "no verdict given"
             head = (f"DIVERGED: no verdict reached {self.threshold} after {self.round} round(s) ({closest})")
         return "\n".join([head, *(b.render() for b in self.ballots)])
+
+
+def consensus_outcome(response: Response) -> ConsensusOutcome:
+    """The structured outcome a Consensus reply carries (verdict, votes, round, every ballot)."""
+    return result_data(response, "consensus")  # type: ignore[no-any-return]
 
 
 def default_reprompt(question: str, agent: str, others: Sequence[Ballot], round: int) -> str:
