@@ -312,3 +312,20 @@ async def test_an_empty_request_is_refused_clearly() -> None:
             await hs.session.ask("   ")
         with pytest.raises(ConfigError, match="the request is empty"):
             await hs.run("")
+
+
+async def test_broken_callbacks_do_not_leave_a_question_waiting_forever() -> None:
+    def on_event(event: object) -> None:
+        raise RuntimeError("display bug")
+
+    def ask_person(question: Question) -> list[str]:
+        raise RuntimeError("terminal closed")
+
+    def planner(prompt: str) -> str:
+        if "A: not available" in prompt:
+            return host("FAIL", "nobody answered")
+        return host("PENDING", Questions=["Which file?"])
+
+    result = await asyncio.wait_for(run_request("Open the file", [Documents()], ScriptedBackend(planner),
+                                                on_event=on_event, ask_person=ask_person), 10)
+    assert result.status == "FAIL" and "nobody answered" in (result.reason or "")

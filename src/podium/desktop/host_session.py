@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,6 +42,7 @@ from podium.ensemble.ops import AgentSpec
 from podium.ensemble.session import Session
 from podium.errors import ConfigError, ReasonKind, RunFailed
 
+log = logging.getLogger("podium.desktop")
 OnEvent = Callable[[HostEventOut], Awaitable[None] | None]
 AskPerson = Callable[[Question], Awaitable[Sequence[str]] | Sequence[str]]
 Approve = Callable[[ApprovalRequest], Awaitable[bool] | bool]
@@ -236,25 +238,44 @@ class HostSession:
             self._spawn(self._approve_with_hook, event)
 
     def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
-        result = fn(*args)
+        # The caller's callbacks run outside the observer agent: a bug in them must not take it down
+        # (every later question would then wait for nobody).
+        try:
+            result = fn(*args)
+        except Exception:
+            log.exception("HostSession: the %s callback failed", getattr(fn, "__name__", "event"))
+            return
         if inspect.isawaitable(result):
             task = asyncio.ensure_future(result)
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("HostSession: a callback failed", exc_info=task.exception())
 
     async def _answer_with_hook(self, question: Question) -> None:
-        answers = self._ask_person(question)  # type: ignore[misc]
-        if inspect.isawaitable(answers):
-            answers = await answers
+        try:
+            answers = self._ask_person(question)  # type: ignore[misc]
+            if inspect.isawaitable(answers):
+                answers = await answers
+        except Exception:  # nobody could answer: the batch-mode answer, so the request goes on
+            log.exception("HostSession: ask_person failed; answering %r", self.config.default_answer)
+            answers = (self.config.default_answer,) * len(question.questions)
         if isinstance(answers, str):
             answers = (answers,)
         if not self.session.closed:
             self.session.notify(Answer(question.id, tuple(answers)))
 
     async def _approve_with_hook(self, request: ApprovalRequest) -> None:
-        approved = self._approve(request)  # type: ignore[misc]
-        if inspect.isawaitable(approved):
-            approved = await approved
+        try:
+            approved = self._approve(request)  # type: ignore[misc]
+            if inspect.isawaitable(approved):
+                approved = await approved
+        except Exception:  # no yes was given: refused
+            log.exception("HostSession: approve failed; the step is refused")
+            approved = False
         if not self.session.closed:
             self.session.notify(Approval(request.id, bool(approved)))
 
