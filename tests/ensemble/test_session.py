@@ -462,3 +462,38 @@ async def test_completions_that_overtake_an_earlier_dispatch_are_delivered_in_di
         assert (await session.result(first)).text == "re: one"  # Solo's FIFO stayed right
         assert (await session.result(second)).text == "answer two"
         assert ref_one < ref_two
+
+
+@dataclass(frozen=True)
+class RetryState:
+    backend: Any
+    token: str | None = None
+    prompt: Any = None
+    restarts: int = 0
+
+
+class RetryOnCrash(Strategy[RetryState]):
+    """Restarts a dead agent and gives the run to the new one: the run must not be failed meanwhile."""
+
+    def init(self, opts: Mapping[str, Any]) -> Any:
+        return RetryState(opts["backend"]), [AgentSpec("w", Behaviour(), {"backend": opts["backend"]})]
+
+    def handle_tell(self, prompt: Any, opts: Any, token: str, s: RetryState) -> Any:
+        return [Dispatch("w", prompt, token)], replace(s, token=token, prompt=prompt)
+
+    def handle_response(self, agent: str, response: Response, s: RetryState) -> Any:
+        return [Reply(s.token, response)], replace(s, token=None)  # type: ignore[arg-type]
+
+    def handle_agent_down(self, agent: str, reason: Reason, s: RetryState) -> Any:
+        ops = [Start("w", Behaviour(), {"backend": s.backend}), Dispatch("w", s.prompt, s.token)]
+        return ops, replace(s, restarts=s.restarts + 1)
+
+    def handle_status(self, s: RetryState) -> Mapping[str, Any]:
+        return {"restarts": s.restarts}
+
+
+async def test_a_run_the_strategy_retries_on_a_restarted_agent_is_not_failed() -> None:
+    backend = ScriptedBackend([Crash("first try dies"), "second try works"])
+    async with Session.start(RetryOnCrash(), backend=backend) as session:
+        assert (await session.ask("job")).text == "second try works"
+        assert session.status()["restarts"] == 1

@@ -56,13 +56,14 @@ _TELL, _ASK = 0, 1
 class _Run:
     """A pending token."""
 
-    __slots__ = ("dispatches", "future", "kind", "usage", "waiters")
+    __slots__ = ("dispatches", "flying", "future", "kind", "usage", "waiters")
 
     def __init__(self, kind: int, future: asyncio.Future[Response] | None = None) -> None:
         self.kind = kind
         self.future = future
         self.waiters: list[asyncio.Future[None]] | None = None
         self.dispatches = 0
+        self.flying = 0  # dispatches of this token in flight right now
         self.usage: Usage | None = None
 
 
@@ -364,7 +365,9 @@ class Session:
         kind = type(input)
         if kind is AgentDownInput:
             for token in input.tokens:  # type: ignore[union-attr]
-                if token in self._pending:
+                # Failed unless the strategy gave it work again (a retry on a restarted agent, say).
+                run = self._pending.get(token)
+                if run is not None and run.flying == 0:
                     self._close_token(token, None, Reason(
                         ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
         elif kind is DispatchRejectedInput and input.token in self._pending:  # type: ignore[union-attr]
@@ -422,7 +425,9 @@ class Session:
             return DispatchRejectedInput(op.agent, token, exc.reason)
         agent.flights[ref] = token
         if token is not None:
-            self._pending[token].dispatches += 1
+            run = self._pending[token]
+            run.dispatches += 1
+            run.flying += 1
         if telemetry.active():
             telemetry.emit(Telemetry.DISPATCH_START, session=self.name, agent=op.agent, token=token)
         return None
@@ -480,8 +485,7 @@ class Session:
         # Forget the agent first: its in-flight work is dropped and its down signal is not awaited.
         self._agents.pop(agent.name, None)
         self._gens.pop(agent.gen, None)
-        agent.flights.clear()
-        agent.held = None
+        self._land(agent)
         done = agent.handle.stop(reason)
         if done is not None:
             self._track(done)
@@ -548,6 +552,8 @@ class Session:
 
     def _deliver(self, agent: _Agent, completion: Completion) -> None:
         token = agent.flights.pop(completion.ref)
+        if token is not None and token in self._pending:
+            self._pending[token].flying -= 1
         response = completion.response
         if response is not None and response.usage is not None:
             self._count(agent.name, token, response.usage)
@@ -568,8 +574,17 @@ class Session:
             return
         self._agents.pop(agent.name, None)
         tokens = tuple(dict.fromkeys(t for t in agent.flights.values() if t is not None))
-        agent.flights.clear()
+        self._land(agent)
         self._feed(AgentDownInput(agent.name, reason, tokens))
+
+    def _land(self, agent: _Agent) -> None:
+        """Drop an agent's work in flight (it was stopped or went down)."""
+        for token in agent.flights.values():
+            run = self._pending.get(token) if token is not None else None
+            if run is not None:
+                run.flying -= 1
+        agent.flights.clear()
+        agent.held = None
 
     def _count(self, agent: str, token: Token | None, usage: Usage) -> None:
         self._usage = self._usage + usage

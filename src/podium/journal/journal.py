@@ -105,7 +105,8 @@ def _plan(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]
                 break
         if kind is AgentDownInput:
             for token in input.tokens:
-                plan.pending.pop(token, None)
+                if not any(n > 0 for (_, t), n in plan.in_flight.items() if t == token):
+                    plan.pending.pop(token, None)
         elif kind is DispatchRejectedInput:
             plan.pending.pop(input.token, None)
     return state, plan
