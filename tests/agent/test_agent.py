@@ -367,3 +367,17 @@ async def test_stop_runs_terminate_and_closes_the_backend_session() -> None:
     await agent.stop()  # type: ignore[misc]
     assert closed == ["scripted-1"]
     assert agent.status().state is AgentState.STOPPED
+
+
+async def test_a_starting_agent_takes_its_first_request_even_with_a_zero_size_queue() -> None:
+    from podium.agent.actor import Agent
+
+    agent = Agent("a", Behaviour(), {"backend": ScriptedBackend(["first"]), "max_pending_prompts": 0})
+    assert agent.status().state is AgentState.STARTING
+    ref = agent.tell("accepted while starting")
+    with pytest.raises(Overloaded):
+        agent.tell("a second one has no room")
+    await agent.ready()
+    await until(lambda: agent.status().state is AgentState.IDLE and agent.status().queued == 0)
+    done = agent.poll(ref)
+    assert isinstance(done, Completed) and done.response.text == "first"

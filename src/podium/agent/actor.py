@@ -240,7 +240,9 @@ class Agent:
 
     def _accept(self, request: _Request) -> int:
         self._check_alive()
-        busy = self._task is not None or self._halted or self._prompts
+        # A starting agent is not busy: the first request waits for init, then runs at once.
+        running = self._task is not None and self._status is not AgentState.STARTING
+        busy = running or self._halted or self._prompts
         if busy and len(self._prompts) >= self._max_prompts:
             reason = Reason(ReasonKind.OVERLOADED, f"prompt queue full ({self._max_prompts})", self.name)
             telemetry.emit(Telemetry.INPUT_REJECTED, agent=self.name, reason=reason.kind)
