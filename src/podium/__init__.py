@@ -21,7 +21,17 @@ from podium.agent import (
     start_agent,
 )
 from podium.ensemble import AgentSpec, Dispatch, Forward, Halt, Reply, ReplyError, Session, Start, Stop, Strategy
-from podium.ensemble.strategies import Solo
+from podium.ensemble.strategies import (
+    Consensus,
+    Debate,
+    Graph,
+    Pipeline,
+    Pool,
+    Solo,
+    Subtask,
+    Supervisor,
+    Switchboard,
+)
 from podium.errors import PodiumError, Reason, ReasonKind, RunFailed
 
 __version__ = "0.1.0"
@@ -32,20 +42,25 @@ __all__ = [
     "BaseBackend",
     "Behaviour",
     "Completed",
+    "Consensus",
     "Continue",
+    "Debate",
     "Dispatch",
     "Event",
     "EventKind",
     "Failed",
     "Forward",
+    "Graph",
     "Halt",
     "HaltAgent",
     "NotFound",
     "Pending",
+    "Pipeline",
     "PodiumError",
-    "Proceed",
+    "Pool",
     "Prompt",
     "PromptAgain",
+    "Proceed",
     "Reason",
     "ReasonKind",
     "Reply",
@@ -58,6 +73,9 @@ __all__ = [
     "Start",
     "Stop",
     "Strategy",
+    "Subtask",
+    "Supervisor",
+    "Switchboard",
     "Usage",
     "start_agent",
 ]
