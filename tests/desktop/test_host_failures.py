@@ -89,20 +89,38 @@ async def test_app_output_repaired_then_when_it_stays_malformed_a_clean_error() 
     assert "Your previous answer was rejected" in broken.prompts[1]
 
 
-async def test_an_app_agent_crash_mid_subtask_ends_the_request_cleanly_and_the_next_gets_a_fresh_agent() -> None:
+async def test_an_app_agent_crash_mid_subtask_is_retried_on_a_fresh_agent_and_the_request_finishes() -> None:
     crashes = iter([Crash("segfault in the tool server")])
-    documents = ScriptedBackend(lambda prompt: next(crashes, None) or reading(prompt))
+
+    def documents(prompt: str) -> Any:  # reads the table unless its own memory says it has
+        if next(crashes, None) is not None:
+            return Crash("segfault in the tool server")
+        memory = prompt.split("## Your previous steps", 1)[1].split("\n\n## ", 1)[0] \
+            if "## Your previous steps" in prompt else ""
+        if "read_table(" in memory:
+            return app("FINISH", result=TABLE)
+        return app("CONTINUE", ("read_table", {"path": "report.docx"}))
+
+    model = ScriptedBackend(documents)
     d = docs()
     async with await HostSession.start([d], ScriptedBackend(one_subtask_planner),
-                                       app_models={"documents": documents}) as hs:
+                                       app_models={"documents": model}) as hs:
         first = await asyncio.wait_for(hs.run("Read the table"), 10)
-        assert first.status == "ERROR" and first.reason_kind == "agent_down"
-        assert "AppAgent app-documents went down during subtask 1" in (first.reason or "")
-        assert "segfault" in (first.reason or "") and first.subtasks[0]["state"] == "FAIL"
-        assert "app-documents" not in hs.status()["agents"]
+        assert first.ok, first
+        (subtask,) = first.subtasks
+        assert (subtask["state"], subtask["agent"], subtask["restarts"], subtask["result"]) == (
+            "FINISH", "app-documents-2", 1, TABLE)
+        assert d.calls == [("read_table", {"path": "report.docx"})]  # the crash came before any action
+        (down,) = [t for t in first.trajectory if t["action"] == "agent down"]
+        assert (down["agent"], down["subtask"], down["status"]) == ("app-documents", "1", "ERROR")
+        assert "segfault" in down["error"] and "without app-documents's memory" in down["outcome"]
+        assert "(app-documents) went down" in model.prompts[1] and "memory of the earlier steps is lost" in \
+            model.prompts[1]
+        assert hs.status()["host"]["agents"] == {"documents": "app-documents-2"}
+        # the fresh agent is cached like any other: the next request reuses it, with its memory
         second = await asyncio.wait_for(hs.run("Read the table again"), 10)
         assert second.ok and second.subtasks[0]["agent"] == "app-documents-2"
-        assert hs.status()["host"]["agents"] == {"documents": "app-documents-2"}
+        assert second.subtasks[0]["restarts"] == 0 and "Note from the HostAgent" not in model.prompts[-1]
 
 
 async def test_the_token_budget_ends_the_request_before_the_next_model_call() -> None:

@@ -284,8 +284,12 @@ def test_failures_of_turns_agents_and_dispatches() -> None:
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started(max_replans=0))
     (error,), _ = STRATEGY.handle_dispatch_rejected("app-documents", "t1", Reason(ReasonKind.OVERLOADED, "full"), s)
     assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.DISPATCH_REJECTED
-    (error,), down = STRATEGY.handle_agent_down("app-documents", Reason(ReasonKind.AGENT_DOWN, "boom"), s)
-    assert error.reason.kind is ReasonKind.AGENT_DOWN and "subtask 1" in error.reason.detail  # type: ignore[union-attr]
+    # (a down agent with restarts left is replaced: tests/desktop/test_host_restarts.py)
+    no_restart = replace(s, config=replace(s.config, max_agent_restarts=0))
+    (error,), down = STRATEGY.handle_agent_down("app-documents", Reason(ReasonKind.AGENT_DOWN, "boom"), no_restart)
+    assert isinstance(error, ReplyError) and "no re-plan left" in error.reason.detail
+    assert "agent_down[app-documents]: AppAgent app-documents went down during subtask 1" in error.reason.detail
+    assert "no restart left (max_agent_restarts=0)" in error.reason.detail
     assert "documents" not in down.agents
     (error,), _ = STRATEGY.handle_error("app-documents", Reason(ReasonKind.TIMEOUT, "turn exceeded 600s"), s)
     assert isinstance(error, ReplyError) and "no re-plan left" in error.reason.detail

@@ -79,7 +79,8 @@ class SubtaskEvent(StrEnum):
     ANSWERED = "answered"
     APPROVED = "approved"
     REFUSED = "refused"
-    CRASHED = "crashed"  # its AppAgent went down
+    CRASHED = "crashed"  # its AppAgent went down and no restart is left
+    RESTARTED = "restarted"  # its AppAgent went down; a fresh one takes over (the same state goes on)
     LIMIT = "limit"
     SKIP = "skip"  # never started and never will
     ABANDON = "abandon"  # the run ended while it was still going
@@ -139,6 +140,8 @@ HOST_FINAL = frozenset({H.FINISH, H.FAIL, H.ERROR})
 
 S, SE = SubtaskState, SubtaskEvent
 _RUNNING_ENDS = {SE.CRASHED: S.FAIL, SE.LIMIT: S.FAIL, SE.ABANDON: S.FAIL}
+# A fresh AppAgent takes over: an interrupted step (CONTINUE) is retried on it; a subtask waiting for
+# the person keeps waiting and the fresh agent starts with the reply.
 _SUBTASK_ROWS: dict[SubtaskState, dict[SubtaskEvent, SubtaskState]] = {
     S.WAITING: {SE.DISPATCH: S.CONTINUE, SE.SKIP: S.SKIPPED, SE.ABANDON: S.SKIPPED},
     S.CONTINUE: {
@@ -150,10 +153,11 @@ _SUBTASK_ROWS: dict[SubtaskState, dict[SubtaskEvent, SubtaskState]] = {
         SE.STEP_CONFIRM: S.CONFIRM,
         SE.RETRY: S.CONTINUE,
         SE.BROKEN: S.ERROR,
+        SE.RESTARTED: S.CONTINUE,
         **_RUNNING_ENDS,
     },
-    S.PENDING: {SE.ANSWERED: S.CONTINUE, **_RUNNING_ENDS},
-    S.CONFIRM: {SE.APPROVED: S.CONTINUE, SE.REFUSED: S.FAIL, **_RUNNING_ENDS},
+    S.PENDING: {SE.ANSWERED: S.CONTINUE, SE.RESTARTED: S.PENDING, **_RUNNING_ENDS},
+    S.CONFIRM: {SE.APPROVED: S.CONTINUE, SE.REFUSED: S.FAIL, SE.RESTARTED: S.CONFIRM, **_RUNNING_ENDS},
     S.FINISH: {},
     S.FAIL: {},
     S.ERROR: {},

@@ -4,7 +4,9 @@ Agents of the session:
 - `host`: the planner, i.e. the HostAgent's model behind a `HostStepBackend` (4-phase Host steps);
 - `app-<application>`: one AppAgent per application behind an `AppStepBackend`, started on the first
   ASSIGN of a subtask on that application, cached and REUSED (with its memory) by later subtasks and
-  requests, stopped with the session; one subtask at a time per AppAgent;
+  requests, stopped with the session; one subtask at a time per AppAgent. One that goes down is
+  replaced by a fresh generation (`app-<application>-<n>`) and its interrupted step retried there
+  (`host_restarts`); other AppAgents are untouched;
 - `observer` (optional): receives `Question`, `ApprovalRequest`, `Progress` and `RunFinished` through
   `Forward` ops and hands them to the caller;
 - `judge` (optional): the LLM judge of the evaluation at the end (off by default).
@@ -32,10 +34,11 @@ from podium.backends.structured import OutputErrors, validate
 from podium.desktop.catalog import Catalog
 from podium.desktop.events import Answer, Approval, Cancel, Elapsed
 from podium.desktop.fsm import HostEvent
-from podium.desktop.host_apps import on_app_down, on_app_error, on_app_report
+from podium.desktop.host_apps import on_app_error, on_app_report
 from podium.desktop.host_flow import Result, active, add_usage, budget_reason, finish_run, reply_and_close, start_run
 from podium.desktop.host_people import resolve
 from podium.desktop.host_planner import on_planner_report
+from podium.desktop.host_restarts import on_app_down, on_planner_down
 from podium.desktop.host_state import JUDGE, OBSERVER, PLANNER, HostConfig, HostState, progress, status
 from podium.desktop.messages import decode_app_report, decode_host_report
 from podium.ensemble.ops import AgentSpec, Forward, Op, ReplyError, Token
@@ -143,11 +146,7 @@ class HostStrategy(Strategy[HostState]):
                 return self._judged(state, None, reason)
             return [], state
         if agent == PLANNER:
-            if not active(state):
-                return [], state
-            return self._progress(*finish_run(state, HostEvent.BROKEN, Reason(
-                ReasonKind.AGENT_DOWN, f"the HostAgent's planner went down: {reason.detail or reason.kind}",
-                PLANNER, reason)))
+            return self._progress(*on_planner_down(state, reason))
         return self._progress(*on_app_down(state, agent, reason))
 
     def handle_dispatch_rejected(self, agent: str, token: Token, reason: Reason, state: HostState) -> Result:

@@ -1,13 +1,10 @@
-"""What the host does with an AppAgent step's report, a failed turn, or an AppAgent going down."""
+"""What the host does with an AppAgent step's report or a failed turn (an agent going down: host_restarts)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host_flow import (
     Result,
-    active,
     dispatch_app,
     end_subtask,
     finish_run,
@@ -74,7 +71,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         return dispatch_app(s, sid)
 
     outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
-    s = update_subtask(s, sid, repairs=0, feedback="", outputs=outputs)
+    s = update_subtask(s, sid, repairs=0, feedback="", note="", outputs=outputs)
     failed = [r for r in report.results if not r.ok]
 
     if report.held or output.status is AppStatus.CONFIRM:
@@ -122,21 +119,3 @@ def on_app_error(s: HostState, agent: str, reason: Reason) -> Result:
     s = record_step(s, agent, "FAIL", subtask=sid, action="turn failed", error=str(reason))
     s = end_subtask(s, sid, agent, SubtaskEvent.CRASHED, reason=why)
     return settle(s)
-
-
-def on_app_down(s: HostState, agent: str, reason: Reason) -> Result:
-    """An AppAgent went down. It leaves the cache (the next subtask on its application gets a fresh one).
-    The session fails every request that had work on it, so a request it was working for ends here, with
-    the reason naming the agent and the subtask."""
-    s = replace(s, agents={app: name for app, name in s.agents.items() if name != agent})
-    if not active(s):
-        return [], s
-    sid = run_of(s).busy.get(agent)
-    if sid is None:
-        return [], s
-    record = run_of(s).subtasks[sid]
-    why = Reason(ReasonKind.AGENT_DOWN, f"AppAgent {agent} went down during subtask {sid} "
-                                        f"({record.spec.description}): {reason.detail or reason.kind}", agent, reason)
-    s = record_step(s, agent, "ERROR", subtask=sid, action="agent down", error=str(reason))
-    s = update_subtask(s, sid, SubtaskEvent.CRASHED, reason=why)
-    return finish_run(s, HostEvent.BROKEN, why)

@@ -26,7 +26,7 @@ from podium.desktop.host_state import (
 )
 from podium.desktop.messages import AppStepKind, AppStepRequest, HostStepRequest, SubtaskView, summarize
 from podium.desktop.prompts import judge_prompt
-from podium.desktop.schemas import Action
+from podium.desktop.schemas import Action, HostStatus
 from podium.ensemble.ops import Dispatch, Forward, Op, Reply, ReplyError, Start
 from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
@@ -115,8 +115,10 @@ def views(run: Run) -> tuple[SubtaskView, ...]:
                  for r in run.subtasks.values())
 
 
-def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bool = False) -> Result:
-    """Ask the planner for its next step (checks the limits first: a limit ends the request)."""
+def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bool = False,
+                     preface: str = "") -> Result:
+    """Ask the planner for its next step (checks the limits first: a limit ends the request).
+    `preface` goes in front of the note for this step only (a re-ask after a restart keeps the note)."""
     limit = budget_reason(s) or step_limit_reason(s)
     if limit is not None:
         return finish_run(s, HostEvent.LIMIT, limit)
@@ -124,23 +126,36 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
     t = temperature(s, retry)
     request = HostStepRequest(request=run.request, step=run.planner_steps + 1, subtasks=views(run), plan=run.plan,
                               blackboard=s.blackboard.to_prompt(s.config.blackboard_chars), answers=run.answers,
-                              note=note, feedback=feedback, temperature=t)
+                              note=f"{preface} {note}".strip(), feedback=feedback, temperature=t)
+    ops: list[Op] = []
+    if s.planner_down:  # it went down earlier: a fresh one, started right before its step
+        ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))
+        s = replace(s, planner_down=False)
     s = replace(s, session_steps=s.session_steps + 1)
-    s = with_run(s, steps=run.steps + 1, planner_steps=run.planner_steps + 1, current="planner thinking")
-    return [Dispatch(PLANNER, Prompt(request.model_dump_json(), temperature=t), run.token)], s
+    s = with_run(s, steps=run.steps + 1, planner_steps=run.planner_steps + 1, current="planner thinking",
+                 planner_ask=(note, feedback, retry))
+    return [*ops, Dispatch(PLANNER, Prompt(request.model_dump_json(), temperature=t), run.token)], s
 
 
 # -- the AppAgents -------------------------------------------------------------------------------
 
+def reserve_agent(s: HostState, app: str) -> tuple[HostState, str]:
+    """A new generation of the application's AppAgent in the cache, started at its first step."""
+    gen = s.generations.get(app, 0) + 1
+    name = f"app-{app}" if gen == 1 else f"app-{app}-{gen}"
+    s = replace(s, agents={**s.agents, app: name}, generations={**s.generations, app: gen}, fresh=s.fresh | {name})
+    return s, name
+
+
 def agent_for(s: HostState, app: str) -> tuple[list[Op], HostState, str]:
     """The application's AppAgent, started on first use and cached (reused with its memory)."""
     name = s.agents.get(app)
-    if name is not None:
+    if name is not None and name not in s.fresh:
         return [], s, name
-    gen = s.generations.get(app, 0) + 1
-    name = f"app-{app}" if gen == 1 else f"app-{app}-{gen}"
+    if name is None:
+        s, name = reserve_agent(s, app)
     spec = s.app_specs[app]
-    s = replace(s, agents={**s.agents, app: name}, generations={**s.generations, app: gen})
+    s = replace(s, fresh=s.fresh - {name})
     return [Start(name, spec.behaviour, spec.opts)], s, name
 
 
@@ -165,7 +180,8 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs, blackboard=s.blackboard.to_prompt(s.config.blackboard_chars),
-                             answers=record.answers, feedback=record.feedback, temperature=t, actions=actions)
+                             answers=record.answers, feedback=record.feedback, note=record.note, temperature=t,
+                             actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {steps} on {agent}")
@@ -231,6 +247,14 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
     return replace(s, blackboard=s.blackboard.add_result(entry))
 
 
+def in_flight(s: HostState) -> bool:
+    """Whether a step of the request is out on an agent: the planner's (the host is in CONTINUE) or an
+    AppAgent's (a busy subtask in CONTINUE). The session fails a run that a crash leaves with none."""
+    run = run_of(s)
+    return run.machine.state is HostStatus.CONTINUE or \
+        any(run.subtasks[sid].state is SubtaskState.CONTINUE for sid in run.busy.values())
+
+
 def graph_idle(s: HostState) -> bool:
     schedule = run_of(s).schedule
     return schedule is None or schedule.finished
@@ -291,7 +315,9 @@ def outcome(s: HostState, reason: Reason | None, text: str) -> dict[str, Any]:
         "usage": usage_dict(run.usage),
         "subtasks": [{"id": r.spec.id, "description": r.spec.description, "application": r.spec.application,
                       "depends_on": list(r.spec.depends_on), "state": r.state.value, "steps": r.steps,
-                      "agent": r.agent, "result": r.result, "reason": None if r.reason is None else r.reason.detail}
+                      "agent": r.agent, "restarts": r.restarts, "result": r.result,
+                      "reason": None if r.reason is None else r.reason.detail,
+                      "reason_kind": None if r.reason is None else r.reason.kind.value}
                      for r in run.subtasks.values()],
         "evaluation": None,
         "blackboard": s.blackboard.to_dict(),

@@ -14,6 +14,8 @@ or, for one request, `await run_request(request, apps, model, ...)`.
   `host.approve(id, yes)`, or run in batch mode (`HostConfig(interactive=False)`, the default when no
   hook is given): questions get `default_answer`, sensitive steps are refused (`auto_approve` grants them).
 - The wall-time limit is kept here (the strategy has no clock): when it passes, the strategy is told.
+- An agent that crashes is replaced by a fresh one and its interrupted step retried, at most
+  `config.max_agent_restarts` times per subtask (per request for the planner); other AppAgents go on.
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ class HostConfig:
     max_repairs: int = 2  # re-asks after invalid output, per step
     max_plan_retries: int = 2  # re-asks after a plan failed its checks
     max_replans: int = 2  # re-plans after failed subtasks
+    # Fresh agents started after a crash interrupted a step: per subtask for its AppAgent, per request
+    # for the planner. The interrupted step is retried on the fresh agent; once spent, the subtask fails.
+    max_agent_restarts: int = 1
     temperature: float = 0.0  # first attempt: greedy
     retry_temperature: float = 0.7  # re-asks: sample, so the model does not repeat itself
     interactive: bool = False  # False: batch mode, nobody answers
@@ -49,7 +52,7 @@ class HostConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"HostConfig.{name} must be an integer >= 1, got {value!r}")
-        for name in ("max_repairs", "max_plan_retries", "max_replans"):
+        for name in ("max_repairs", "max_plan_retries", "max_replans", "max_agent_restarts"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"HostConfig.{name} must be an integer >= 0, got {value!r}")
@@ -90,6 +93,8 @@ class SubtaskRecord:
     outputs: tuple[Any, ...] = ()
     result: Any = None
     reason: Reason | None = None
+    restarts: int = 0  # fresh AppAgents started for it after a crash interrupted its step
+    note: str = ""  # for the next step's AppAgent: its predecessor went down (until a valid step)
 
     @property
     def state(self) -> SubtaskState:
@@ -111,6 +116,8 @@ class Run:
     repairs: int = 0
     plan_retries: int = 0
     replans: int = 0
+    planner_restarts: int = 0
+    planner_ask: tuple[str, str, bool] = ("", "", False)  # the planner's last step: note, feedback, retry
     answers: tuple[QA, ...] = ()  # the person's answers to the planner's own questions
     waiting: tuple[Interaction, ...] = ()  # the head is the one shown to the person
     usage: Usage = field(default_factory=Usage)
@@ -130,6 +137,8 @@ class HostState:
     judge: bool = False
     agents: Mapping[str, str] = field(default_factory=dict)  # application -> its AppAgent (the cache)
     generations: Mapping[str, int] = field(default_factory=dict)
+    fresh: frozenset[str] = frozenset()  # cached AppAgents not started yet (they start at their first step)
+    planner_down: bool = False  # it went down; a fresh one starts at the planner's next step
     blackboard: Blackboard = field(default_factory=Blackboard)
     run: Run | None = None
     queue: tuple[tuple[Token, str], ...] = ()  # requests waiting for the current one to end
@@ -179,7 +188,7 @@ def status(s: HostState) -> dict[str, Any]:
             "plan": list(run.plan),
             "subtasks": [{"id": r.spec.id, "description": r.spec.description, "application": r.spec.application,
                           "depends_on": list(r.spec.depends_on), "state": r.state.value, "steps": r.steps,
-                          "agent": r.agent} for r in run.subtasks.values()],
+                          "agent": r.agent, "restarts": r.restarts} for r in run.subtasks.values()],
             "waiting_for": [{"id": i.id, "kind": i.kind.value, "asked_by": i.asked_by, "subtask": i.subtask,
                              "questions": list(i.questions), "summary": i.summary} for i in run.waiting],
         })

@@ -42,6 +42,7 @@ class AppStepRequest(BaseModel):
     blackboard: str = ""  # rendered, bounded
     answers: tuple[QA, ...] = ()
     feedback: str = ""  # why the previous answer was rejected, for a repair
+    note: str = ""  # what the HostAgent must tell it (its predecessor went down mid-subtask)
     temperature: float | None = None
     actions: tuple[Action, ...] = ()  # RUN_APPROVED: what to run
 

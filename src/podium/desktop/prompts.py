@@ -193,6 +193,8 @@ def app_user(req: AppStepRequest, memory: Sequence[str]) -> str:
         parts.append("## Answers from the person\n" + "\n".join(_answers(req.answers)))
     if req.blackboard:
         parts.append(f"## Blackboard\n{req.blackboard}")
+    if req.note:
+        parts.append(f"## Note from the HostAgent\n{req.note}")
     if req.feedback:
         parts.append(f"## Your previous answer was rejected\n{req.feedback}\nCorrect it.")
     parts.append(f"This is step {req.step} of the subtask. Answer with the JSON object only.")
