@@ -6,7 +6,7 @@ time, resident memory, time to first token, decode tokens/s, and time per struct
 HostAgent-style plan, grammar-constrained, validated with pydantic). Each model runs in its own process so
 that memory figures are its own.
 
-    .venv/bin/python bench/models.py [--plans 3] [--threads N] [--only default|small]
+    .venv/bin/python bench/models.py [--plans 3] [--threads N] [--only default|small] [--assemble]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -56,7 +57,7 @@ def rss_mb() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
-async def measure(which: str, plans: int, threads: int) -> dict[str, object]:
+async def measure(which: str, plans: int, threads: int, assemble_fresh: bool) -> dict[str, object]:
     from podium.agent.backend import Prompt
     from podium.agent.events import EventKind
     from podium.backends import EmbeddedBackend, ask_structured
@@ -64,10 +65,16 @@ async def measure(which: str, plans: int, threads: int) -> dict[str, object]:
 
     result: dict[str, object] = {"model": which}
     if which == "default":
+        if assemble_fresh:  # time a first-run assembly (join + SHA-256) in a scratch cache
+            with tempfile.TemporaryDirectory() as scratch:
+                started = time.perf_counter()
+                ensure_default_model(cache_dir=Path(scratch), progress=lambda done, total: None)
+                result["assembly_s"] = round(time.perf_counter() - started, 2)
         cached = (default_cache_dir() / "models" / DEFAULT_MODEL.filename).exists()
         started = time.perf_counter()
         path = ensure_default_model()
-        result["assembly_s"] = None if cached else round(time.perf_counter() - started, 2)
+        if not cached:
+            result["assembly_s"] = round(time.perf_counter() - started, 2)
     else:
         path = small_model_path()
     result["file_mb"] = round(path.stat().st_size / 2**20)
@@ -95,19 +102,23 @@ async def measure(which: str, plans: int, threads: int) -> dict[str, object]:
     result["decode_tok_s"] = round(max(output_tokens - 1, 0) / decode_time, 1) if decode_time > 0 else None
 
     times: list[float] = []
+    tokens: list[int] = []
     valid = 0
     for _ in range(plans):
         started = time.perf_counter()
         try:
-            await ask_structured(backend, session, Prompt(PLAN_PROMPT, max_tokens=300, temperature=0.0), Plan,
-                                 attempts=2)
+            plan = await ask_structured(backend, session, Prompt(PLAN_PROMPT, max_tokens=300, temperature=0.0),
+                                        Plan, attempts=2)
             valid += 1
+            if plan.usage is not None:
+                tokens.append(plan.usage.output_tokens)
         except Exception as exc:  # reported, not hidden: the table shows how many plans validated
             print(f"{which}: plan failed: {exc}", file=sys.stderr)
         times.append(time.perf_counter() - started)
     result["plan_s_median"] = round(statistics.median(times), 2)
     result["plan_s_max"] = round(max(times), 2)
     result["plans_valid"] = f"{valid}/{plans}"
+    result["plan_tokens"] = round(statistics.mean(tokens)) if tokens else None
     result["rss_mb"] = round(rss_mb())
     result["rss_model_mb"] = round(rss_mb() - rss_before)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -116,7 +127,7 @@ async def measure(which: str, plans: int, threads: int) -> dict[str, object]:
 
 def table(rows: list[dict[str, object]]) -> str:
     columns = ["model", "file_mb", "assembly_s", "load_s", "rss_mb", "peak_rss_mb", "ttft_s", "decode_tok_s",
-               "plan_s_median", "plan_s_max", "plans_valid"]
+               "plan_s_median", "plan_s_max", "plan_tokens", "plans_valid"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
         lines.append("| " + " | ".join("-" if row.get(c) is None else str(row.get(c)) for c in columns) + " |")
@@ -128,15 +139,17 @@ def main() -> None:
     parser.add_argument("--plans", type=int, default=3)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", choices=["default", "small"])
+    parser.add_argument("--assemble", action="store_true", help="also time a first-run assembly of the default")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: measure one model, print JSON
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(asyncio.run(measure(args.one, args.plans, args.threads))))
+        print(json.dumps(asyncio.run(measure(args.one, args.plans, args.threads, args.assemble))))
         return
     rows = []
     for which in ([args.only] if args.only else ["small", "default"]):
-        out = subprocess.run([sys.executable, __file__, "--one", which, "--plans", str(args.plans), "--threads",
-                              str(args.threads)], capture_output=True, text=True)
+        command = [sys.executable, __file__, "--one", which, "--plans", str(args.plans), "--threads",
+                   str(args.threads), *(["--assemble"] if args.assemble else [])]
+        out = subprocess.run(command, capture_output=True, text=True)
         if out.returncode != 0:
             raise SystemExit(f"{which} failed:\n{out.stderr[-3000:]}")
         sys.stderr.write(out.stderr)

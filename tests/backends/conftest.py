@@ -86,7 +86,7 @@ def llama_server(small_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """llama-cpp-python's own OpenAI-compatible server on loopback; yields its /v1 base URL."""
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", str(small_model),

@@ -87,6 +87,10 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
         loaded = _models.get(path)
         if loaded is not None:
             return loaded
+        # OpenMP threads that spin while waiting steal the cores the event loop, the other agents and
+        # the applications need (and collapse when cores are shared): wait passively unless told otherwise.
+        # Read once, when llama.cpp's OpenMP runtime starts, i.e. at the first import below.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import llama_cpp
         except ImportError:
