@@ -15,6 +15,7 @@ raw text in data["raw"]).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Mapping
 from enum import IntEnum
 from typing import Any
@@ -134,7 +135,8 @@ class OpenAIBackend(BaseBackend):
         request = dict(request)
         if mode is SchemaMode.JSON_SCHEMA:
             request["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": str(schema.get("title") or "output"), "schema": strict_schema(schema),
+                "name": re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "output"))[:64],
+                "schema": strict_schema(schema),
                 "strict": True}}
             return request
         messages = list(request["messages"])
