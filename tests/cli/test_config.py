@@ -161,10 +161,13 @@ def test_config_model_is_strict_about_types() -> None:
     assert isinstance(parse_config({"limits": {"max_wall_time": 30}}), PodiumConfig)  # an int is a fine float
 
 
-def test_the_shipped_example_config_is_valid(cli: Invoke) -> None:
-    example = Path(__file__).parents[2] / "examples" / "podium.toml"
-    config = load_config(example)
-    assert config.models.planner == "local" and config.limits.max_steps == 100
-    result = cli("apps", "--config", str(example))
+@pytest.mark.parametrize(("example", "apps"), [
+    ("podium.toml", ["files", "documents", "spreadsheets", "shell"]),
+    ("quarterly/podium.toml", ["documents", "spreadsheets"]),
+])
+def test_the_shipped_example_configs_are_valid(cli: Invoke, example: str, apps: list[str]) -> None:
+    path = Path(__file__).parents[2] / "examples" / example
+    assert load_config(path).models.planner == "local"
+    result = cli("apps", "--config", str(path))
     assert result.exit_code == 0, result.output
-    assert "shell runs only:" in result.stdout
+    assert [name for name in ("files", "documents", "spreadsheets", "shell") if f"│ {name} " in result.stdout] == apps

@@ -27,8 +27,8 @@ def make_files(folder: Path) -> tuple[tuple[str, ...], ...]:
 def test_the_quarterly_example_end_to_end(cli: Invoke, work: Path) -> None:
     table = make_files(work)
     summary_file = work.parent / "summary.json"
-    result = cli("run", REQUEST, "--workdir", str(work), "--model", f"scripted:{EXAMPLE / 'scripted.json'}",
-                 "--batch", "--json-out", str(summary_file))
+    result = cli("run", REQUEST, "--workdir", str(work), "--config", str(EXAMPLE / "podium.toml"),
+                 "--model", f"scripted:{EXAMPLE / 'scripted.json'}", "--batch", "--json-out", str(summary_file))
     assert result.exit_code == 0, result.output
     assert "FINISH" in result.stdout
 
@@ -48,4 +48,5 @@ def test_the_quarterly_example_end_to_end(cli: Invoke, work: Path) -> None:
     assert summary["steps"] == 6 and summary["tokens"] == summary["input_tokens"] + summary["output_tokens"] > 0
     assert [s["state"] for s in summary["subtasks"]] == ["FINISH", "FINISH"]
     assert summary["session"] in result.stdout and summary["journal"] in result.stdout
+    assert summary["models"]["apps"].keys() == {"documents", "spreadsheets"}  # the example's own config
 

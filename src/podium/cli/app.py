@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -148,10 +149,13 @@ def _print_outcome(out: Console, summary: Any) -> None:
     for approval in summary.approvals:
         out.print(f"[dim]step {approval['step']}: {escape(str(approval['action']))} -> "
                   f"{escape(str(approval['confirmation']))}[/]")
-    for q in summary.questions:
-        if q.get("answered_by") != "person":
-            out.print(f"[dim]question {escape(str(q['question']))!r} answered {escape(str(q['answer']))!r} "
-                      f"({q['answered_by']})[/]")
+    assumed = Counter((str(q["question"]), str(q["answer"]), str(q["answered_by"]))
+                      for q in summary.questions if q.get("answered_by") != "person")
+    for (question, answer, by), times in list(assumed.items())[:5]:
+        again = f" ({times} times)" if times > 1 else ""
+        out.print(f"[dim]question {escape(question)!r} answered {escape(answer)!r} ({by}){again}[/]")
+    if len(assumed) > 5:
+        out.print(f"[dim]... and {len(assumed) - 5} more questions answered without you (podium show)[/]")
     cost = "" if summary.cost is None else f" · cost ${summary.cost:.4f}"
     out.print(f"[dim]steps {summary.steps} · model calls {summary.model_calls} · tokens {summary.input_tokens:,} "
               f"in / {summary.output_tokens:,} out{cost} · {summary.seconds:.1f} s[/]")
