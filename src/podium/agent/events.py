@@ -101,6 +101,8 @@ class Response:
         """Text from the terminal result event if it carries one, else the concatenated text deltas;
         usage from the last usage event."""
         events = tuple(events)
+        if len(events) == 1 and events[0].kind is EventKind.RESULT:  # the common one-event answer
+            return cls(events[0].data.get("text", ""), events, None, duration_ms, session_id)
         deltas: list[str] = []
         text: str | None = None
         usage: Usage | None = None

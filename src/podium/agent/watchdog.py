@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 from weakref import WeakKeyDictionary
 
 _watchdogs: WeakKeyDictionary[asyncio.AbstractEventLoop, Watchdog] = WeakKeyDictionary()
@@ -18,13 +19,14 @@ class Watchdog:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._deadlines: dict[object, tuple[float, Callable[[], None]]] = {}
+        self._deadlines: dict[object, tuple[float, Callable[..., None], tuple[Any, ...]]] = {}
         self._handle: asyncio.TimerHandle | None = None
         self._when = 0.0
 
-    def arm(self, key: object, timeout: float, expire: Callable[[], None]) -> None:
+    def arm(self, key: object, timeout: float, expire: Callable[..., None], *args: Any) -> None:
+        """Call `expire(*args)` after `timeout` seconds unless `disarm(key)` comes first."""
         deadline = self._loop.time() + timeout
-        self._deadlines[key] = (deadline, expire)
+        self._deadlines[key] = (deadline, expire, args)
         if self._handle is None or deadline < self._when:
             self._schedule(deadline)
 
@@ -40,12 +42,12 @@ class Watchdog:
     def _fire(self) -> None:
         self._handle = None
         now = self._loop.time()
-        expired = [k for k, (deadline, _) in self._deadlines.items() if deadline <= now]
+        expired = [k for k, (deadline, _, _) in self._deadlines.items() if deadline <= now]
         for key in expired:
-            _, expire = self._deadlines.pop(key)
-            expire()
+            _, expire, args = self._deadlines.pop(key)
+            expire(*args)
         if self._deadlines:
-            self._schedule(min(deadline for deadline, _ in self._deadlines.values()))
+            self._schedule(min(deadline for deadline, _, _ in self._deadlines.values()))
 
 
 def watchdog() -> Watchdog:

@@ -358,7 +358,8 @@ class Session:
                 self._halt(Reason(ReasonKind.FAILED, f"recording failed: {type(exc).__name__}: {exc}"))
                 return
         self._apply(ops)
-        self._after(input)
+        if kind is AgentDownInput or kind is DispatchRejectedInput:
+            self._after(input)
 
     def _after(self, input: Input) -> None:
         """The session's guarantees once the strategy had its say: no affected token stays pending."""
@@ -539,7 +540,7 @@ class Session:
         flights = agent.flights
         if completion.ref not in flights:
             return  # unknown ref or a duplicate completion
-        if completion.ref != next(iter(flights)):
+        if len(flights) > 1 and completion.ref != next(iter(flights)):
             # Strategies correlate an agent's answers by the order of their dispatches; a runtime that
             # delivers out of order (a remote one may) is put back in order here.
             if agent.held is None:

@@ -43,6 +43,8 @@ class Solo(Strategy[SoloState]):
                     ) -> Result[SoloState]:
         return [Dispatch(state.agent, prompt, token)], SoloState(state.agent, (*state.queue, token))
 
+    handle_ask = handle_tell  # the same; bound directly to spare a call on the hot path
+
     def handle_response(self, agent: str, response: Response, state: SoloState) -> Result[SoloState]:
         if not state.queue:
             return [], state
