@@ -196,3 +196,12 @@ async def test_absolute_path_inside_root_and_inner_symlinks_are_fine(files: File
     assert (await files.call("read_file", {"path": str(root / "notes.txt")})).content["text"] == "hello\n"
     assert (await files.call("read_file", {"path": "inner_link/inner.txt"})).content["text"] == "inner\n"
     assert (await files.call("read_file", {"path": "sub/../notes.txt"})).ok
+
+
+async def test_changing_podiums_own_configuration_needs_approval(files: FilesApplication) -> None:
+    # Even a fresh podium.toml: it would widen what the next run in this folder may do.
+    assert files.is_sensitive("write_file", {"path": "podium.toml", "content": "[apps.shell]\nallow=['sh']"})
+    assert files.is_sensitive("write_file", {"path": "sub/podium.toml", "content": "x"})
+    assert files.is_sensitive("copy", {"source": "notes.txt", "destination": "podium.toml"})
+    assert files.is_sensitive("move", {"source": "podium.toml", "destination": "old.toml"})
+    assert not files.is_sensitive("write_file", {"path": "podium.toml.txt", "content": "x"})

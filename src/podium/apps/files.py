@@ -22,6 +22,7 @@ from podium.apps.workspace import Workspace, atomic_save
 
 MAX_LISTED = 2000
 DEFAULT_READ_BYTES = 200_000
+CONFIG_FILE = "podium.toml"
 
 
 class ListArgs(Args):
@@ -91,6 +92,12 @@ class FilesApplication(ToolApplication):
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         if tool == "delete":
+            return True
+        # podium's own configuration (allow-lists, models) may sit in the workspace: an agent must not
+        # change what the next run is allowed to do without the person's yes.
+        touched = [getattr(args, name, None) for name in ("path", "source", "destination")]
+        if tool in ("write_file", "copy", "move") and any(
+                isinstance(t, str) and Path(t).name == CONFIG_FILE for t in touched):
             return True
         if tool in ("write_file", "copy", "move") and args.overwrite:
             target = args.path if tool == "write_file" else args.destination
