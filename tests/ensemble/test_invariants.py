@@ -87,8 +87,9 @@ class Probe(Strategy[ProbeState]):
         return ops, replace(s, fifo=fifo)
 
     def handle_agent_down(self, agent: str, reason: Reason, s: ProbeState) -> Any:
-        lost = s.fifo.get(agent, ())
-        fifo = {a: tuple(t for t in q if t not in lost) for a, q in s.fifo.items()}
+        fifo = {**s.fifo, agent: ()}
+        # A raced token still queued on another agent will be answered there; the others are lost.
+        lost = [t for t in s.fifo.get(agent, ()) if not any(t in q for q in fifo.values())]
         ops: list[Any] = [] if s.leave_open else [ReplyError(t, reason) for t in lost]
         ops.append(Start(agent, Behaviour(), {"backend": s.backend, "who": agent, "max_pending_prompts": 1}))
         return ops, replace(s, fifo=fifo)

@@ -134,22 +134,11 @@ class Session:
             names = [spec.name for spec in specs]
             if len(set(names)) != len(names):
                 raise ConfigError(f"session {name!r}: duplicate agent names in {names}")
-            session._state = state
-            for spec in specs:
-                session._start_agent(spec)
-            failures = await asyncio.gather(*(a.handle.ready() for a in session._agents.values()),
-                                            return_exceptions=True)
-            errors = [f for f in failures if isinstance(f, BaseException)]
-            if errors:
-                raise StartFailed(f"session {name!r} did not start: {errors[0]}") from errors[0]
-            session._opened()
         except BaseException:
-            session._closed = True
-            for agent in list(session._agents.values()):
-                session._stop_agent(agent, Reason(ReasonKind.STOPPED, "session start failed"))
-            await session._drain_cleanup()
             _live.pop(name, None)
             raise
+        session._state = state
+        await session._launch(specs, "start")
         return session
 
     @classmethod
@@ -167,18 +156,7 @@ class Session:
         session._next_token = next_token
         for token in pending:
             session._pending[token] = _Run(_TELL)
-        try:
-            for spec in agents:
-                session._start_agent(spec)
-            await asyncio.gather(*(a.handle.ready() for a in session._agents.values()))
-            session._opened()
-        except BaseException:
-            session._closed = True
-            for agent in list(session._agents.values()):
-                session._stop_agent(agent, Reason(ReasonKind.STOPPED, "session resume failed"))
-            await session._drain_cleanup()
-            _live.pop(name, None)
-            raise
+        await session._launch(agents, "resume")
         session._busy = True
         try:
             session._apply(list(redispatch))
@@ -187,6 +165,26 @@ class Session:
         finally:
             session._busy = False
         return session
+
+    async def _launch(self, specs: list[Any], what: str) -> None:
+        """Start the agents and open the session; if any agent fails to start, stop the others and
+        raise StartFailed: nothing is left running."""
+        try:
+            for spec in specs:
+                self._start_agent(spec)
+            failures = await asyncio.gather(*(a.handle.ready() for a in self._agents.values()),
+                                            return_exceptions=True)
+            errors = [f for f in failures if isinstance(f, BaseException)]
+            if errors:
+                raise StartFailed(f"session {self.name!r} did not {what}: {errors[0]}") from errors[0]
+            self._opened()
+        except BaseException:
+            self._closed = True
+            for agent in list(self._agents.values()):
+                self._stop_agent(agent, Reason(ReasonKind.STOPPED, f"session {what} failed"))
+            await self._drain_cleanup()
+            _live.pop(self.name, None)
+            raise
 
     def _opened(self) -> None:
         self._open = True
