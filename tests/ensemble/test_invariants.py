@@ -161,8 +161,12 @@ class SessionMachine(RuleBasedStateMachine):
         record = self.session._agents.get(agent)  # type: ignore[union-attr]
         if record is None:
             return
+        self.inject_stray(record, ref, ok)
+
+    def inject_stray(self, record: Any, ref: int, ok: bool) -> None:
+        """Hand the session a completion for `ref` of an agent, twice."""
         token = record.flights.get(ref, "stale")
-        completion = Completion(record.handle.name, ref, Response(f"{agent}:{token}") if ok else None,
+        completion = Completion(record.handle.name, ref, Response(f"{record.name}:{token}") if ok else None,
                                 None if ok else Reason(ReasonKind.BACKEND_ERROR, "stray"))
         record.on_complete(completion)
         record.on_complete(completion)  # and its duplicate

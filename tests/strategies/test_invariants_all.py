@@ -21,8 +21,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from podium.agent.behaviour import Behaviour
-from podium.agent.events import Response
-from podium.agent.outcomes import Completion
 from podium.ensemble import AgentSpec, Session, Strategy
 from podium.ensemble.inputs import ErrorInput, Input, ResponseInput
 from podium.ensemble.ops import Op
@@ -33,7 +31,6 @@ from podium.ensemble.strategies.pipeline import Pipeline
 from podium.ensemble.strategies.pool import Pool
 from podium.ensemble.strategies.supervisor import Supervisor
 from podium.ensemble.strategies.switchboard import Switchboard
-from podium.errors import Reason, ReasonKind
 from tests.ensemble.test_invariants import KeyedGates, SessionMachine
 
 NAMES = ("a", "b", "c")
@@ -153,12 +150,7 @@ class StrategyMachine(SessionMachine):
         record = session._agents[names[pick % len(names)]]
         if ref in record.flights and ref != min(record.flights):
             return
-        token = record.flights.get(ref, "stale")
-        completion = Completion(record.handle.name, ref, Response(f"{record.name}:{token}") if ok else None,
-                                None if ok else Reason(ReasonKind.BACKEND_ERROR, "stray"))
-        record.on_complete(completion)
-        record.on_complete(completion)  # and its duplicate
-        self.run()
+        self.inject_stray(record, ref, ok)
 
     @precondition(lambda self: self.session is not None and not self.session.closed)
     @rule()
