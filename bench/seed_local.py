@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
 import tempfile
 import time
@@ -23,6 +24,8 @@ from typing import Any
 import docx
 import openpyxl
 
+from podium.agent.backend import BaseBackend, prompt_text
+from podium.agent.events import Event
 from podium.apps.documents import DocumentsApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
@@ -32,6 +35,47 @@ from podium.desktop.host_session import batch
 
 TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"], ["Q4", "160"]]
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
+
+
+class Recording(BaseBackend):
+    """Passes every call to `inner` and appends one JSON line per model call to `path`: the prompt, the
+    raw answer, the seconds it took. What a small model really answers is what the orchestrator must
+    be tolerant of: read these lines, not guesses."""
+
+    def __init__(self, inner: Any, path: Path) -> None:
+        self.inner = inner
+        self.path = path
+
+    async def start_session(self, opts: Any) -> Any:
+        return await self.inner.start_session(opts)
+
+    async def update_session(self, session: Any, terminal: Event) -> Any:
+        return await self.inner.update_session(session, terminal)
+
+    async def terminate_session(self, session: Any) -> None:
+        await self.inner.terminate_session(session)
+
+    async def prompt(self, session: Any, prompt: Any) -> Any:  # type: ignore[override]
+        started = time.perf_counter()
+        events = []
+        async for event in self.inner.prompt(session, prompt):
+            events.append(event)
+            if event.terminal:  # the caller closes the stream at the terminal event: write before it
+                self._write(prompt, events, started)
+            yield event
+
+    def _write(self, prompt: Any, events: list[Event], started: float) -> None:
+        last = events[-1] if events else None
+        usage = next((e.data for e in reversed(events) if e.kind.value == "usage"), {})
+        line = {"system": getattr(prompt, "system", None), "user": prompt_text(prompt),
+                "temperature": getattr(prompt, "temperature", None),
+                "answer": "".join(e.data.get("text", "") for e in events if e.kind.value == "text"),
+                "end": None if last is None else last.kind.value,
+                "detail": None if last is None or last.kind.value != "error" else str(last.data.get("detail")),
+                "seconds": round(time.perf_counter() - started, 1),
+                "input_tokens": usage.get("input_tokens"), "output_tokens": usage.get("output_tokens")}
+        with self.path.open("a") as log:
+            log.write(json.dumps(line, default=str) + "\n")
 
 
 def make_folder(root: Path) -> None:
@@ -95,8 +139,11 @@ async def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (default: the embedded default model)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--log", type=Path, help="append every model call (prompt, raw answer, time) as JSON lines")
     args = parser.parse_args()
     model = backend_from_spec(args.model)
+    if args.log is not None:
+        model = Recording(model, args.log)
     rows = []
     print(f"{'run':>3} {'result':<6} {'steps':>5} {'tokens':>7} {'seconds':>8}  why")
     for n in range(1, args.runs + 1):

@@ -26,6 +26,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
+from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
     ActionResult,
@@ -36,19 +37,22 @@ from podium.desktop.messages import (
     decode_app_request,
     summarize,
 )
-from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, parse_output, usage_events
+from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import app_system, app_user
-from podium.desktop.schemas import Action, AppOutput, AppStatus, app_schema
+from podium.desktop.schemas import Action, AppOutput, AppStatus
+from podium.desktop.tolerance import call_key, read_app_output, repeated_change
 from podium.errors import ReasonKind
 
 
 class AppMemory:
-    """An AppAgent's memory of its steps, across subtasks: the newest `size` entries."""
+    """An AppAgent's memory of its steps, across subtasks: the newest `size` entries, and the calls
+    that succeeded at the latest step (subtask id, call keys) so an identical change is not run twice."""
 
     def __init__(self, inner: Any, size: int) -> None:
         self.inner = inner
         self.items: deque[str] = deque(maxlen=size)
+        self.last_ok: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 class _Step:
@@ -63,6 +67,7 @@ class _Step:
         self.results: list[ActionResult] = []
         self.held: tuple[Action, ...] = ()
         self.screenshot: str | None = None
+        self.nudge: str | None = None
 
 
 def _jsonable(value: Any) -> Any:
@@ -114,7 +119,7 @@ class AppStepBackend(BaseBackend):
             results=tuple(step.results), held=step.held,
             errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
             timings_ms={p.value: t for p, t in run.timings_ms.items()},
-            screenshot=step.screenshot)
+            screenshot=step.screenshot, nudge=step.nudge)
         yield Event.result(report.model_dump_json())
 
     # -- the four phases --------------------------------------------------------------------------
@@ -134,7 +139,7 @@ class AppStepBackend(BaseBackend):
         sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
         step.prompt = Prompt(text=app_user(step.request, list(step.memory.items)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_schema(), temperature=step.request.temperature)
+                             schema=app_output_schema(tools), temperature=step.request.temperature)
 
     async def _think(self, step: _Step) -> None:
         if step.request.kind is AppStepKind.RUN_APPROVED:
@@ -145,9 +150,13 @@ class AppStepBackend(BaseBackend):
         try:
             step.answer = await call_model(self.model, step.memory.inner, step.prompt)
         except ModelFailed as exc:
+            step.invalid = exc.invalid_output()
+            if step.invalid is not None:
+                step.answer = ModelAnswer(exc.raw, exc.usage)
+                return
             step.failure_kind = exc.reason.kind
             raise PhaseFailed(f"the model failed: {exc.reason}") from exc
-        parsed = parse_output(AppOutput, step.answer.text)
+        parsed, step.nudge = read_app_output(step.answer.text, has_tools=bool(self.application.tools()))
         if isinstance(parsed, OutputErrors):
             step.invalid = parsed
         else:
@@ -163,8 +172,18 @@ class AppStepBackend(BaseBackend):
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)):
             step.held = output.actions  # nothing runs before the person approves
             return
-        known = {t.name for t in app.tools()}
+        tools = {t.name: t for t in app.tools()}
+        known = set(tools)
+        subtask, before = step.memory.last_ok
+        previous_ok = before if subtask == step.request.subtask_id else frozenset()
         for index, action in enumerate(output.actions):
+            tool = tools.get(action.function)
+            repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
+                repeated_change(action, tool.read_only, previous_ok)
+            if repeated is not None:  # the rest of the step still runs: the repeat did no harm
+                step.results.append(ActionResult(function=action.function, arguments=action.arguments,
+                                                 ok=False, error=repeated, skipped=True))
+                continue
             if action.function not in known:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,
@@ -188,6 +207,8 @@ class AppStepBackend(BaseBackend):
         req, output = step.request, step.output
         if output is None:
             return
+        step.memory.last_ok = (req.subtask_id, frozenset(
+            call_key(Action(function=r.function, arguments=r.arguments)) for r in step.results if r.ok))
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"

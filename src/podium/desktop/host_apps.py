@@ -18,6 +18,7 @@ from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
 from podium.desktop.messages import AppStepReport, summarize
 from podium.desktop.schemas import AppOutput, AppStatus
+from podium.desktop.tolerance import progress_nudge
 from podium.errors import Reason, ReasonKind
 
 
@@ -71,8 +72,10 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         return dispatch_app(s, sid)
 
     outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
-    s = update_subtask(s, sid, repairs=0, feedback="", note="", outputs=outputs)
-    failed = [r for r in report.results if not r.ok]
+    done = sum(1 for r in report.results if r.ok)
+    s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs, calls=record.calls + done,
+                       idle=0 if done else record.idle + 1)
+    failed = [r for r in report.results if not r.ok and not r.skipped]
 
     if report.held or output.status is AppStatus.CONFIRM:
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
@@ -104,6 +107,24 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, feedback="You answered FINISH, but an action failed: "
                                             + "; ".join(f"{r.function}: {r.error}" for r in failed)
                                             + ". Fix it and go on, or answer FAIL with the reason.")
+    elif not done:
+        return _no_progress(s, agent, sid, report, output)
+    return dispatch_app(s, sid)
+
+
+def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, output: AppOutput) -> Result:
+    """A CONTINUE step that ran no tool successfully: nudge the next step, or end a run of them."""
+    record = run_of(s).subtasks[sid]
+    app = s.catalog.get(record.spec.application)
+    nudge = report.nudge or progress_nudge(output, report.results, app.tools if app else ()) or ""
+    if record.idle >= s.config.max_idle_steps:
+        reason = Reason(ReasonKind.LIMIT_REACHED,
+                        f"AppAgent {agent} (subtask {sid}) made no progress: {record.idle} steps in a row without "
+                        f"a tool call that succeeded (max_idle_steps={s.config.max_idle_steps}); last: "
+                        f"{summarize(nudge, 300)}", agent)
+        s = end_subtask(s, sid, agent, SubtaskEvent.LIMIT, reason=reason)
+        return settle(s)
+    s = update_subtask(s, sid, nudge=nudge)
     return dispatch_app(s, sid)
 
 

@@ -174,14 +174,14 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     ops, s, agent = agent_for(s, record.spec.application)
     run = run_of(s)
     inputs = tuple(r for r in (s.blackboard.result_of(d) for d in record.spec.depends_on) if r is not None)
-    retry = record.repairs > 0
+    retry = record.repairs > 0 or bool(record.nudge)  # greedy would give the same useless answer again
     t = temperature(s, retry)
     steps = record.steps + (1 if kind is AppStepKind.STEP else 0)
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs, blackboard=s.blackboard.to_prompt(s.config.blackboard_chars),
-                             answers=record.answers, feedback=record.feedback, note=record.note, temperature=t,
-                             actions=actions)
+                             answers=record.answers, feedback=record.feedback, note=record.note,
+                             nudge=record.nudge, temperature=t, actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {steps} on {agent}")

@@ -38,6 +38,10 @@ class HostConfig:
     # Fresh agents started after a crash interrupted a step: per subtask for its AppAgent, per request
     # for the planner. The interrupted step is retried on the fresh agent; once spent, the subtask fails.
     max_agent_restarts: int = 1
+    # Steps in a row in which a subtask's AppAgent ran no tool successfully (no action, only failing
+    # ones, or a reading that had to be corrected): the subtask fails with that reason instead of
+    # spending the rest of its steps the same way. Each such step is nudged and sampled, not greedy.
+    max_idle_steps: int = 3
     temperature: float = 0.0  # first attempt: greedy
     retry_temperature: float = 0.7  # re-asks: sample, so the model does not repeat itself
     interactive: bool = False  # False: batch mode, nobody answers
@@ -48,7 +52,7 @@ class HostConfig:
     max_outputs: int = 5  # tool outputs kept per subtask for the subtasks that depend on it
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_subtask_steps", "blackboard_chars", "max_outputs"):
+        for name in ("max_steps", "max_subtask_steps", "blackboard_chars", "max_outputs", "max_idle_steps"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"HostConfig.{name} must be an integer >= 1, got {value!r}")
@@ -95,6 +99,10 @@ class SubtaskRecord:
     reason: Reason | None = None
     restarts: int = 0  # fresh AppAgents started for it after a crash interrupted its step
     note: str = ""  # for the next step's AppAgent: its predecessor went down (until a valid step)
+    nudge: str = ""  # for the next step's AppAgent: its last step made no progress, and what to do
+    idle: int = 0  # steps in a row without a tool call that succeeded
+    calls: int = 0  # tool calls that succeeded in this subtask
+    finish_checked: bool = False  # a FINISH without any tool call was questioned once already
 
     @property
     def state(self) -> SubtaskState:

@@ -21,6 +21,7 @@ from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.catalog import Catalog
+from podium.desktop.grammar import host_output_schema
 from podium.desktop.lifecycle import Lifecycle, run_bash
 from podium.desktop.messages import (
     BashReport,
@@ -33,7 +34,7 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, parse_output, usage_events
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import host_system, host_user
-from podium.desktop.schemas import HostOutput, HostStatus, host_schema
+from podium.desktop.schemas import HostOutput, HostStatus
 from podium.errors import ReasonKind
 
 
@@ -104,7 +105,7 @@ class HostStepBackend(BaseBackend):
         text = host_user(step.request, self.catalog, step.running)
         if step.memory.items:
             text = "## Your previous steps\n" + "\n".join(step.memory.items) + "\n\n" + text
-        step.prompt = Prompt(text=text, system=host_system(self.catalog), schema=host_schema(),
+        step.prompt = Prompt(text=text, system=host_system(self.catalog), schema=host_output_schema(self.catalog.names),
                              temperature=step.request.temperature)
 
     async def _think(self, step: _Step) -> None:
@@ -112,6 +113,10 @@ class HostStepBackend(BaseBackend):
         try:
             step.answer = await call_model(self.model, step.memory.inner, step.prompt)
         except ModelFailed as exc:
+            step.invalid = exc.invalid_output()
+            if step.invalid is not None:
+                step.answer = ModelAnswer(exc.raw, exc.usage)
+                return
             step.failure_kind = exc.reason.kind
             raise PhaseFailed(f"the model failed: {exc.reason}") from exc
         parsed = parse_output(HostOutput, step.answer.text)

@@ -43,6 +43,7 @@ class AppStepRequest(BaseModel):
     answers: tuple[QA, ...] = ()
     feedback: str = ""  # why the previous answer was rejected, for a repair
     note: str = ""  # what the HostAgent must tell it (its predecessor went down mid-subtask)
+    nudge: str = ""  # its last step made no progress: what to do instead (a valid answer, not a repair)
     temperature: float | None = None
     actions: tuple[Action, ...] = ()  # RUN_APPROVED: what to run
 
@@ -55,6 +56,7 @@ class ActionResult(BaseModel):
     ok: bool
     content: Any = None
     error: str | None = None
+    skipped: bool = False  # not run on purpose (a repeat of a change that already succeeded): no failure
 
 
 class StepFailure(BaseModel):
@@ -81,6 +83,9 @@ class AppStepReport(BaseModel):
     errors: tuple[StepFailure, ...] = ()  # action / memory failures (recorded, not fatal)
     timings_ms: dict[str, float] = Field(default_factory=dict)
     screenshot: str | None = None
+    # The answer was read tolerantly (e.g. PENDING without a question read as CONTINUE) or an action was
+    # not run (the same change again): what to tell the model at its next step.
+    nudge: str | None = None
 
 
 class SubtaskView(BaseModel):

@@ -17,11 +17,23 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class ModelFailed(Exception):
-    """The model's turn ended with an error (or without a result); `reason` says why."""
+    """The model's turn ended with an error (or without a result); `reason` says why, `raw` is what the
+    model wrote when the backend refused it as invalid output."""
 
-    def __init__(self, reason: Reason) -> None:
+    def __init__(self, reason: Reason, raw: str = "", usage: Event | None = None) -> None:
         super().__init__(reason.detail or reason.kind.value)
         self.reason = reason
+        self.raw = raw
+        self.usage = usage  # tokens spent on the failed answer still count
+
+    def invalid_output(self) -> OutputErrors | None:
+        """The failure as a rejected answer, when it is one: a backend that checks the schema itself
+        (the embedded model, OpenAI-style servers) fails the turn with invalid_output, e.g. an answer cut
+        at max_tokens. That is the model's mistake, repaired by re-asking like any invalid answer, not a
+        broken LLM phase."""
+        if self.reason.kind is not ReasonKind.INVALID_OUTPUT:
+            return None
+        return OutputErrors(self.reason.detail or "the answer does not match the schema", self.raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +63,8 @@ async def call_model(model: Backend, session: Any, prompt: Prompt) -> ModelAnswe
         given = terminal.data.get("reason")
         reason = given if isinstance(given, Reason) else Reason(
             ReasonKind.BACKEND_ERROR, str(terminal.data.get("detail", "model error")))
-        raise ModelFailed(reason)
+        raw = terminal.data.get("raw")
+        raise ModelFailed(reason, raw if isinstance(raw, str) else Response.from_events(events).text, usage)
     return ModelAnswer(Response.from_events(events).text, usage)
 
 

@@ -16,40 +16,35 @@ from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 
 # The examples are deliberately NOT a benchmark's request: they show the shape (a dependency, results
 # handed on, FINISH after checking), the model has to do the thinking for the task in front of it.
+# Their fields are those of podium.desktop.grammar's schemas, in the same order: a model constrained by a
+# grammar writes the fields in that order, and an example in another order only confuses it.
 HOST_EXAMPLE: dict[str, Any] = {
-    "Observation": "documents and spreadsheets are available; no subtask has run yet",
+    "Observation": "No subtask has run yet",
     "Thought": "The totals must be read from sales.xlsx before they can be written into summary.docx, "
-               "so the second subtask depends on the first.",
-    "Current Sub-Task": "Read the totals from sales.xlsx",
-    "Message": "Read the sheet of sales.xlsx and return its rows",
-    "ControlLabel": "1",
-    "ControlText": "spreadsheets",
-    "Plan": ["Read the totals from sales.xlsx", "Write the totals as a table into summary.docx"],
+               "so subtask 2 depends on subtask 1.",
     "Status": "ASSIGN",
-    "Comment": "Two subtasks: read, then write",
-    "Questions": [],
-    "Bash": "",
     "Subtasks": [
         {"id": "1", "description": "Read the totals from sales.xlsx", "application": "spreadsheets",
-         "depends_on": [], "message": "Return the rows of the first sheet"},
+         "depends_on": [], "message": "Read the first sheet of sales.xlsx and return its rows"},
         {"id": "2", "description": "Write the totals as a table into summary.docx", "application": "documents",
          "depends_on": ["1"], "message": "Use the rows from subtask 1's result"},
     ],
+    "Questions": [],
+    "Bash": "",
+    "Comment": "Two subtasks: read, then write",
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
     "Observation": "Subtask 1 FINISH (rows read), subtask 2 FINISH (table written)",
-    "Thought": "Every part of the request is done", "Current Sub-Task": "", "Message": "",
-    "ControlLabel": "", "ControlText": "", "Plan": [], "Status": "FINISH",
-    "Comment": "summary.docx now holds the totals of sales.xlsx", "Questions": [], "Bash": "", "Subtasks": [],
+    "Thought": "Every part of the request is done", "Status": "FINISH", "Subtasks": [], "Questions": [],
+    "Bash": "", "Comment": "summary.docx now holds the totals of sales.xlsx",
 }
 APP_EXAMPLE: tuple[dict[str, Any], dict[str, Any]] = (
-    {"observation": "The subtask needs the rows of sales.xlsx", "thought": "read_sheet returns the rows",
+    {"observation": "Nothing has run yet", "thought": "read_sheet returns the rows of sales.xlsx",
      "actions": [{"function": "read_sheet", "arguments": {"path": "sales.xlsx"}}],
-     "status": "CONTINUE", "plan": ["Return the rows as the result"], "comment": "", "questions": [],
-     "result": None},
-    {"observation": "read_sheet returned [[\"Region\", \"Total\"], [\"North\", 42]]", "thought": "I have the rows",
-     "actions": [], "status": "FINISH", "plan": [], "comment": "Rows read", "questions": [],
-     "result": [["Region", "Total"], ["North", 42]]},
+     "status": "CONTINUE", "comment": "", "questions": [], "result": None},
+    {"observation": "read_sheet returned [[\"Region\", \"Total\"], [\"North\", 42]]",
+     "thought": "I have the rows: the subtask is done", "actions": [], "status": "FINISH",
+     "comment": "Rows read", "questions": [], "result": [["Region", "Total"], ["North", 42]]},
 )
 
 
@@ -60,33 +55,30 @@ def _json(value: Any) -> str:
 def host_system(catalog: Catalog) -> str:
     names = ", ".join(catalog.names)
     types = "".join(f" {', '.join(a.file_types)} files belong to {a.name}." for a in catalog.apps if a.file_types)
-    return f"""You are the HostAgent, the orchestrator of a desktop. You turn the person's request into \
-subtasks, each done by the AppAgent of one application, and you decide when the request is done.
+    return f"""You are the HostAgent of a desktop. You split the person's request into subtasks, each done by \
+the AppAgent of one application, and you decide when the request is done.
 
-Answer with ONE JSON object and nothing else, with exactly these fields:
-Observation, Thought, "Current Sub-Task", Message, ControlLabel, ControlText, Plan, Status, Comment, \
-Questions, Bash, Subtasks.
-
+Answer with ONE JSON object with these fields in this order: Observation, Thought, Status, Subtasks, \
+Questions, Bash, Comment.
 Status is one of:
-- ASSIGN: hand out work. Subtasks is the subtask graph: a list of {{"id", "description", "application", \
-"depends_on", "message"}}.
-- FINISH: every part of the request is done (check the subtask results first).
+- ASSIGN: Subtasks is the work to do: a list of {{"id", "description", "application", "depends_on", \
+"message"}}.
+- FINISH: every part of the request is done (compare the subtask results with the request).
 - FAIL: the request cannot be done; say why in Comment.
-- PENDING: you need information only the person has; put your questions in Questions.
+- PENDING: you need something only the person knows; ask it in Questions.
 - CONFIRM: you need the person's approval before going on; say what in Comment.
-- CONTINUE: you put an application to launch in Bash and want to look again.
+- CONTINUE: Bash names an application to launch; you look again after.
 
-Rules for Subtasks:
-- application is exactly one of: {names}.{types}
-- depends_on lists the ids of EARLIER subtasks whose results this one needs; independent subtasks have \
-an empty depends_on so they run at the same time.
-- message tells the AppAgent what you know: file names, cells, what to return.
-- Subtasks already FINISH are done: do not repeat them; new subtasks get new ids and may depend on them.
+Subtasks:
+- application is one of: {names}.{types}
+- depends_on lists the ids of earlier subtasks whose results it needs; with an empty depends_on it \
+runs at once, at the same time as the others.
+- message tells the AppAgent what you know: file names, sheets, what to return.
+- Subtasks already FINISH are done: never repeat them; new subtasks get new ids.
 - Never plan anything the request says not to do.
 
 Example, for the request "Put the totals of sales.xlsx into a table in summary.docx":
 {_json(HOST_EXAMPLE)}
-
 Example, once both subtasks are FINISH:
 {_json(HOST_FINISH_EXAMPLE)}"""
 
@@ -109,11 +101,15 @@ def _answers(answers: Sequence[QA]) -> list[str]:
 
 
 def host_user(req: HostStepRequest, catalog: Catalog, running: Mapping[str, bool]) -> str:
-    parts = [f"## Request\n{req.request}", "## Applications (ControlLabel. name: description)"]
+    parts = [f"## Request\n{req.request}", "## Applications (name: description)"]
     parts.append("\n".join(
         f"{i}. {app.name}{' (running)' if running.get(app.name) else ''}: {app.description}"
         + (f" Tools: {', '.join(app.tools)}." if app.tools else "")
         for i, app in enumerate(catalog.apps)))
+    files = catalog.apps_for_files(req.request)
+    if files:  # worked out in code: a small model copies its example's applications rather than infer them
+        parts.append("## Files in the request (application that handles each)\n" + "\n".join(
+            f"- {name}: {app}" for app, names in files.items() for name in dict.fromkeys(names)))
     if req.subtasks:
         parts.append("## Subtasks so far\n" + "\n".join(_subtask_lines(req)))
     if req.plan:
@@ -130,41 +126,70 @@ def host_user(req: HostStepRequest, catalog: Catalog, running: Mapping[str, bool
     return "\n\n".join(parts)
 
 
-def _tool_line(tool: Any, sensitive: bool) -> str:
+def _type(spec: Any) -> str:
+    if not isinstance(spec, Mapping):
+        return "any"
+    if "enum" in spec:
+        return "|".join(json.dumps(v) for v in spec["enum"])
+    if "anyOf" in spec:
+        return "|".join(_type(s) for s in spec["anyOf"] if not (isinstance(s, Mapping) and s.get("type") == "null"))
+    kind = spec.get("type", "any")
+    if kind == "array" and isinstance(spec.get("items"), Mapping):
+        return f"list of {_type(spec['items'])}"
+    return str(kind)
+
+
+def _tool_line(tool: Any, sensitive: bool, explained: set[tuple[str, str]]) -> str:
+    """One tool, compactly: `name(required: type, ..., optional?, ...): description. arg: what it is.`
+    The exact argument names are what matter (the grammar enforces them); an argument's explanation is
+    shown once per prompt (every tool's `path` means the same)."""
     params = getattr(tool, "parameters", {}) or {}
     props = params.get("properties", {}) if isinstance(params, Mapping) else {}
-    required = set(params.get("required", ())) if isinstance(params, Mapping) else set()
-    args = ", ".join(f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}"
-                     if isinstance(spec, Mapping) else name for name, spec in props.items())
-    flag = " (the person must approve it)" if sensitive else ""
-    return f"- {tool.name}({args}): {tool.description}{flag}"
+    required = [n for n in (params.get("required", ()) if isinstance(params, Mapping) else ()) if n in props]
+    optional = [n for n in props if n not in required]
+    args = ", ".join([f"{n}: {_type(props[n])}" for n in required] + [f"{n}?" for n in optional])
+    notes = []
+    for name in required:
+        spec = props[name]
+        text = spec.get("description", "") if isinstance(spec, Mapping) else ""
+        if text and (name, text) not in explained:
+            explained.add((name, text))
+            notes.append(f"{name}: {text}")
+    flag = " The person must approve it." if sensitive else ""
+    detail = f" ({'; '.join(notes)})" if notes else ""
+    return f"- {tool.name}({args}): {tool.description}{detail}{flag}"
+
+
+def tool_lines(tools: Sequence[Any], sensitive: Sequence[str] = ()) -> str:
+    explained: set[tuple[str, str]] = set()
+    return "\n".join(_tool_line(t, t.name in sensitive, explained) for t in tools) or "- (no tools)"
 
 
 def app_system(application: str, description: str, tools: Sequence[Any],
                sensitive: Sequence[str] = ()) -> str:
-    tool_lines = "\n".join(_tool_line(t, t.name in sensitive) for t in tools) or "- (no tools)"
     first, second = APP_EXAMPLE
     return f"""You are the AppAgent of the application "{application}": {description}
-You complete ONE subtask by calling the application's tools, step by step.
+You do ONE subtask by calling the application's tools, one step at a time.
 
-Tools (arguments with ? are optional):
-{tool_lines}
+Tools (name(arguments); ? marks an optional argument):
+{tool_lines(tools, sensitive)}
 
-Answer with ONE JSON object and nothing else:
-{{"observation", "thought", "actions": [{{"function", "arguments"}}], "status", "plan", "comment", \
-"questions", "result"}}
+At each step answer with ONE JSON object with these fields in this order: observation, thought, \
+actions, status, comment, questions, result.
+actions: the tool calls to run now, as {{"function": tool name, "arguments": {{argument: value}}}}.
 status is one of:
-- CONTINUE: run these actions, then show me their results (the usual status while working).
-- FINISH: the subtask is done. Put in result what the person or the next subtask needs (data you read, \
-the file you wrote). Actions listed with FINISH still run.
+- CONTINUE: run the actions; their results are shown to you at the next step.
+- FINISH: the subtask is done (actions listed with FINISH still run first). result holds what the \
+next subtask needs: the data you read, or what you wrote where.
 - FAIL: the subtask cannot be done; say why in comment.
-- PENDING: you need information only the person has; put your questions in questions.
+- PENDING: ONLY to ask the person something only they know; the questions go in questions.
 - CONFIRM: the actions change or delete something the person must approve first.
-Use only the tools listed, with their argument names.
+Call tools instead of describing them. Never call a tool again with the same arguments: its result is \
+under "Your previous steps".
 
-Example (a subtask "Read the totals from sales.xlsx" with a tool read_sheet), first step:
+Example, subtask "Read the totals from sales.xlsx", step 1:
 {_json(first)}
-and once read_sheet has answered:
+Step 2, once read_sheet has answered:
 {_json(second)}"""
 
 
@@ -197,6 +222,8 @@ def app_user(req: AppStepRequest, memory: Sequence[str]) -> str:
         parts.append(f"## Note from the HostAgent\n{req.note}")
     if req.feedback:
         parts.append(f"## Your previous answer was rejected\n{req.feedback}\nCorrect it.")
+    if req.nudge:
+        parts.append(f"## Attention\n{req.nudge}")
     parts.append(f"This is step {req.step} of the subtask. Answer with the JSON object only.")
     return "\n\n".join(p for p in parts if p)
 

@@ -1,0 +1,98 @@
+"""Reading small models tolerantly, and telling them what to do when a step made no progress.
+
+A 1.5B model's usual mistakes are not malformed JSON (a grammar prevents that) but answers that are
+well-formed and useless: PENDING with nothing to ask, CONTINUE without a tool call, the same call
+again, a tool error ignored. Ending the run on them (UFO²'s behaviour) is what makes local models
+"fail"; re-asking the same way repeats them. So each is read as the nearest useful answer and the
+next step gets a short, specific nudge (and is sampled instead of greedy); a run of such steps ends
+the subtask with a reason that says so (`HostConfig.max_idle_steps`).
+
+Everything here is a pure function of the answer and the step's results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from podium.backends.structured import OutputErrors, extract_json, validate
+from podium.desktop.messages import ActionResult, summarize
+from podium.desktop.schemas import Action, AppOutput, AppStatus
+
+
+def read_app_output(text: str, has_tools: bool) -> tuple[AppOutput | OutputErrors, str | None]:
+    """The AppAgent's answer, and a nudge when it had to be read tolerantly.
+
+    From an AppAgent that has tools, PENDING with no question and CONFIRM with no action are read as
+    CONTINUE: there is nothing to ask the person, nothing to approve, and the actions it listed (if
+    any) are the step. (Asked in batch mode, such an empty CONFIRM is refused and fails the subtask.)
+    Anything else that does not validate stays invalid: it is repaired by re-asking with the error."""
+    parsed = validate(AppOutput, text)
+    if not has_tools:
+        return parsed, None
+    if not isinstance(parsed, OutputErrors):
+        if parsed.status is AppStatus.CONFIRM and not parsed.actions:
+            return parsed.model_copy(update={"status": AppStatus.CONTINUE}), _EMPTY_CONFIRM
+        return parsed, None
+    try:
+        value = extract_json(text)
+    except ValueError:
+        return parsed, None
+    if not isinstance(value, dict) or _status(value) != AppStatus.PENDING.value or _has_questions(value):
+        return parsed, None
+    fixed = {k: v for k, v in value.items() if k not in ("status", "Status")}
+    again = validate(AppOutput, json.dumps({**fixed, "status": AppStatus.CONTINUE.value}))
+    if isinstance(again, OutputErrors):
+        return parsed, None
+    return again, _EMPTY_PENDING
+
+
+_EMPTY_PENDING = ("You answered PENDING without a question, so it was read as CONTINUE. Answer PENDING only with a "
+                  "question in questions that only the person can answer. Otherwise call the tool that does the "
+                  "next part of the subtask in actions, or answer FINISH with the result.")
+_EMPTY_CONFIRM = ("You answered CONFIRM without an action, so it was read as CONTINUE: CONFIRM goes with the "
+                  "actions the person must approve. Call the tool that does the next part of the subtask in "
+                  "actions, or answer FINISH with the result.")
+
+
+def _status(value: dict[str, Any]) -> str:
+    raw = value.get("status", value.get("Status"))
+    return raw.strip().strip(".").upper().rsplit(".", 1)[-1] if isinstance(raw, str) else ""
+
+
+def _has_questions(value: dict[str, Any]) -> bool:
+    raw = value.get("questions", value.get("Questions"))
+    if isinstance(raw, str):
+        return bool(raw.strip())
+    return isinstance(raw, list) and any(isinstance(q, str) and q.strip() for q in raw)
+
+
+def call_key(action: Action) -> str:
+    """Identity of a call: the function and its arguments (key order does not matter)."""
+    return json.dumps([action.function, action.arguments], sort_keys=True, default=str)
+
+
+def repeated_change(action: Action, read_only: bool, previous_ok: frozenset[str]) -> str | None:
+    """Why a call is NOT run: it changes something and succeeded with the very same arguments at the
+    previous step (a small model that did not notice its own success would otherwise add a second
+    chart, append the same rows again...). A repeated read is harmless and runs."""
+    if read_only or call_key(action) not in previous_ok:
+        return None
+    return (f"not run: {action.function} already succeeded with these same arguments in your previous "
+            f"step (see Your previous steps); do not repeat it: go on with the next part, or answer "
+            f"FINISH with the result")
+
+
+def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_names: Sequence[str]) -> str | None:
+    """What to tell the AppAgent after a CONTINUE step that ran no tool successfully; None if it did."""
+    if any(r.ok for r in results):
+        return None
+    failed = [r for r in results if not r.ok]
+    if failed:
+        errors = "; ".join(f"{r.function}({summarize(r.arguments, 200)}) -> {r.error}" for r in failed[:3])
+        return (f"Your last action failed: {errors}. Fix the arguments (use the exact argument names of the "
+                f"tool list) and call it again, or call another tool.")
+    tools = ", ".join(tool_names[:12])
+    return (f"Your last step called no tool. Put the tool call that does the next part of the subtask in "
+            f"actions now (tools: {tools}), or answer FINISH with the result if the subtask is done.")
