@@ -1,0 +1,237 @@
+"""Small local models: the grammar-shaped schemas, the tolerant reading of their answers, and the nudges
+and limits that keep a confused AppAgent from ending the run or looping until the step budget."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+from podium.agent.backend import Prompt
+from podium.backends.scripted import Fail, ScriptedBackend
+from podium.backends.structured import OutputErrors
+from podium.desktop import HostConfig, run_request
+from podium.desktop.grammar import app_output_schema, host_output_schema
+from podium.desktop.messages import ActionResult
+from podium.desktop.schemas import Action, AppOutput, AppStatus
+from podium.desktop.tolerance import progress_nudge, read_app_output, repeated_change
+from podium.errors import ReasonKind
+from tests.desktop.memapps import Documents, Notes, Spreadsheets
+from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
+
+TABLE = [["Quarter", "Sales"], ["Q1", 10]]
+
+
+class Spy(ScriptedBackend):
+    """A scripted model that also records every Prompt it gets (temperature, schema, system)."""
+
+    def __init__(self, script: Any) -> None:
+        super().__init__(script)
+        self.seen: list[Prompt] = []
+
+    async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
+        self.seen.append(prompt)
+        async for event in super().prompt(session, prompt):
+            yield event
+
+
+def docs() -> Documents:
+    return Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+
+
+def one_subtask(prompt: str) -> str:
+    if verifying(prompt):
+        return host("FINISH", "done") if "ended FINISH" in prompt or "FINISH:" in prompt else host("FAIL", "no")
+    return assign(sub("1", "Read the table of report.docx", "documents"))
+
+
+# -- the grammar-shaped schemas -------------------------------------------------------------------------
+
+def test_the_app_schema_makes_the_model_think_then_act_then_say_its_status() -> None:
+    schema = app_output_schema(Spreadsheets().tools())
+    assert schema["required"] == ["observation", "thought", "actions", "status", "comment", "questions", "result"]
+    assert list(schema["properties"]) == schema["required"]  # a grammar writes them in this order
+    assert "ERROR" not in schema["properties"]["status"]["enum"]  # the orchestrator's word, not a choice
+    calls = schema["properties"]["actions"]["items"]["anyOf"]
+    assert [c["properties"]["function"]["enum"] for c in calls] == [
+        ["wait"], ["write_rows"], ["add_chart"], ["clear_sheet"]]
+    chart = next(c for c in calls if c["properties"]["function"]["enum"] == ["add_chart"])
+    assert set(chart["properties"]["arguments"]["properties"]) == {"path", "kind", "range", "title"}
+
+
+def test_the_schemas_turn_into_llama_cpp_grammars_with_the_real_names() -> None:
+    # llama.cpp falls back to "any JSON" silently when a schema does not convert: make sure it does.
+    grammar = json_schema_to_gbnf(json.dumps(app_output_schema(Spreadsheets().tools())))
+    root = next(line for line in grammar.splitlines() if line.startswith("root ::="))
+    assert root.index("thought-kv") < root.index("actions-kv") < root.index("status-kv")
+    for name in ('"\\"write_rows\\""', '"\\"add_chart\\""', '"\\"range\\""'):
+        assert name in grammar
+    host = json_schema_to_gbnf(json.dumps(host_output_schema(("documents", "spreadsheets"))))
+    assert '"\\"documents\\"" | "\\"spreadsheets\\""' in host
+
+
+def test_the_host_schema_asks_for_the_graph_with_catalogue_applications() -> None:
+    schema = host_output_schema(("documents", "spreadsheets"))
+    assert schema["required"][:4] == ["Observation", "Thought", "Status", "Subtasks"]
+    item = schema["properties"]["Subtasks"]["items"]
+    assert item["properties"]["application"]["enum"] == ["documents", "spreadsheets"]
+    assert "ERROR" not in schema["properties"]["Status"]["enum"]
+
+
+async def test_steps_send_the_grammar_shaped_schemas() -> None:
+    planner, reader = Spy(one_subtask), Spy(lambda p: app("FINISH", ("read_table", {"path": "report.docx"})))
+    result = await run_request("Read the table of report.docx", [docs()], planner, app_models={"documents": reader})
+    assert result.ok, result
+    assert planner.seen[0].schema == host_output_schema(("documents",))
+    assert reader.seen[0].schema == app_output_schema(docs().tools())
+    assert "## Files in the request (application that handles each)\n- report.docx: documents" in planner.seen[0].text
+    assert "- read_table(path: string, index: integer)" in (reader.seen[0].system or "")
+
+
+# -- reading answers tolerantly -------------------------------------------------------------------------
+
+def test_pending_without_a_question_is_read_as_continue_with_its_actions() -> None:
+    text = json.dumps({"status": "pending", "questions": [], "actions": [
+        {"function": "read_table", "arguments": {"path": "a.docx"}}]})
+    output, nudge = read_app_output(text, has_tools=True)
+    assert isinstance(output, AppOutput) and output.status is AppStatus.CONTINUE
+    assert output.actions[0].function == "read_table" and nudge and "PENDING without a question" in nudge
+    asked, nudge = read_app_output(json.dumps({"status": "PENDING", "questions": ["Which?"]}), has_tools=True)
+    assert isinstance(asked, AppOutput) and asked.status is AppStatus.PENDING and nudge is None
+    # without tools there is nothing to continue with: the answer stays invalid (repaired by re-asking)
+    invalid, nudge = read_app_output(json.dumps({"status": "PENDING"}), has_tools=False)
+    assert isinstance(invalid, OutputErrors) and "PENDING needs" in invalid.message and nudge is None
+
+
+def test_confirm_without_an_action_is_read_as_continue() -> None:
+    output, nudge = read_app_output(json.dumps({"status": "CONFIRM", "comment": "may I?"}), has_tools=True)
+    assert isinstance(output, AppOutput) and output.status is AppStatus.CONTINUE and nudge
+    held = json.dumps({"status": "CONFIRM", "actions": [{"function": "clear_sheet", "arguments": {"path": "b"}}]})
+    output, nudge = read_app_output(held, has_tools=True)
+    assert isinstance(output, AppOutput) and output.status is AppStatus.CONFIRM and nudge is None
+
+
+def test_what_the_nudges_say() -> None:
+    out = AppOutput(status=AppStatus.CONTINUE)
+    assert "called no tool" in (progress_nudge(out, [], ["read_table", "write_rows"]) or "")
+    assert "read_table, write_rows" in (progress_nudge(out, [], ["read_table", "write_rows"]) or "")
+    failed = ActionResult(function="write_rows", arguments={"path": "b.xlsx"}, ok=False, error="rows: required")
+    assert "rows: required" in (progress_nudge(out, [failed], ["write_rows"]) or "")  # the tool's own words
+    ok = ActionResult(function="write_rows", arguments={}, ok=True)
+    assert progress_nudge(out, [failed, ok], ["write_rows"]) is None
+    call = Action(function="write_rows", arguments={"path": "b.xlsx", "rows": [[1]]})
+    from podium.desktop.tolerance import call_key
+
+    same = Action(function="write_rows", arguments={"rows": [[1]], "path": "b.xlsx"})
+    assert repeated_change(same, False, frozenset({call_key(call)}))
+    assert repeated_change(same, True, frozenset({call_key(call)})) is None  # reading again is harmless
+    assert repeated_change(same, False, frozenset()) is None
+
+
+# -- in a session ------------------------------------------------------------------------------------------
+
+async def test_an_app_agent_that_says_pending_without_a_question_is_nudged_not_ended() -> None:
+    def reader(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return json.dumps({"status": "PENDING", "questions": [], "comment": "please help"})
+        if step_of(prompt) == 2:
+            return app("CONTINUE", ("read_table", {"path": "report.docx"}))
+        return app("FINISH", result=TABLE)
+
+    model = Spy(reader)
+    result = await run_request("Read the table of report.docx", [docs()], Spy(one_subtask),
+                               app_models={"documents": model})
+    assert result.ok, result
+    second = model.seen[1]
+    assert "## Attention" in second.text and "PENDING without a question" in second.text
+    assert [p.temperature for p in model.seen] == [0.0, 0.7, 0.0]  # the nudged step is sampled
+    assert result.subtasks[0]["result"] == TABLE
+
+
+async def test_steps_without_any_tool_end_the_subtask_with_a_clear_reason() -> None:
+    planner = Spy(one_subtask)
+    stuck = Spy(lambda p: app("CONTINUE", comment="thinking about it"))
+    result = await run_request("Read the table of report.docx", [docs()], planner, app_models={"documents": stuck},
+                               config=HostConfig(max_idle_steps=3, max_subtask_steps=20, max_replans=0))
+    assert not result.ok and len(stuck.seen) == 3  # not the 20 steps the subtask had
+    subtask = result.subtasks[0]
+    assert subtask["state"] == "FAIL" and subtask["reason_kind"] == ReasonKind.LIMIT_REACHED.value
+    assert "made no progress: 3 steps in a row" in subtask["reason"] and "max_idle_steps=3" in subtask["reason"]
+    assert "called no tool" in stuck.seen[1].text and "read_table" in stuck.seen[1].text
+
+
+async def test_a_failing_tool_call_is_fed_back_verbatim_and_the_next_step_fixes_it() -> None:
+    def writer(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("read_table", {"path": "nowhere.docx"}))
+        if "nowhere.docx" in prompt and step_of(prompt) == 2:
+            return app("FINISH", ("read_table", {"path": "report.docx"}))
+        return app("FAIL", comment="no feedback seen")
+
+    model = Spy(writer)
+    result = await run_request("Read the table of report.docx", [docs()], Spy(one_subtask),
+                               app_models={"documents": model})
+    assert result.ok, result
+    assert "Your last action failed: read_table" in model.seen[1].text and "'nowhere.docx'" in model.seen[1].text
+
+
+async def test_the_same_change_twice_runs_once_and_the_rest_of_the_step_still_runs() -> None:
+    notes = Notes()
+
+    def writer(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("write_note", {"title": "a", "text": "x"}))
+        return app("FINISH", ("write_note", {"title": "a", "text": "x"}), ("write_note", {"title": "b", "text": "y"}),
+                   result="saved")
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Write the notes a.txt and b.txt", "notes"))
+
+    result = await run_request("Write the notes a.txt and b.txt", [notes], ScriptedBackend(planner),
+                               app_models={"notes": ScriptedBackend(writer)})
+    assert result.ok, result
+    assert [c[0] for c in notes.calls] == ["write_note", "write_note"]  # a once, then b
+    assert notes.notes == {"a": "x", "b": "y"}
+    steps = [t for t in result.trajectory if t.get("subtask") == "1"]
+    assert "already succeeded with these same arguments" in json.dumps(steps)
+
+
+async def test_an_answer_the_backend_refused_as_invalid_is_repaired_not_an_error() -> None:
+    # A backend that checks the schema itself (the embedded model) fails the turn with invalid_output,
+    # e.g. when the answer was cut at max_tokens: re-ask, as for any invalid answer.
+    answers = iter([Fail("invalid structured output (the answer was cut at max_tokens): ...",
+                         ReasonKind.INVALID_OUTPUT)])
+
+    def reader(prompt: str) -> Any:
+        step = next(answers, None)
+        if step is not None:
+            return step
+        return app("FINISH", ("read_table", {"path": "report.docx"}), result=TABLE)
+
+    model = Spy(reader)
+    result = await run_request("Read the table of report.docx", [docs()], Spy(one_subtask),
+                               app_models={"documents": model})
+    assert result.ok, result
+    assert "cut at max_tokens" in model.seen[1].text and model.seen[1].temperature == 0.7
+
+
+async def test_a_confirm_with_nothing_to_approve_does_not_fail_the_subtask_in_batch_mode() -> None:
+    sheets = Spreadsheets()
+
+    def charter(prompt: str) -> str:
+        if subtask_of(prompt) == "1" and step_of(prompt) == 1:
+            return app("CONFIRM", comment="the person needs to approve this")
+        return app("FINISH", ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": "A1:B2", "title": "t"}))
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Chart b.xlsx", "spreadsheets"))
+
+    result = await run_request("Chart b.xlsx", [sheets], ScriptedBackend(planner),
+                               app_models={"spreadsheets": ScriptedBackend(charter)})
+    assert result.ok, result
+    assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
