@@ -38,6 +38,7 @@ from podium.desktop.messages import (
     summarize,
 )
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
+from podium.desktop.observe import observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
@@ -137,7 +138,10 @@ class AppStepBackend(BaseBackend):
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture(f"app-{app.name}", step.request.step)
         sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
-        step.prompt = Prompt(text=app_user(step.request, list(step.memory.items)),
+        req = step.request
+        # The subtask's own files; the request's only when the subtask names none (a terse plan).
+        seen = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
+        step.prompt = Prompt(text=app_user(req, list(step.memory.items), seen),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(tools), temperature=step.request.temperature)
 

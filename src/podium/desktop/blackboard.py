@@ -116,16 +116,19 @@ class Blackboard(BaseModel):
     def from_json(cls, text: str) -> Blackboard:
         return cls.model_validate_json(text)
 
-    def to_prompt(self, max_chars: int = PROMPT_CHARS) -> str:
+    def to_prompt(self, max_chars: int = PROMPT_CHARS, *, shown_request: str | None = None) -> str:
         """The blackboard as prompt text, at most `max_chars` long; newest entries win.
 
         Entries are dropped oldest first, trajectories before screenshots, questions, results and
         requests (the most expendable first), and each section says how many it left out.
+        `shown_request` is already in the reader's prompt: left out here,
+        since every repeated token costs a small local model time and attention.
         """
         if self.is_empty():
             return ""
+        requests = [r for r in self.requests if r != shown_request]
         sections = [
-            _Section("Requests", [_clip(r) for r in self.requests], keep=1),
+            _Section("Requests", [_clip(r) for r in requests], keep=1),
             _Section("Subtask results", [_result_line(r) for r in self.results], keep=1),
             _Section("Questions and answers", [_qa_line(q) for q in self.questions], keep=1),
             _Section("Screenshots", [f"{s.path} (step {s.step}, {s.agent})" for s in self.screenshots]),

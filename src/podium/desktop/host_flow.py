@@ -179,7 +179,8 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     steps = record.steps + (1 if kind is AppStepKind.STEP else 0)
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
-                             step=steps, inputs=inputs, blackboard=s.blackboard.to_prompt(s.config.blackboard_chars),
+                             step=steps, inputs=inputs,
+                             blackboard=s.blackboard.to_prompt(s.config.blackboard_chars, shown_request=run.request),
                              answers=record.answers, feedback=record.feedback, note=record.note,
                              nudge=record.nudge, temperature=t, actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)

@@ -205,7 +205,7 @@ def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
     return lines
 
 
-def app_user(req: AppStepRequest, memory: Sequence[str]) -> str:
+def app_user(req: AppStepRequest, memory: Sequence[str], seen: Sequence[str] = ()) -> str:
     parts = [f"## Overall request\n{req.request}" if req.request else "",
              f"## Your subtask ({req.subtask_id or 'direct'})\n{req.description}"]
     if req.tips:
@@ -214,6 +214,8 @@ def app_user(req: AppStepRequest, memory: Sequence[str]) -> str:
         parts.append("## Results of the subtasks yours depends on\n" + "\n".join(_input_lines(req.inputs)))
     if memory:
         parts.append("## Your previous steps\n" + "\n".join(memory))
+    if seen:
+        parts.append("## The files of your subtask now\n" + "\n".join(seen))
     if req.answers:
         parts.append("## Answers from the person\n" + "\n".join(_answers(req.answers)))
     if req.blackboard:

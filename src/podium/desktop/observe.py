@@ -1,0 +1,61 @@
+"""What an AppAgent sees of its application before it decides: the DATA_COLLECTION observation.
+
+UFO²'s AppAgent looks at the application (screenshot, controls) before every step. For applications
+that work on files, the equivalent is the current state of the files its subtask names, as the
+application itself shows them: the first read-only tool whose only required argument is `path`
+(list the sheets, read the document...). A small model then knows that budget.xlsx exists and which
+cells it uses instead of guessing (creating a workbook that exists, charting a range that is empty),
+and a reading subtask often has its answer at the first step. Only read-only tools run here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from podium.desktop.catalog import AppInfo, Catalog
+from podium.desktop.messages import summarize
+
+MAX_FILES = 3
+MAX_CHARS = 1500  # per file: what the prompt of a 1.5B model can afford
+
+
+def observer_tool(tools: Sequence[Any]) -> Any | None:
+    """The first read-only tool that needs nothing but a `path`; None if the application has none."""
+    for tool in tools:
+        params = getattr(tool, "parameters", None) or {}
+        required = list(params.get("required", ())) if isinstance(params, dict) else []
+        if getattr(tool, "read_only", False) and required == ["path"]:
+            return tool
+    return None
+
+
+def files_of(app: Any, texts: Iterable[str]) -> list[str]:
+    """The files named in `texts` that the application handles (by file type), first mention first."""
+    catalog = Catalog((AppInfo.of(app),))
+    found: dict[str, None] = {}
+    for text in texts:
+        for names in catalog.apps_for_files(text).values():
+            found.update(dict.fromkeys(names))
+    return list(found)[:MAX_FILES]
+
+
+async def observe(app: Any, texts: Iterable[str]) -> list[str]:
+    """One line per file of the subtask: `tool(path) -> what it returned` (or the tool's error)."""
+    tool = observer_tool(app.tools())
+    if tool is None:
+        return []
+    lines = []
+    for path in files_of(app, texts):
+        try:
+            result = await app.call(tool.name, {"path": path})
+            shown = f"ok: {_text(result.content)}" if result.ok else f"error: {result.error}"
+        except Exception as exc:  # an observation that fails is shown, never fatal
+            shown = f"error: {type(exc).__name__}: {exc}"
+        lines.append(f"- {tool.name}({json.dumps({'path': path})}) -> {summarize(shown, MAX_CHARS)}")
+    return lines
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
