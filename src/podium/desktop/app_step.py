@@ -18,7 +18,6 @@ result is the step's report:
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -38,7 +37,7 @@ from podium.desktop.messages import (
     summarize,
 )
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
-from podium.desktop.observe import observe
+from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
@@ -69,14 +68,7 @@ class _Step:
         self.held: tuple[Action, ...] = ()
         self.screenshot: str | None = None
         self.nudge: str | None = None
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return str(value)
+        self.observed: list[ActionResult] = []
 
 
 class AppStepBackend(BaseBackend):
@@ -120,7 +112,7 @@ class AppStepBackend(BaseBackend):
             results=tuple(step.results), held=step.held,
             errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
             timings_ms={p.value: t for p, t in run.timings_ms.items()},
-            screenshot=step.screenshot, nudge=step.nudge)
+            screenshot=step.screenshot, nudge=step.nudge, observed=tuple(step.observed))
         yield Event.result(report.model_dump_json())
 
     # -- the four phases --------------------------------------------------------------------------
@@ -140,8 +132,8 @@ class AppStepBackend(BaseBackend):
         sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
         req = step.request
         # The subtask's own files; the request's only when the subtask names none (a terse plan).
-        seen = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
-        step.prompt = Prompt(text=app_user(req, list(step.memory.items), seen),
+        step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
+        step.prompt = Prompt(text=app_user(req, list(step.memory.items), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(tools), temperature=step.request.temperature)
 
@@ -196,7 +188,7 @@ class AppStepBackend(BaseBackend):
                 try:
                     result = await app.call(action.function, action.arguments)
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
-                                                     ok=result.ok, content=_jsonable(result.content),
+                                                     ok=result.ok, content=jsonable(result.content),
                                                      error=result.error))
                 except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,

@@ -91,6 +91,11 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
     if output.status is AppStatus.FINISH and not failed:
+        if output.result in (None, "") and not outputs:
+            # Done without a word of result nor a tool call: what it looked at (the files of its
+            # subtask, read at this step) is what the subtasks depending on it need.
+            seen = tuple(r.content for r in report.observed if r.ok)
+            s = update_subtask(s, sid, outputs=seen[-s.config.max_outputs:])
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
         return settle(s)
     if output.status is AppStatus.FAIL:

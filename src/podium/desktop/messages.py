@@ -86,6 +86,7 @@ class AppStepReport(BaseModel):
     # The answer was read tolerantly (e.g. PENDING without a question read as CONTINUE) or an action was
     # not run (the same change again): what to tell the model at its next step.
     nudge: str | None = None
+    observed: tuple[ActionResult, ...] = ()  # DATA_COLLECTION's read-only look at the subtask's files
 
 
 class SubtaskView(BaseModel):

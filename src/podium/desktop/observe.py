@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from podium.desktop.catalog import AppInfo, Catalog
-from podium.desktop.messages import summarize
+from podium.desktop.messages import ActionResult, summarize
 
 MAX_FILES = 3
 MAX_CHARS = 1500  # per file: what the prompt of a 1.5B model can afford
@@ -41,20 +41,37 @@ def files_of(app: Any, texts: Iterable[str]) -> list[str]:
     return list(found)[:MAX_FILES]
 
 
-async def observe(app: Any, texts: Iterable[str]) -> list[str]:
-    """One line per file of the subtask: `tool(path) -> what it returned` (or the tool's error)."""
+async def observe(app: Any, texts: Iterable[str]) -> list[ActionResult]:
+    """What the read-only tool returned for each file of the subtask (or its error)."""
     tool = observer_tool(app.tools())
     if tool is None:
         return []
-    lines = []
+    seen = []
     for path in files_of(app, texts):
+        arguments = {"path": path}
         try:
-            result = await app.call(tool.name, {"path": path})
-            shown = f"ok: {_text(result.content)}" if result.ok else f"error: {result.error}"
+            result = await app.call(tool.name, arguments)
+            seen.append(ActionResult(function=tool.name, arguments=arguments, ok=result.ok,
+                                     content=jsonable(result.content), error=result.error))
         except Exception as exc:  # an observation that fails is shown, never fatal
-            shown = f"error: {type(exc).__name__}: {exc}"
-        lines.append(f"- {tool.name}({json.dumps({'path': path})}) -> {summarize(shown, MAX_CHARS)}")
-    return lines
+            seen.append(ActionResult(function=tool.name, arguments=arguments, ok=False,
+                                     error=f"{type(exc).__name__}: {exc}"))
+    return seen
+
+
+def observation_lines(seen: Sequence[ActionResult]) -> list[str]:
+    """One prompt line per file: `tool({"path": ...}) -> ok: what it returned` (or the error)."""
+    return [f"- {r.function}({json.dumps(r.arguments)}) -> "
+            + summarize(f"ok: {_text(r.content)}" if r.ok else f"error: {r.error}", MAX_CHARS) for r in seen]
+
+
+def jsonable(value: Any) -> Any:
+    """`value` if JSON can carry it, else its text (reports travel as JSON)."""
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _text(content: Any) -> str:
