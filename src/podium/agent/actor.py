@@ -15,7 +15,6 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import partial
 from typing import Any
 
 from podium import telemetry
@@ -508,7 +507,7 @@ async def wait_reply(future: asyncio.Future[Response], timeout: float | None, wh
     if timeout is None or future.done():
         return await future
     dog = watchdog()
-    dog.arm(future, timeout, partial(_time_out, future, timeout, what))
+    dog.arm(future, timeout, _time_out, future, timeout, what)
     try:
         return await future
     finally:
