@@ -8,21 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from podium import telemetry
 from podium.agent.backend import Backend, BaseBackend, Prompt
-from podium.agent.behaviour import Behaviour, Continue, HaltAgent, Proceed, PromptAgain, Skip, TurnResult
+from podium.agent.behaviour import (
+    Behaviour,
+    Continue,
+    HaltAgent,
+    Proceed,
+    PromptAgain,
+    Skip,
+    TurnResult,
+    callback_kinds,
+)
 from podium.agent.events import EventKind, Response
 from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
-from podium.agent.watchdog import watchdog
+from podium.agent.status import AgentState, AgentStatus, OnComplete
+from podium.agent.watchdog import wait_reply, watchdog
 from podium.errors import (
     AgentCrashed,
     AgentNotRunning,
@@ -41,28 +48,6 @@ log = logging.getLogger("podium.agent")
 AGENT_OPTIONS = ("backend", "max_pending_prompts", "max_pending_notifications", "max_tell_results", "turn_timeout")
 
 
-class AgentState(StrEnum):
-    STARTING = "starting"
-    IDLE = "idle"
-    PROCESSING = "processing"
-    HALTED = "halted"
-    STOPPED = "stopped"
-    DOWN = "down"
-
-
-@dataclass(frozen=True, slots=True)
-class AgentStatus:
-    name: str
-    state: AgentState
-    queued: int
-    current_request: int | None
-    halted: bool
-    agent_state: Any
-
-
-OnComplete = Callable[[Completion], None]
-
-
 class _Request:
     __slots__ = ("done", "future", "on_complete", "prompt", "ref", "store")
 
@@ -74,23 +59,6 @@ class _Request:
         self.future = future
         self.store = store
         self.done = False
-
-
-_CALLBACK_KINDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
-_CALLBACKS = ("init_agent", "pre_run", "pre_turn", "handle_stream_event", "handle_response", "handle_error",
-              "handle_event", "post_turn", "post_run", "terminate_agent")
-
-
-def _callbacks(behaviour: Behaviour[Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """(coroutine callbacks, overridden callbacks) of a behaviour class, decided once per class so the
-    hot path neither asks "is this awaitable?" nor calls a default that does nothing."""
-    cls = type(behaviour)
-    found = _CALLBACK_KINDS.get(cls)
-    if found is None:
-        found = (frozenset(n for n in _CALLBACKS if inspect.iscoroutinefunction(getattr(cls, n))),
-                 frozenset(n for n in _CALLBACKS if getattr(cls, n) is not getattr(Behaviour, n)))
-        _CALLBACK_KINDS[cls] = found
-    return found
 
 
 class Agent:
@@ -121,7 +89,7 @@ class Agent:
         self._turn_timeout: float | None = timeout
         self._init_opts = {k: v for k, v in opts.items() if k not in AGENT_OPTIONS}
         self._dog = watchdog()
-        self._async, self._hooks = _callbacks(behaviour)
+        self._async, self._hooks = callback_kinds(behaviour)
         self._stream_hook = "handle_stream_event" in self._hooks
         self._updates_session = getattr(type(backend), "update_session", None) is not BaseBackend.update_session
         self._on_down = on_down
@@ -500,23 +468,6 @@ class Agent:
                 await self._backend.terminate_session(self._session)
         except Exception:
             log.exception("agent %s: terminate_session failed", self.name)
-
-
-async def wait_reply(future: asyncio.Future[Response], timeout: float | None, what: str) -> Response:
-    """Await a reply future with a caller-side timeout (lighter than asyncio.wait_for: no extra task)."""
-    if timeout is None or future.done():
-        return await future
-    dog = watchdog()
-    dog.arm(future, timeout, _time_out, future, timeout, what)
-    try:
-        return await future
-    finally:
-        dog.disarm(future)
-
-
-def _time_out(future: asyncio.Future[Response], timeout: float, what: str) -> None:
-    if not future.done():
-        future.set_exception(RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply from {what} within {timeout}s")))
 
 
 def _limit(opts: Mapping[str, Any], key: str, default: int, name: str) -> int:

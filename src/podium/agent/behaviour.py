@@ -11,6 +11,7 @@ or `HaltAgent(state)` (freeze the agent until `resume`). `pre_turn` returns `Pro
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -101,3 +102,20 @@ class Behaviour(Generic[S]):
 
     def terminate_agent(self, reason: Reason, state: S) -> Awaitable[None] | None:
         return None
+
+
+_CALLBACK_KINDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
+_CALLBACKS = ("init_agent", "pre_run", "pre_turn", "handle_stream_event", "handle_response", "handle_error",
+              "handle_event", "post_turn", "post_run", "terminate_agent")
+
+
+def callback_kinds(behaviour: Behaviour[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """(coroutine callbacks, overridden callbacks) of a behaviour class, decided once per class so the
+    hot path neither asks "is this awaitable?" nor calls a default that does nothing."""
+    cls = type(behaviour)
+    found = _CALLBACK_KINDS.get(cls)
+    if found is None:
+        found = (frozenset(n for n in _CALLBACKS if inspect.iscoroutinefunction(getattr(cls, n))),
+                 frozenset(n for n in _CALLBACKS if getattr(cls, n) is not getattr(Behaviour, n)))
+        _CALLBACK_KINDS[cls] = found
+    return found

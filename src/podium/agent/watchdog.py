@@ -11,6 +11,9 @@ from collections.abc import Callable
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from podium.agent.events import Response
+from podium.errors import Reason, ReasonKind, RunFailed
+
 _watchdogs: WeakKeyDictionary[asyncio.AbstractEventLoop, Watchdog] = WeakKeyDictionary()
 
 
@@ -57,3 +60,20 @@ def watchdog() -> Watchdog:
     if dog is None:
         dog = _watchdogs[loop] = Watchdog(loop)
     return dog
+
+
+async def wait_reply(future: asyncio.Future[Response], timeout: float | None, what: str) -> Response:
+    """Await a reply future with a caller-side timeout (lighter than asyncio.wait_for: no extra task)."""
+    if timeout is None or future.done():
+        return await future
+    dog = watchdog()
+    dog.arm(future, timeout, _time_out, future, timeout, what)
+    try:
+        return await future
+    finally:
+        dog.disarm(future)
+
+
+def _time_out(future: asyncio.Future[Response], timeout: float, what: str) -> None:
+    if not future.done():
+        future.set_exception(RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply from {what} within {timeout}s")))

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from podium.agent.actor import Agent, AgentStatus, OnComplete
+from podium.agent.actor import Agent
 from podium.agent.backend import Prompt
+from podium.agent.status import AgentStatus, OnComplete
 from podium.ensemble.ops import AgentSpec
 from podium.errors import Reason
 

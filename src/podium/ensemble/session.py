@@ -17,10 +17,10 @@ from functools import partial
 from typing import Any
 
 from podium import telemetry
-from podium.agent.actor import wait_reply
 from podium.agent.backend import Prompt
 from podium.agent.events import Response, Usage
 from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
+from podium.agent.watchdog import wait_reply
 from podium.ensemble.inputs import (
     AgentDownInput,
     AskInput,

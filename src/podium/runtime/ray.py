@@ -16,9 +16,10 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from podium.agent.actor import Agent, AgentState, AgentStatus, OnComplete
+from podium.agent.actor import Agent
 from podium.agent.backend import Prompt
 from podium.agent.outcomes import Completion
+from podium.agent.status import AgentState, AgentStatus, OnComplete
 from podium.ensemble.ops import AgentSpec
 from podium.errors import AgentNotRunning, ConfigError, Overloaded, Reason, ReasonKind, StartFailed
 
