@@ -235,3 +235,75 @@ async def test_a_confirm_with_nothing_to_approve_does_not_fail_the_subtask_in_ba
                                app_models={"spreadsheets": ScriptedBackend(charter)})
     assert result.ok, result
     assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
+
+
+async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() -> None:
+    sheets = Spreadsheets()
+    chart = ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": "A1:B2", "title": "t"})
+
+    def charter(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("FINISH", result="the chart is in b.xlsx")  # claimed, never done
+        return app("FINISH", chart, result="the chart is in b.xlsx")
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Chart b.xlsx", "spreadsheets"))
+
+    model = Spy(charter)
+    result = await run_request("Chart b.xlsx", [sheets], ScriptedBackend(planner), app_models={"spreadsheets": model})
+    assert result.ok, result
+    assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
+    assert "no tool has run for this subtask" in model.seen[1].text and model.seen[1].temperature == 0.7
+
+    believed = Spy(lambda p: app("FINISH", result="nothing to change"))
+    result = await run_request("Chart b.xlsx", [Spreadsheets()], ScriptedBackend(planner),
+                               app_models={"spreadsheets": believed})
+    assert result.ok and len(believed.seen) == 2 and result.subtasks[0]["result"] == "nothing to change"
+
+    unchecked = Spy(lambda p: app("FINISH", result="nothing to change"))
+    result = await run_request("Chart b.xlsx", [Spreadsheets()], ScriptedBackend(planner),
+                               app_models={"spreadsheets": unchecked}, config=HostConfig(check_finish=False))
+    assert result.ok and len(unchecked.seen) == 1
+
+
+async def test_a_subtask_done_on_what_it_observed_hands_the_observation_on() -> None:
+    # The AppAgent looks at the files of its subtask before deciding (a read-only tool that takes only a
+    # path); a reading subtask that FINISHes on that look alone still hands the content to its dependants.
+    class Reports(Documents):
+        def tools(self) -> list[Any]:
+            from podium.apps.base import Tool
+
+            return [Tool("read_document", "the whole document", {"type": "object", "properties": {
+                "path": {"type": "string"}}, "required": ["path"]}, read_only=True), *super().tools()]
+
+        async def _read_document(self, path: str) -> dict[str, Any]:
+            return {"tables": self.docs[path]["tables"]}
+
+    reports = Reports({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    sheets = Spreadsheets()
+    seen: list[str] = []
+
+    def reader(prompt: str) -> str:
+        seen.append(prompt)
+        return app("FINISH")
+
+    def writer(prompt: str) -> str:
+        rows = TABLE if json.dumps(TABLE) in prompt else [["nothing"]]
+        return app("FINISH", ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": rows}))
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Read the table of report.docx", "documents"),
+                      sub("2", "Write it into b.xlsx", "spreadsheets", "1"))
+
+    result = await run_request("Copy the table of report.docx into b.xlsx", [reports, sheets],
+                               ScriptedBackend(planner), app_models={"documents": ScriptedBackend(reader),
+                                                                     "spreadsheets": ScriptedBackend(writer)},
+                               config=HostConfig(check_finish=False))
+    assert result.ok, result
+    assert '## The files of your subtask now\n- read_document({"path": "report.docx"}) -> ok:' in seen[0]
+    assert sheets.books["b.xlsx"]["rows"] == TABLE
+    assert ("read_document", {"path": "report.docx"}) in reports.calls

@@ -18,7 +18,7 @@ from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
 from podium.desktop.messages import AppStepReport, summarize
 from podium.desktop.schemas import AppOutput, AppStatus
-from podium.desktop.tolerance import progress_nudge
+from podium.desktop.tolerance import finish_nudge, progress_nudge
 from podium.errors import Reason, ReasonKind
 
 
@@ -90,6 +90,12 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     if output.status is AppStatus.PENDING:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
+    if output.status is AppStatus.FINISH and not failed and record.calls + done == 0 and not record.finish_checked \
+            and s.config.check_finish and (app := s.catalog.get(record.spec.application)) and app.tools:
+        # Small models "finish" a change they never made (the data copied into result, no tool
+        # called). Asked once; a second FINISH is believed: some subtasks need no tool.
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, nudge=finish_nudge(app.tools))
+        return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed:
         if output.result in (None, "") and not outputs:
             # Done without a word of result nor a tool call: what it looked at (the files of its

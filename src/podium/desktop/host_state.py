@@ -42,6 +42,9 @@ class HostConfig:
     # ones, or a reading that had to be corrected): the subtask fails with that reason instead of
     # spending the rest of its steps the same way. Each such step is nudged and sampled, not greedy.
     max_idle_steps: int = 3
+    # A subtask's FINISH before any of its tool calls succeeded is questioned once (the next step is
+    # asked to make the change, or to FINISH again): small models report changes they never made.
+    check_finish: bool = True
     temperature: float = 0.0  # first attempt: greedy
     retry_temperature: float = 0.7  # re-asks: sample, so the model does not repeat itself
     interactive: bool = False  # False: batch mode, nobody answers

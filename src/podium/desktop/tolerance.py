@@ -96,3 +96,10 @@ def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_name
     tools = ", ".join(tool_names[:12])
     return (f"Your last step called no tool. Put the tool call that does the next part of the subtask in "
             f"actions now (tools: {tools}), or answer FINISH with the result if the subtask is done.")
+
+
+def finish_nudge(tool_names: Sequence[str]) -> str:
+    """What to tell an AppAgent whose FINISH came before any tool call of its subtask."""
+    return (f"You answered FINISH, but no tool has run for this subtask, so nothing was changed. If the subtask "
+            f"asks to create, write, add or change something, call the tools that do it now (tools: "
+            f"{', '.join(tool_names[:12])}). If it really needs no tool, answer FINISH again with the result.")
