@@ -238,34 +238,55 @@ async def test_a_confirm_with_nothing_to_approve_does_not_fail_the_subtask_in_ba
 
 
 async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() -> None:
-    sheets = Spreadsheets()
+    # Handed the results of the subtask it depends on, a small model copies them into its result and
+    # "finishes" a chart it never made: that FINISH is questioned once; a second one is believed.
     chart = ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": "A1:B2", "title": "t"})
 
     def charter(prompt: str) -> str:
         if step_of(prompt) == 1:
-            return app("FINISH", result="the chart is in b.xlsx")  # claimed, never done
+            return app("FINISH", result=TABLE)  # claimed, never done
         return app("FINISH", chart, result="the chart is in b.xlsx")
+
+    def reader(prompt: str) -> str:  # no inputs: a FINISH without a tool call is believed at once
+        return app("FINISH", result=TABLE)
 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        return assign(sub("1", "Chart b.xlsx", "spreadsheets"))
+        return assign(sub("1", "Read the table of report.docx", "documents"),
+                      sub("2", "Chart it in b.xlsx", "spreadsheets", "1"))
 
-    model = Spy(charter)
-    result = await run_request("Chart b.xlsx", [sheets], ScriptedBackend(planner), app_models={"spreadsheets": model})
+    def run(charting: Spy, **config: Any) -> Any:
+        return run_request("Chart the table of report.docx in b.xlsx", [docs(), sheets], ScriptedBackend(planner),
+                           app_models={"documents": reading, "spreadsheets": charting}, config=HostConfig(**config))
+
+    sheets, reading, model = Spreadsheets(), Spy(reader), Spy(charter)
+    result = await run(model)
     assert result.ok, result
+    assert len(reading.seen) == 1
     assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
-    assert "no tool has run for this subtask" in model.seen[1].text and model.seen[1].temperature == 0.7
+    assert "no tool has run for this subtask" in model.seen[1].text and "'Chart it in b.xlsx'" in model.seen[1].text
+    assert model.seen[1].temperature == 0.7
 
-    believed = Spy(lambda p: app("FINISH", result="nothing to change"))
-    result = await run_request("Chart b.xlsx", [Spreadsheets()], ScriptedBackend(planner),
-                               app_models={"spreadsheets": believed})
-    assert result.ok and len(believed.seen) == 2 and result.subtasks[0]["result"] == "nothing to change"
+    sheets, reading, believed = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
+    result = await run(believed)
+    assert result.ok and len(believed.seen) == 2 and result.subtasks[1]["result"] == "nothing to do"
 
-    unchecked = Spy(lambda p: app("FINISH", result="nothing to change"))
-    result = await run_request("Chart b.xlsx", [Spreadsheets()], ScriptedBackend(planner),
-                               app_models={"spreadsheets": unchecked}, config=HostConfig(check_finish=False))
+    sheets, reading, unchecked = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
+    result = await run(unchecked, check_finish=False)
     assert result.ok and len(unchecked.seen) == 1
+
+
+async def test_a_finish_whose_actions_failed_is_nudged_sampled_and_bounded() -> None:
+    failing = Spy(lambda p: app("FINISH", ("read_table", {"path": "nowhere.docx"}), result=TABLE))
+    result = await run_request("Read the table of report.docx", [docs()], Spy(one_subtask),
+                               app_models={"documents": failing},
+                               config=HostConfig(max_idle_steps=2, max_replans=0))
+    assert not result.ok and len(failing.seen) == 2
+    assert "You answered FINISH, but the subtask is not done. Your last action failed: read_table" in \
+        failing.seen[1].text
+    assert [p.temperature for p in failing.seen] == [0.0, 0.7]
+    assert "made no progress: 2 steps in a row" in result.subtasks[0]["reason"]
 
 
 async def test_a_subtask_done_on_what_it_observed_hands_the_observation_on() -> None:

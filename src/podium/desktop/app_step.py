@@ -133,7 +133,7 @@ class AppStepBackend(BaseBackend):
         req = step.request
         # The subtask's own files; the request's only when the subtask names none (a terse plan).
         step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
-        step.prompt = Prompt(text=app_user(req, list(step.memory.items), observation_lines(step.observed)),
+        step.prompt = Prompt(text=app_user(req, _recent(step.memory), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(tools), temperature=step.request.temperature)
 
@@ -216,6 +216,13 @@ class AppStepBackend(BaseBackend):
         if output.result not in (None, ""):
             line += f"\n  result: {summarize(output.result, 500)}"
         step.memory.items.append(line)
+
+
+def _recent(memory: AppMemory, shown: int = 6, full: int = 2) -> list[str]:
+    """The memory as the prompt shows it: the latest `shown` steps, the older of them shortened. Every
+    step's tool output in full would soon be most of a small model's prompt (and its time)."""
+    items = list(memory.items)[-shown:]
+    return [summarize(i, 400) for i in items[:-full]] + items[-full:]
 
 
 def _always_sensitive(app: Any, tool: str) -> bool:

@@ -90,11 +90,15 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     if output.status is AppStatus.PENDING:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
-    if output.status is AppStatus.FINISH and not failed and record.calls + done == 0 and not record.finish_checked \
-            and s.config.check_finish and (app := s.catalog.get(record.spec.application)) and app.tools:
-        # Small models "finish" a change they never made (the data copied into result, no tool
-        # called). Asked once; a second FINISH is believed: some subtasks need no tool.
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, nudge=finish_nudge(app.tools))
+    if output.status is AppStatus.FINISH and not failed and record.calls + done == 0 and record.spec.depends_on \
+            and not record.finish_checked and s.config.check_finish \
+            and (app := s.catalog.get(record.spec.application)) and app.tools:
+        # Small models "finish" a change they never made: handed the results of the subtasks it
+        # depends on, the AppAgent copies them into its result and calls no tool. A subtask that is
+        # handed data is there to do something with it, so that FINISH is questioned, once (a second
+        # FINISH is believed). A subtask without inputs may well be done by looking (observe.py).
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
+                           nudge=finish_nudge(record.spec.description, app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed:
         if output.result in (None, "") and not outputs:
@@ -114,20 +118,19 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         return finish_run(s, HostEvent.BROKEN, reason)
     # CONTINUE, or a FINISH whose own actions failed: one more step, with the failure in front of it
     s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE)
-    if output.status is AppStatus.FINISH:
-        s = update_subtask(s, sid, feedback="You answered FINISH, but an action failed: "
-                                            + "; ".join(f"{r.function}: {r.error}" for r in failed)
-                                            + ". Fix it and go on, or answer FAIL with the reason.")
-    elif not done:
+    if output.status is AppStatus.FINISH or not done:
         return _no_progress(s, agent, sid, report, output)
     return dispatch_app(s, sid)
 
 
 def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, output: AppOutput) -> Result:
-    """A CONTINUE step that ran no tool successfully: nudge the next step, or end a run of them."""
+    """A step that ran no tool successfully (CONTINUE), or a FINISH whose actions failed: nudge the next
+    step (sampled: greedy would answer the same), or end a run of such steps."""
     record = run_of(s).subtasks[sid]
     app = s.catalog.get(record.spec.application)
     nudge = report.nudge or progress_nudge(output, report.results, app.tools if app else ()) or ""
+    if output.status is AppStatus.FINISH:
+        nudge = f"You answered FINISH, but the subtask is not done. {nudge}"
     if record.idle >= s.config.max_idle_steps:
         reason = Reason(ReasonKind.LIMIT_REACHED,
                         f"AppAgent {agent} (subtask {sid}) made no progress: {record.idle} steps in a row without "

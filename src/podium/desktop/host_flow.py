@@ -180,7 +180,9 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs,
-                             blackboard=s.blackboard.to_prompt(s.config.blackboard_chars, shown_request=run.request),
+                             # Half the planner's share: an AppAgent's own work is in its memory and inputs.
+                             blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 2),
+                                                               shown_request=run.request),
                              answers=record.answers, feedback=record.feedback, note=record.note,
                              nudge=record.nudge, temperature=t, actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)

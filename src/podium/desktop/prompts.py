@@ -46,6 +46,16 @@ APP_EXAMPLE: tuple[dict[str, Any], dict[str, Any]] = (
      "thought": "I have the rows: the subtask is done", "actions": [], "status": "FINISH",
      "comment": "Rows read", "questions": [], "result": [["Region", "Total"], ["North", 42]]},
 )
+# A subtask that depends on another: the data it needs is in its prompt already, so it goes straight
+# into the calls that make the change, several in one step, and FINISH runs them.
+APP_USE_EXAMPLE: dict[str, Any] = {
+    "observation": "Subtask 1 returned the rows [[\"Region\", \"Total\"], [\"North\", 42]]; summary.docx is empty",
+    "thought": "The rows are already here: add_heading, then add_table with these rows",
+    "actions": [{"function": "add_heading", "arguments": {"path": "summary.docx", "text": "Totals"}},
+                {"function": "add_table", "arguments": {"path": "summary.docx",
+                                                        "rows": [["Region", "Total"], ["North", 42]]}}],
+    "status": "FINISH", "comment": "", "questions": [],
+    "result": "summary.docx has the heading Totals and a table of the 2 rows"}
 
 
 def _json(value: Any) -> str:
@@ -184,13 +194,18 @@ next subtask needs: the data you read, or what you wrote where.
 - FAIL: the subtask cannot be done; say why in comment.
 - PENDING: ONLY to ask the person something only they know; the questions go in questions.
 - CONFIRM: the actions change or delete something the person must approve first.
-Call tools instead of describing them. Never call a tool again with the same arguments: its result is \
-under "Your previous steps".
+Rules:
+- Call tools instead of describing them; in thought, name the calls the subtask needs, in order.
+- Data shown under "Results of the subtasks yours depends on" or "The files of your subtask now" is \
+already there: use it in your calls, do not read it again.
+- Never call a tool again with the same arguments: its result is under "Your previous steps".
 
 Example, subtask "Read the totals from sales.xlsx", step 1:
 {_json(first)}
 Step 2, once read_sheet has answered:
-{_json(second)}"""
+{_json(second)}
+Example, subtask "Write the totals as a table into summary.docx", which depends on the subtask above:
+{_json(APP_USE_EXAMPLE)}"""
 
 
 def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:

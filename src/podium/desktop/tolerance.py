@@ -98,8 +98,8 @@ def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_name
             f"actions now (tools: {tools}), or answer FINISH with the result if the subtask is done.")
 
 
-def finish_nudge(tool_names: Sequence[str]) -> str:
+def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
     """What to tell an AppAgent whose FINISH came before any tool call of its subtask."""
-    return (f"You answered FINISH, but no tool has run for this subtask, so nothing was changed. If the subtask "
-            f"asks to create, write, add or change something, call the tools that do it now (tools: "
-            f"{', '.join(tool_names[:12])}). If it really needs no tool, answer FINISH again with the result.")
+    return (f"You answered FINISH, but no tool has run for this subtask, so nothing has changed yet. Your "
+            f"subtask: {description!r}. If it needs a change, call the tools that make it now, with the data "
+            f"you were given (tools: {', '.join(tool_names[:12])}). If it needs no tool, answer FINISH again.")
