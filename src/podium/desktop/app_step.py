@@ -46,13 +46,13 @@ from podium.errors import ReasonKind
 
 
 class AppMemory:
-    """An AppAgent's memory of its steps, across subtasks: the newest `size` entries, and the calls
-    that succeeded at the latest step (subtask id, call keys) so an identical change is not run twice."""
+    """An AppAgent's memory of its steps, across subtasks: the newest `size` entries, and the calls that
+    succeeded in the current subtask (its id, call keys) so an identical change is not made twice."""
 
     def __init__(self, inner: Any, size: int) -> None:
         self.inner = inner
         self.items: deque[str] = deque(maxlen=size)
-        self.last_ok: tuple[str, frozenset[str]] = ("", frozenset())
+        self.done: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 class _Step:
@@ -170,12 +170,12 @@ class AppStepBackend(BaseBackend):
             return
         tools = {t.name: t for t in app.tools()}
         known = set(tools)
-        subtask, before = step.memory.last_ok
-        previous_ok = before if subtask == step.request.subtask_id else frozenset()
+        subtask, before = step.memory.done
+        done = before if subtask == step.request.subtask_id else frozenset()
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
-                repeated_change(action, tool.read_only, previous_ok)
+                repeated_change(action, tool.read_only, done)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=repeated, skipped=True))
@@ -203,7 +203,8 @@ class AppStepBackend(BaseBackend):
         req, output = step.request, step.output
         if output is None:
             return
-        step.memory.last_ok = (req.subtask_id, frozenset(
+        subtask, before = step.memory.done
+        step.memory.done = (req.subtask_id, (before if subtask == req.subtask_id else frozenset()) | frozenset(
             call_key(Action(function=r.function, arguments=r.arguments)) for r in step.results if r.ok))
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:

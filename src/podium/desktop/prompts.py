@@ -20,37 +20,40 @@ from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 # grammar writes the fields in that order, and an example in another order only confuses it.
 HOST_EXAMPLE: dict[str, Any] = {
     "Observation": "No subtask has run yet",
-    "Thought": "The totals must be read from sales.xlsx before they can be written into summary.docx, "
-               "so subtask 2 depends on subtask 1.",
+    "Thought": "prices.xlsx cannot see offer.docx: read the table, write it into prices.xlsx, then add the sum "
+               "there. Each subtask needs the one before it.",
     "Status": "ASSIGN",
     "Subtasks": [
-        {"id": "1", "description": "Read the totals from sales.xlsx", "application": "spreadsheets",
-         "depends_on": [], "message": "Read the first sheet of sales.xlsx and return its rows"},
-        {"id": "2", "description": "Write the totals as a table into summary.docx", "application": "documents",
-         "depends_on": ["1"], "message": "Use the rows from subtask 1's result"},
+        {"id": "1", "description": "Read the price table of offer.docx", "application": "documents",
+         "depends_on": [], "message": "Call read_table on offer.docx and return its rows"},
+        {"id": "2", "description": "Write the rows of subtask 1 into prices.xlsx", "application": "spreadsheets",
+         "depends_on": ["1"], "message": "Call write_rows on prices.xlsx with the rows of subtask 1"},
+        {"id": "3", "description": "Add the sum of the prices under the rows in prices.xlsx",
+         "application": "spreadsheets", "depends_on": ["2"],
+         "message": "Call write_rows with a =SUM() formula of the price column under the last row"},
     ],
     "Questions": [],
     "Bash": "",
-    "Comment": "Two subtasks: read, then write",
+    "Comment": "Read, copy, then compute",
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
-    "Observation": "Subtask 1 FINISH (rows read), subtask 2 FINISH (table written)",
+    "Observation": "Subtasks 1, 2 and 3 FINISH: rows read, written, sum added",
     "Thought": "Every part of the request is done", "Status": "FINISH", "Subtasks": [], "Questions": [],
-    "Bash": "", "Comment": "summary.docx now holds the totals of sales.xlsx",
+    "Bash": "", "Comment": "prices.xlsx holds the price table of offer.docx and its sum",
 }
 APP_EXAMPLE: tuple[dict[str, Any], dict[str, Any]] = (
-    {"observation": "Nothing has run yet", "thought": "read_sheet returns the rows of sales.xlsx",
+    {"observation": "Nothing has run yet", "thought": "Needs read_sheet on sales.xlsx, then FINISH with the rows",
      "actions": [{"function": "read_sheet", "arguments": {"path": "sales.xlsx"}}],
      "status": "CONTINUE", "comment": "", "questions": [], "result": None},
     {"observation": "read_sheet returned [[\"Region\", \"Total\"], [\"North\", 42]]",
-     "thought": "I have the rows: the subtask is done", "actions": [], "status": "FINISH",
+     "thought": "read_sheet answered: FINISH with the rows", "actions": [], "status": "FINISH",
      "comment": "Rows read", "questions": [], "result": [["Region", "Total"], ["North", 42]]},
 )
 # A subtask that depends on another: the data it needs is in its prompt already, so it goes straight
 # into the calls that make the change, several in one step, and FINISH runs them.
 APP_USE_EXAMPLE: dict[str, Any] = {
     "observation": "Subtask 1 returned the rows [[\"Region\", \"Total\"], [\"North\", 42]]; summary.docx is empty",
-    "thought": "The rows are already here: add_heading, then add_table with these rows",
+    "thought": "The rows are given. Needs add_heading, then add_table with the rows: both now, then FINISH",
     "actions": [{"function": "add_heading", "arguments": {"path": "summary.docx", "text": "Totals"}},
                 {"function": "add_table", "arguments": {"path": "summary.docx",
                                                         "rows": [["Region", "Total"], ["North", 42]]}}],
@@ -83,13 +86,17 @@ Subtasks:
 - application is one of: {names}.{types}
 - depends_on lists the ids of earlier subtasks whose results it needs; with an empty depends_on it \
 runs at once, at the same time as the others.
-- message tells the AppAgent what you know: file names, sheets, what to return.
+- message tells the AppAgent how: the files, the data to use, and which of its application's tools to \
+call, in order (the tools are listed with the applications).
+- An application only sees its own files: data from another application's file is written into its \
+file by a subtask of its own before later subtasks use it there.
 - Subtasks already FINISH are done: never repeat them; new subtasks get new ids.
 - Never plan anything the request says not to do.
 
-Example, for the request "Put the totals of sales.xlsx into a table in summary.docx":
+Example, for the request "Copy the price table of offer.docx into prices.xlsx and add the sum of the \
+prices below it":
 {_json(HOST_EXAMPLE)}
-Example, once both subtasks are FINISH:
+Example, once every subtask is FINISH:
 {_json(HOST_FINISH_EXAMPLE)}"""
 
 
@@ -195,9 +202,12 @@ next subtask needs: the data you read, or what you wrote where.
 - PENDING: ONLY to ask the person something only they know; the questions go in questions.
 - CONFIRM: the actions change or delete something the person must approve first.
 Rules:
-- Call tools instead of describing them; in thought, name the calls the subtask needs, in order.
+- Call tools instead of describing them. In thought, name every tool call the subtask still needs, in \
+order: a change often takes several (put data in, then use it).
 - Data shown under "Results of the subtasks yours depends on" or "The files of your subtask now" is \
 already there: use it in your calls, do not read it again.
+- Tools only see what is in your files: data handed to you by another subtask must be written into the \
+file first, before another tool can refer to its cells, rows or text.
 - Never call a tool again with the same arguments: its result is under "Your previous steps".
 
 Example, subtask "Read the totals from sales.xlsx", step 1:
@@ -221,8 +231,9 @@ def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
 
 
 def app_user(req: AppStepRequest, memory: Sequence[str], seen: Sequence[str] = ()) -> str:
-    parts = [f"## Overall request\n{req.request}" if req.request else "",
-             f"## Your subtask ({req.subtask_id or 'direct'})\n{req.description}"]
+    # The subtask comes first and last: a small model that reads the person's whole request first sets
+    # out to do all of it (a chart where its subtask only writes the rows). The request is context.
+    parts = [f"## Your subtask ({req.subtask_id or 'direct'})\n{req.description}"]
     if req.tips:
         parts.append(f"## Tips from the HostAgent\n{req.tips}")
     if req.inputs:
@@ -235,13 +246,16 @@ def app_user(req: AppStepRequest, memory: Sequence[str], seen: Sequence[str] = (
         parts.append("## Answers from the person\n" + "\n".join(_answers(req.answers)))
     if req.blackboard:
         parts.append(f"## Blackboard\n{req.blackboard}")
+    if req.request and req.request != req.description:
+        parts.append(f"## The person's whole request (other subtasks do the rest of it)\n{req.request}")
     if req.note:
         parts.append(f"## Note from the HostAgent\n{req.note}")
     if req.feedback:
         parts.append(f"## Your previous answer was rejected\n{req.feedback}\nCorrect it.")
     if req.nudge:
         parts.append(f"## Attention\n{req.nudge}")
-    parts.append(f"This is step {req.step} of the subtask. Answer with the JSON object only.")
+    parts.append(f"This is step {req.step} of the subtask {req.description!r}: do that subtask only. "
+                 f"Answer with the JSON object only.")
     return "\n\n".join(p for p in parts if p)
 
 

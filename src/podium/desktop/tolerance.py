@@ -73,26 +73,31 @@ def call_key(action: Action) -> str:
     return json.dumps([action.function, action.arguments], sort_keys=True, default=str)
 
 
-def repeated_change(action: Action, read_only: bool, previous_ok: frozenset[str]) -> str | None:
-    """Why a call is NOT run: it changes something and succeeded with the very same arguments at the
-    previous step (a small model that did not notice its own success would otherwise add a second
+def repeated_change(action: Action, read_only: bool, done: frozenset[str]) -> str | None:
+    """Why a call is NOT run: it changes something and already succeeded with the very same arguments
+    in this subtask (a small model that did not notice its own success would otherwise add a second
     chart, append the same rows again...). A repeated read is harmless and runs."""
-    if read_only or call_key(action) not in previous_ok:
+    if read_only or call_key(action) not in done:
         return None
-    return (f"not run: {action.function} already succeeded with these same arguments in your previous "
-            f"step (see Your previous steps); do not repeat it: go on with the next part, or answer "
-            f"FINISH with the result")
+    return (f"not run: {action.function} already succeeded with these same arguments in this subtask; "
+            f"do not repeat it")
 
 
 def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_names: Sequence[str]) -> str | None:
-    """What to tell the AppAgent after a CONTINUE step that ran no tool successfully; None if it did."""
+    """What to tell the AppAgent after a step that ran no tool successfully; None if it did. A tool's
+    error is quoted as the tool gave it."""
     if any(r.ok for r in results):
         return None
-    failed = [r for r in results if not r.ok]
+    failed = [r for r in results if not r.ok and not r.skipped]
     if failed:
         errors = "; ".join(f"{r.function}({summarize(r.arguments, 200)}) -> {r.error}" for r in failed[:3])
-        return (f"Your last action failed: {errors}. Fix the arguments (use the exact argument names of the "
-                f"tool list) and call it again, or call another tool.")
+        return (f"Your last action failed: {errors}. Fix the arguments (use the exact argument names of the tool "
+                f"list) and call it again, or call another tool.")
+    repeated = ", ".join(dict.fromkeys(r.function for r in results if r.skipped))
+    if repeated:
+        return (f"You called {repeated} again with the same arguments, but it had already succeeded in this "
+                f"subtask, so it was not run again. Call the next tool your subtask needs, or answer FINISH "
+                f"with the result if it is done.")
     tools = ", ".join(tool_names[:12])
     return (f"Your last step called no tool. Put the tool call that does the next part of the subtask in "
             f"actions now (tools: {tools}), or answer FINISH with the result if the subtask is done.")
