@@ -92,7 +92,7 @@ async def test_system_prompt_schema_and_temperature_reach_the_model() -> None:
     (prompt,) = seen
     assert prompt.temperature == 0.0 and prompt.schema is not None and "status" in prompt.schema["properties"]
     assert prompt.system and "add_chart(path: string" in prompt.system and "clear_sheet" in prompt.system
-    assert '"function": "read_sheet"' in prompt.system  # the worked example
+    assert '"function": "add_table"' in prompt.system and "## Results of the subtasks" in prompt.system  # the example
 
 
 async def test_memory_carries_over_to_the_next_step_and_the_next_subtask() -> None:

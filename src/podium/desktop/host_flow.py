@@ -180,8 +180,8 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
                              description=record.spec.description, tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs,
-                             # Half the planner's share: an AppAgent's own work is in its memory and inputs.
-                             blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 2),
+                             # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs.
+                             blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4),
                                                                shown_request=run.request),
                              answers=record.answers, feedback=record.feedback, note=record.note,
                              nudge=record.nudge, temperature=t, actions=actions)

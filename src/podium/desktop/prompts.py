@@ -41,24 +41,20 @@ HOST_FINISH_EXAMPLE: dict[str, Any] = {
     "Thought": "Every part of the request is done", "Status": "FINISH", "Subtasks": [], "Questions": [],
     "Bash": "", "Comment": "prices.xlsx holds the price table of offer.docx and its sum",
 }
-APP_EXAMPLE: tuple[dict[str, Any], dict[str, Any]] = (
-    {"observation": "Nothing has run yet", "thought": "Needs read_sheet on sales.xlsx, then FINISH with the rows",
-     "actions": [{"function": "read_sheet", "arguments": {"path": "sales.xlsx"}}],
-     "status": "CONTINUE", "comment": "", "questions": [], "result": None},
-    {"observation": "read_sheet returned [[\"Region\", \"Total\"], [\"North\", 42]]",
-     "thought": "read_sheet answered: FINISH with the rows", "actions": [], "status": "FINISH",
-     "comment": "Rows read", "questions": [], "result": [["Region", "Total"], ["North", 42]]},
-)
-# A subtask that depends on another: the data it needs is in its prompt already, so it goes straight
-# into the calls that make the change, several in one step, and FINISH runs them.
-APP_USE_EXAMPLE: dict[str, Any] = {
-    "observation": "Subtask 1 returned the rows [[\"Region\", \"Total\"], [\"North\", 42]]; summary.docx is empty",
-    "thought": "The rows are given. Needs add_heading, then add_table with the rows: both now, then FINISH",
-    "actions": [{"function": "add_heading", "arguments": {"path": "summary.docx", "text": "Totals"}},
-                {"function": "add_table", "arguments": {"path": "summary.docx",
+# One example, shown as the prompt it answers: the observation restates the data it was given and the
+# actions use exactly that data. Without the prompt beside it, a small model copied the example's own
+# rows into its call instead of the rows its subtask was given.
+APP_EXAMPLE_PROMPT = """## Your subtask (2)
+Write the totals as a table into summary.docx
+## Results of the subtasks yours depends on
+- subtask 1 (spreadsheets, Read the totals from sales.xlsx): FINISH
+  result: [["Region", "Total"], ["North", 42]]"""
+APP_EXAMPLE: dict[str, Any] = {
+    "observation": "Subtask 1 gave the rows [[\"Region\", \"Total\"], [\"North\", 42]]",
+    "thought": "Needs add_table on summary.docx with those rows, then FINISH",
+    "actions": [{"function": "add_table", "arguments": {"path": "summary.docx",
                                                         "rows": [["Region", "Total"], ["North", 42]]}}],
-    "status": "FINISH", "comment": "", "questions": [],
-    "result": "summary.docx has the heading Totals and a table of the 2 rows"}
+    "status": "FINISH", "comment": "", "questions": [], "result": "summary.docx has a table of the 2 rows"}
 
 
 def _json(value: Any) -> str:
@@ -184,7 +180,6 @@ def tool_lines(tools: Sequence[Any], sensitive: Sequence[str] = ()) -> str:
 
 def app_system(application: str, description: str, tools: Sequence[Any],
                sensitive: Sequence[str] = ()) -> str:
-    first, second = APP_EXAMPLE
     return f"""You are the AppAgent of the application "{application}": {description}
 You do ONE subtask by calling the application's tools, one step at a time.
 
@@ -193,29 +188,20 @@ Tools (name(arguments); ? marks an optional argument):
 
 At each step answer with ONE JSON object with these fields in this order: observation, thought, \
 actions, status, comment, questions, result.
-actions: the tool calls to run now, as {{"function": tool name, "arguments": {{argument: value}}}}.
-status is one of:
-- CONTINUE: run the actions; their results are shown to you at the next step.
-- FINISH: the subtask is done (actions listed with FINISH still run first). result holds what the \
-next subtask needs: the data you read, or what you wrote where.
-- FAIL: the subtask cannot be done; say why in comment.
-- PENDING: ONLY to ask the person something only they know; the questions go in questions.
-- CONFIRM: the actions change or delete something the person must approve first.
-Rules:
-- Call tools instead of describing them. In thought, name every tool call the subtask still needs, in \
-order: a change often takes several (put data in, then use it).
-- Data shown under "Results of the subtasks yours depends on" or "The files of your subtask now" is \
-already there: use it in your calls, do not read it again.
-- Tools only see what is in your files: data handed to you by another subtask must be written into the \
-file first, before another tool can refer to its cells, rows or text.
-- Never call a tool again with the same arguments: its result is under "Your previous steps".
+- observation: what the prompt shows that your subtask needs (quote the data you will use).
+- thought: every tool call the subtask still needs, in order.
+- actions: the calls to run now: [{{"function": tool name, "arguments": {{argument: value}}}}].
+- status: CONTINUE (run the actions, see their results next step), FINISH (the subtask is done once \
+the actions ran; result says what the next subtask needs), FAIL (it cannot be done: say why in comment), \
+PENDING (ask the person, in questions, what only they know), CONFIRM (the actions need the person's \
+approval first).
+Use the data the prompt shows (results of earlier subtasks, your files) in your calls; never invent \
+data, never call a tool again with the same arguments.
 
-Example, subtask "Read the totals from sales.xlsx", step 1:
-{_json(first)}
-Step 2, once read_sheet has answered:
-{_json(second)}
-Example, subtask "Write the totals as a table into summary.docx", which depends on the subtask above:
-{_json(APP_USE_EXAMPLE)}"""
+Example. For the prompt:
+{APP_EXAMPLE_PROMPT}
+you answer:
+{_json(APP_EXAMPLE)}"""
 
 
 def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
