@@ -15,7 +15,7 @@ from podium.desktop import HostConfig, run_request
 from podium.desktop.grammar import app_output_schema, host_output_schema
 from podium.desktop.messages import ActionResult
 from podium.desktop.schemas import Action, AppOutput, AppStatus
-from podium.desktop.tolerance import progress_nudge, read_app_output, repeated_change
+from podium.desktop.tolerance import DoneCalls, progress_nudge, read_app_output
 from podium.errors import ReasonKind
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
 from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
@@ -120,13 +120,20 @@ def test_what_the_nudges_say() -> None:
     assert "rows: required" in (progress_nudge(out, [failed], ["write_rows"]) or "")  # the tool's own words
     ok = ActionResult(function="write_rows", arguments={}, ok=True)
     assert progress_nudge(out, [failed, ok], ["write_rows"]) is None
-    call = Action(function="write_rows", arguments={"path": "b.xlsx", "rows": [[1]]})
-    from podium.desktop.tolerance import call_key
 
-    same = Action(function="write_rows", arguments={"rows": [[1]], "path": "b.xlsx"})
-    assert repeated_change(same, False, frozenset({call_key(call)}))
-    assert repeated_change(same, True, frozenset({call_key(call)})) is None  # reading again is harmless
-    assert repeated_change(same, False, frozenset()) is None
+
+def test_no_call_is_made_twice_in_a_subtask_but_a_read_is_new_after_a_change() -> None:
+    write = Action(function="write_rows", arguments={"path": "b.xlsx", "rows": [[1]]})
+    same = Action(function="write_rows", arguments={"rows": [[1]], "path": "b.xlsx"})  # key order aside
+    read = Action(function="read_sheet", arguments={"path": "b.xlsx"})
+    done = DoneCalls().after("1", [(write, False)])
+    assert done.repeated(same, False) and "do not repeat it" in (done.repeated(same, False) or "")
+    assert done.repeated(read, True) is None
+    done = done.after("1", [(read, True)])
+    assert "its result is under Your previous steps" in (done.repeated(read, True) or "")
+    chart = Action(function="add_chart", arguments={"path": "b.xlsx"})
+    assert done.after("1", [(chart, False)]).repeated(read, True) is None  # the file changed: read again
+    assert done.after("2", []).repeated(same, False) is None  # another subtask starts afresh
 
 
 # -- in a session ------------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
-from podium.desktop.tolerance import call_key, read_app_output, repeated_change
+from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
 
 
@@ -52,7 +52,7 @@ class AppMemory:
     def __init__(self, inner: Any, size: int) -> None:
         self.inner = inner
         self.items: deque[str] = deque(maxlen=size)
-        self.done: tuple[str, frozenset[str]] = ("", frozenset())
+        self.done = DoneCalls()
 
 
 class _Step:
@@ -170,12 +170,11 @@ class AppStepBackend(BaseBackend):
             return
         tools = {t.name: t for t in app.tools()}
         known = set(tools)
-        subtask, before = step.memory.done
-        done = before if subtask == step.request.subtask_id else frozenset()
+        done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
-                repeated_change(action, tool.read_only, done)
+                done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=repeated, skipped=True))
@@ -203,9 +202,10 @@ class AppStepBackend(BaseBackend):
         req, output = step.request, step.output
         if output is None:
             return
-        subtask, before = step.memory.done
-        step.memory.done = (req.subtask_id, (before if subtask == req.subtask_id else frozenset()) | frozenset(
-            call_key(Action(function=r.function, arguments=r.arguments)) for r in step.results if r.ok))
+        read_only = {t.name: t.read_only for t in self.application.tools()}
+        step.memory.done = step.memory.done.after(req.subtask_id, [
+            (Action(function=r.function, arguments=r.arguments), read_only.get(r.function, False))
+            for r in step.results if r.ok])
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"

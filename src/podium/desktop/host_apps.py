@@ -101,9 +101,9 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
                            nudge=finish_nudge(record.spec.description, app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed:
-        if output.result in (None, "") and not outputs:
-            # Done without a word of result nor a tool call: what it looked at (the files of its
-            # subtask, read at this step) is what the subtasks depending on it need.
+        if not outputs:
+            # Done without a tool call: what it looked at (the files of its subtask, read at this
+            # step) is what the subtasks depending on it need, whatever its result says.
             seen = tuple(r.content for r in report.observed if r.ok)
             s = update_subtask(s, sid, outputs=seen[-s.config.max_outputs:])
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)

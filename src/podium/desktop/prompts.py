@@ -44,6 +44,14 @@ HOST_FINISH_EXAMPLE: dict[str, Any] = {
 # One example, shown as the prompt it answers: the observation restates the data it was given and the
 # actions use exactly that data. Without the prompt beside it, a small model copied the example's own
 # rows into its call instead of the rows its subtask was given.
+APP_READ_PROMPT = """## Your subtask (1)
+Read the totals from sales.xlsx
+## The files of your subtask now
+- read_sheet({"path": "sales.xlsx"}) -> ok: [["Region", "Total"], ["North", 42]]"""
+APP_READ_EXAMPLE: dict[str, Any] = {
+    "observation": "read_sheet shows the rows of sales.xlsx", "thought": "The rows are read: no call is needed",
+    "actions": [], "status": "FINISH", "comment": "", "questions": [],
+    "result": "the rows of sales.xlsx that read_sheet shows"}
 APP_EXAMPLE_PROMPT = """## Your subtask (2)
 Write the totals as a table into summary.docx
 ## Results of the subtasks yours depends on
@@ -198,6 +206,10 @@ approval first).
 Use the data the prompt shows (results of earlier subtasks, your files) in your calls; never invent \
 data, never call a tool again with the same arguments.
 
+Example. For the prompt:
+{APP_READ_PROMPT}
+you answer:
+{_json(APP_READ_EXAMPLE)}
 Example. For the prompt:
 {APP_EXAMPLE_PROMPT}
 you answer:

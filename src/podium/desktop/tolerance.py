@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from podium.backends.structured import OutputErrors, extract_json, validate
@@ -73,14 +74,30 @@ def call_key(action: Action) -> str:
     return json.dumps([action.function, action.arguments], sort_keys=True, default=str)
 
 
-def repeated_change(action: Action, read_only: bool, done: frozenset[str]) -> str | None:
-    """Why a call is NOT run: it changes something and already succeeded with the very same arguments
-    in this subtask (a small model that did not notice its own success would otherwise add a second
-    chart, append the same rows again...). A repeated read is harmless and runs."""
-    if read_only or call_key(action) not in done:
-        return None
-    return (f"not run: {action.function} already succeeded with these same arguments in this subtask; "
-            f"do not repeat it")
+@dataclass(frozen=True, slots=True)
+class DoneCalls:
+    """The calls that succeeded in one subtask, so that none is made twice with the same arguments: a
+    small model that does not notice its own success adds a second chart, appends the same rows again,
+    or reads the same file step after step. A read counts as new again once a change succeeded (the
+    file may now read differently)."""
+
+    subtask: str = ""
+    changes: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+
+    def repeated(self, action: Action, read_only: bool) -> str | None:
+        """Why `action` is NOT run, or None to run it."""
+        if call_key(action) not in (self.reads if read_only else self.changes):
+            return None
+        what = "its result is under Your previous steps" if read_only else "do not repeat it"
+        return f"not run: {action.function} already succeeded with these same arguments in this subtask; {what}"
+
+    def after(self, subtask: str, succeeded: Sequence[tuple[Action, bool]]) -> DoneCalls:
+        """With a step's successful calls (action, read_only) added; a new subtask starts afresh."""
+        base = self if subtask == self.subtask else DoneCalls(subtask)
+        changes = frozenset(call_key(a) for a, ro in succeeded if not ro)
+        reads = frozenset(call_key(a) for a, ro in succeeded if ro)
+        return DoneCalls(subtask, base.changes | changes, (frozenset() if changes else base.reads) | reads)
 
 
 def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_names: Sequence[str]) -> str | None:
