@@ -136,11 +136,13 @@ async def test_status_confirm_holds_even_harmless_actions() -> None:
     assert report.status is AppStatus.CONFIRM and len(report.held) == 1 and notes.calls == []
 
 
-async def test_unknown_tool_and_failing_tool_stop_the_remaining_actions() -> None:
+async def test_unknown_tool_and_failing_change_stop_the_remaining_actions_a_failing_read_does_not() -> None:
     notes = Notes()
     model = ScriptedBackend([
         app_out(actions=[{"function": "paint", "arguments": {}}, {"function": "write_note",
                                                                   "arguments": {"title": "t", "text": "x"}}]),
+        app_out(actions=[{"function": "write_note", "arguments": {"title": "t"}},
+                         {"function": "write_note", "arguments": {"title": "u", "text": "y"}}]),
         app_out(actions=[{"function": "read_note", "arguments": {"title": "missing"}},
                          {"function": "write_note", "arguments": {"title": "t", "text": "x"}}]),
     ])
@@ -151,8 +153,12 @@ async def test_unknown_tool_and_failing_tool_stop_the_remaining_actions() -> Non
     assert "unknown tool 'paint'" in (first.results[0].error or "") and "read_note" in (first.results[0].error or "")
     assert first.results[1].error == "not run: an earlier action failed" and notes.notes == {}
     second = await app_step(backend, session, AppStepRequest(description="x"))
-    assert "read_note" in (second.results[0].error or "") and notes.notes == {}
+    assert "write_note" in (second.results[0].error or "") and notes.notes == {}  # the later change assumed it
+    assert second.results[1].error == "not run: an earlier action failed"
     assert second.failure is None  # action failures are recorded, not fatal
+    # A failed read changed nothing, and the write after it was decided before it ran: it still runs.
+    third = await app_step(backend, session, AppStepRequest(description="x"))
+    assert [r.ok for r in third.results] == [False, True] and notes.notes == {"t": "x"}
 
 
 async def test_invalid_output_is_reported_with_the_validation_error_and_the_raw_text() -> None:

@@ -10,9 +10,9 @@ result is the step's report:
   results, memory, answers, blackboard, repair feedback).
 - LLM_INTERACTION: ask the model (structured output schema, the temperature the host chose) and
   validate its answer against `AppOutput`.
-- ACTION_EXECUTION: run the chosen tool calls in order, stopping at the first failure. If any of them
-  is sensitive (or the model said CONFIRM), NONE runs: they are returned as `held`, and run only when
-  the host sends them back approved (`RUN_APPROVED`).
+- ACTION_EXECUTION: run the chosen tool calls in order, stopping at the first failed change (a failed read
+  changes nothing: the rest runs). If any of them is sensitive (or the model said CONFIRM), NONE runs: they
+  are returned as `held`, and run only when the host sends them back approved (`RUN_APPROVED`).
 - MEMORY_UPDATE: remember the step (bounded), which is how a reused AppAgent keeps its memory.
 """
 
@@ -192,7 +192,9 @@ class AppStepBackend(BaseBackend):
                 except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                      ok=False, error=f"{type(exc).__name__}: {exc}"))
-            if not step.results[-1].ok:
+            # A failed change stops the step: the calls after it assumed it worked. A failed read
+            # changed nothing, and the later calls were written before it ran: they still run.
+            if not step.results[-1].ok and (tool is None or not tool.read_only):
                 for skipped in output.actions[index + 1:]:
                     step.results.append(ActionResult(function=skipped.function, arguments=skipped.arguments,
                                                      ok=False, error="not run: an earlier action failed"))
