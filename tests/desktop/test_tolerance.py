@@ -84,7 +84,13 @@ async def test_steps_send_the_grammar_shaped_schemas() -> None:
     result = await run_request("Read the table of report.docx", [docs()], planner, app_models={"documents": reader})
     assert result.ok, result
     assert planner.seen[0].schema == host_output_schema(("documents",))
-    assert reader.seen[0].schema == app_output_schema(docs().tools())
+    schema = app_output_schema(docs().tools(), (".docx", ".docm", ".odt", ".rtf"))
+    assert reader.seen[0].schema == schema
+    read = next(c for c in schema["properties"]["actions"]["items"]["anyOf"]
+                if c["properties"]["function"]["enum"] == ["read_table"])
+    assert read["properties"]["arguments"]["properties"]["path"]["pattern"] == '^[^"\\\\]*\\.(docx|docm|odt|rtf)$'
+    grammar = json_schema_to_gbnf(json.dumps(schema))  # another application's file cannot even be written
+    assert '"\\." ("doc" "x" | "doc" "m" | "od" "t" | "rt" "f")' in grammar
     assert "## Files in the request (application that handles each)\n- report.docx: documents" in planner.seen[0].text
     assert "- read_table(path: string, index: integer)" in (reader.seen[0].system or "")
 
@@ -284,16 +290,26 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     assert result.ok and len(unchecked.seen) == 1
 
 
-async def test_a_finish_whose_actions_failed_is_nudged_sampled_and_bounded() -> None:
-    failing = Spy(lambda p: app("FINISH", ("read_table", {"path": "nowhere.docx"}), result=TABLE))
-    result = await run_request("Read the table of report.docx", [docs()], Spy(one_subtask),
+async def test_a_finish_whose_change_failed_is_nudged_sampled_and_bounded() -> None:
+    failing = Spy(lambda p: app("FINISH", ("write_paragraph", {"path": "report.docx"}), result="written"))
+    result = await run_request("Add a paragraph to report.docx", [docs()], Spy(one_subtask),
                                app_models={"documents": failing},
                                config=HostConfig(max_idle_steps=2, max_replans=0))
     assert not result.ok and len(failing.seen) == 2
-    assert "You answered FINISH, but the subtask is not done. Your last action failed: read_table" in \
-        failing.seen[1].text
+    assert "You answered FINISH, but a change failed, so the subtask is not done. Your last action failed: " \
+           "write_paragraph" in failing.seen[1].text
     assert [p.temperature for p in failing.seen] == [0.0, 0.7]
     assert "made no progress: 2 steps in a row" in result.subtasks[0]["reason"]
+
+
+async def test_a_finish_whose_only_failure_is_a_read_is_accepted() -> None:
+    # The read changed nothing and the model decided it was done without its result: nothing is lost.
+    done = Spy(lambda p: app("FINISH", ("read_table", {"path": "nowhere.docx"}),
+                             ("write_paragraph", {"path": "report.docx", "text": "hi"}), result="written"))
+    documents = docs()
+    result = await run_request("Add a paragraph to report.docx", [documents], Spy(one_subtask),
+                               app_models={"documents": done})
+    assert result.ok and len(done.seen) == 1 and documents.docs["report.docx"]["paragraphs"] == ["hi"]
 
 
 async def test_a_subtask_done_on_what_it_observed_hands_the_observation_on() -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
+from podium.desktop.catalog import AppInfo
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
@@ -135,7 +136,8 @@ class AppStepBackend(BaseBackend):
         step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
         step.prompt = Prompt(text=app_user(req, _recent(step.memory), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(tools), temperature=step.request.temperature)
+                             schema=app_output_schema(tools, AppInfo.of(app).file_types),
+                             temperature=step.request.temperature)
 
     async def _think(self, step: _Step) -> None:
         if step.request.kind is AppStepKind.RUN_APPROVED:
@@ -188,10 +190,11 @@ class AppStepBackend(BaseBackend):
                     result = await app.call(action.function, action.arguments)
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                      ok=result.ok, content=jsonable(result.content),
-                                                     error=result.error))
+                                                     error=result.error, read_only=tool.read_only))
                 except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
-                                                     ok=False, error=f"{type(exc).__name__}: {exc}"))
+                                                     ok=False, error=f"{type(exc).__name__}: {exc}",
+                                                     read_only=tool.read_only))
             # A failed change stops the step: the calls after it assumed it worked. A failed read
             # changed nothing, and the later calls were written before it ran: they still run.
             if not step.results[-1].ok and (tool is None or not tool.read_only):

@@ -18,7 +18,7 @@ from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
 from podium.desktop.messages import AppStepReport, summarize
 from podium.desktop.schemas import AppOutput, AppStatus
-from podium.desktop.tolerance import finish_nudge, progress_nudge
+from podium.desktop.tolerance import failure_nudge, finish_nudge, progress_nudge
 from podium.errors import Reason, ReasonKind
 
 
@@ -75,7 +75,9 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     done = sum(1 for r in report.results if r.ok)
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs, calls=record.calls + done,
                        idle=0 if done else record.idle + 1)
-    failed = [r for r in report.results if not r.ok and not r.skipped]
+    # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
+    # decided it was done without waiting for the read's result.
+    failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
 
     if report.held or output.status is AppStatus.CONFIRM:
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
@@ -130,7 +132,7 @@ def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, outp
     app = s.catalog.get(record.spec.application)
     nudge = report.nudge or progress_nudge(output, report.results, app.tools if app else ()) or ""
     if output.status is AppStatus.FINISH:
-        nudge = f"You answered FINISH, but the subtask is not done. {nudge}"
+        nudge = f"You answered FINISH, but a change failed, so the subtask is not done. {failure_nudge(report.results)}"
     if record.idle >= s.config.max_idle_steps:
         reason = Reason(ReasonKind.LIMIT_REACHED,
                         f"AppAgent {agent} (subtask {sid}) made no progress: {record.idle} steps in a row without "

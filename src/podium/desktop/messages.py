@@ -56,7 +56,8 @@ class ActionResult(BaseModel):
     ok: bool
     content: Any = None
     error: str | None = None
-    skipped: bool = False  # not run on purpose (a repeat of a change that already succeeded): no failure
+    skipped: bool = False  # not run on purpose (a repeat of a call that already succeeded): no failure
+    read_only: bool = False  # the tool changes nothing: its failure leaves the files as they were
 
 
 class StepFailure(BaseModel):

@@ -105,11 +105,8 @@ def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_name
     error is quoted as the tool gave it."""
     if any(r.ok for r in results):
         return None
-    failed = [r for r in results if not r.ok and not r.skipped]
-    if failed:
-        errors = "; ".join(f"{r.function}({summarize(r.arguments, 200)}) -> {r.error}" for r in failed[:3])
-        return (f"Your last action failed: {errors}. Fix the arguments (use the exact argument names of the tool "
-                f"list) and call it again, or call another tool.")
+    if any(not r.ok and not r.skipped for r in results):
+        return failure_nudge(results)
     repeated = ", ".join(dict.fromkeys(r.function for r in results if r.skipped))
     if repeated:
         return (f"You called {repeated} again with the same arguments, but it had already succeeded in this "
@@ -118,6 +115,14 @@ def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_name
     tools = ", ".join(tool_names[:12])
     return (f"Your last step called no tool. Put the tool call that does the next part of the subtask in "
             f"actions now (tools: {tools}), or answer FINISH with the result if the subtask is done.")
+
+
+def failure_nudge(results: Sequence[ActionResult]) -> str:
+    """The failed calls of a step, each with the tool's own error, and what to do about them."""
+    failed = [r for r in results if not r.ok and not r.skipped]
+    errors = "; ".join(f"{r.function}({summarize(r.arguments, 200)}) -> {r.error}" for r in failed[:3])
+    return (f"Your last action failed: {errors}. Fix the arguments (use the exact argument names of the tool "
+            f"list) and call it again, or call another tool.")
 
 
 def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
