@@ -69,8 +69,10 @@ def _arguments(parameters: Any, file_types: Sequence[str]) -> dict[str, Any]:
         # A `path` of another application's file type is always a mistake (a small model "reads" the
         # .docx it was handed data from with the spreadsheet's tool, step after step): the grammar
         # allows only the file types this application handles.
-        types = "|".join(re.escape(t.lstrip(".")) for t in file_types)
-        params["properties"]["path"] = {**path, "pattern": f'^[^"\\\\]*\\.({types})$'}
+        types = "|".join(re.sub(r"[^A-Za-z0-9]", "", t) for t in file_types)
+        # `[.]`, not `\.`: llama.cpp's grammar parser rejects the escape the converter would copy (and
+        # the process dies of it).
+        params["properties"]["path"] = {**path, "pattern": f'^[^"\\\\]*[.]({types})$'}
     return params
 
 
