@@ -84,14 +84,7 @@ async def test_steps_send_the_grammar_shaped_schemas() -> None:
     result = await run_request("Read the table of report.docx", [docs()], planner, app_models={"documents": reader})
     assert result.ok, result
     assert planner.seen[0].schema == host_output_schema(("documents",))
-    schema = app_output_schema(docs().tools(), (".docx", ".docm", ".odt", ".rtf"))
-    assert reader.seen[0].schema == schema
-    read = next(c for c in schema["properties"]["actions"]["items"]["anyOf"]
-                if c["properties"]["function"]["enum"] == ["read_table"])
-    assert read["properties"]["arguments"]["properties"]["path"]["pattern"] == '^[^"\\\\]*[.](docx|docm|odt|rtf)$'
-    grammar = json_schema_to_gbnf(json.dumps(schema))  # another application's file cannot even be written
-    assert '[.] ("doc" "x" | "doc" "m" | "od" "t" | "rt" "f")' in grammar, grammar
-    assert "\\." not in grammar  # llama.cpp's own parser refuses that escape, and the process dies
+    assert reader.seen[0].schema == app_output_schema(docs().tools())
     assert "## Files in the request (application that handles each)\n- report.docx: documents" in planner.seen[0].text
     assert "- read_table(path: string, index: integer)" in (reader.seen[0].system or "")
 

@@ -25,7 +25,6 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
-from podium.desktop.catalog import AppInfo
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
@@ -44,6 +43,11 @@ from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
+
+
+# A step's answer is 50-260 tokens; a model that runs on (a string it cannot close) is cut here and
+# re-asked, instead of writing for minutes up to the backend's own limit.
+APP_MAX_TOKENS = 512
 
 
 class AppMemory:
@@ -136,8 +140,8 @@ class AppStepBackend(BaseBackend):
         step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
         step.prompt = Prompt(text=app_user(req, _recent(step.memory), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(tools, AppInfo.of(app).file_types),
-                             temperature=step.request.temperature)
+                             schema=app_output_schema(tools), temperature=step.request.temperature,
+                             max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, step: _Step) -> None:
         if step.request.kind is AppStepKind.RUN_APPROVED:

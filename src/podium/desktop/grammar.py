@@ -20,7 +20,6 @@ The model's answer is still validated by the pydantic models; other backends may
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -58,44 +57,36 @@ def _plain(node: Any) -> Any:
     return out
 
 
-def _arguments(parameters: Any, file_types: Sequence[str]) -> dict[str, Any]:
+def _arguments(parameters: Any) -> dict[str, Any]:
     params = _plain(parameters) if isinstance(parameters, Mapping) else {}
     if params.get("type") != "object" and "properties" not in params:
         return {"type": "object", "properties": {}}
     params.setdefault("type", "object")
     params.setdefault("properties", {})
-    path = params["properties"].get("path")
-    if file_types and isinstance(path, dict) and path.get("type") == "string":
-        # A `path` of another application's file type is always a mistake (a small model "reads" the
-        # .docx it was handed data from with the spreadsheet's tool, step after step): the grammar
-        # allows only the file types this application handles.
-        types = "|".join(re.sub(r"[^A-Za-z0-9]", "", t) for t in file_types)
-        # `[.]`, not `\.`: llama.cpp's grammar parser rejects the escape the converter would copy (and
-        # the process dies of it).
-        params["properties"]["path"] = {**path, "pattern": f'^[^"\\\\]*[.]({types})$'}
     return params
 
 
-def _action(tool: Any, file_types: Sequence[str]) -> dict[str, Any]:
+def _action(tool: Any) -> dict[str, Any]:
     return _closed({"function": {"type": "string", "enum": [tool.name]},
-                    "arguments": _arguments(getattr(tool, "parameters", None), file_types)})
+                    "arguments": _arguments(getattr(tool, "parameters", None))})
 
 
-def app_output_schema(tools: Sequence[Any], file_types: Sequence[str] = ()) -> dict[str, Any]:
-    """The AppAgent's answer for an application with these tools; a `path` argument must name a file
-    of one of `file_types` when given (cached on the tools' signatures; shared: read it, never change
-    it)."""
-    key = json.dumps([[[t.name, getattr(t, "parameters", None)] for t in tools], list(file_types)], default=str)
+def app_output_schema(tools: Sequence[Any]) -> dict[str, Any]:
+    """The AppAgent's answer for an application with these tools (cached on the tools' signatures;
+    shared: read it, never change it).
+
+    No pattern constrains a `path` to the application's file types: tried, and a small model that
+    meant to write another type could not close the string and wrote on until max_tokens. A grammar
+    constrains well where the choice is among names (tools, statuses), not in free text."""
+    key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in tools], default=str)
     return _app_schema(key)
 
 
 @lru_cache(maxsize=64)
 def _app_schema(key: str) -> dict[str, Any]:
-    specs, file_types = json.loads(key)
-    tools = [_Tool(name, params) for name, params in specs]
+    tools = [_Tool(name, params) for name, params in json.loads(key)]
     if tools:
-        item: dict[str, Any] = ({"anyOf": [_action(t, file_types) for t in tools]} if len(tools) > 1
-                                else _action(tools[0], file_types))
+        item: dict[str, Any] = {"anyOf": [_action(t) for t in tools]} if len(tools) > 1 else _action(tools[0])
         actions = {"type": "array", "items": item, "maxItems": MAX_ACTIONS}
     else:
         actions = {"type": "array", "maxItems": 0}

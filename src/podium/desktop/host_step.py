@@ -38,6 +38,9 @@ from podium.desktop.schemas import HostOutput, HostStatus
 from podium.errors import ReasonKind
 
 
+HOST_MAX_TOKENS = 768  # a plan is ~250 tokens; see APP_MAX_TOKENS
+
+
 class HostMemory:
     def __init__(self, inner: Any, size: int) -> None:
         self.inner = inner
@@ -106,7 +109,7 @@ class HostStepBackend(BaseBackend):
         if step.memory.items:
             text = "## Your previous steps\n" + "\n".join(step.memory.items) + "\n\n" + text
         step.prompt = Prompt(text=text, system=host_system(self.catalog), schema=host_output_schema(self.catalog.names),
-                             temperature=step.request.temperature)
+                             temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, step: _Step) -> None:
         assert step.prompt is not None
