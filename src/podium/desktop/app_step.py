@@ -44,7 +44,6 @@ from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
 
-
 # A step's answer is 50-260 tokens; a model that runs on (a string it cannot close) is cut here and
 # re-asked, instead of writing for minutes up to the backend's own limit.
 APP_MAX_TOKENS = 512

@@ -37,7 +37,6 @@ from podium.desktop.prompts import host_system, host_user
 from podium.desktop.schemas import HostOutput, HostStatus
 from podium.errors import ReasonKind
 
-
 HOST_MAX_TOKENS = 768  # a plan is ~250 tokens; see APP_MAX_TOKENS
 
 
