@@ -46,10 +46,11 @@ def seed_models(seen: dict[str, list[str]]) -> tuple[ScriptedBackend, dict[str, 
     def spreadsheets(prompt: str) -> str:
         seen.setdefault("spreadsheets", []).append(prompt)
         if step_of(prompt) == 1:
-            # What subtask 1 produced reaches this AppAgent through the blackboard; use it, not a constant.
-            board = prompt.split("## Blackboard", 1)[1]
-            rows = json.loads(board.split("subtask 1 (documents) FINISH [Extract the table from report.docx]: ", 1)[1]
-                              .split("; tool outputs", 1)[0])
+            # What subtask 1 produced reaches this AppAgent from the blackboard (its entry for subtask 1,
+            # rendered as this subtask's inputs); use it, not a constant.
+            inputs = prompt.split("## Results of the subtasks yours depends on", 1)[1]
+            rows = json.loads(inputs.split("- subtask 1 (documents, Extract the table from report.docx): FINISH\n"
+                                           "  result: ", 1)[1].split("\n", 1)[0])
             return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": rows}),
                        ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B3", "title": "Sales"}))
         return app("FINISH", result="budget.xlsx has the data and a bar chart")
@@ -80,10 +81,12 @@ async def test_the_seed_example() -> None:
     assert docs.calls == [("read_table", {"path": "report.docx", "index": 0})]
     assert sheets.books["budget.xlsx"] == {"rows": TABLE, "charts": [
         {"kind": "bar", "range": "A1:B3", "title": "Sales"}]}
-    # result 1 was on the blackboard and in the inputs of AppAgent 2, and only after subtask 1 finished
+    # result 1 was on the blackboard and in the inputs of AppAgent 2 (once: the prompt's blackboard section
+    # leaves out what the inputs show), and only after subtask 1 finished
     first_sheet_prompt = seen["spreadsheets"][0]
-    assert "## Results of the subtasks yours depends on" in first_sheet_prompt
-    assert json.dumps(TABLE) in first_sheet_prompt.split("## Blackboard")[1]
+    assert json.dumps(TABLE) in first_sheet_prompt.split("## Results of the subtasks yours depends on")[1]
+    board_section = first_sheet_prompt.split("## Blackboard", 1)[1]  # the planner's step, at least
+    assert "host ASSIGN" in board_section and json.dumps(TABLE) not in board_section
     board = Blackboard.from_dict(dict(result.blackboard))
     assert board.requests == (REQUEST,)
     assert board.result_of("1").result == TABLE  # type: ignore[union-attr]
@@ -146,8 +149,9 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
+        # Independent: a chain on one application would be merged into one subtask (plan.merge_chains).
         return assign(sub("1", "Read the table of a.docx", "documents"),
-                      sub("2", "Write a summary paragraph into a.docx", "documents", "1"))
+                      sub("2", "Write a paragraph into a.docx", "documents"))
 
     def documents(prompt: str) -> str:
         prompts.append(prompt)

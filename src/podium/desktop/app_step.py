@@ -184,7 +184,12 @@ class AppStepBackend(BaseBackend):
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=repeated, skipped=True))
                 continue
-            if action.function not in known:
+            failed_before = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
+                done.failed_before(action)
+            if failed_before is not None:  # a failure, as if it ran: nothing has changed that could fix it
+                step.results.append(ActionResult(function=action.function, arguments=action.arguments,
+                                                 ok=False, error=failed_before, read_only=tool.read_only))
+            elif action.function not in known:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,
                     error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(known))}"))
@@ -213,7 +218,9 @@ class AppStepBackend(BaseBackend):
         read_only = {t.name: t.read_only for t in self.application.tools()}
         step.memory.done = step.memory.done.after(req.subtask_id, [
             (Action(function=r.function, arguments=r.arguments), read_only.get(r.function, False))
-            for r in step.results if r.ok])
+            for r in step.results if r.ok], [
+            (Action(function=r.function, arguments=r.arguments), r.error or "failed")
+            for r in step.results if not r.ok and not r.skipped and not (r.error or "").startswith("not run")])
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"

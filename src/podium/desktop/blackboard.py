@@ -13,6 +13,7 @@ of a model, and it is bounded: the oldest entries are dropped first and summaris
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -116,23 +117,29 @@ class Blackboard(BaseModel):
     def from_json(cls, text: str) -> Blackboard:
         return cls.model_validate_json(text)
 
-    def to_prompt(self, max_chars: int = PROMPT_CHARS, *, shown_request: str | None = None) -> str:
+    def to_prompt(self, max_chars: int = PROMPT_CHARS, *, shown_request: str | None = None,
+                  shown_results: Collection[str] = (), own_subtask: str | None = None) -> str:
         """The blackboard as prompt text, at most `max_chars` long; newest entries win.
 
         Entries are dropped oldest first, trajectories before screenshots, questions, results and
         requests (the most expendable first), and each section says how many it left out.
-        `shown_request` is already in the reader's prompt: left out here,
-        since every repeated token costs a small local model time and attention.
+        What the reader's prompt already shows is left out, since every repeated token costs a small
+        local model time and attention (and a failed call shown twice is copied twice): `shown_request`,
+        the results of `shown_results` and their steps, and the steps of `own_subtask` (an AppAgent's
+        own memory).
         """
         if self.is_empty():
             return ""
         requests = [r for r in self.requests if r != shown_request]
+        results = [r for r in self.results if r.subtask not in shown_results]
+        shown = {*shown_results, own_subtask} - {None}
+        steps = [t for t in self.trajectories if t.subtask not in shown]
         sections = [
             _Section("Requests", [_clip(r) for r in requests], keep=1),
-            _Section("Subtask results", [_result_line(r) for r in self.results], keep=1),
+            _Section("Subtask results", [_result_line(r) for r in results], keep=1),
             _Section("Questions and answers", [_qa_line(q) for q in self.questions], keep=1),
             _Section("Screenshots", [f"{s.path} (step {s.step}, {s.agent})" for s in self.screenshots]),
-            _Section("Trajectory", [_step_line(t) for t in self.trajectories]),
+            _Section("Trajectory", [_step_line(t) for t in steps]),
         ]
         drop_order = [sections[i] for i in (4, 3, 2, 1, 0)]
         text = _render(sections)

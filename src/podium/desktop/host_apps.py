@@ -73,8 +73,10 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
 
     outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
     done = sum(1 for r in report.results if r.ok)
+    changed = (*record.changed, *(f"{r.function}({summarize(r.arguments, 120)})"
+                                  for r in report.results if r.ok and not r.read_only))[-8:]
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs, calls=record.calls + done,
-                       idle=0 if done else record.idle + 1)
+                       idle=0 if done else record.idle + 1, changed=changed)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
     # decided it was done without waiting for the read's result.
     failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
@@ -133,6 +135,17 @@ def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, outp
     nudge = report.nudge or progress_nudge(output, report.results, app.tools if app else ()) or ""
     if output.status is AppStatus.FINISH:
         nudge = f"You answered FINISH, but a change failed, so the subtask is not done. {failure_nudge(report.results)}"
+    elif record.changed:  # a small model that made its change often cannot tell that it is done
+        nudge = (f"Your earlier changes succeeded: {'; '.join(record.changed)}. If the files of your subtask now "
+                 f"show what {record.spec.description!r} asks for, answer FINISH with the result; otherwise call "
+                 f"the tool for the part still missing. {nudge}").strip()
+    if record.idle >= s.config.max_idle_steps and record.changed:
+        # Its changes stand and it has nothing left to do: the subtask ends as done, saying how, and the
+        # HostAgent, which compares every result with the request, decides whether more is needed.
+        result = (f"the changes made: {'; '.join(record.changed)} (then {record.idle} steps without progress; "
+                  f"the AppAgent did not say it was done)")
+        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=result)
+        return settle(s)
     if record.idle >= s.config.max_idle_steps:
         reason = Reason(ReasonKind.LIMIT_REACHED,
                         f"AppAgent {agent} (subtask {sid}) made no progress: {record.idle} steps in a row without "

@@ -182,7 +182,8 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
                              step=steps, inputs=inputs,
                              # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs.
                              blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4),
-                                                               shown_request=run.request),
+                                                               shown_request=run.request, own_subtask=sid,
+                                                               shown_results={r.subtask for r in inputs}),
                              answers=record.answers, feedback=record.feedback, note=record.note,
                              nudge=record.nudge, temperature=t, actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)

@@ -19,7 +19,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import check_plan
+from podium.desktop.plan import check_plan, merge_chains
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
@@ -117,12 +117,13 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
         return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
                                 retry=True)
+    planned = merge_chains(check.subtasks, kept)
     try:
-        schedule = merge_schedule(run, check.subtasks)
+        schedule = merge_schedule(run, planned)
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
         return finish_run(s, HostEvent.GIVE_UP, Reason(ReasonKind.PLAN_INVALID, str(exc), PLANNER))
     records = dict(run.subtasks)
-    for spec in check.subtasks:
+    for spec in planned:
         records[spec.id] = new_record(spec)
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0)
     s = fire(s, HostEvent.PLANNED_ASSIGN)

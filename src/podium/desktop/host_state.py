@@ -105,6 +105,7 @@ class SubtaskRecord:
     nudge: str = ""  # for the next step's AppAgent: its last step made no progress, and what to do
     idle: int = 0  # steps in a row without a tool call that succeeded
     calls: int = 0  # tool calls that succeeded in this subtask
+    changed: tuple[str, ...] = ()  # the changes that succeeded in this subtask, as calls (the latest few)
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
 
     @property

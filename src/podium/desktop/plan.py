@@ -75,6 +75,35 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)))
 
 
+def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec] | None = None
+                 ) -> tuple[SubtaskSpec, ...]:
+    """A checked plan with each chain of subtasks on one application made one subtask: B joins A when
+    both name the same application, B needs only A, and nothing else needs A. Small models split "write
+    the rows" and "chart them" into two subtasks of one AppAgent; each costs a subtask's worth of model
+    calls (the second begins by rediscovering what the first did) and nothing runs in parallel anyway."""
+    kept = kept or {}
+    specs = list(subtasks)
+    while True:
+        ids = {s.id for s in specs}
+        needed_by: dict[str, list[str]] = {}
+        for spec in specs:
+            for dep in spec.depends_on:
+                needed_by.setdefault(dep, []).append(spec.id)
+        pair = next(((a, b) for b in specs for a in specs
+                     if b.depends_on == (a.id,) and a.id != b.id and a.application == b.application
+                     and needed_by.get(a.id) == [b.id] and a.id in ids and a.id not in kept), None)
+        if pair is None:
+            return tuple(specs)
+        first, second = pair
+        message = " Then ".join(m.strip() for m in (first.message, second.message) if m.strip())
+        joined = first.model_copy(update={"description": f"{first.description.rstrip('. ')}; then "
+                                                         f"{second.description}", "message": message})
+        specs = [joined if s.id == first.id else
+                 s.model_copy(update={"depends_on": tuple(dict.fromkeys(
+                     first.id if d == second.id else d for d in s.depends_on))})
+                 for s in specs if s.id != second.id]
+
+
 def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
     problems: list[str] = []
     by_file = catalog.apps_for_files(spec.description)

@@ -76,28 +76,43 @@ def call_key(action: Action) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DoneCalls:
-    """The calls that succeeded in one subtask, so that none is made twice with the same arguments: a
-    small model that does not notice its own success adds a second chart, appends the same rows again,
-    or reads the same file step after step. A read counts as new again once a change succeeded (the
-    file may now read differently)."""
+    """The calls made in one subtask, so that none is made twice with the same arguments: a small model
+    that does not notice its own success adds a second chart, appends the same rows again, or reads the
+    same file step after step; one that does not take in a tool's error makes the same failing call
+    step after step (a spreadsheet's read on a .docx). A call counts as new again once a change
+    succeeded (the files may now read differently, and a call that failed may now work)."""
 
     subtask: str = ""
     changes: frozenset[str] = frozenset()
     reads: frozenset[str] = frozenset()
+    failed: tuple[tuple[str, str], ...] = ()  # (call, the tool's error), oldest first
+
+    def failed_before(self, action: Action) -> str | None:
+        """The error to report, without running it, for a call that already failed the same way."""
+        key = call_key(action)
+        error = next((e for k, e in self.failed if k == key), None)
+        if error is None:
+            return None
+        return (f"not run: it already failed with these same arguments in this subtask ({summarize(error, 200)}) "
+                f"and would fail again; call something else")
 
     def repeated(self, action: Action, read_only: bool) -> str | None:
-        """Why `action` is NOT run, or None to run it."""
+        """Why `action` (which succeeded before) is NOT run, or None to run it."""
         if call_key(action) not in (self.reads if read_only else self.changes):
             return None
         what = "its result is under Your previous steps" if read_only else "do not repeat it"
         return f"not run: {action.function} already succeeded with these same arguments in this subtask; {what}"
 
-    def after(self, subtask: str, succeeded: Sequence[tuple[Action, bool]]) -> DoneCalls:
-        """With a step's successful calls (action, read_only) added; a new subtask starts afresh."""
+    def after(self, subtask: str, succeeded: Sequence[tuple[Action, bool]],
+              failed: Sequence[tuple[Action, str]] = ()) -> DoneCalls:
+        """With a step's successful calls (action, read_only) and failed calls (action, error) added; a
+        new subtask starts afresh."""
         base = self if subtask == self.subtask else DoneCalls(subtask)
         changes = frozenset(call_key(a) for a, ro in succeeded if not ro)
         reads = frozenset(call_key(a) for a, ro in succeeded if ro)
-        return DoneCalls(subtask, base.changes | changes, (frozenset() if changes else base.reads) | reads)
+        earlier = () if changes else base.failed
+        return DoneCalls(subtask, base.changes | changes, (frozenset() if changes else base.reads) | reads,
+                         (*earlier, *((call_key(a), e) for a, e in failed))[-16:])
 
 
 def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_names: Sequence[str]) -> str | None:
