@@ -95,3 +95,19 @@ def test_to_prompt_is_always_bounded(requests: list[str], steps: list[str], answ
     for a in answers:
         board = board.add_questions(QA(question="q", answer=a))
     assert len(board.to_prompt(limit)) <= limit
+
+
+def test_to_prompt_leaves_out_what_the_reader_already_shows() -> None:
+    board = (Blackboard().add_request("chart it")
+             .add_result(SubtaskResult(subtask="1", application="documents", status="FINISH", result=[["Q1", 10]]))
+             .add_result(SubtaskResult(subtask="3", application="files", status="FINISH", result="listed"))
+             .add_trajectory(TrajectoryEntry(step=1, agent="host", status="ASSIGN", action="plan"),
+                             TrajectoryEntry(step=2, agent="app-documents", status="FINISH", subtask="1",
+                                             action="read_table"),
+                             TrajectoryEntry(step=3, agent="app-spreadsheets", status="CONTINUE", subtask="2",
+                                             action="read_sheet(report.docx)")))
+    text = board.to_prompt(shown_request="chart it", shown_results={"1"}, own_subtask="2")
+    assert "listed" in text and "plan" in text  # what the reader does not show otherwise
+    assert "Q1" not in text and "read_table" not in text  # its inputs, and how they were made
+    assert "read_sheet" not in text and "chart it" not in text  # its own steps (its memory), the request
+    assert "Q1" in board.to_prompt() and "read_sheet" in board.to_prompt()

@@ -6,7 +6,7 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog
-from podium.desktop.plan import check_plan, prohibitions
+from podium.desktop.plan import check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
 
@@ -159,3 +159,40 @@ def test_catalog_from_application_objects() -> None:
 def test_resolve_prefers_a_named_application_to_a_file_type() -> None:
     assert CATALOG.resolve("Excel - report.docx") == "spreadsheets"
     assert CATALOG.resolve("report.docx") == "documents"
+
+
+# -- chains on one application ---------------------------------------------------------------------------
+
+def test_a_chain_on_one_application_becomes_one_subtask() -> None:
+    plan = [SubtaskSpec(id="1", description="Read the table of report.docx", application="documents"),
+            SubtaskSpec(id="2", description="Write the rows into budget.xlsx.", application="spreadsheets",
+                        depends_on=("1",), message="call write_rows"),
+            SubtaskSpec(id="3", description="Chart them in budget.xlsx", application="spreadsheets",
+                        depends_on=("2",), message="call add_chart"),
+            SubtaskSpec(id="4", description="Mention the chart in report.docx", application="documents",
+                        depends_on=("3",))]
+    merged = merge_chains(plan)
+    assert [(s.id, s.application, s.depends_on) for s in merged] == [
+        ("1", "documents", ()), ("2", "spreadsheets", ("1",)), ("4", "documents", ("2",))]
+    assert merged[1].description == "Write the rows into budget.xlsx; then Chart them in budget.xlsx"
+    assert merged[1].message == "call write_rows Then call add_chart"
+
+
+def test_only_a_chain_is_merged() -> None:
+    a = SubtaskSpec(id="a", description="Write x.xlsx", application="spreadsheets")
+    # two dependants of one subtask: they may run after it in either order, or in parallel on other apps
+    fork = [a, SubtaskSpec(id="b", description="Chart x.xlsx", application="spreadsheets", depends_on=("a",)),
+            SubtaskSpec(id="c", description="Note it in r.docx", application="documents", depends_on=("a",))]
+    assert merge_chains(fork) == tuple(fork)
+    # a dependant that also waits for another subtask
+    join = [a, SubtaskSpec(id="d", description="Read r.docx", application="documents"),
+            SubtaskSpec(id="e", description="Chart x.xlsx", application="spreadsheets", depends_on=("a", "d"))]
+    assert merge_chains(join) == tuple(join)
+    # independent subtasks on one application, and a chain across applications
+    loose = [a, SubtaskSpec(id="f", description="Write y.xlsx", application="spreadsheets"),
+             SubtaskSpec(id="g", description="Note it in r.docx", application="documents", depends_on=("f",))]
+    assert merge_chains(loose) == tuple(loose)
+    # a re-plan never rewrites a subtask that already ran
+    later = [a, SubtaskSpec(id="h", description="Chart x.xlsx", application="spreadsheets", depends_on=("a",))]
+    assert merge_chains(later, {"a": a}) == tuple(later)
+    assert len(merge_chains(later)) == 1

@@ -345,3 +345,68 @@ async def test_a_subtask_done_on_what_it_observed_hands_the_observation_on() -> 
     assert '## The files of your subtask now\n- read_document({"path": "report.docx"}) -> ok:' in seen[0]
     assert sheets.books["b.xlsx"]["rows"] == TABLE
     assert ("read_document", {"path": "report.docx"}) in reports.calls
+
+
+def test_a_call_that_failed_is_not_made_again_until_something_changed() -> None:
+    bad = Action(function="read_sheet", arguments={"path": "report.docx"})
+    done = DoneCalls().after("1", [], [(bad, "read_sheet: 'report.docx' is not an .xlsx path")])
+    why = done.failed_before(Action(function="read_sheet", arguments={"path": "report.docx"}))
+    assert why is not None and "already failed" in why and "is not an .xlsx path" in why
+    assert done.failed_before(Action(function="read_sheet", arguments={"path": "budget.xlsx"})) is None
+    write = Action(function="write_rows", arguments={"path": "budget.xlsx", "rows": [[1]]})
+    assert done.after("1", [(write, False)]).failed_before(bad) is None  # a change may have fixed it
+    assert done.after("1", [(bad, True)], []).failed_before(bad) is not None  # a read changes nothing
+    assert done.after("2", []).failed_before(bad) is None  # another subtask starts afresh
+
+
+async def test_a_repeated_failing_call_is_reported_failed_without_running() -> None:
+    documents = docs()
+
+    def reader(prompt: str) -> str:
+        if step_of(prompt) in (1, 2):
+            return app("CONTINUE", ("read_table", {"path": "nowhere.docx"}))
+        return app("FINISH", ("read_table", {"path": "report.docx"}), result="read")
+
+    model = Spy(reader)
+    result = await run_request("Read the table of report.docx", [documents], Spy(one_subtask),
+                               app_models={"documents": model})
+    assert result.ok, result
+    assert documents.calls == [("read_table", {"path": "nowhere.docx"}), ("read_table", {"path": "report.docx"})]
+    third = model.seen[2].text
+    assert "not run: it already failed with these same arguments" in third and "'nowhere.docx'" in third
+
+
+def sheet_planner(prompt: str) -> str:
+    if verifying(prompt):
+        return host("FINISH", "done") if "FINISH" in prompt.split("## Subtasks so far", 1)[-1] else host("FAIL", "no")
+    return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"))
+
+
+async def test_an_app_agent_that_made_its_change_and_then_idles_ends_its_subtask_as_done() -> None:
+    sheets = Spreadsheets()
+
+    def writer(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": TABLE}))
+        return app("CONTINUE", comment="looking at it")  # never says FINISH
+
+    model = Spy(writer)
+    result = await run_request("Write the totals into budget.xlsx", [sheets], Spy(sheet_planner),
+                               app_models={"spreadsheets": model},
+                               config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
+    assert result.ok, result
+    assert len(model.seen) == 3 and sheets.books["budget.xlsx"]["rows"] == TABLE
+    (subtask,) = result.subtasks
+    assert subtask["state"] == "FINISH"
+    assert "the changes made: write_rows(" in subtask["result"] and "did not say it was done" in subtask["result"]
+    # the step after an idle one was told what had already succeeded, and to FINISH if that is the subtask
+    assert "Your earlier changes succeeded: write_rows(" in model.seen[2].text and "FINISH" in model.seen[2].text
+
+
+async def test_an_app_agent_that_changed_nothing_and_idles_still_fails() -> None:
+    stuck = Spy(lambda p: app("CONTINUE", comment="thinking"))
+    result = await run_request("Write the totals into budget.xlsx", [Spreadsheets()], Spy(sheet_planner),
+                               app_models={"spreadsheets": stuck},
+                               config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
+    assert not result.ok and result.subtasks[0]["state"] == "FAIL"
+    assert "made no progress" in result.subtasks[0]["reason"]
