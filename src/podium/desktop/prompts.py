@@ -20,23 +20,24 @@ from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 # grammar writes the fields in that order, and an example in another order only confuses it.
 HOST_EXAMPLE: dict[str, Any] = {
     "Observation": "No subtask has run yet",
-    "Thought": "prices.xlsx cannot see offer.docx: documents reads the table, then spreadsheets writes it into "
-               "prices.xlsx and adds the sum there, in one subtask that needs the first.",
+    "Thought": "prices.xlsx cannot see offer.docx: read the table, write it into prices.xlsx, then add the sum "
+               "there. Each subtask needs the one before it.",
     "Status": "ASSIGN",
     "Subtasks": [
         {"id": "1", "description": "Read the price table of offer.docx", "application": "documents",
          "depends_on": [], "message": "Call read_table on offer.docx and return its rows"},
-        {"id": "2", "description": "Write the rows of subtask 1 into prices.xlsx and add the sum of the prices "
-                                   "under them", "application": "spreadsheets", "depends_on": ["1"],
-         "message": "Call write_rows on prices.xlsx with the rows of subtask 1, then write_rows with a =SUM() "
-                    "formula of the price column under the last row"},
+        {"id": "2", "description": "Write the rows of subtask 1 into prices.xlsx", "application": "spreadsheets",
+         "depends_on": ["1"], "message": "Call write_rows on prices.xlsx with the rows of subtask 1"},
+        {"id": "3", "description": "Add the sum of the prices under the rows in prices.xlsx",
+         "application": "spreadsheets", "depends_on": ["2"],
+         "message": "Call write_rows with a =SUM() formula of the price column under the last row"},
     ],
     "Questions": [],
     "Bash": "",
-    "Comment": "Read, then write and sum",
+    "Comment": "Read, copy, then compute",
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
-    "Observation": "Subtasks 1 and 2 FINISH: rows read, then written and summed",
+    "Observation": "Subtasks 1, 2 and 3 FINISH: rows read, written, sum added",
     "Thought": "Every part of the request is done", "Status": "FINISH", "Subtasks": [], "Questions": [],
     "Bash": "", "Comment": "prices.xlsx holds the price table of offer.docx and its sum",
 }
@@ -91,8 +92,6 @@ Subtasks:
 runs at once, at the same time as the others.
 - message tells the AppAgent how: the files, the data to use, and which of its application's tools to \
 call, in order (the tools are listed with the applications).
-- One subtask per application for work in a row on its files: its AppAgent makes several calls in \
-one subtask.
 - An application only sees its own files: data from another application's file is written into its \
 file by a subtask of its own before later subtasks use it there.
 - Subtasks already FINISH are done: never repeat them; new subtasks get new ids.
