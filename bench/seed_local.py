@@ -1,10 +1,11 @@
 """The seed's example on a real model: how often does it end with the right file?
 
-Each run builds a fresh folder (report.docx holding a table, an empty budget.xlsx), runs the HostAgent in
-batch mode on "Extract the table from report.docx and create a bar chart of it in budget.xlsx" with the
-real documents and spreadsheets applications, then opens budget.xlsx: it passes when the sheet holds the
-table's values and the workbook holds a native bar chart. Target on the embedded default model: at least
-4 passes in 5 runs. Not run in CI (minutes of CPU per run):
+Each run builds a fresh folder (the quarterly example's report.docx and budget.xlsx, as the README's
+first command makes them), runs the HostAgent in batch mode on "Extract the table from report.docx and
+create a bar chart of it in budget.xlsx" with the real documents and spreadsheets applications, then
+judges budget.xlsx with the task suite's checker of the same task: the table in the workbook, and a
+native bar chart plotting its numbers. Target on the embedded default model: at least 4 passes in 5
+runs. Not run in CI (minutes of CPU per run):
 
     .venv/bin/python bench/seed_local.py [--model local] [--runs 5] [--verbose]
 """
@@ -14,15 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
+import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
-
-import docx
-import openpyxl
 
 from podium.agent.backend import BaseBackend, prompt_text
 from podium.agent.events import Event
@@ -33,7 +30,12 @@ from podium.backends import backend_from_spec
 from podium.desktop import Progress, run_request
 from podium.desktop.host_session import batch
 
-TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"], ["Q4", "160"]]
+if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tasks.suite import seed as seed_task
+from bench.tasks.task import EndState
+
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
 
 
@@ -78,39 +80,19 @@ class Recording(BaseBackend):
             log.write(json.dumps(line, default=str) + "\n")
 
 
-def make_folder(root: Path) -> None:
-    document = docx.Document()
-    document.add_paragraph("Quarterly report")
-    table = document.add_table(rows=len(TABLE), cols=2)
-    for r, row in enumerate(TABLE):
-        for c, text in enumerate(row):
-            table.cell(r, c).text = text
-    document.save(str(root / "report.docx"))
-    openpyxl.Workbook().save(str(root / "budget.xlsx"))
-
-
 def check(root: Path) -> tuple[bool, str]:
-    path = root / "budget.xlsx"
+    """The task suite's checker of the seed's example (bench/tasks/suite/seed.py): the table in
+    budget.xlsx and a native bar chart plotting its numbers (numbers, not text that looks like one)."""
     try:
-        workbook = openpyxl.load_workbook(path)
-    except Exception as exc:
-        return False, f"budget.xlsx does not open: {exc}"
-    values = {str(cell.value).strip() for sheet in workbook.worksheets for row in sheet.iter_rows()
-              for cell in row if cell.value is not None}
-    missing = [v for row in TABLE for v in row if v not in values]
-    if missing:
-        return False, f"budget.xlsx lacks {missing[:4]}"
-    with zipfile.ZipFile(path) as package:
-        charts = [package.read(n).decode() for n in package.namelist() if re.match(r"xl/charts/chart\d+\.xml", n)]
-    if not any("barChart" in xml for xml in charts):
-        return False, f"no bar chart in budget.xlsx ({len(charts)} chart(s))"
-    return True, "table data and a bar chart"
+        return True, seed_task.check(EndState(root, {}))
+    except Exception as exc:  # Fail, or a file that does not open: the reason is the verdict
+        return False, str(exc)
 
 
 async def one_run(model: Any, verbose: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="podium-seed-") as folder:
         root = Path(folder)
-        make_folder(root)
+        seed_task.build(root)
         workspace = Workspace.at(root)
         apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
         last: list[str] = []

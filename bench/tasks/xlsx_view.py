@@ -276,9 +276,10 @@ def _term(workbook: Any, ws: Any, term: str, depth: int) -> float | None:
 
 
 def chart_over(workbook: Any, chart: Chart, values: Sequence[Any]) -> bool:
-    """Whether one of the chart's series plots exactly `values`, in order."""
+    """Whether one of the chart's series plots exactly `values`, in order. The cells must hold numbers:
+    a spreadsheet program draws text that looks like a number as nothing."""
     for series in chart.series:
-        found = [number(v) for v in reference_values(workbook, series.values)]
+        found = [None if isinstance(v, str) else number(v) for v in reference_values(workbook, series.values)]
         if len(found) == len(values) and all(
                 f is not None and same(f, v) for f, v in zip(found, values, strict=True)):
             return True

@@ -74,7 +74,7 @@ async def test_create_write_read_with_formulas(sheets: SpreadsheetsApplication, 
 
 async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplication, root: Path) -> None:
     await sheets.call("create_workbook", {"path": "b.xlsx"})
-    await sheets.call("write_rows", {"path": "b.xlsx", "start": "C3", "rows": [["007", 1]], "numbers_from_text": False})
+    await sheets.call("write_rows", {"path": "b.xlsx", "start": "C3", "rows": [["007", 1]], "keep_text": True})
     sheet = load_workbook(root / "b.xlsx").active
     assert sheet["C3"].value == "007" and sheet["D3"].value == 1
 

@@ -22,6 +22,11 @@ def seed_right(folder: Path) -> None:
     add_chart(folder / "budget.xlsx", "Budget", "bar", "Quarterly report", "B1:C5", "A2:A5")
 
 
+def seed_elsewhere(folder: Path) -> None:
+    write_cells(folder / "budget.xlsx", "Budget", 3, 4, _numbers(seed.table()))  # at D3
+    add_chart(folder / "budget.xlsx", "Budget", "bar", None, "E3:E7", "D4:D7")
+
+
 def seed_elsewhere_as_text(folder: Path) -> None:
     write_cells(folder / "budget.xlsx", "Budget", 3, 4, seed.table())  # D3, numbers left as text
     add_chart(folder / "budget.xlsx", "Budget", "bar", None, "E3:E7", "D4:D7")
@@ -48,7 +53,9 @@ def seed_chart_without_table(folder: Path) -> None:
 
 SEED = [
     good("seed_bar_chart", "table at A1 and a bar chart", seed_right),
-    good("seed_bar_chart", "table at D3 as text, untitled chart", seed_elsewhere_as_text),
+    good("seed_bar_chart", "table at D3, untitled chart", seed_elsewhere),
+    # a spreadsheet program draws a bar over text that looks like a number as nothing: an empty chart
+    bad("seed_bar_chart", "table at D3 as text", seed_elsewhere_as_text, "does not plot"),
     bad("seed_bar_chart", "data without chart", seed_data_only, "no bar chart"),
     bad("seed_bar_chart", "chart over empty cells", seed_chart_over_nothing, "does not plot"),
     bad("seed_bar_chart", "line chart", seed_line_chart, "no bar chart"),

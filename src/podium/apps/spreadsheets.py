@@ -55,7 +55,8 @@ class WriteArgs(PathArgs):
     sheet: str | None = None
     start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
     rows: list[list[CellValue]] = Field(min_length=1, description="rows of values; '=...' strings are formulas")
-    numbers_from_text: bool = Field(True, description="write numeric-looking text as numbers")
+    # A flag a small model sets to false whenever it fills in every argument: false must be the default.
+    keep_text: bool = Field(False, description="keep numeric-looking text such as '007' as text, not numbers")
 
 
 class ChartArgs(PathArgs):
@@ -119,7 +120,7 @@ class SpreadsheetsApplication(ToolApplication):
         first_col = column_index_from_string(letters)
         for r, row in enumerate(args.rows):
             for c, value in enumerate(row):
-                new = _number(value) if args.numbers_from_text else value
+                new = value if args.keep_text else _number(value)
                 old = sheet.cell(row=first_row + r, column=first_col + c).value
                 if old is not None and old != new:
                     return True
@@ -205,7 +206,7 @@ class SpreadsheetsApplication(ToolApplication):
             for r, row in enumerate(args.rows):
                 for c, value in enumerate(row):
                     cell = sheet.cell(row=first_row + r, column=first_col + c)
-                    cell.value = _number(value) if args.numbers_from_text else value
+                    cell.value = value if args.keep_text else _number(value)
             width = max(len(row) for row in args.rows) or 1
             last = f"{get_column_letter(first_col + width - 1)}{first_row + len(args.rows) - 1}"
             return {"path": args.path, "sheet": sheet.title, "range": f"{letters}{first_row}:{last}"}
