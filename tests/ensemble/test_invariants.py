@@ -142,7 +142,7 @@ class SessionMachine(RuleBasedStateMachine):
     @rule(agent=st.sampled_from(AGENTS), race=st.booleans(), leave_open=st.booleans())
     def ask(self, agent: str, race: bool, leave_open: bool) -> None:
         session = self.ensure_session(leave_open)
-        before = session._next_token
+        before = session._tokens.last
         self.asks.append(self.loop.create_task(session.ask("p", agent=agent, race=race, timeout=None)))
         self.run()  # the ask's task runs and mints its token
         self.issued.add(f"{session.name}:{before + 1}")

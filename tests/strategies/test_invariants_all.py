@@ -130,7 +130,7 @@ class StrategyMachine(SessionMachine):
     def ask(self, pick: int) -> None:  # type: ignore[override]
         session = self.ensure_session()
         prompt, opts = self._submission(pick)
-        before = session._next_token
+        before = session._tokens.last
         self.asks.append(self.loop.create_task(session.ask(prompt, timeout=None, **opts)))
         self.run()
         self.issued.add(f"{session.name}:{before + 1}")

@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections import deque
+from collections.abc import Awaitable, Generator, Mapping
 from functools import partial
 from typing import Any
 
 from podium import telemetry
 from podium.agent.backend import Prompt
 from podium.agent.events import Response, Usage
-from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
+from podium.agent.outcomes import Completion, PollResult
 from podium.agent.watchdog import wait_reply
+from podium.ensemble.agents import AgentRecord
 from podium.ensemble.inputs import (
     AgentDownInput,
     AskInput,
@@ -33,15 +34,15 @@ from podium.ensemble.inputs import (
     TellInput,
 )
 from podium.ensemble.ops import Dispatch, Forward, Halt, Op, Reply, ReplyError, Start, Stop, Token
-from podium.ensemble.runtime import AgentHandle, AgentRuntime, LocalRuntime
+from podium.ensemble.runtime import AgentRuntime, LocalRuntime
 from podium.ensemble.strategy import Strategy, decide
+from podium.ensemble.tokens import Run, Tokens
 from podium.errors import (
     AgentNotRunning,
     ConfigError,
     Overloaded,
     Reason,
     ReasonKind,
-    RunFailed,
     SessionClosed,
     StartFailed,
 )
@@ -50,35 +51,6 @@ from podium.telemetry import Telemetry
 log = logging.getLogger("podium.session")
 
 _live: dict[str, Session] = {}
-_TELL, _ASK = 0, 1
-
-
-class _Run:
-    """A pending token."""
-
-    __slots__ = ("dispatches", "flying", "future", "kind", "usage", "waiters")
-
-    def __init__(self, kind: int, future: asyncio.Future[Response] | None = None) -> None:
-        self.kind = kind
-        self.future = future
-        self.waiters: list[asyncio.Future[None]] | None = None
-        self.dispatches = 0
-        self.flying = 0  # dispatches of this token in flight right now
-        self.usage: Usage | None = None
-
-
-class _Agent:
-    """The session's record of one started agent; `gen` tells apart two agents that share a name."""
-
-    __slots__ = ("flights", "gen", "handle", "held", "name", "on_complete")
-
-    def __init__(self, name: str, gen: int, handle: AgentHandle, on_complete: Callable[[Completion], None]) -> None:
-        self.name = name
-        self.gen = gen
-        self.handle = handle
-        self.on_complete = on_complete
-        self.flights: dict[int, Token | None] = {}  # ref -> token of the dispatch in flight, in dispatch order
-        self.held: dict[int, Completion] | None = None  # completions that overtook an earlier dispatch
 
 
 class Session:
@@ -92,13 +64,11 @@ class Session:
         self._runtime = runtime
         self._recorder = recorder
         self._state: Any = None
-        self._agents: dict[str, _Agent] = {}
-        self._gens: dict[int, _Agent] = {}
+        self._agents: dict[str, AgentRecord] = {}
+        self._gens: dict[int, AgentRecord] = {}
         self._next_gen = 0
-        self._pending: dict[Token, _Run] = {}
-        self._results: OrderedDict[Token, PollResult] = OrderedDict()
-        self._max_results = max_results
-        self._next_token = 0
+        self._tokens = Tokens(name, max_results)
+        self._pending = self._tokens.pending  # the hot path reads it on every input
         self._queue: deque[Input] = deque()
         self._busy = False
         self._open = False
@@ -153,9 +123,9 @@ class Session:
         session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
         _live[name] = session
         session._state = state
-        session._next_token = next_token
+        session._tokens.last = next_token
         for token in pending:
-            session._pending[token] = _Run(_TELL)
+            session._pending[token] = Run("tell")
         await session._launch(agents, "resume")
         session._busy = True
         try:
@@ -225,7 +195,7 @@ class Session:
 
     def tell(self, prompt: str | Prompt, **opts: Any) -> Token:
         """Submit a prompt; returns its token at once (the reply may already have happened)."""
-        token = self._mint(_Run(_TELL))
+        token = self._mint(Run("tell"))
         self._feed(TellInput(prompt, opts, token))
         return token
 
@@ -233,40 +203,21 @@ class Session:
         """Submit a prompt and wait for the reply; raises RunFailed(reason) on an error reply or timeout.
         The timeout is the caller's: the run itself goes on and is closed by the strategy."""
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
-        token = self._mint(_Run(_ASK, future))
+        token = self._mint(Run("ask", future))
         self._feed(AskInput(prompt, opts, token))
         return await wait_reply(future, timeout, f"session {self.name!r}")
 
     def poll(self, token: Token) -> PollResult:
         """Pending, Completed(response), Failed(reason) or NotFound. A completed result is consumed."""
-        if token in self._pending:
-            return PENDING
-        return self._results.pop(token, NOT_FOUND)
+        return self._tokens.poll(token)
 
     async def result(self, token: Token, timeout: float | None = None) -> Response:
         """Wait for a told token's reply and consume it; raises RunFailed on an error, KeyError if unknown."""
-        run = self._pending.get(token)
-        if run is not None:
-            if run.kind != _TELL:
-                raise ConfigError(f"token {token} belongs to an ask; its caller receives the reply")
-            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            run.waiters = [*(run.waiters or ()), waiter]
-            try:
-                await asyncio.wait_for(waiter, timeout)
-            except TimeoutError:
-                raise RunFailed(Reason(ReasonKind.TIMEOUT, f"no reply within {timeout}s (token {token})")) from None
-        outcome = self._results.pop(token, NOT_FOUND)
-        if isinstance(outcome, Completed):
-            return outcome.response
-        if isinstance(outcome, Failed):
-            raise RunFailed(outcome.reason)
-        raise KeyError(f"unknown token {token!r} (never issued, or its result was already consumed)")
+        return await self._tokens.result(token, timeout)
 
     def inbox(self) -> dict[Token, PollResult]:
         """Every completed tell result, oldest first; they are consumed."""
-        results = dict(self._results)
-        self._results.clear()
-        return results
+        return self._tokens.inbox()
 
     def notify(self, event: Any) -> None:
         """Send an event to the strategy's handle_notify."""
@@ -300,15 +251,9 @@ class Session:
 
     # ------------------------------------------------------------------ the one place
 
-    def _mint(self, run: _Run) -> Token:
+    def _mint(self, run: Run) -> Token:
         self._check_open()
-        self._next_token += 1
-        token = f"{self.name}:{self._next_token}"
-        self._pending[token] = run
-        if telemetry.active():
-            telemetry.emit(Telemetry.TOKEN_START, session=self.name, token=token,
-                           kind="tell" if run.kind == _TELL else "ask")
-        return token
+        return self._tokens.mint(run)
 
     def _check_open(self) -> None:
         if self._closed or not self._open:
@@ -367,10 +312,10 @@ class Session:
                 # Failed unless the strategy gave it work again (a retry on a restarted agent, say).
                 run = self._pending.get(token)
                 if run is not None and run.flying == 0:
-                    self._close_token(token, None, Reason(
+                    self._tokens.close(token, None, Reason(
                         ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
         elif kind is DispatchRejectedInput and input.token in self._pending:  # type: ignore[union-attr]
-            self._close_token(input.token, None, Reason(  # type: ignore[union-attr]
+            self._tokens.close(input.token, None, Reason(  # type: ignore[union-attr]
                 ReasonKind.DISPATCH_REJECTED, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
 
     def _apply(self, ops: list[Op]) -> None:
@@ -436,32 +381,7 @@ class Session:
             self._op_failed(Reply(token, response) if response is not None else ReplyError(token, reason),  # type: ignore[arg-type]
                             f"unknown token {token!r}")
             return
-        self._close_token(token, response, reason)
-
-    def _close_token(self, token: Token, response: Response | None, reason: Reason | None) -> None:
-        run = self._pending.pop(token)
-        if run.kind == _ASK:
-            future = run.future
-            if future is not None and not future.done():
-                if reason is None:
-                    future.set_result(response)  # type: ignore[arg-type]
-                else:
-                    future.set_exception(RunFailed(reason))
-                    future.exception()  # a caller that timed out will never look
-        else:
-            self._results[token] = Completed(response) if reason is None else Failed(reason)  # type: ignore[arg-type]
-            if len(self._results) > self._max_results:
-                self._results.popitem(last=False)
-            for waiter in run.waiters or ():
-                if not waiter.done():
-                    waiter.set_result(None)
-        if telemetry.active():
-            if reason is None:
-                telemetry.emit(Telemetry.TOKEN_STOP, session=self.name, token=token, dispatches=run.dispatches,
-                               usage=run.usage)
-            else:
-                telemetry.emit(Telemetry.TOKEN_ERROR, session=self.name, token=token, reason=reason.kind,
-                               dispatches=run.dispatches)
+        self._tokens.close(token, response, reason)
 
     def _op_start(self, op: Start) -> None:
         if op.name in self._agents:
@@ -476,11 +396,11 @@ class Session:
         self._next_gen += 1
         gen = self._next_gen
         handle = self._runtime.start(f"{self.name}/{spec.name}", spec, partial(self._on_down, gen))
-        agent = _Agent(spec.name, gen, handle, partial(self._on_completion, gen))
+        agent = AgentRecord(spec.name, gen, handle, partial(self._on_completion, gen))
         self._agents[spec.name] = agent
         self._gens[gen] = agent
 
-    def _stop_agent(self, agent: _Agent, reason: Reason) -> None:
+    def _stop_agent(self, agent: AgentRecord, reason: Reason) -> None:
         # Forget the agent first: its in-flight work is dropped and its down signal is not awaited.
         self._agents.pop(agent.name, None)
         self._gens.pop(agent.gen, None)
@@ -513,7 +433,7 @@ class Session:
         failure = Reason(ReasonKind.HALTED, reason.detail, cause=reason) if reason.kind is not ReasonKind.STOPPED \
             else reason
         for token in list(self._pending):
-            self._close_token(token, None, failure)
+            self._tokens.close(token, None, failure)
         for agent in list(self._agents.values()):
             self._stop_agent(agent, Reason(ReasonKind.STOPPED, "session closed", agent.name))
         if _live.get(self.name) is self:
@@ -535,22 +455,11 @@ class Session:
         agent = self._gens.get(gen)
         if agent is None:
             return  # stopped or down: its work was dropped
-        flights = agent.flights
-        if completion.ref not in flights:
-            return  # unknown ref or a duplicate completion
-        if len(flights) > 1 and completion.ref != next(iter(flights)):
-            # Strategies correlate an agent's answers by the order of their dispatches; a runtime that
-            # delivers out of order (a remote one may) is put back in order here.
-            if agent.held is None:
-                agent.held = {}
-            agent.held[completion.ref] = completion
-            return
-        self._deliver(agent, completion)
-        while agent.held and flights and next(iter(flights)) in agent.held:
-            self._deliver(agent, agent.held.pop(next(iter(flights))))
+        for ready in agent.in_order(completion):
+            self._deliver(agent, ready)
 
-    def _deliver(self, agent: _Agent, completion: Completion) -> None:
-        token = agent.flights.pop(completion.ref)
+    def _deliver(self, agent: AgentRecord, completion: Completion) -> None:
+        token = agent.landed(completion)
         if token is not None and token in self._pending:
             self._pending[token].flying -= 1
         response = completion.response
@@ -576,21 +485,17 @@ class Session:
         self._land(agent)
         self._feed(AgentDownInput(agent.name, reason, tokens))
 
-    def _land(self, agent: _Agent) -> None:
+    def _land(self, agent: AgentRecord) -> None:
         """Drop an agent's work in flight (it was stopped or went down)."""
-        for token in agent.flights.values():
-            run = self._pending.get(token) if token is not None else None
+        for token in agent.drop():
+            run = self._pending.get(token)
             if run is not None:
                 run.flying -= 1
-        agent.flights.clear()
-        agent.held = None
 
     def _count(self, agent: str, token: Token | None, usage: Usage) -> None:
         self._usage = self._usage + usage
         self._agent_usage[agent] = self._agent_usage.get(agent, Usage()) + usage
-        run = self._pending.get(token) if token is not None else None
-        if run is not None:
-            run.usage = usage if run.usage is None else run.usage + usage
+        self._tokens.count(token, usage)
 
     # ------------------------------------------------------------------ clean-up
 
