@@ -172,10 +172,19 @@ def test_a_chain_on_one_application_becomes_one_subtask() -> None:
             SubtaskSpec(id="4", description="Mention the chart in report.docx", application="documents",
                         depends_on=("3",))]
     merged = merge_chains(plan)
-    assert [(s.id, s.application, s.depends_on) for s in merged] == [
-        ("1", "documents", ()), ("2", "spreadsheets", ("1",)), ("4", "documents", ("2",))]
-    assert merged[1].description == "Write the rows into budget.xlsx; then Chart them in budget.xlsx"
-    assert merged[1].message == "call write_rows Then call add_chart"
+    assert [(s.id, s.application, s.depends_on, parts) for s, parts in merged] == [
+        ("1", "documents", (), ()),
+        ("2", "spreadsheets", ("1",), ("Write the rows into budget.xlsx.", "Chart them in budget.xlsx")),
+        ("4", "documents", ("2",), ())]
+    assert merged[1][0].description == "Write the rows into budget.xlsx; then Chart them in budget.xlsx"
+    assert merged[1][0].message == "call write_rows Then call add_chart"
+
+
+def test_a_longer_chain_keeps_every_part_in_order() -> None:
+    plan = [SubtaskSpec(id=str(i), description=f"step {i}", application="spreadsheets",
+                        depends_on=(str(i - 1),) if i > 1 else ()) for i in range(1, 5)]
+    ((spec, parts),) = merge_chains(plan)
+    assert spec.id == "1" and parts == ("step 1", "step 2", "step 3", "step 4")
 
 
 def test_only_a_chain_is_merged() -> None:
@@ -183,16 +192,16 @@ def test_only_a_chain_is_merged() -> None:
     # two dependants of one subtask: they may run after it in either order, or in parallel on other apps
     fork = [a, SubtaskSpec(id="b", description="Chart x.xlsx", application="spreadsheets", depends_on=("a",)),
             SubtaskSpec(id="c", description="Note it in r.docx", application="documents", depends_on=("a",))]
-    assert merge_chains(fork) == tuple(fork)
+    assert merge_chains(fork) == tuple((s, ()) for s in fork)
     # a dependant that also waits for another subtask
     join = [a, SubtaskSpec(id="d", description="Read r.docx", application="documents"),
             SubtaskSpec(id="e", description="Chart x.xlsx", application="spreadsheets", depends_on=("a", "d"))]
-    assert merge_chains(join) == tuple(join)
+    assert merge_chains(join) == tuple((s, ()) for s in join)
     # independent subtasks on one application, and a chain across applications
     loose = [a, SubtaskSpec(id="f", description="Write y.xlsx", application="spreadsheets"),
              SubtaskSpec(id="g", description="Note it in r.docx", application="documents", depends_on=("f",))]
-    assert merge_chains(loose) == tuple(loose)
+    assert merge_chains(loose) == tuple((s, ()) for s in loose)
     # a re-plan never rewrites a subtask that already ran
     later = [a, SubtaskSpec(id="h", description="Chart x.xlsx", application="spreadsheets", depends_on=("a",))]
-    assert merge_chains(later, {"a": a}) == tuple(later)
+    assert merge_chains(later, {"a": a}) == tuple((s, ()) for s in later)
     assert len(merge_chains(later)) == 1

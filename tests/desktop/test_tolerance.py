@@ -410,3 +410,34 @@ async def test_an_app_agent_that_changed_nothing_and_idles_still_fails() -> None
                                config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
     assert not result.ok and result.subtasks[0]["state"] == "FAIL"
     assert "made no progress" in result.subtasks[0]["reason"]
+
+
+async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() -> None:
+    sheets = Spreadsheets()
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"),
+                      sub("2", "Chart the totals in budget.xlsx", "spreadsheets", "1"))
+
+    def worker(prompt: str) -> str:
+        if "part 1 of 2" in prompt:
+            return app("FINISH", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": TABLE}), result="written")
+        if "## Attention" not in prompt:
+            return app("FINISH", result="the chart is there")  # a claim, with no call made for this part
+        return app("FINISH", ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B2"}), result="charted")
+
+    model = Spy(worker)
+    result = await run_request("Chart the totals in budget.xlsx", [sheets], Spy(planner),
+                               app_models={"spreadsheets": model})
+    assert result.ok, result
+    (subtask,) = result.subtasks  # one subtask, one AppAgent, two parts
+    assert subtask["id"] == "1" and subtask["state"] == "FINISH" and subtask["result"] == "charted"
+    assert sheets.books["budget.xlsx"] == {"rows": TABLE, "charts": [{"kind": "bar", "range": "A1:B2", "title": ""}]}
+    first, second, third = (p.text for p in model.seen)
+    assert "## Your subtask (1, part 1 of 2)\nWrite the totals into budget.xlsx" in first
+    assert "## Your subtask (1, part 2 of 2)\nChart the totals in budget.xlsx" in second
+    assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
+    assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
+    assert "You answered FINISH, but no tool has run" in third and "Chart the totals" in third

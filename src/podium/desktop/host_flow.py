@@ -165,8 +165,10 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     run = run_of(s)
     record = run.subtasks[sid]
     limit = budget_reason(s) or step_limit_reason(s)
-    if limit is None and kind is AppStepKind.STEP and record.steps >= s.config.max_subtask_steps:
-        limit = Reason(ReasonKind.LIMIT_REACHED, f"subtask {sid} used all its {s.config.max_subtask_steps} steps "
+    parts = record.parts
+    allowed = s.config.max_subtask_steps * max(1, len(parts))  # a merged chain keeps its subtasks' steps
+    if limit is None and kind is AppStepKind.STEP and record.steps >= allowed:
+        limit = Reason(ReasonKind.LIMIT_REACHED, f"subtask {sid} used all its {allowed} steps "
                                                  f"(max_subtask_steps) without finishing")
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
@@ -177,8 +179,10 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     retry = record.repairs > 0 or bool(record.nudge)  # greedy would give the same useless answer again
     t = temperature(s, retry)
     steps = record.steps + (1 if kind is AppStepKind.STEP else 0)
+    part = min(record.part, len(parts) - 1) if parts else 0
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
-                             description=record.spec.description, tips=record.spec.message, request=run.request,
+                             description=parts[part] if parts else record.spec.description,
+                             done_parts=parts[:part], parts=len(parts), tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs,
                              # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs.
                              blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4),
@@ -393,5 +397,5 @@ def merge_schedule(run: Run, new: Iterable[Any]) -> GraphSchedule:
     return replace(schedule, results=results, running=running)
 
 
-def new_record(spec: Any) -> SubtaskRecord:
-    return SubtaskRecord(spec=spec)
+def new_record(spec: Any, parts: tuple[str, ...] = ()) -> SubtaskRecord:
+    return SubtaskRecord(spec=spec, parts=parts)

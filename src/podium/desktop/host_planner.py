@@ -119,12 +119,12 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
                                 retry=True)
     planned = merge_chains(check.subtasks, kept)
     try:
-        schedule = merge_schedule(run, planned)
+        schedule = merge_schedule(run, tuple(spec for spec, _ in planned))
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
         return finish_run(s, HostEvent.GIVE_UP, Reason(ReasonKind.PLAN_INVALID, str(exc), PLANNER))
     records = dict(run.subtasks)
-    for spec in planned:
-        records[spec.id] = new_record(spec)
+    for spec, parts in planned:
+        records[spec.id] = new_record(spec, parts)
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0)
     s = fire(s, HostEvent.PLANNED_ASSIGN)
     return schedule_ready(s)

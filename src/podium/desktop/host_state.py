@@ -107,6 +107,9 @@ class SubtaskRecord:
     calls: int = 0  # tool calls that succeeded in this subtask
     changed: tuple[str, ...] = ()  # the changes that succeeded in this subtask, as calls (the latest few)
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
+    parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
+    part: int = 0  # the part being done
+    part_calls: int = 0  # tool calls that succeeded in this part (the whole subtask when it has no parts)
 
     @property
     def state(self) -> SubtaskState:

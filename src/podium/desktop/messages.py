@@ -34,7 +34,9 @@ class AppStepRequest(BaseModel):
     kind: AppStepKind = AppStepKind.STEP
     application: str = ""
     subtask_id: str = ""
-    description: str
+    description: str  # of the part being done, when the subtask has parts
+    done_parts: tuple[str, ...] = ()  # its parts already done, in order
+    parts: int = 0  # how many parts the subtask has (0: none)
     tips: str = ""
     request: str = ""  # the person's overall request
     step: int = 1  # this subtask's step number

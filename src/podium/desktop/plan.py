@@ -76,25 +76,28 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
 
 
 def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec] | None = None
-                 ) -> tuple[SubtaskSpec, ...]:
+                 ) -> tuple[tuple[SubtaskSpec, tuple[str, ...]], ...]:
     """A checked plan with each chain of subtasks on one application made one subtask: B joins A when
     both name the same application, B needs only A, and nothing else needs A. Small models split "write
     the rows" and "chart them" into two subtasks of one AppAgent; each costs a subtask's worth of model
-    calls (the second begins by rediscovering what the first did) and nothing runs in parallel anyway."""
+    calls (the second begins by rediscovering what the first did) and nothing runs in parallel anyway.
+    Each subtask comes with its parts, the descriptions it was merged from (none if it was not): its
+    AppAgent does them in order, one FINISH each."""
     kept = kept or {}
     specs = list(subtasks)
+    parts: dict[str, tuple[str, ...]] = {}
     while True:
-        ids = {s.id for s in specs}
         needed_by: dict[str, list[str]] = {}
         for spec in specs:
             for dep in spec.depends_on:
                 needed_by.setdefault(dep, []).append(spec.id)
         pair = next(((a, b) for b in specs for a in specs
                      if b.depends_on == (a.id,) and a.id != b.id and a.application == b.application
-                     and needed_by.get(a.id) == [b.id] and a.id in ids and a.id not in kept), None)
+                     and needed_by.get(a.id) == [b.id] and a.id not in kept), None)
         if pair is None:
-            return tuple(specs)
+            return tuple((s, parts.get(s.id, ())) for s in specs)
         first, second = pair
+        parts[first.id] = (*parts.get(first.id, (first.description,)), *parts.pop(second.id, (second.description,)))
         message = " Then ".join(m.strip() for m in (first.message, second.message) if m.strip())
         joined = first.model_copy(update={"description": f"{first.description.rstrip('. ')}; then "
                                                          f"{second.description}", "message": message})

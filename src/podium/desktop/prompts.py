@@ -231,7 +231,10 @@ def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
 def app_user(req: AppStepRequest, memory: Sequence[str], seen: Sequence[str] = ()) -> str:
     # The subtask comes first and last: a small model that reads the person's whole request first sets
     # out to do all of it (a chart where its subtask only writes the rows). The request is context.
-    parts = [f"## Your subtask ({req.subtask_id or 'direct'})\n{req.description}"]
+    which = f", part {len(req.done_parts) + 1} of {req.parts}" if req.parts else ""
+    parts = [f"## Your subtask ({req.subtask_id or 'direct'}{which})\n{req.description}"]
+    if req.done_parts:
+        parts.append("## Parts of your subtask already done\n" + "\n".join(f"- {d}" for d in req.done_parts))
     if req.tips:
         parts.append(f"## Tips from the HostAgent\n{req.tips}")
     if req.inputs:
