@@ -93,9 +93,12 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
     )
     assert "outside it" in cell.error
     assert (
-        "no style"
+        "no paragraph style 'Nope'"
         in (await documents.call("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"], "style": "Nope"})).error
     )
+    # a paragraph style on a table: python-docx only fails when saving, with style type numbers
+    wrong = await documents.call("add_table", {"path": "report.docx", "rows": [["a"]], "style": "Normal"})
+    assert "'Normal' is not a table style" in wrong.error and "Table Grid" in wrong.error
     assert (root / "report.docx").read_bytes() == before
     (root / "fake.docx").write_text("not a zip")
     assert "not a readable .docx" in (await documents.call("read_document", {"path": "fake.docx"})).error

@@ -165,7 +165,7 @@ class DocumentsApplication(ToolApplication):
             raise ToolError("the table has no columns: give at least one cell")
         table = document.add_table(rows=len(args.rows), cols=width)
         if args.style:
-            table.style = self._style(document, args.style)
+            table.style = self._style(document, args.style, "table")
         for r, row in enumerate(args.rows):
             for c, value in enumerate(row):
                 table.cell(r, c).text = _cell_text(value)
@@ -215,13 +215,23 @@ class DocumentsApplication(ToolApplication):
         return tables[index]
 
     @staticmethod
-    def _style(document: Any, name: str | None) -> Any:
+    def _style(document: Any, name: str | None, kind: str = "paragraph") -> Any:
+        """The named style, of the right kind: python-docx accepts a paragraph style on a table and
+        only fails when the file is saved, with a message about style type numbers."""
+        from docx.enum.style import WD_STYLE_TYPE
+
         if name is None:
             return None
+        wanted = WD_STYLE_TYPE.TABLE if kind == "table" else WD_STYLE_TYPE.PARAGRAPH
+        names = [s.name for s in document.styles if s.type == wanted]
         try:
-            return document.styles[name]
-        except KeyError as exc:
-            raise ToolError(f"the document has no style {name!r}") from exc
+            style = document.styles[name]
+        except KeyError:
+            style = None
+        if style is None or style.type != wanted:
+            problem = f"has no {kind} style {name!r}" if style is None else f"style {name!r} is not a {kind} style"
+            raise ToolError(f"the document {problem}; its {kind} styles: {', '.join(names[:12]) or 'none'}")
+        return style
 
 
 def read_table_grid(table: Any, *, repeat_merged: bool = False) -> dict[str, Any]:
