@@ -96,7 +96,7 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
         "no paragraph style 'Nope'"
         in (await documents.call("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"], "style": "Nope"})).error
     )
-    # a paragraph style on a table: python-docx only fails when saving, with style type numbers
+    # a paragraph style on a table: the styles that would do, not python-docx's style type numbers
     wrong = await documents.call("add_table", {"path": "report.docx", "rows": [["a"]], "style": "Normal"})
     assert "'Normal' is not a table style" in wrong.error and "Table Grid" in wrong.error
     assert (root / "report.docx").read_bytes() == before

@@ -216,8 +216,8 @@ class DocumentsApplication(ToolApplication):
 
     @staticmethod
     def _style(document: Any, name: str | None, kind: str = "paragraph") -> Any:
-        """The named style, of the right kind: python-docx accepts a paragraph style on a table and
-        only fails when the file is saved, with a message about style type numbers."""
+        """The named style, of the right kind (python-docx refuses a paragraph style on a table with a
+        message about style type numbers, which tells a model nothing it can use)."""
         from docx.enum.style import WD_STYLE_TYPE
 
         if name is None:
