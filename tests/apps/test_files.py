@@ -128,6 +128,11 @@ async def test_bad_arguments_are_clear_errors(files: FilesApplication) -> None:
     assert not missing.ok and "path" in missing.error
     assert "no tool" in (await files.call("format_disk", {})).error
     assert "does not exist" in (await files.call("read_file", {"path": "nope.txt"})).error
+    # a wrong folder for a file the workspace has: the error names the path that works
+    lost = await files.call("read_file", {"path": "C:/Users/me/Documents/inner.txt"})
+    assert "does not exist; the workspace has 'sub/inner.txt'" in lost.error
+    windows = await files.call("read_file", {"path": "C:\\Users\\me\\notes.txt"})
+    assert "the workspace has 'notes.txt'" in windows.error
 
 
 # -- the security corpus: every way out of the root is refused and nothing is touched ----------

@@ -198,7 +198,7 @@ class DocumentsApplication(ToolApplication):
 
         resolved = self._target(path)
         if not resolved.exists():
-            raise ToolError(f"{path!r} does not exist; create it first with create_document")
+            raise self.workspace.missing(path, "; create it first with create_document")
         try:
             return docx.Document(str(resolved))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:

@@ -252,7 +252,7 @@ class FilesApplication(ToolApplication):
     def _existing(self, path: str) -> Path:
         resolved = self.workspace.resolve(path)
         if not os.path.lexists(resolved):
-            raise ToolError(f"{path!r} does not exist in the workspace")
+            raise self.workspace.missing(path, " in the workspace")
         return resolved
 
     def _existing_file(self, path: str) -> Path:

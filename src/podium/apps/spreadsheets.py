@@ -277,7 +277,7 @@ class SpreadsheetsApplication(ToolApplication):
     def _existing(self, path: str) -> Path:
         resolved = self._xlsx_path(path)
         if not resolved.exists():
-            raise ToolError(f"{path!r} does not exist; create it first with create_workbook")
+            raise self.workspace.missing(path, "; create it first with create_workbook")
         return resolved
 
 

@@ -13,7 +13,7 @@ import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from podium.apps.tooling import ToolError
 
@@ -56,6 +56,23 @@ class Workspace:
         if candidate == self.root and not allow_root:
             raise PathRefused(f"{path!r} is the workspace root itself; name a file or folder inside it")
         return candidate
+
+    def missing(self, path: str, then: str = "") -> ToolError:
+        """The error for a path that does not exist, naming the workspace's files of the same name: a
+        model that wrote 'C:/Users/me/Documents/report.docx' or 'data/report.docx' for the top-level
+        report.docx is told the path that works."""
+        name = PurePath(path.replace("\\", "/")).name
+        found: list[str] = []
+        seen = 0
+        for folder, dirs, files in os.walk(self.root):  # symlinked folders are not entered
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            seen += len(files) + len(dirs)
+            if name in files or name in dirs:
+                found.append(self.relative(Path(folder) / name))
+            if len(found) >= 5 or seen > 5000:  # a hint, not a search engine
+                break
+        hint = f"; the workspace has {', '.join(map(repr, sorted(found)))}" if found else then
+        return ToolError(f"{path!r} does not exist{hint}")
 
     def relative(self, path: Path) -> str:
         """How to name `path` back to the agent: relative to the root, '/' separated."""
