@@ -272,7 +272,8 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     assert result.ok, result
     assert len(reading.seen) == 1
     assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
-    assert "no tool has run for this subtask" in model.seen[1].text and "'Chart it in b.xlsx'" in model.seen[1].text
+    nudged = model.seen[1].text
+    assert "no tool has changed anything for this subtask" in nudged and "'Chart it in b.xlsx'" in nudged
     assert model.seen[1].temperature == 0.7
 
     sheets, reading, believed = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
@@ -440,4 +441,29 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "## Your subtask (1, part 2 of 2)\nChart the totals in budget.xlsx" in second
     assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
     assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
-    assert "You answered FINISH, but no tool has run" in third and "Chart the totals" in third
+    assert "You answered FINISH, but no tool has changed anything" in third and "Chart the totals" in third
+
+
+async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once() -> None:
+    documents = docs()
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Write the totals into b.xlsx", "spreadsheets"),
+                      sub("2", "Add a note about the totals to report.docx", "documents", "1"))
+
+    def writer(prompt: str) -> str:
+        return app("FINISH", ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": TABLE}), result="written")
+
+    def noter(prompt: str) -> str:
+        if "## Attention" not in prompt:  # reads its file, then calls it done: nothing was added
+            return app("FINISH", ("read_table", {"path": "report.docx"}), result="report.docx has the table")
+        return app("FINISH", ("write_paragraph", {"path": "report.docx", "text": "Totals in b.xlsx"}), result="noted")
+
+    model = Spy(noter)
+    result = await run_request("Write the totals into b.xlsx and note it in report.docx", [documents, Spreadsheets()],
+                               Spy(planner), app_models={"documents": model, "spreadsheets": Spy(writer)})
+    assert result.ok, result
+    assert len(model.seen) == 2 and "no tool has changed anything for this subtask" in model.seen[1].text
+    assert documents.docs["report.docx"]["paragraphs"] == ["Totals in b.xlsx"]

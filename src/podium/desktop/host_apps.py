@@ -73,10 +73,12 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
 
     outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
     done = sum(1 for r in report.results if r.ok)
-    changed = (*record.changed, *(f"{r.function}({summarize(r.arguments, 120)})"
-                                  for r in report.results if r.ok and not r.read_only))[-8:]
+    made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
+    changes = len(made)
+    changed = (*record.changed, *made)[-8:]
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs, calls=record.calls + done,
-                       part_calls=record.part_calls + done, idle=0 if done else record.idle + 1, changed=changed)
+                       part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
+                       changed=changed)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
     # decided it was done without waiting for the read's result.
     failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
@@ -95,22 +97,22 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
     parts = record.parts
-    if output.status is AppStatus.FINISH and not failed and record.part_calls + done == 0 \
+    if output.status is AppStatus.FINISH and not failed and record.part_changes + changes == 0 \
             and (record.spec.depends_on or record.part > 0) \
             and not record.finish_checked and s.config.check_finish \
             and (app := s.catalog.get(record.spec.application)) and app.tools:
         # Small models "finish" a change they never made: handed the results of the subtasks it
-        # depends on (or of the parts before), the AppAgent copies them into its result and calls no
-        # tool. A subtask that is handed data is there to do something with it, so that FINISH is
-        # questioned, once (a second FINISH is believed). A subtask without inputs may well be done by
-        # looking (observe.py).
+        # depends on (or of the parts before), the AppAgent copies them into its result, or reads its
+        # file and stops there. A subtask that is handed data is there to do something with it, so a
+        # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
+        # without inputs may well be done by looking (observe.py).
         what = parts[record.part] if parts else record.spec.description
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, nudge=finish_nudge(what, app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):
         # One part done: the same AppAgent goes on with the next, its FINISH checked afresh.
         done_text = f" ({summarize(output.result, 200)})" if output.result not in (None, "") else ""
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, part=record.part + 1, part_calls=0,
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, part=record.part + 1, part_changes=0,
                            finish_checked=False, note=f"Part {record.part + 1} of {len(parts)} is done{done_text}. "
                                                       f"Now part {record.part + 2}: {parts[record.part + 1]}")
         return dispatch_app(s, sid)

@@ -109,7 +109,7 @@ class SubtaskRecord:
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
     parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
     part: int = 0  # the part being done
-    part_calls: int = 0  # tool calls that succeeded in this part (the whole subtask when it has no parts)
+    part_changes: int = 0  # changes that succeeded in this part (the whole subtask when it has no parts)
 
     @property
     def state(self) -> SubtaskState:

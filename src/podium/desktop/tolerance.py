@@ -141,7 +141,7 @@ def failure_nudge(results: Sequence[ActionResult]) -> str:
 
 
 def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
-    """What to tell an AppAgent whose FINISH came before any tool call of its subtask."""
-    return (f"You answered FINISH, but no tool has run for this subtask, so nothing has changed yet. Your "
+    """What to tell an AppAgent whose FINISH came before any change of its subtask."""
+    return (f"You answered FINISH, but no tool has changed anything for this subtask yet. Your "
             f"subtask: {description!r}. If it needs a change, call the tools that make it now, with the data "
             f"you were given (tools: {', '.join(tool_names[:12])}). If it needs no tool, answer FINISH again.")
