@@ -174,7 +174,7 @@ async def test_an_invalid_plan_is_re_asked_with_the_reasons() -> None:
     assert result.ok, result
     feedback = model.seen[1].text
     assert "the plan failed these checks" in feedback
-    assert "works on report.docx, which documents handles, but it names spreadsheets" in feedback
+    assert "works on report.docx" not in feedback  # the application was corrected from the file type
     assert "unknown application 'photoshop'" in feedback and "unknown subtask '7'" in feedback
     assert model.seen[1].temperature == 0.7
 

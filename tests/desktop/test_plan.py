@@ -52,12 +52,20 @@ def test_no_application_and_nothing_to_infer_it_from() -> None:
     assert "names no application" in check_plan([spec("1", "Tidy up")], CATALOG).problems[0]
 
 
-def test_the_file_type_must_match_the_application() -> None:
+def test_the_file_type_decides_the_application() -> None:
+    # the files name one application: the plan is corrected, not re-asked
     check = check_plan([spec("1", "Extract the table from report.docx", "spreadsheets")], CATALOG)
-    assert check.problems == ("subtask '1' works on report.docx, which documents handles, but it names "
-                              "spreadsheets: assign it to documents",)
+    assert check.ok and check.subtasks[0].application == "documents"
     # mentioning files of two applications allows either
     assert check_plan([spec("1", "Chart the table of report.docx in budget.xlsx", "spreadsheets")], CATALOG).ok
+    # an application that opens no particular file type may work on any file
+    copy = check_plan([spec("1", "Copy report.docx and budget.xlsx into backup/", "files")], CATALOG)
+    assert copy.ok and copy.subtasks[0].application == "files"
+    # files of two applications, neither of them the one named: re-asked
+    slides = Catalog((*CATALOG.apps, AppInfo("slides", "presentations", (".pptx",))))
+    check = check_plan([spec("1", "Put the table of report.docx into budget.xlsx", "slides")], slides)
+    assert check.problems == ("subtask '1' works on report.docx, budget.xlsx, which documents or spreadsheets "
+                              "handles, but it names slides: assign it to documents or spreadsheets",)
 
 
 def test_unknown_dependency_names_the_known_ids() -> None:
@@ -91,8 +99,9 @@ def test_duplicate_ids_and_empty_plans_and_descriptions() -> None:
 
 
 def test_every_problem_is_reported_at_once() -> None:
-    check = check_plan([spec("1", "report.docx", "spreadsheets", ("1",)), spec("2", "x", "nope", ("9",))], CATALOG)
-    assert len(check.problems) == 4
+    check = check_plan([spec("1", "report.docx", "documents", ("1",)), spec("2", "x", "nope", ("9",)),
+                        spec("2", "y", "files")], CATALOG)
+    assert len(check.problems) == 4, check.problems
 
 
 def test_a_re_plan_may_depend_on_kept_subtasks_and_does_not_repeat_them() -> None:

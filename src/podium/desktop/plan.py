@@ -121,11 +121,18 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
     elif app is None:
         problems.append(f"subtask {spec.id!r} names unknown application {name!r}: choose one of "
                         f"{', '.join(catalog.names)}")
-    if app is not None and by_file and app not in by_file:
-        files = ", ".join(f for fs in by_file.values() for f in fs)
-        expected = " or ".join(sorted(by_file))
-        problems.append(f"subtask {spec.id!r} works on {files}, which {expected} handles, but it names "
-                        f"{app}: assign it to {expected}")
+    named = catalog.get(app) if app is not None else None
+    # An application that opens no particular file type (files, shell) may work on any file; one that
+    # does (documents, spreadsheets) cannot open another's. When the files say which one it must be,
+    # the plan is corrected here rather than re-asked: a small model asked again often gives up.
+    if app is not None and by_file and app not in by_file and (named is None or named.file_types):
+        if len(by_file) == 1:
+            app = next(iter(by_file))
+        else:
+            files = ", ".join(f for fs in by_file.values() for f in fs)
+            expected = " or ".join(sorted(by_file))
+            problems.append(f"subtask {spec.id!r} works on {files}, which {expected} handles, but it names "
+                            f"{app}: assign it to {expected}")
     if app is not None and app != spec.application:
         spec = spec.model_copy(update={"application": app})
     return spec, problems
