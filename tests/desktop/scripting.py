@@ -43,4 +43,4 @@ def subtask_of(prompt: str) -> str:
 
 def verifying(prompt: str) -> bool:
     """The planner is asked to verify or re-plan (the graph has settled)."""
-    return "Every subtask has ended" in prompt or "Re-plan:" in prompt
+    return "Every subtask has ended" in prompt or "Re-plan:" in prompt or "no subtask has changed any file" in prompt

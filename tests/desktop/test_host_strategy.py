@@ -140,6 +140,10 @@ def test_a_finished_subtask_goes_on_the_blackboard_and_unblocks_its_dependant() 
     (verify,) = ops
     assert verify.agent == "host" and "Every subtask has ended" in host_request(verify).note  # type: ignore[union-attr]
     assert STRATEGY.handle_status(s)["host"]["state"] == "CONTINUE"
+    # nothing was changed although data was handed on: the FINISH is questioned once, then believed
+    ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="charted"), s)
+    (question,) = ops
+    assert question.agent == "host" and "no subtask has changed any file" in host_request(question).note  # type: ignore[union-attr]
     ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="charted"), s)
     (reply,) = ops
     assert isinstance(reply, Reply) and reply.token == "t1" and reply.response.text == "charted"

@@ -24,6 +24,10 @@ from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
 
+NO_CHANGE_FINISH = ("You answered FINISH, but no subtask has changed any file. Compare the request with the subtask "
+                    "results: if the request asks for a change, ASSIGN subtasks (new ids) that make it; if it needed "
+                    "no change, answer FINISH again.")
+
 
 def repair_feedback(raw: str, problem: str) -> str:
     shown = raw if len(raw) <= 1500 else raw[:1500] + " ..."
@@ -84,6 +88,14 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     status = output.status
     if status is HostStatus.ASSIGN:
         return _assign(s, output, report.raw)
+    if status is HostStatus.FINISH and s.config.check_finish and not run.finish_checked \
+            and any(r.spec.depends_on or r.parts for r in run.subtasks.values()) \
+            and not any(r.changed for r in run.subtasks.values()):
+        # The 1.5B planner answers FINISH by copying its example's comment, whatever the subtasks did.
+        # A plan that hands data from one subtask (or part) to the next is there to put it somewhere:
+        # when nothing was changed at all, that FINISH is questioned, once.
+        s = fire(with_run(s, finish_checked=True), HostEvent.RETRY)
+        return dispatch_planner(s, note=NO_CHANGE_FINISH, retry=True)
     if status is HostStatus.FINISH:
         return finish_run(s, HostEvent.PLANNED_FINISH, None, text=output.comment or "done")
     if status is HostStatus.FAIL:

@@ -139,6 +139,7 @@ class Run:
     busy: Mapping[str, str] = field(default_factory=dict)  # AppAgent -> the subtask it works on
     current: str = "planning"
     comment: str = ""  # the planner's last comment
+    finish_checked: bool = False  # a FINISH with no change made was questioned once already
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
 
 
