@@ -79,6 +79,28 @@ async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplica
     assert sheet["C3"].value == "007" and sheet["D3"].value == 1
 
 
+async def test_column_totals_skip_a_title_text_and_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"] = "Expenses 2024"  # a title above the table
+    rows = [["Ref", "Date", "Amount", "Note"], [101, "2024-01-03", 12.5, "x"], [102, "2024-01-09", 30, "n/a"],
+            [103, "2024-02-01", "7", None], [104, "2024-02-11", 7.25, "y"], [None, None, "=SUM(C4:C7)", None]]
+    for r, row in enumerate(rows, start=3):
+        for c, value in enumerate(row, start=1):
+            sheet.cell(r, c, value)
+    book.save(root / "e.xlsx")
+    before = (root / "e.xlsx").read_bytes()
+    result = await sheets.call("column_totals", {"path": "e.xlsx"})
+    assert result.ok, result.error
+    assert result.content["header_row"] == 3 and result.content["data_rows"] == "4-8"
+    assert result.content["columns"] == {
+        "Ref": {"column": "A", "sum": 410, "count": 4, "min": 101, "max": 104, "mean": 102.5},
+        "Amount": {"column": "C", "sum": 49.75, "count": 3, "min": 7.25, "max": 30, "mean": 16.5833333333}}
+    assert (root / "e.xlsx").read_bytes() == before  # a read
+    empty = await sheets.call("create_workbook", {"path": "n.xlsx"})
+    assert empty.ok and "empty" in (await sheets.call("column_totals", {"path": "n.xlsx"})).error
+
+
 @pytest.mark.parametrize(
     ("kind", "tag", "direction"),
     [

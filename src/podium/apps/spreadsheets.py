@@ -86,6 +86,8 @@ class SpreadsheetsApplication(ToolApplication):
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
+            ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
+                     "its header.", ReadArgs, self._totals, True),
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet),
             ToolSpec("write_rows", "Write rows of values/formulas from a start cell and save.", WriteArgs, self._write),
@@ -163,6 +165,34 @@ class SpreadsheetsApplication(ToolApplication):
             )
         ]
         return {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows}
+
+    def _totals(self, args: ReadArgs) -> dict[str, Any]:
+        """Arithmetic is what a small model gets wrong and a tool gets right. The header is the first
+        row with two or more texts (a title above a table is skipped); below it, each column's numbers
+        (not text, not formulas: those need cached_values) are summed."""
+        from openpyxl.utils.cell import get_column_letter
+
+        table = self._read(args)
+        rows, area = table["rows"], table["range"]
+        if not rows:
+            raise ToolError(f"sheet {table['sheet']!r} is empty: there is no table to total")
+        min_col, min_row, _, _ = _bounds(area)
+        top = next((i for i, row in enumerate(rows) if sum(isinstance(v, str) and v.strip() != "" for v in row) >= 2),
+                   None)
+        if top is None:
+            raise ToolError(f"no header row (a row of two or more texts) in {table['sheet']}!{area}")
+        columns: dict[str, Any] = {}
+        for c, name in enumerate(rows[top]):
+            values = [row[c] for row in rows[top + 1:] if c < len(row)]
+            numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+            if not numbers:
+                continue
+            total = sum(numbers)
+            key = str(name).strip() if name not in (None, "") else get_column_letter(min_col + c)
+            columns[key] = {"column": get_column_letter(min_col + c), "sum": round(total, 10), "count": len(numbers),
+                            "min": min(numbers), "max": max(numbers), "mean": round(total / len(numbers), 10)}
+        return {"path": args.path, "sheet": table["sheet"], "header_row": min_row + top,
+                "data_rows": f"{min_row + top + 1}-{min_row + len(rows) - 1}", "columns": columns}
 
     # -- writing -------------------------------------------------------------------------------
     def _create(self, args: CreateArgs) -> dict[str, Any]:
