@@ -54,9 +54,11 @@ class SheetArgs(PathArgs):
 class WriteArgs(PathArgs):
     sheet: str | None = None
     start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
-    rows: list[list[CellValue]] = Field(min_length=1, description="rows of values; '=...' strings are formulas")
-    # A flag a small model sets to false whenever it fills in every argument: false must be the default.
-    keep_text: bool = Field(False, description="keep numeric-looking text such as '007' as text, not numbers")
+    # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
+    # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
+    # argument, and a chart over numbers written as text is empty.)
+    rows: list[list[CellValue]] = Field(min_length=1, description="rows of values; '=...' strings are formulas, "
+                                                                  "a leading ' keeps numeric-looking text as text")
 
 
 class ChartArgs(PathArgs):
@@ -122,7 +124,7 @@ class SpreadsheetsApplication(ToolApplication):
         first_col = column_index_from_string(letters)
         for r, row in enumerate(args.rows):
             for c, value in enumerate(row):
-                new = value if args.keep_text else _number(value)
+                new = _cell(value)
                 old = sheet.cell(row=first_row + r, column=first_col + c).value
                 if old is not None and old != new:
                     return True
@@ -236,7 +238,7 @@ class SpreadsheetsApplication(ToolApplication):
             for r, row in enumerate(args.rows):
                 for c, value in enumerate(row):
                     cell = sheet.cell(row=first_row + r, column=first_col + c)
-                    cell.value = value if args.keep_text else _number(value)
+                    cell.value = _cell(value)
             width = max(len(row) for row in args.rows) or 1
             last = f"{get_column_letter(first_col + width - 1)}{first_row + len(args.rows) - 1}"
             return {"path": args.path, "sheet": sheet.title, "range": f"{letters}{first_row}:{last}"}
@@ -388,6 +390,13 @@ def _anchor_right_of(sheet: Any, max_col: int, row: int) -> str:
     from openpyxl.utils.cell import get_column_letter
 
     return f"{get_column_letter(max(max_col, sheet.max_column) + 2)}{row}"
+
+
+def _cell(value: CellValue) -> CellValue:
+    """What a written value becomes: "'007" the text '007', "1,200" the number 1200."""
+    if isinstance(value, str) and value.startswith("'"):
+        return value[1:]
+    return _number(value)
 
 
 def _number(value: CellValue) -> CellValue:
