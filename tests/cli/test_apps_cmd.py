@@ -83,10 +83,12 @@ def test_windows_are_listed_when_there_is_a_display(cli: Invoke, xvfb: str) -> N
     window = subprocess.Popen(["xmessage", "-name", tag, "hello"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 15
+        # Generous: on a machine saturated by other work (a model run) xmessage took over 15 s to map.
+        deadline = time.monotonic() + 60
         while not any(tag in w.wm_class for w in display.list_windows()):
-            assert time.monotonic() < deadline, "xmessage showed no window"
-            time.sleep(0.05)
+            assert window.poll() is None, f"xmessage exited with {window.returncode} before showing a window"
+            assert time.monotonic() < deadline, "xmessage showed no window within 60 s"
+            time.sleep(0.1)
         result = cli("apps")
     finally:
         window.kill()
