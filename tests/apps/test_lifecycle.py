@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from podium.apps.desktop_apps import DesktopApplication
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes, running_processes
 from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
+from tests import xserver
 
 
 @pytest.fixture
@@ -99,29 +99,10 @@ def test_no_display_is_a_value_not_an_error(tmp_path: Path, no_display) -> None:
 
 # -- under a real X server ------------------------------------------------------------------------
 @pytest.fixture
-def xvfb(monkeypatch) -> Iterator[str]:
-    binary = shutil.which("Xvfb")
-    if binary is None:
-        pytest.skip("Xvfb is not installed (Debian packages: xvfb x11-apps x11-utils xdotool imagemagick)")
-    number = next(
-        n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
-    )
-    server = subprocess.Popen(
-        [binary, f":{number}", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 15
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"Xvfb :{number} did not start (status {server.poll()})")
-            time.sleep(0.05)
-        monkeypatch.setenv("DISPLAY", f":{number}")
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+def xvfb(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    with xserver.xvfb("800x600x24") as name:
+        monkeypatch.setenv("DISPLAY", name)
+        yield name
 
 
 def xmessage_config(tag: str, **options) -> DesktopAppConfig:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from podium.apps import display
+from tests import xserver
 from tests.cli.conftest import Invoke
 
 MCP_SERVER = Path(__file__).parent / "mcp_weather_server.py"
@@ -59,23 +60,9 @@ def test_mcp_servers_are_listed_and_connected_on_request(cli: Invoke, tmp_path: 
 
 @pytest.fixture
 def xvfb(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    binary = shutil.which("Xvfb")
-    if binary is None:
-        pytest.fail("Xvfb is not installed (Debian package: xvfb)")
-    number = next(n for n in range(200, 300)
-                  if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
-    server = subprocess.Popen([binary, f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 15
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            assert server.poll() is None and time.monotonic() < deadline, f"Xvfb :{number} did not start"
-            time.sleep(0.05)
-        monkeypatch.setenv("DISPLAY", f":{number}")
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with xserver.xvfb() as name:
+        monkeypatch.setenv("DISPLAY", name)
+        yield name
 
 
 def test_windows_are_listed_when_there_is_a_display(cli: Invoke, xvfb: str) -> None:
