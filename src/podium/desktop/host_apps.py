@@ -76,7 +76,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
     changes = len(made)
     changed = (*record.changed, *made)[-8:]
-    s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs, calls=record.calls + done,
+    s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
                        changed=changed)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model

@@ -42,8 +42,9 @@ class HostConfig:
     # ones, or a reading that had to be corrected): the subtask fails with that reason instead of
     # spending the rest of its steps the same way. Each such step is nudged and sampled, not greedy.
     max_idle_steps: int = 3
-    # A subtask's FINISH before any of its tool calls succeeded is questioned once (the next step is
-    # asked to make the change, or to FINISH again): small models report changes they never made.
+    # A FINISH before any change, by a subtask (or part) that was handed data, is questioned once, and
+    # so is the planner's FINISH when data was handed on and nothing changed (the next step is asked to
+    # make the change, or to FINISH again): small models report changes they never made.
     check_finish: bool = True
     temperature: float = 0.0  # first attempt: greedy
     retry_temperature: float = 0.7  # re-asks: sample, so the model does not repeat itself
@@ -104,7 +105,6 @@ class SubtaskRecord:
     note: str = ""  # for the next step's AppAgent: its predecessor went down (until a valid step)
     nudge: str = ""  # for the next step's AppAgent: its last step made no progress, and what to do
     idle: int = 0  # steps in a row without a tool call that succeeded
-    calls: int = 0  # tool calls that succeeded in this subtask
     changed: tuple[str, ...] = ()  # the changes that succeeded in this subtask, as calls (the latest few)
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
     parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
