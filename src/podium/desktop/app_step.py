@@ -188,7 +188,8 @@ class AppStepBackend(BaseBackend):
                 done.failed_before(action)
             if failed_before is not None:  # a failure, as if it ran: nothing has changed that could fix it
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
-                                                 ok=False, error=failed_before, read_only=tool.read_only))
+                                                 ok=False, error=failed_before, read_only=tool.read_only,
+                                                 ran=False))
             elif action.function not in known:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,
@@ -208,7 +209,8 @@ class AppStepBackend(BaseBackend):
             if not step.results[-1].ok and (tool is None or not tool.read_only):
                 for skipped in output.actions[index + 1:]:
                     step.results.append(ActionResult(function=skipped.function, arguments=skipped.arguments,
-                                                     ok=False, error="not run: an earlier action failed"))
+                                                     ok=False, error="not run: an earlier action failed",
+                                                     ran=False))
                 return
 
     def _remember(self, step: _Step) -> None:
@@ -220,7 +222,7 @@ class AppStepBackend(BaseBackend):
             (Action(function=r.function, arguments=r.arguments), read_only.get(r.function, False))
             for r in step.results if r.ok], [
             (Action(function=r.function, arguments=r.arguments), r.error or "failed")
-            for r in step.results if not r.ok and not r.skipped and not (r.error or "").startswith("not run")])
+            for r in step.results if not r.ok and not r.skipped and r.ran])
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"

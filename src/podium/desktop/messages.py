@@ -60,6 +60,7 @@ class ActionResult(BaseModel):
     error: str | None = None
     skipped: bool = False  # not run on purpose (a repeat of a call that already succeeded): no failure
     read_only: bool = False  # the tool changes nothing: its failure leaves the files as they were
+    ran: bool = True  # False: not run (a repeat of a failed call, or after a failed change), so no new error
 
 
 class StepFailure(BaseModel):
