@@ -99,6 +99,8 @@ async def test_column_totals_skip_a_title_text_and_formulas(sheets: Spreadsheets
         "Ref": {"column": "A", "sum": 410, "count": 4, "min": 101, "max": 104, "mean": 102.5},
         "Amount": {"column": "C", "sum": 49.75, "count": 3, "min": 7.25, "max": 30, "mean": 16.5833333333}}
     assert (root / "e.xlsx").read_bytes() == before  # a read
+    one = await sheets.call("column_totals", {"path": "e.xlsx", "range": "C1:C8"})  # one column: its first text
+    assert one.ok and one.content["header_row"] == 3 and one.content["columns"]["Amount"]["sum"] == 49.75
     empty = await sheets.call("create_workbook", {"path": "n.xlsx"})
     assert empty.ok and "empty" in (await sheets.call("column_totals", {"path": "n.xlsx"})).error
 

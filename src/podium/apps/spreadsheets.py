@@ -170,8 +170,9 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _totals(self, args: ReadArgs) -> dict[str, Any]:
         """Arithmetic is what a small model gets wrong and a tool gets right. The header is the first
-        row with two or more texts (a title above a table is skipped); below it, each column's numbers
-        (not text, not formulas: those need cached_values) are summed."""
+        row with two or more texts (a title above a table is skipped), or the first text of a range one
+        column wide; below it, each column's numbers (not text, not formulas: those need cached_values)
+        are summed."""
         from openpyxl.utils.cell import get_column_letter
 
         table = self._read(args)
@@ -179,10 +180,12 @@ class SpreadsheetsApplication(ToolApplication):
         if not rows:
             raise ToolError(f"sheet {table['sheet']!r} is empty: there is no table to total")
         min_col, min_row, _, _ = _bounds(area)
-        top = next((i for i, row in enumerate(rows) if sum(isinstance(v, str) and v.strip() != "" for v in row) >= 2),
-                   None)
+        texts = min(2, max(len(row) for row in rows))
+        top = next((i for i, row in enumerate(rows)
+                    if sum(isinstance(v, str) and v.strip() != "" for v in row) >= texts), None)
         if top is None:
-            raise ToolError(f"no header row (a row of two or more texts) in {table['sheet']}!{area}")
+            raise ToolError(f"no header row (a row of {'two or more texts' if texts > 1 else 'text'}) in "
+                            f"{table['sheet']}!{area}")
         columns: dict[str, Any] = {}
         for c, name in enumerate(rows[top]):
             values = [row[c] for row in rows[top + 1:] if c < len(row)]
