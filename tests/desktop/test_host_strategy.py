@@ -183,6 +183,23 @@ def test_the_seed_single_subtask_form_on_control_text() -> None:
     assert (request.subtask_id, request.application, request.tips) == ("1", "documents", "first table")
 
 
+def test_the_planner_is_offered_only_the_applications_the_request_may_need() -> None:
+    files = AppInfo("files", "the file system")
+    wide = Catalog((*CATALOG.apps, files))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC, "files": SPEC},
+                          "catalog": wide, "config": HostConfig(max_plan_retries=1)})
+    (ask,), s = STRATEGY.handle_ask("Chart the table of report.docx in budget.xlsx", {}, "t1", s)
+    assert host_request(ask).applications == ("documents", "spreadsheets")  # type: ignore[arg-type]
+    (retry,), s = STRATEGY.handle_response(
+        "host", planner_says("ASSIGN", Subtasks=graph(("1", "Copy the table", "files", ()))), s)
+    feedback = host_request(retry).feedback  # type: ignore[arg-type]
+    assert "unknown application 'files': choose one of documents, spreadsheets" in feedback
+    first = s.blackboard.trajectories[-1]
+    assert first.agent == "host" and "applications offered: documents, spreadsheets" in first.outcome
+    (other,), _ = STRATEGY.handle_ask("Copy every .txt file into old/", {}, "t2", init())
+    assert host_request(other).applications == ()  # () is all of them  # type: ignore[arg-type]
+
+
 def test_an_invalid_plan_is_re_asked_with_sampling_then_fails() -> None:
     bad = graph(("1", "Chart it", "photoshop", ()))
     ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=bad), started(max_plan_retries=1))

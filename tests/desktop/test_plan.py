@@ -214,3 +214,16 @@ def test_only_a_chain_is_merged() -> None:
     later = [a, SubtaskSpec(id="h", description="Chart x.xlsx", application="spreadsheets", depends_on=("a",))]
     assert merge_chains(later, {"a": a}) == tuple((s, ()) for s in later)
     assert len(merge_chains(later)) == 1
+
+
+@pytest.mark.parametrize(("request_text", "offered"), [
+    (REQUEST, ("documents", "spreadsheets")),  # every file is of a typed application
+    ("Chart the table of report.docx", ("documents", "spreadsheets")),  # typed ones stay: the chart needs one
+    ("Sum report.docx's table into total.txt", ("documents", "spreadsheets", "files")),  # .txt: nobody's type
+    ("Move everything into a folder named old", ("documents", "spreadsheets", "files")),  # no file named
+    ("Use files to copy report.docx into old/", ("documents", "spreadsheets", "files")),  # named by name
+])
+def test_the_planner_is_offered_the_generic_applications_only_when_the_request_may_need_them(
+        request_text: str, offered: tuple[str, ...]) -> None:
+    assert CATALOG.needed_by(request_text) == offered
+    assert CATALOG.only(offered).names == offered

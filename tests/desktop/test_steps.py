@@ -260,7 +260,7 @@ async def test_bash_waits_when_the_host_asks_the_person_first() -> None:
 
 
 async def test_the_host_prompt_lists_applications_subtasks_and_feedback() -> None:
-    model = ScriptedBackend([host_out("FINISH")])
+    model = ScriptedBackend([host_out("FINISH")], default=host_out("FINISH"))
     backend = host_backend(model, [Documents(), Spreadsheets(running=False)])
     request = HostStepRequest.model_validate({
         "request": "Extract the table", "subtasks": [{"id": "1", "description": "Extract", "application": "documents",
@@ -272,6 +272,9 @@ async def test_the_host_prompt_lists_applications_subtasks_and_feedback() -> Non
     for part in ("0. documents (running)", "1. spreadsheets:", "read_table", "- 1 [documents] FINISH: Extract",
                  '"Q1", 10', "verify", "unknown application 'x'"):
         assert part in text
+    narrowed = HostStepRequest(request="Extract the table of a.docx", applications=("documents",))
+    await host_step(backend, await backend.start_session({}), narrowed)
+    assert "0. documents" in model.prompts[-1] and "spreadsheets" not in model.prompts[-1]
 
 
 async def test_invalid_host_output_and_model_failure() -> None:

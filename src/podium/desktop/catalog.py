@@ -21,7 +21,7 @@ DEFAULT_FILE_TYPES: Mapping[str, tuple[str, ...]] = {
 }
 DEFAULT_ALIASES: Mapping[str, tuple[str, ...]] = {
     "documents": ("document", "word", "microsoft word", "writer", "docx"),
-    "spreadsheets": ("spreadsheet", "excel", "microsoft excel", "calc", "xlsx", "sheet"),
+    "spreadsheets": ("spreadsheet", "excel", "microsoft excel", "calc", "xlsx", "sheet", "workbook"),
     "presentations": ("presentation", "powerpoint", "impress", "pptx", "slides"),
     "files": ("file", "file manager", "explorer", "filesystem"),
     "shell": ("terminal", "command line", "bash", "console"),
@@ -107,3 +107,23 @@ class Catalog:
             if app is not None:
                 found.setdefault(app, []).append(match.group(0))
         return {app: tuple(files) for app, files in found.items()}
+
+    def only(self, names: Iterable[str]) -> Catalog:
+        """The applications named, in catalogue order."""
+        wanted = set(names)
+        return Catalog(tuple(a for a in self.apps if a.name in wanted))
+
+    def needed_by(self, request: str) -> tuple[str, ...]:
+        """The applications to offer the planner for `request`: the generic ones (no file types: files,
+        shell, MCP servers) are left out when the request names files and an application of a type
+        claims each of them (.docx: documents, ...), unless it names them by name or alias. A small model
+        plans worse from a longer list: the 1.5B model put a spreadsheet subtask on files when offered
+        four applications, not when offered the two of the files' types. Every typed application stays:
+        "chart the table of report.docx" needs spreadsheets without naming a .xlsx."""
+        owners = [self.app_for_type(m.group(1)) for m in _FILE.finditer(request)]
+        if not owners or None in owners:
+            return self.names
+        text = " ".join(request.lower().split())
+        named = {app.name for app in self.apps for word in (app.name.lower(), *app.aliases)
+                 if re.search(rf"\b{re.escape(word)}\b", text)}
+        return tuple(a.name for a in self.apps if a.file_types or a.name in named)

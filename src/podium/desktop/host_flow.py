@@ -13,6 +13,7 @@ from typing import Any
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, Response, Usage
 from podium.desktop.blackboard import Screenshot, SubtaskResult, TrajectoryEntry
+from podium.desktop.catalog import Catalog
 from podium.desktop.events import RunFinished
 from podium.desktop.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host_state import (
@@ -124,7 +125,8 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
         return finish_run(s, HostEvent.LIMIT, limit)
     run = run_of(s)
     t = temperature(s, retry)
-    request = HostStepRequest(request=run.request, step=run.planner_steps + 1, subtasks=views(run), plan=run.plan,
+    request = HostStepRequest(request=run.request, step=run.planner_steps + 1, applications=run.applications,
+                              subtasks=views(run), plan=run.plan,
                               blackboard=s.blackboard.to_prompt(s.config.blackboard_chars), answers=run.answers,
                               note=f"{preface} {note}".strip(), feedback=feedback, temperature=t)
     ops: list[Op] = []
@@ -375,8 +377,16 @@ def reply_and_close(s: HostState, result: dict[str, Any]) -> Result:
 
 
 def start_run(s: HostState, token: str, request: str) -> Result:
-    s = replace(s, run=Run(token=token, request=request), blackboard=s.blackboard.add_request(request))
+    offered = s.catalog.needed_by(request)
+    run = Run(token=token, request=request, applications=() if offered == s.catalog.names else offered)
+    s = replace(s, run=run, blackboard=s.blackboard.add_request(request))
     return dispatch_planner(s)
+
+
+def offered(s: HostState) -> Catalog:
+    """The applications the planner may plan with in this run."""
+    names = run_of(s).applications
+    return s.catalog.only(names) if names else s.catalog
 
 
 def kept_specs(run: Run) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from podium.desktop.host_flow import (
     kept_specs,
     merge_schedule,
     new_record,
+    offered,
     record_step,
     run_of,
     schedule_ready,
@@ -47,6 +48,10 @@ def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None)
         action, outcome = "no valid answer", ""
     if report.bash is not None:
         outcome = f"{outcome}; Bash {report.bash.command!r}: {report.bash.detail}".lstrip("; ")
+    run = run_of(s)
+    if run.planner_steps == 1 and run.applications:  # decided in code: say so where the run is read back
+        outcome = f"{outcome} [applications offered: {', '.join(run.applications)}; the request names " \
+                  f"no file of the others]".lstrip()
     error = report.invalid or (str(report.failure.detail) if report.failure else None)
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors)
     return record_step(s, PLANNER, report.status.value if report.status else "ERROR", action=action,
@@ -60,7 +65,7 @@ def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
         return output.subtasks
     run = run_of(s)
     numbers = [int(i) for i in run.subtasks if i.isdigit()]
-    app = s.catalog.resolve(output.control_text, output.control_label) or output.control_text
+    app = offered(s).resolve(output.control_text, output.control_label) or output.control_text
     return (SubtaskSpec(id=str(max(numbers, default=0) + 1), description=output.current_subtask,
                         application=app, message=output.message),)
 
@@ -119,7 +124,7 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
 def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     run = run_of(s)
     kept = kept_specs(run)
-    check = check_plan(_specs(s, output), s.catalog, run.request, kept)
+    check = check_plan(_specs(s, output), offered(s), run.request, kept)
     if not check.ok:
         problems = "\n".join(f"- {p}" for p in check.problems)
         if run.plan_retries >= s.config.max_plan_retries:

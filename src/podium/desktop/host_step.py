@@ -104,10 +104,12 @@ class HostStepBackend(BaseBackend):
         step.running = dict(await self.lifecycle.running())
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture("host", step.request.step)
-        text = host_user(step.request, self.catalog, step.running)
+        names = step.request.applications
+        catalog = self.catalog.only(names) if names else self.catalog
+        text = host_user(step.request, catalog, step.running)
         if step.memory.items:
             text = "## Your previous steps\n" + "\n".join(step.memory.items) + "\n\n" + text
-        step.prompt = Prompt(text=text, system=host_system(self.catalog), schema=host_output_schema(self.catalog.names),
+        step.prompt = Prompt(text=text, system=host_system(catalog), schema=host_output_schema(catalog.names),
                              temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, step: _Step) -> None:

@@ -112,6 +112,7 @@ class HostStepRequest(BaseModel):
 
     request: str
     step: int = 1
+    applications: tuple[str, ...] = ()  # the ones offered for this request; () means all
     subtasks: tuple[SubtaskView, ...] = ()
     plan: tuple[str, ...] = ()  # the previous plan
     blackboard: str = ""
