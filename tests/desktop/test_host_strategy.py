@@ -265,6 +265,11 @@ def test_held_actions_wait_for_approval_and_run_only_after_yes() -> None:
     assert replan.agent == "host" and "the person refused" in host_request(replan).note
     assert [t["state"] for t in STRATEGY.handle_status(no)["host"]["subtasks"]] == ["FAIL", "SKIPPED"]
     assert no.blackboard.trajectories[-1].confirmation == "refused"
+    ops, _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment="all done"), no)
+    reply = next(op for op in ops if isinstance(op, ReplyError | Reply))
+    # nothing was changed and what the request needed was refused: not a FINISH, whatever the planner says
+    assert isinstance(reply, ReplyError) and reply.reason.kind is ReasonKind.REFUSED
+    assert "not done: the person refused" in reply.reason.detail and "all done" in reply.reason.detail
 
 
 def test_batch_mode_answers_and_refuses_at_once() -> None:
