@@ -157,7 +157,7 @@ class NotesApp:
 def test_catalog_from_application_objects() -> None:
     catalog = Catalog.of([NotesApp()])
     (info,) = catalog.apps
-    assert info == AppInfo("notes", "in-memory notes", (".txt",), (), ("write",))
+    assert info == AppInfo("notes", "in-memory notes", (".txt",), (), ("write",), ("write",))
     assert catalog.resolve("", label="0") == "notes" and catalog.resolve("Notes") == "notes"
     assert catalog.resolve("unknown") is None and catalog.resolve("", label="5") is None
     assert catalog.app_for_type("TXT") == "notes"

@@ -273,7 +273,8 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     assert len(reading.seen) == 1
     assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
     nudged = model.seen[1].text
-    assert "no tool has changed anything for this subtask" in nudged and "'Chart it in b.xlsx'" in nudged
+    assert "nothing was changed for this subtask yet" in nudged and "'Chart it in b.xlsx'" in nudged
+    assert "tools that change files: write_rows, add_chart, clear_sheet." in nudged  # not the read-only "wait"
     assert model.seen[1].temperature == 0.7
 
     sheets, reading, believed = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
@@ -441,7 +442,7 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "## Your subtask (1, part 2 of 2)\nChart the totals in budget.xlsx" in second
     assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
     assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
-    assert "You answered FINISH, but no tool has changed anything" in third and "Chart the totals" in third
+    assert "You answered FINISH, but nothing was changed" in third and "Chart the totals" in third
 
 
 async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once() -> None:
@@ -465,5 +466,5 @@ async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once()
     result = await run_request("Write the totals into b.xlsx and note it in report.docx", [documents, Spreadsheets()],
                                Spy(planner), app_models={"documents": model, "spreadsheets": Spy(writer)})
     assert result.ok, result
-    assert len(model.seen) == 2 and "no tool has changed anything for this subtask" in model.seen[1].text
+    assert len(model.seen) == 2 and "nothing was changed for this subtask yet" in model.seen[1].text
     assert documents.docs["report.docx"]["paragraphs"] == ["Totals in b.xlsx"]

@@ -36,6 +36,7 @@ class AppInfo:
     file_types: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()  # tool names, for the planner's prompt
+    changing: tuple[str, ...] = ()  # the tools that change something (not read-only)
 
     @classmethod
     def of(cls, app: Any) -> AppInfo:
@@ -46,12 +47,13 @@ class AppInfo:
         file_types = getattr(app, "file_types", None) or DEFAULT_FILE_TYPES.get(name, ())
         aliases = getattr(app, "aliases", None) or DEFAULT_ALIASES.get(name, ())
         try:
-            tools = tuple(t.name for t in app.tools())
+            listed = tuple(app.tools())
         except Exception as exc:  # an application that cannot list its tools is unusable
             raise ConfigError(f"application {name!r}: tools() failed: {exc}") from exc
         return cls(name, getattr(app, "description", "") or "",
                    tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in file_types),
-                   tuple(a.lower() for a in aliases), tools)
+                   tuple(a.lower() for a in aliases), tuple(t.name for t in listed),
+                   tuple(t.name for t in listed if not getattr(t, "read_only", False)))
 
 
 @dataclass(frozen=True, slots=True)

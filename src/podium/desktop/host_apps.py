@@ -107,7 +107,8 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
         # without inputs may well be done by looking (observe.py).
         what = parts[record.part] if parts else record.spec.description
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, nudge=finish_nudge(what, app.tools))
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
+                           nudge=finish_nudge(what, app.changing or app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):
         # One part done: the same AppAgent goes on with the next, its FINISH checked afresh.

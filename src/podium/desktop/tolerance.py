@@ -141,7 +141,9 @@ def failure_nudge(results: Sequence[ActionResult]) -> str:
 
 
 def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
-    """What to tell an AppAgent whose FINISH came before any change of its subtask."""
-    return (f"You answered FINISH, but no tool has changed anything for this subtask yet. Your "
-            f"subtask: {description!r}. If it needs a change, call the tools that make it now, with the data "
-            f"you were given (tools: {', '.join(tool_names[:12])}). If it needs no tool, answer FINISH again.")
+    """What to tell an AppAgent whose FINISH came before any change of its subtask: the tools that
+    change something, by name (the 1.5B model, told to "call the tools", answered FINISH again)."""
+    return (f"You answered FINISH, but nothing was changed for this subtask yet: no file holds its result. "
+            f"Your subtask: {description!r}. Make the change now with the data you were given, calling one "
+            f"of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change at "
+            f"all, answer FINISH again.")
