@@ -442,7 +442,8 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "## Your subtask (1, part 2 of 2)\nChart the totals in budget.xlsx" in second
     assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
     assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
-    assert "You answered FINISH, but nothing was changed" in third and "Chart the totals" in third
+    # the nudge quotes the part at hand, not the merged description
+    assert "You answered FINISH, but nothing was changed" in third and "subtask: 'Chart the totals in budget" in third
 
 
 async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once() -> None:

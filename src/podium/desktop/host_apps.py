@@ -106,9 +106,8 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         # file and stops there. A subtask that is handed data is there to do something with it, so a
         # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
         # without inputs may well be done by looking (observe.py).
-        what = parts[record.part] if parts else record.spec.description
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
-                           nudge=finish_nudge(what, app.changing or app.tools))
+                           nudge=finish_nudge(record.doing, app.changing or app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):
         # One part done: the same AppAgent goes on with the next, its FINISH checked afresh.
@@ -150,7 +149,7 @@ def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, outp
         nudge = f"You answered FINISH, but a change failed, so the subtask is not done. {failure_nudge(report.results)}"
     elif record.changed:  # a small model that made its change often cannot tell that it is done
         nudge = (f"Your earlier changes succeeded: {'; '.join(record.changed)}. If the files of your subtask now "
-                 f"show what {record.spec.description!r} asks for, answer FINISH with the result; otherwise call "
+                 f"show what {record.doing!r} asks for, answer FINISH with the result; otherwise call "
                  f"the tool for the part still missing. {nudge}").strip()
     if record.idle >= s.config.max_idle_steps and record.changed:
         # Its changes stand and it has nothing left to do: the subtask ends as done, saying how, and the

@@ -183,7 +183,7 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
     steps = record.steps + (1 if kind is AppStepKind.STEP else 0)
     part = min(record.part, len(parts) - 1) if parts else 0
     request = AppStepRequest(kind=kind, application=record.spec.application, subtask_id=sid,
-                             description=parts[part] if parts else record.spec.description,
+                             description=record.doing,
                              done_parts=parts[:part], parts=len(parts), tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs,
                              # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs.

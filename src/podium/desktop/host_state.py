@@ -115,6 +115,11 @@ class SubtaskRecord:
     def state(self) -> SubtaskState:
         return self.machine.state
 
+    @property
+    def doing(self) -> str:
+        """What its AppAgent is asked to do now: the current part, or the whole subtask."""
+        return self.parts[min(self.part, len(self.parts) - 1)] if self.parts else self.spec.description
+
 
 @dataclass(frozen=True, slots=True)
 class Run:
