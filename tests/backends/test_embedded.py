@@ -101,3 +101,28 @@ async def test_an_interrupted_turn_frees_the_model_for_the_next_one(model_path):
     events = await collect(local, session, Prompt("Hi.", max_tokens=4))
     assert events[-1].kind is EventKind.RESULT
     assert events[-2].data["output_tokens"] <= 4
+
+
+async def test_a_turn_interrupted_while_its_prompt_is_read_stops_there(model_path):
+    local = backend(model_path)
+    loaded = await local.load()
+    session = await local.start_session({})
+    long = "Summarise these notes. " + " ".join(f"Note {i}: the meeting room {i} was booked." for i in range(55))
+    prompt_tokens = len(loaded.llama.tokenize(long.encode()))
+    assert 700 < prompt_tokens < 900  # most of the 1,024-token window: a long evaluation to stop
+
+    async def consume() -> None:
+        async for _ in local.prompt(session, Prompt(long, max_tokens=8)):
+            pass
+
+    turn = asyncio.create_task(consume())
+    while not loaded.lock.locked():  # the worker has taken the model: the prompt's evaluation begins
+        await asyncio.sleep(0.001)
+    turn.cancel()  # what Ctrl-C or a watchdog does to a turn
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    await asyncio.to_thread(loaded.lock.acquire)  # the worker let the model go...
+    loaded.lock.release()
+    assert loaded.llama.n_tokens < prompt_tokens  # ...without reading the rest of the prompt
+    events = await collect(local, session, Prompt("Hi.", max_tokens=4, temperature=0.0))
+    assert events[-1].kind is EventKind.RESULT  # and the model works for the next turn

@@ -37,6 +37,21 @@ class _Loaded:
     lock: threading.Lock
     # One thread per model: queued turns wait here instead of holding threads of the loop's default pool.
     executor: ThreadPoolExecutor
+    # The running turn's cancel flag, read by llama.cpp between the steps of its computation: a prompt of
+    # a few thousand tokens takes half a minute to evaluate on two cores, and an interrupted turn (Ctrl-C,
+    # a watchdog, a cancelled request) must not hold the model, or the process's exit, that long.
+    abort: threading.Event | None = None
+    callback: Any = None  # the ctypes callback, kept alive as long as llama.cpp may call it
+
+    def watch_aborts(self) -> None:
+        import llama_cpp.llama_cpp as native
+
+        def aborted(_: Any) -> bool:
+            flag = self.abort
+            return flag is not None and flag.is_set()
+
+        self.callback = native.ggml_abort_callback(aborted)
+        native.llama_set_abort_callback(self.llama.ctx, self.callback, None)
 
 
 _models: dict[Path, _Loaded] = {}
@@ -108,6 +123,7 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
             atexit.register(_close_all)
         loaded = _models[path] = _Loaded(llama, threading.Lock(),
                                          ThreadPoolExecutor(1, thread_name_prefix=f"podium-{path.stem}"))
+        loaded.watch_aborts()
         return loaded
 
 
@@ -206,6 +222,7 @@ class EmbeddedBackend(BaseBackend):
                 with loaded.lock:
                     if cancel.is_set():
                         return
+                    loaded.abort = cancel
                     llama = loaded.llama
                     finish = None
                     pieces: list[str] = []
