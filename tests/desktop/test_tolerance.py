@@ -67,6 +67,9 @@ def test_the_schemas_turn_into_llama_cpp_grammars_with_the_real_names() -> None:
     assert root.index("thought-kv") < root.index("actions-kv") < root.index("status-kv")
     for name in ('"\\"write_rows\\""', '"\\"add_chart\\""', '"\\"range\\""'):
         assert name in grammar
+    forced = json_schema_to_gbnf(json.dumps(app_output_schema(Spreadsheets().tools(), must_act=True)))
+    actions = next(line for line in forced.splitlines() if line.startswith("actions ::="))
+    assert actions.startswith('actions ::= "[" space actions-item (')  # no way to write [] in a must_act step
     host = json_schema_to_gbnf(json.dumps(host_output_schema(("documents", "spreadsheets"))))
     assert '"\\"documents\\"" | "\\"spreadsheets\\""' in host
 
@@ -276,6 +279,9 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     assert "nothing was changed for this subtask yet" in nudged and "'Chart it in b.xlsx'" in nudged
     assert "tools that change files: write_rows, add_chart, clear_sheet." in nudged  # not the read-only "wait"
     assert model.seen[1].temperature == 0.7
+    # and this time an answer without a call cannot be written (the grammar wants one)
+    assert model.seen[1].schema["properties"]["actions"]["minItems"] == 1  # type: ignore[index]
+    assert "minItems" not in model.seen[0].schema["properties"]["actions"]  # type: ignore[index]
 
     sheets, reading, believed = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
     result = await run(believed)

@@ -71,23 +71,27 @@ def _action(tool: Any) -> dict[str, Any]:
                     "arguments": _arguments(getattr(tool, "parameters", None))})
 
 
-def app_output_schema(tools: Sequence[Any]) -> dict[str, Any]:
+def app_output_schema(tools: Sequence[Any], must_act: bool = False) -> dict[str, Any]:
     """The AppAgent's answer for an application with these tools (cached on the tools' signatures;
-    shared: read it, never change it).
+    shared: read it, never change it). `must_act`: at least one call (the step after a FINISH that was
+    questioned for changing nothing: told so in words, the 1.5B model answered FINISH with no call
+    again; any tool may be called, so a subtask that really needs no change can look and say so).
 
     No pattern constrains a `path` to the application's file types: tried, and a small model that
     meant to write another type could not close the string and wrote on until max_tokens. A grammar
     constrains well where the choice is among names (tools, statuses), not in free text."""
     key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in tools], default=str)
-    return _app_schema(key)
+    return _app_schema(key, must_act)
 
 
 @lru_cache(maxsize=64)
-def _app_schema(key: str) -> dict[str, Any]:
+def _app_schema(key: str, must_act: bool) -> dict[str, Any]:
     tools = [_Tool(name, params) for name, params in json.loads(key)]
     if tools:
         item: dict[str, Any] = {"anyOf": [_action(t) for t in tools]} if len(tools) > 1 else _action(tools[0])
         actions = {"type": "array", "items": item, "maxItems": MAX_ACTIONS}
+        if must_act:
+            actions["minItems"] = 1
     else:
         actions = {"type": "array", "maxItems": 0}
     return _closed({

@@ -76,7 +76,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
     changes = len(made)
     changed = (*record.changed, *made)[-8:]
-    s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", outputs=outputs,
+    s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", must_act=False, outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
                        changed=changed)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
@@ -106,7 +106,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         # file and stops there. A subtask that is handed data is there to do something with it, so a
         # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
         # without inputs may well be done by looking (observe.py).
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, must_act=True,
                            nudge=finish_nudge(record.doing, app.changing or app.tools))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):

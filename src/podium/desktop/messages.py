@@ -46,6 +46,7 @@ class AppStepRequest(BaseModel):
     feedback: str = ""  # why the previous answer was rejected, for a repair
     note: str = ""  # what the HostAgent must tell it (its predecessor went down mid-subtask)
     nudge: str = ""  # its last step made no progress: what to do instead (a valid answer, not a repair)
+    must_act: bool = False  # this step must call a tool (grammar.app_output_schema)
     temperature: float | None = None
     actions: tuple[Action, ...] = ()  # RUN_APPROVED: what to run
 

@@ -146,4 +146,4 @@ def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
     return (f"You answered FINISH, but nothing was changed for this subtask yet: no file holds its result. "
             f"Your subtask: {description!r}. Make the change now with the data you were given, calling one "
             f"of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change at "
-            f"all, answer FINISH again.")
+            f"all, call a tool that reads what shows it is done, and answer FINISH again.")
