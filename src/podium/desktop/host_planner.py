@@ -50,8 +50,8 @@ def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None)
         outcome = f"{outcome}; Bash {report.bash.command!r}: {report.bash.detail}".lstrip("; ")
     run = run_of(s)
     if run.planner_steps == 1 and run.applications:  # decided in code: say so where the run is read back
-        outcome = f"{outcome} [applications offered: {', '.join(run.applications)}; the request names " \
-                  f"no file of the others]".lstrip()
+        outcome = f"{outcome} [applications offered: {', '.join(run.applications)}: the files the request " \
+                  f"names are theirs]".lstrip()
     error = report.invalid or (str(report.failure.detail) if report.failure else None)
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors)
     return record_step(s, PLANNER, report.status.value if report.status else "ERROR", action=action,
