@@ -452,6 +452,29 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "You answered FINISH, but nothing was changed" in third and "subtask: 'Chart the totals in budget" in third
 
 
+async def test_a_part_finished_by_naming_again_the_changes_an_earlier_part_made_is_believed() -> None:
+    sheets = Spreadsheets()
+    write = ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": TABLE})
+    chart = ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B2"})
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"),
+                      sub("2", "Chart the totals in budget.xlsx", "spreadsheets", "1"))
+
+    def worker(prompt: str) -> str:  # does both parts at once, then names both calls again for part 2
+        return app("FINISH", write, chart, result="written and charted")
+
+    model = Spy(worker)
+    result = await run_request("Chart the totals in budget.xlsx", [sheets], Spy(planner),
+                               app_models={"spreadsheets": model})
+    assert result.ok, result
+    assert len(model.seen) == 2 and "## Attention" not in model.seen[1].text  # part 2's FINISH not questioned
+    assert [c[0] for c in sheets.calls] == ["write_rows", "add_chart"]  # each ran once
+    assert sheets.books["budget.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": ""}]
+
+
 async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once() -> None:
     documents = docs()
 

@@ -182,7 +182,7 @@ class AppStepBackend(BaseBackend):
                 done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
-                                                 ok=False, error=repeated, skipped=True))
+                                                 ok=False, error=repeated, skipped=True, read_only=tool.read_only))
                 continue
             failed_before = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
                 done.failed_before(action)
