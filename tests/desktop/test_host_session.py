@@ -270,10 +270,14 @@ async def test_confirm_refused_the_action_never_runs_and_the_subtask_fails() -> 
 
 async def test_batch_mode_refuses_sensitive_actions() -> None:
     docs = Documents({"old.docx": {"paragraphs": [], "tables": []}})
-    planner, app_models = _deleting_models([])
+    seen: list[str] = []
+    planner, app_models = _deleting_models(seen)
     result = await run_request("Delete old.docx", [docs], planner, app_models=app_models)
     assert result.status == "FAIL" and "old.docx" in docs.docs and docs.calls == []
     assert any("refused (batch mode" in (t["confirmation"] or "") for t in result.trajectory)
+    # the AppAgent was told and went on; it then claimed FINISH with nothing changed: the run says "not done"
+    assert "Not run: documents: delete_document" in seen[1]
+    assert result.reason_kind == "refused" and "not done: refused (batch mode)" in (result.reason or "")
 
 
 async def test_the_hosts_own_sensitive_step_waits_for_approval_before_bash_runs() -> None:

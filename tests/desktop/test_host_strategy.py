@@ -279,7 +279,14 @@ def test_batch_mode_answers_and_refuses_at_once() -> None:
     assert app_request(dispatches(ops)[0]).answers[0].answer == "not available"
     held = (Action(function="delete_document", arguments={}),)
     ops, after = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=held), s)
-    assert after.run is not None and after.run.subtasks["1"].state.value == "FAIL"
+    # refused by batch mode, not by a person: the AppAgent is told and goes on without it, once
+    (again,) = dispatches(ops)
+    nudge = app_request(again).nudge
+    assert "Not run: documents: delete_document({})" in nudge and "Do your subtask without it" in nudge
+    assert after.run is not None and after.run.subtasks["1"].state.value == "CONTINUE"
+    ops, after = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=held), after)
+    assert after.run is not None and after.run.subtasks["1"].state.value == "FAIL"  # a second refusal ends it
+    assert "the person refused" in after.run.subtasks["1"].reason.detail  # type: ignore[union-attr]
 
 
 def test_limits_from_usage_and_from_the_shells_clock() -> None:

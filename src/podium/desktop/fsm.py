@@ -79,6 +79,7 @@ class SubtaskEvent(StrEnum):
     ANSWERED = "answered"
     APPROVED = "approved"
     REFUSED = "refused"
+    DECLINED = "declined"  # refused in batch mode: the AppAgent goes on without the refused calls
     CRASHED = "crashed"  # its AppAgent went down and no restart is left
     RESTARTED = "restarted"  # its AppAgent went down; a fresh one takes over (the same state goes on)
     LIMIT = "limit"
@@ -157,7 +158,8 @@ _SUBTASK_ROWS: dict[SubtaskState, dict[SubtaskEvent, SubtaskState]] = {
         **_RUNNING_ENDS,
     },
     S.PENDING: {SE.ANSWERED: S.CONTINUE, SE.RESTARTED: S.PENDING, **_RUNNING_ENDS},
-    S.CONFIRM: {SE.APPROVED: S.CONTINUE, SE.REFUSED: S.FAIL, SE.RESTARTED: S.CONFIRM, **_RUNNING_ENDS},
+    S.CONFIRM: {SE.APPROVED: S.CONTINUE, SE.REFUSED: S.FAIL, SE.DECLINED: S.CONTINUE, SE.RESTARTED: S.CONFIRM,
+                **_RUNNING_ENDS},
     S.FINISH: {},
     S.FAIL: {},
     S.ERROR: {},

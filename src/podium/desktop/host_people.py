@@ -2,7 +2,8 @@
 
 Interactions queue: one is shown to the person at a time (the head), so the host state says what the
 person is being asked. In batch mode (no person) every question gets the configured default answer and
-every approval is refused (or granted with `auto_approve`), recorded as such on the blackboard.
+every approval is refused (or granted with `auto_approve`), recorded as such on the blackboard; an
+AppAgent refused so goes on without the refused calls once, and a second refusal ends its subtask.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.messages import AppStepKind
 from podium.desktop.schemas import Action
+from podium.desktop.tolerance import declined_nudge
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
 
@@ -115,6 +117,13 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             then = ("approved", item.subtask) if record.held else ("app", item.subtask)
         elif approved:
             then = ("planner", f"The person approved: {item.summary}. Go on (set Bash again if it was waiting).")
+        elif item.subtask is not None and by != "person" and not run_of(s).subtasks[item.subtask].refused:
+            # Nobody refused this particular change: batch mode refuses every sensitive one. The
+            # AppAgent is told so and goes on, once: there is often a way that adds instead of replacing
+            # (a chart needs no new workbook, rows fit below the data). A person's refusal is final.
+            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, held=(), refused=(item.summary,),
+                               nudge=declined_nudge(item.summary))
+            then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)
             s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.REFUSED, reason=reason)

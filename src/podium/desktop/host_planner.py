@@ -93,12 +93,13 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     status = output.status
     if status is HostStatus.ASSIGN:
         return _assign(s, output, report.raw)
-    refused = [r.reason for r in run.subtasks.values()
+    refused = [r.reason.detail for r in run.subtasks.values()
                if r.reason is not None and r.reason.kind is ReasonKind.REFUSED]
+    refused += [f"refused (batch mode): {what}" for r in run.subtasks.values() for what in r.refused]
     if status is HostStatus.FINISH and refused and not any(r.changed for r in run.subtasks.values()):
         # "Every part of the request is done" is not what happened: the person (or batch mode) refused
         # what the request asked for and nothing else was changed. The reply says so.
-        why = "; ".join(dict.fromkeys(r.detail for r in refused))
+        why = "; ".join(dict.fromkeys(refused))
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.REFUSED, f"not done: {why}" + (f" (the HostAgent: {output.comment})" if output.comment
                                                       else ""), PLANNER))

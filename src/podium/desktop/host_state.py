@@ -108,6 +108,7 @@ class SubtaskRecord:
     changed: tuple[str, ...] = ()  # the changes that succeeded in this subtask, as calls (the latest few)
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
     must_act: bool = False  # its next step must call a tool (it was just questioned for changing nothing)
+    refused: tuple[str, ...] = ()  # what batch mode refused it and it went on without
     parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
     part: int = 0  # the part being done
     part_changes: int = 0  # changes that succeeded in this part (the whole subtask when it has no parts)

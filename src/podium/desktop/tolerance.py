@@ -147,3 +147,11 @@ def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
             f"Your subtask: {description!r}. Make the change now with the data you were given, calling one "
             f"of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change at "
             f"all, call a tool that reads what shows it is done, and answer FINISH again.")
+
+
+def declined_nudge(summary: str) -> str:
+    """What to tell an AppAgent whose sensitive calls batch mode refused."""
+    return (f"Not run: {summary}. It was refused: nobody is there to approve deleting, overwriting or "
+            f"replacing what a file already holds. Do your subtask without it: add to what is there instead "
+            f"(empty cells below the data, a new sheet, a chart on the existing rows, a new file), or answer "
+            f"FAIL if it cannot be done without that change. Asking again is refused again.")
