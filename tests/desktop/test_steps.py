@@ -63,6 +63,19 @@ async def test_an_app_step_runs_the_chosen_tools_and_reports_their_results() -> 
     assert [(u.data["input_tokens"], u.data["output_tokens"]) for u in usage] == [(120, 30)]
 
 
+async def test_a_call_with_the_worked_examples_data_is_not_run() -> None:
+    sheets = Spreadsheets()
+    copied = {"function": "write_rows", "arguments": {"path": "t.xlsx", "cell": "A1",
+                                                      "rows": [["Region", "Total"], ["North", 42]]}}
+    chart = {"function": "add_chart", "arguments": {"path": "t.xlsx", "kind": "line", "range": "A1:B2"}}
+    backend = AppStepBackend(ScriptedBackend([app_out("FINISH", actions=[copied, chart])]), sheets)
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(description="Chart t.xlsx"))
+    first, second = report.results
+    assert not first.ok and not first.ran and "is the data of the example in your instructions" in (first.error or "")
+    assert not second.ok and "an earlier action failed" in (second.error or "")  # a failed change stops the step
+    assert sheets.calls == []  # nothing reached the workbook
+
+
 async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tools() -> None:
     model = ScriptedBackend([app_out("FINISH")])
     backend = AppStepBackend(model, Spreadsheets())

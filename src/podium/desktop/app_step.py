@@ -18,6 +18,7 @@ result is the step's report:
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -39,7 +40,7 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.prompts import app_system, app_user
+from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
@@ -190,6 +191,12 @@ class AppStepBackend(BaseBackend):
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=failed_before, read_only=tool.read_only,
                                                  ran=False))
+            elif tool is not None and copies_example(action.arguments):
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False, read_only=tool.read_only,
+                    ran=False, error=f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your "
+                                     f"instructions, not of your subtask; use the data your subtask was given "
+                                     f"or has read"))
             elif action.function not in known:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,

@@ -69,6 +69,20 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+EXAMPLE_ROW: list[Any] = APP_EXAMPLE["actions"][0]["arguments"]["rows"][1]
+
+
+def copies_example(arguments: Any) -> bool:
+    """Whether a call's arguments carry the worked example's data row: a small model with no data at
+    hand writes the example's (the 1.5B model wrote [["Region", "Total"], ["North", 42]] over a
+    workbook's own table)."""
+    if isinstance(arguments, Mapping):
+        return any(copies_example(v) for v in arguments.values())
+    if isinstance(arguments, list):
+        return arguments == EXAMPLE_ROW or any(copies_example(v) for v in arguments)
+    return False
+
+
 def host_system(catalog: Catalog) -> str:
     names = ", ".join(catalog.names)
     types = "".join(f" {', '.join(a.file_types)} files belong to {a.name}." for a in catalog.apps if a.file_types)
