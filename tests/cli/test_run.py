@@ -100,7 +100,10 @@ def test_batch_refuses_sensitive_actions(cli: Invoke, work: Path, old_file: Path
     summary = read_json(out)
     [approval] = summary["approvals"]
     assert approval["confirmation"].startswith("refused")
-    assert summary["subtasks"][0]["state"] != "FINISH"
+    # the AppAgent, told, went on and claimed it had deleted the file: with nothing changed, the run says
+    # it was not done, and why
+    assert summary["status"] == "FAIL" and result.exit_code == 1
+    assert summary["reason_kind"] == "refused" and "not done: refused (batch mode)" in summary["reason"]
     assert "refused" in result.stdout
 
 
