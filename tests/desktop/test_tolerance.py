@@ -452,7 +452,7 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "You answered FINISH, but nothing was changed" in third and "subtask: 'Chart the totals in budget" in third
 
 
-async def test_a_part_finished_by_naming_again_the_changes_an_earlier_part_made_is_believed() -> None:
+async def test_a_parts_finish_is_told_the_changes_earlier_parts_made() -> None:
     sheets = Spreadsheets()
     write = ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": TABLE})
     chart = ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B2"})
@@ -470,7 +470,11 @@ async def test_a_part_finished_by_naming_again_the_changes_an_earlier_part_made_
     result = await run_request("Chart the totals in budget.xlsx", [sheets], Spy(planner),
                                app_models={"spreadsheets": model})
     assert result.ok, result
-    assert len(model.seen) == 2 and "## Attention" not in model.seen[1].text  # part 2's FINISH not questioned
+    first, second, third = (p.text for p in model.seen)
+    assert "part 1 of 2" in first and "part 2 of 2" in second
+    # part 2's FINISH named only repeats: questioned, with what part 1 already made; the second is believed
+    assert "## Attention" not in second and "nothing was changed for this part yet" in third
+    assert "The earlier parts of your subtask made these changes: write_rows(" in third and "add_chart(" in third
     assert [c[0] for c in sheets.calls] == ["write_rows", "add_chart"]  # each ran once
     assert sheets.books["budget.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": ""}]
 

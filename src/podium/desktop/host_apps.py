@@ -75,10 +75,6 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     done = sum(1 for r in report.results if r.ok)
     made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
     changes = len(made)
-    # A change named again that already succeeded in this subtask (not run twice): the model counts it
-    # as this part's work, and it is done. The 1.5B model wrote the rows and the chart in part 1, then
-    # answered part 2's FINISH with both calls again.
-    redone = sum(1 for r in report.results if r.skipped and not r.read_only)
     changed = (*record.changed, *made)[-8:]
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", must_act=False, outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
@@ -101,7 +97,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
     parts = record.parts
-    if output.status is AppStatus.FINISH and not failed and record.part_changes + changes + redone == 0 \
+    if output.status is AppStatus.FINISH and not failed and record.part_changes + changes == 0 \
             and (record.spec.depends_on or record.part > 0) \
             and not record.finish_checked and s.config.check_finish \
             and (app := s.catalog.get(record.spec.application)) and app.tools:
@@ -111,7 +107,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
         # without inputs may well be done by looking (observe.py).
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, must_act=True,
-                           nudge=finish_nudge(record.doing, app.changing or app.tools))
+                           nudge=finish_nudge(record.doing, app.changing or app.tools, record.changed))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):
         # One part done: the same AppAgent goes on with the next, its FINISH checked afresh.

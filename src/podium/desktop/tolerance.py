@@ -140,13 +140,16 @@ def failure_nudge(results: Sequence[ActionResult]) -> str:
             f"list) and call it again, or call another tool.")
 
 
-def finish_nudge(description: str, tool_names: Sequence[str]) -> str:
-    """What to tell an AppAgent whose FINISH came before any change of its subtask: the tools that
-    change something, by name (the 1.5B model, told to "call the tools", answered FINISH again)."""
-    return (f"You answered FINISH, but nothing was changed for this subtask yet: no file holds its result. "
-            f"Your subtask: {description!r}. Make the change now with the data you were given, calling one "
-            f"of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change at "
-            f"all, call a tool that reads what shows it is done, and answer FINISH again.")
+def finish_nudge(description: str, tool_names: Sequence[str], earlier: Sequence[str] = ()) -> str:
+    """What to tell an AppAgent whose FINISH came before any change of its subtask (or part): the tools
+    that change something, by name (the 1.5B model, told to "call the tools", answered FINISH again),
+    and the changes earlier parts made (one had already made the chart its next part asks for)."""
+    made = (f" The earlier parts of your subtask made these changes: {'; '.join(earlier)}. If they already "
+            f"do it, answer FINISH again.") if earlier else ""
+    return (f"You answered FINISH, but nothing was changed for this {'part' if earlier else 'subtask'} yet. "
+            f"Your subtask: {description!r}.{made} Make the change now with the data you were given, calling "
+            f"one of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change "
+            f"at all, call a tool that reads what shows it is done, and answer FINISH again.")
 
 
 def declined_nudge(summary: str) -> str:
