@@ -49,10 +49,8 @@ def seed_models(seen: dict[str, list[str]]) -> tuple[ScriptedBackend, dict[str, 
             # What subtask 1 produced reaches this AppAgent from the blackboard (its entry for subtask 1,
             # rendered as this subtask's inputs); use it, not a constant.
             inputs = prompt.split("## Results of the subtasks yours depends on", 1)[1]
-            entry = inputs.split("- subtask 1 (documents, Extract the table from report.docx): FINISH\n", 1)[1]
-            shown = entry.split("\n", 1)[0]  # its table comes first, on a line of its own
-            assert shown.startswith("  table from its result (3 rows): ")
-            rows = json.loads(shown.split("): ", 1)[1])
+            rows = json.loads(inputs.split("- subtask 1 (documents, Extract the table from report.docx): FINISH\n"
+                                           "  result: ", 1)[1].split("\n", 1)[0])
             return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": rows}),
                        ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B3", "title": "Sales"}))
         return app("FINISH", result="budget.xlsx has the data and a bar chart")

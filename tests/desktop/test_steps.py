@@ -303,21 +303,3 @@ def test_held_actions_survive_the_round_trip() -> None:
     request = AppStepRequest(kind=AppStepKind.RUN_APPROVED, description="x",
                              actions=(Action(function="f", arguments={"a": [1]}),))
     assert decode_app_request(request.model_dump_json()) == request
-
-
-def test_the_tables_a_subtask_hands_on_are_shown_each_on_its_own_line() -> None:
-    from podium.desktop.prompts import app_user
-
-    document = {"path": "inventory.docx", "blocks": [
-        {"kind": "paragraph", "text": "Stock count of 1 March."},
-        {"kind": "table", "index": 0, "rows": [["Product", "Stock"], ["Stapler", "40"]], "merged": []}]}
-    sheet = {"path": "p.xlsx", "sheet": "Prices", "rows": [["Item", "Price"], ["Pen", 1.5], ["Ink", None]]}
-    read = SubtaskResult(subtask="1", application="documents", description="Read", status="FINISH",
-                         result="read", outputs=(document, sheet, sheet))
-    text = app_user(AppStepRequest(description="Write the rows into inventory.xlsx", inputs=(read,)), [])
-    lines = text.splitlines()
-    assert '  table from inventory.docx table 0 (2 rows): [["Product", "Stock"], ["Stapler", "40"]]' in lines
-    assert '  table from p.xlsx Prices (3 rows): [["Item", "Price"], ["Pen", 1.5], ["Ink", null]]' in lines
-    assert sum("table from p.xlsx" in line for line in lines) == 1  # the same rows once
-    plain = SubtaskResult(subtask="1", application="files", description="List", status="FINISH", result=["a", "b"])
-    assert "table from" not in app_user(AppStepRequest(description="x", inputs=(plain,)), [])

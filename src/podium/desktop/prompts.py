@@ -230,50 +230,10 @@ you answer:
 {_json(APP_EXAMPLE)}"""
 
 
-def _is_table(value: Any) -> bool:
-    return isinstance(value, list) and len(value) >= 2 and all(
-        isinstance(row, list) and all(v is None or isinstance(v, str | int | float) for v in row) for row in value
-    ) and any(value)
-
-
-def tables_in(value: Any, where: str = "") -> list[tuple[str, list[list[Any]]]]:
-    """Every table (a list of rows of plain values) inside a tool's output, with the file (and sheet or
-    table number) it came from, in order."""
-    found: list[tuple[str, list[list[Any]]]] = []
-    if isinstance(value, Mapping):
-        here = " ".join(str(value[k]) for k in ("path", "sheet") if isinstance(value.get(k), str)) or where
-        if isinstance(value.get("index"), int) and _is_table(value.get("rows")):
-            here = f"{here} table {value['index']}".strip()
-        for item in value.values():
-            found += tables_in(item, here)
-    elif _is_table(value):
-        found.append((where, value))
-    elif isinstance(value, list):
-        for item in value:
-            found += tables_in(item, where)
-    return found
-
-
-def _table_lines(r: SubtaskResult) -> list[str]:
-    """The tables a subtask handed on, each on its own line: inside a whole document's blocks, the 1.5B
-    model took the paragraph above a table for its header row."""
-    seen: list[list[list[Any]]] = []
-    lines = []
-    for where, rows in tables_in([r.result, *r.outputs]):
-        if rows in seen or len(seen) == 4:
-            continue
-        seen.append(rows)
-        lines.append(f"  table from {where or 'its result'} ({len(rows)} rows): {summarize(rows, 2000)}")
-    return lines
-
-
 def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
     lines = []
     for r in inputs:
         line = f"- subtask {r.subtask} ({r.application}, {r.description}): {r.status}"
-        tables = _table_lines(r)
-        if tables:
-            line += "\n" + "\n".join(tables)
         if r.result not in (None, ""):
             line += f"\n  result: {summarize(r.result, 4000)}"
         if r.outputs:
