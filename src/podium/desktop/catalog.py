@@ -86,8 +86,7 @@ class Catalog:
             for app in self.apps:
                 if wanted == app.name.lower() or wanted in app.aliases:
                     return app.name
-            hits = {app.name for app in self.apps for word in (app.name.lower(), *app.aliases)
-                    if re.search(rf"\b{re.escape(word)}\b", wanted)}
+            hits = self._named_in(wanted)
             by_file = self.apps_for_files(wanted)
             if len(hits) == 1:
                 return hits.pop()
@@ -125,7 +124,10 @@ class Catalog:
         owners = [self.app_for_type(m.group(1)) for m in _FILE.finditer(request)]
         if not owners or None in owners:
             return self.names
-        text = " ".join(request.lower().split())
-        named = {app.name for app in self.apps for word in (app.name.lower(), *app.aliases)
-                 if re.search(rf"\b{re.escape(word)}\b", text)}
+        named = self._named_in(" ".join(request.lower().split()))
         return tuple(a.name for a in self.apps if a.file_types or a.name in named)
+
+    def _named_in(self, text: str) -> set[str]:
+        """The applications whose name or an alias appears as a word in `text` (lower case)."""
+        return {app.name for app in self.apps for word in (app.name.lower(), *app.aliases)
+                if re.search(rf"\b{re.escape(word)}\b", text)}
