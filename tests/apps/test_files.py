@@ -82,6 +82,15 @@ async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
     assert not (root / "sub2").exists()
 
 
+async def test_a_copy_that_would_change_a_files_type_is_refused_with_the_tool_that_writes_text(
+        files: FilesApplication, root: Path) -> None:
+    (root / "meeting.docx").write_bytes(b"PK\x03\x04 a Word file")
+    refused = await files.call("copy", {"source": "meeting.docx", "destination": "actions.txt"})
+    assert not refused.ok and "write_file" in refused.error and not (root / "actions.txt").exists()
+    assert (await files.call("copy", {"source": "meeting.docx", "destination": "old/meeting.DOCX"})).ok
+    assert (await files.call("copy", {"source": "meeting.docx", "destination": "meeting-copy"})).ok  # no type named
+
+
 async def test_delete_symlink_removes_the_link_not_its_target(files: FilesApplication, root: Path) -> None:
     (root / "link.txt").symlink_to("notes.txt")
     assert (await files.call("delete", {"path": "link.txt"})).ok

@@ -172,6 +172,12 @@ class FilesApplication(ToolApplication):
             shutil.copytree(source, destination, symlinks=True)
         else:
             destination = self._writable_target(args.destination, args.overwrite)
+            kinds = source.suffix.lower(), destination.suffix.lower()
+            if all(kinds) and kinds[0] != kinds[1]:
+                # a copy keeps the bytes: meeting.docx copied to actions.txt is a Word file with a .txt name
+                raise ToolError(f"copy keeps the bytes: {args.source!r} would stay a {kinds[0]} file named "
+                                f"{args.destination!r}; to put text into {args.destination!r}, write it with "
+                                "write_file")
             destination.parent.mkdir(parents=True, exist_ok=True)
             if args.overwrite:
                 _atomic_write(destination, source.read_bytes())
