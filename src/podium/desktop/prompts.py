@@ -107,7 +107,8 @@ runs at once, at the same time as the others.
 - message tells the AppAgent how: the files, the data to use, and which of its application's tools to \
 call, in order (the tools are listed with the applications).
 - An application only sees its own files: data from another application's file is written into its \
-file by a subtask of its own before later subtasks use it there.
+file by a subtask of its own before later subtasks use it there. Data already in a file of the \
+application is read there by the subtask that uses it: never plan reading a file to write it back.
 - Subtasks already FINISH are done: never repeat them; new subtasks get new ids.
 - Never plan anything the request says not to do.
 
@@ -247,6 +248,8 @@ def app_user(req: AppStepRequest, memory: Sequence[str], seen: Sequence[str] = (
     # out to do all of it (a chart where its subtask only writes the rows). The request is context.
     which = f", part {len(req.done_parts) + 1} of {req.parts}" if req.parts else ""
     parts = [f"## Your subtask ({req.subtask_id or 'direct'}{which})\n{req.description}"]
+    if req.asked:
+        parts[0] += f"\n(It names the tool{'s' if len(req.asked) > 1 else ''} {', '.join(req.asked)}: not called yet.)"
     if req.done_parts:
         parts.append("## Parts of your subtask already done\n" + "\n".join(f"- {d}" for d in req.done_parts))
     if req.tips:
