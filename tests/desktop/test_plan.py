@@ -227,3 +227,26 @@ def test_the_planner_is_offered_the_generic_applications_only_when_the_request_m
         request_text: str, offered: tuple[str, ...]) -> None:
     assert CATALOG.needed_by(request_text) == offered
     assert CATALOG.only(offered).names == offered
+
+
+SHEETS = AppInfo("spreadsheets", changing=("create_workbook", "add_sheet", "write_rows", "add_chart"))
+DOCS = AppInfo("documents", changing=("create_document", "add_paragraphs", "add_table", "set_table_cell"))
+FILES = AppInfo("files", changing=("write_file", "make_folder", "copy", "move", "rename_pattern", "delete"))
+
+
+@pytest.mark.parametrize(("app", "text", "asked"), [
+    (SHEETS, "Create a bar chart of it in budget.xlsx", ("add_chart",)),
+    (SHEETS, "In invoices.xlsx, add a row labelled Total under the invoices", ("write_rows",)),  # plural or not
+    (SHEETS, "Add a sheet named Ranking that lists the students", ("add_sheet",)),
+    (SHEETS, "Extract the table from report.docx and create a bar chart of it in budget.xlsx", ("add_chart",)),
+    (SHEETS, "Read the chart data from traffic.xlsx", ()),  # a clause that reads names nothing
+    (SHEETS, "Write the totals into the workbook budget.xlsx", ()),  # "workbook" is every tool's object
+    (DOCS, "Add the table from prices.xlsx to the end of catalogue.docx", ("add_table",)),  # not set_table_cell
+    (DOCS, "Set the cell under Total in the table of report.docx", ("set_table_cell",)),
+    (DOCS, "Add the paragraph 'Approved.' at the end of minutes.docx", ("add_paragraphs",)),
+    (FILES, "Move all the .txt files into a folder named notes", ("make_folder", "move")),
+    (FILES, "Rename every file whose name starts with draft_", ("rename_pattern",)),
+    (FILES, "Write the names of the .docx files into list.txt", ()),
+])
+def test_the_changing_tools_a_text_names(app: AppInfo, text: str, asked: tuple[str, ...]) -> None:
+    assert app.asked_for(text) == asked

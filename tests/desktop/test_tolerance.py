@@ -264,7 +264,7 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
         if verifying(prompt):
             return host("FINISH", "done")
         return assign(sub("1", "Read the table of report.docx", "documents"),
-                      sub("2", "Chart it in b.xlsx", "spreadsheets", "1"))
+                      sub("2", "Show it as a graph in b.xlsx", "spreadsheets", "1"))
 
     def run(charting: Spy, **config: Any) -> Any:
         return run_request("Chart the table of report.docx in b.xlsx", [docs(), sheets], ScriptedBackend(planner),
@@ -276,7 +276,7 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     assert len(reading.seen) == 1
     assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B2", "title": "t"}]
     nudged = model.seen[1].text
-    assert "nothing was changed for this subtask yet" in nudged and "'Chart it in b.xlsx'" in nudged
+    assert "nothing was changed for this subtask yet" in nudged and "'Show it as a graph in b.xlsx'" in nudged
     assert "tools that change files: write_rows, add_chart, clear_sheet." in nudged  # not the read-only "wait"
     assert model.seen[1].temperature == 0.7
     # and this time an answer without a call cannot be written (the grammar wants one)
@@ -290,6 +290,54 @@ async def test_a_finish_before_any_tool_call_is_questioned_once_then_believed() 
     sheets, reading, unchecked = Spreadsheets(), Spy(reader), Spy(lambda p: app("FINISH", result="nothing to do"))
     result = await run(unchecked, check_finish=False)
     assert result.ok and len(unchecked.seen) == 1
+
+
+async def test_a_finish_before_calling_a_tool_its_words_name_is_questioned_and_the_next_step_must_call_it() -> None:
+    # The rows written, the chart named but never made: the FINISH is questioned, and the next step's
+    # grammar offers only add_chart (given the choice, the 1.5B model wrote the rows again).
+    rows = ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": [["a", 1]]})
+    chart = ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": "A1:B1", "title": "t"})
+
+    def charter(prompt: str) -> str:
+        return app("FINISH", rows, result="written") if step_of(prompt) == 1 else app("FINISH", chart, result="ok")
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Write the data into b.xlsx and create a bar chart of it", "spreadsheets"))
+
+    sheets, model = Spreadsheets(), Spy(charter)
+    result = await run_request("Chart a in b.xlsx", [sheets], ScriptedBackend(planner),
+                               app_models={"spreadsheets": model})
+    assert result.ok, result
+    assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B1", "title": "t"}]
+    first, second = model.seen
+    assert "It names the tool add_chart: not called yet." in first.text
+    assert "names add_chart, and it was not called yet" in second.text and "write_rows(" in second.text
+    offered = second.schema["properties"]["actions"]  # type: ignore[index]
+    assert offered["minItems"] == 1 and offered["items"]["properties"]["function"]["enum"] == ["add_chart"]
+    assert "anyOf" in first.schema["properties"]["actions"]["items"]  # type: ignore[index]
+
+
+async def test_a_step_that_gets_nowhere_while_a_named_tool_is_uncalled_must_call_it() -> None:
+    chart = ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": "A1:B1", "title": "t"})
+
+    def charter(prompt: str) -> str:
+        return app("CONTINUE") if step_of(prompt) == 1 else app("FINISH", chart, result="ok")  # no call at first
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Add a bar chart to b.xlsx", "spreadsheets"))
+
+    sheets, model = Spreadsheets(), Spy(charter)
+    sheets.books["b.xlsx"] = {"rows": [["a", 1]], "charts": []}
+    result = await run_request("Chart b.xlsx", [sheets], ScriptedBackend(planner), app_models={"spreadsheets": model})
+    assert result.ok, result
+    assert sheets.books["b.xlsx"]["charts"] == [{"kind": "bar", "range": "A1:B1", "title": "t"}]
+    offered = model.seen[1].schema["properties"]["actions"]  # type: ignore[index]
+    assert offered["items"]["properties"]["function"]["enum"] == ["add_chart"]
+    assert "Your subtask names add_chart: call it now." in model.seen[1].text
 
 
 async def test_a_finish_whose_change_failed_is_nudged_sampled_and_bounded() -> None:
@@ -449,7 +497,7 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
     assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
     # the nudge quotes the part at hand, not the merged description
-    assert "You answered FINISH, but nothing was changed" in third and "subtask: 'Chart the totals in budget" in third
+    assert "You answered FINISH, but your subtask 'Chart the totals in budget.xlsx' names add_chart" in third
 
 
 async def test_a_parts_finish_is_told_the_changes_earlier_parts_made() -> None:

@@ -27,6 +27,15 @@ DEFAULT_ALIASES: Mapping[str, tuple[str, ...]] = {
     "shell": ("terminal", "command line", "bash", "console"),
 }
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
+# Words of tool names that say nothing about which tool a text asks for: verbs most tools share, and
+# the objects every tool of an application works on ("in the workbook budget.xlsx, add a chart").
+_PLAIN_TOOL_WORDS = frozenset({"add", "create", "make", "write", "set", "read", "list", "get", "update", "append",
+                               "new", "file", "document", "workbook", "pattern"})
+# A clause that starts with one of these reads: "Read the table of report.docx" asks for no add_table.
+_READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", "check", "count", "compute",
+                      "calculate", "sum", "identify", "determine", "collect", "gather", "view", "see", "locate",
+                      "search", "take", "fetch", "note", "inspect", "review"})
+_CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +63,27 @@ class AppInfo:
                    tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in file_types),
                    tuple(a.lower() for a in aliases), tuple(t.name for t in listed),
                    tuple(t.name for t in listed if not getattr(t, "read_only", False)))
+
+    def asked_for(self, text: str) -> tuple[str, ...]:
+        """The changing tools a text's changing clauses name by their own words: "create a bar chart of it
+        in budget.xlsx" names add_chart, "add a row labelled Total" write_rows (every word of the name but
+        the plain ones: set_table_cell needs "table" and "cell"). Told what to do in words
+        only, the 1.5B AppAgent wrote the rows again where its part asked for the chart; a tool named
+        here can be asked for by name, and required (grammar.app_output_schema's `only`)."""
+        wanted: set[str] = set()
+        for clause in _CLAUSES.split(text.lower()):
+            words = re.findall(r"[a-z]+", clause)
+            if words and words[0] not in _READING:
+                wanted.update(_stem(w) for w in words)
+        named = {tool: {_stem(w) for w in tool.lower().split("_") if w not in _PLAIN_TOOL_WORDS}
+                 for tool in self.changing}
+        hits = {tool: words for tool, words in named.items() if words and words <= wanted}
+        # the most specific: "set the cell of the table" names set_table_cell, not add_table too
+        return tuple(tool for tool, words in hits.items() if not any(words < other for other in hits.values()))
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,16 +71,20 @@ def _action(tool: Any) -> dict[str, Any]:
                     "arguments": _arguments(getattr(tool, "parameters", None))})
 
 
-def app_output_schema(tools: Sequence[Any], must_act: bool = False) -> dict[str, Any]:
+def app_output_schema(tools: Sequence[Any], must_act: bool = False, only: Sequence[str] = ()) -> dict[str, Any]:
     """The AppAgent's answer for an application with these tools (cached on the tools' signatures;
     shared: read it, never change it). `must_act`: at least one call (the step after a FINISH that was
     questioned for changing nothing: told so in words, the 1.5B model answered FINISH with no call
     again; any tool may be called, so a subtask that really needs no change can look and say so).
+    `only`: the calls may be of these tools alone (names not among `tools` are ignored; none left: all
+    tools). Given the choice after a questioned FINISH, the 1.5B model read the sheet again or wrote
+    the rows again where its part asked for the chart (Catalog.asked_for).
 
     No pattern constrains a `path` to the application's file types: tried, and a small model that
     meant to write another type could not close the string and wrote on until max_tokens. A grammar
     constrains well where the choice is among names (tools, statuses), not in free text."""
-    key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in tools], default=str)
+    chosen = [t for t in tools if t.name in only] or list(tools)
+    key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in chosen], default=str)
     return _app_schema(key, must_act)
 
 

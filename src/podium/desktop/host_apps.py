@@ -76,9 +76,13 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
     changes = len(made)
     changed = (*record.changed, *made)[-8:]
+    called = tuple(dict.fromkeys((*record.called, *(r.function for r in report.results
+                                                           if r.ok and not r.read_only))))
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", must_act=False, outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
-                       changed=changed)
+                       changed=changed, called=called)
+    app = s.catalog.get(record.spec.application)
+    asked = run_of(s).subtasks[sid].asked(app)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
     # decided it was done without waiting for the read's result.
     failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
@@ -97,24 +101,27 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
     parts = record.parts
-    if output.status is AppStatus.FINISH and not failed and record.part_changes + changes == 0 \
-            and (record.spec.depends_on or record.part > 0) \
-            and not record.finish_checked and s.config.check_finish \
-            and (app := s.catalog.get(record.spec.application)) and app.tools:
+    unchanged = record.part_changes + changes == 0 and bool(record.spec.depends_on or record.part > 0)
+    if output.status is AppStatus.FINISH and not failed and (unchanged or asked) \
+            and not record.finish_checked and s.config.check_finish and app and app.tools:
         # Small models "finish" a change they never made: handed the results of the subtasks it
         # depends on (or of the parts before), the AppAgent copies them into its result, or reads its
-        # file and stops there. A subtask that is handed data is there to do something with it, so a
-        # FINISH before any change is questioned, once (a second FINISH is believed). A subtask
-        # without inputs may well be done by looking (observe.py).
+        # file and stops there; or it makes one change where its words ask for another too (the rows
+        # written, the chart named but never made). A subtask that is handed data is there to do
+        # something with it, so a FINISH before any change, or before a call of a tool its words name,
+        # is questioned, once (a second FINISH is believed). A subtask without inputs or named tools
+        # may well be done by looking (observe.py).
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, must_act=True,
-                           nudge=finish_nudge(record.doing, app.changing or app.tools, record.changed))
+                           nudge=finish_nudge(record.doing, asked or app.changing or app.tools, record.changed,
+                                              named=bool(asked)))
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed and record.part + 1 < len(parts):
         # One part done: the same AppAgent goes on with the next, its FINISH checked afresh.
         done_text = f" ({summarize(output.result, 200)})" if output.result not in (None, "") else ""
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, part=record.part + 1, part_changes=0,
-                           finish_checked=False, note=f"Part {record.part + 1} of {len(parts)} is done{done_text}. "
-                                                      f"Now part {record.part + 2}: {parts[record.part + 1]}")
+                           finish_checked=False,
+                           note=f"Part {record.part + 1} of {len(parts)} is done{done_text}. "
+                                f"Now part {record.part + 2}: {parts[record.part + 1]}")
         return dispatch_app(s, sid)
     if output.status is AppStatus.FINISH and not failed:
         if not outputs:
@@ -165,7 +172,11 @@ def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, outp
                         f"{summarize(nudge, 300)}", agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.LIMIT, reason=reason)
         return settle(s)
-    s = update_subtask(s, sid, nudge=nudge)
+    # A step that got nowhere while its words name a tool it has not called: the next step calls it.
+    asked = record.asked(app)
+    if asked:
+        nudge = f"{nudge} Your subtask names {', '.join(asked)}: call it now.".strip()
+    s = update_subtask(s, sid, nudge=nudge, must_act=bool(asked))
     return dispatch_app(s, sid)
 
 

@@ -191,7 +191,9 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
                                                                shown_request=run.request, own_subtask=sid,
                                                                shown_results={r.subtask for r in inputs}),
                              answers=record.answers, feedback=record.feedback, note=record.note,
-                             nudge=record.nudge, must_act=record.must_act, temperature=t, actions=actions)
+                             nudge=record.nudge, must_act=record.must_act,
+                             asked=record.asked(s.catalog.get(record.spec.application)), temperature=t,
+                             actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {steps} on {agent}")

@@ -121,8 +121,10 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             # Nobody refused this particular change: batch mode refuses every sensitive one. The
             # AppAgent is told so and goes on, once: there is often a way that adds instead of replacing
             # (a chart needs no new workbook, rows fit below the data). A person's refusal is final.
+            record = run_of(s).subtasks[item.subtask]
+            tried = tuple(dict.fromkeys((*record.called, *(a.function for a in record.held))))
             s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, held=(), refused=(item.summary,),
-                               nudge=declined_nudge(item.summary))
+                               called=tried, nudge=declined_nudge(item.summary))
             then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)

@@ -9,7 +9,7 @@ from typing import Any
 
 from podium.agent.events import Usage
 from podium.desktop.blackboard import QA, Blackboard
-from podium.desktop.catalog import Catalog
+from podium.desktop.catalog import AppInfo, Catalog
 from podium.desktop.events import Progress, SubtaskProgress
 from podium.desktop.fsm import HostMachine, SubtaskMachine, SubtaskState
 from podium.desktop.schemas import Action, SubtaskSpec
@@ -112,6 +112,13 @@ class SubtaskRecord:
     parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
     part: int = 0  # the part being done
     part_changes: int = 0  # changes that succeeded in this part (the whole subtask when it has no parts)
+    called: tuple[str, ...] = ()  # the changing tools it called (that succeeded, or that batch mode refused)
+
+    def asked(self, app: AppInfo | None) -> tuple[str, ...]:
+        """The changing tools the words of the part at hand name (AppInfo.asked_for) and the subtask has
+        not called yet (an earlier part may have made the chart its next part names; a call batch mode
+        refused counts: asking again is refused again)."""
+        return () if app is None else tuple(t for t in app.asked_for(self.doing) if t not in self.called)
 
     @property
     def state(self) -> SubtaskState:

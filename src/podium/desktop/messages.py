@@ -47,6 +47,7 @@ class AppStepRequest(BaseModel):
     note: str = ""  # what the HostAgent must tell it (its predecessor went down mid-subtask)
     nudge: str = ""  # its last step made no progress: what to do instead (a valid answer, not a repair)
     must_act: bool = False  # this step must call a tool (grammar.app_output_schema)
+    asked: tuple[str, ...] = ()  # changing tools its words name and it has not called yet (Catalog.asked_for)
     temperature: float | None = None
     actions: tuple[Action, ...] = ()  # RUN_APPROVED: what to run
 

@@ -140,12 +140,18 @@ def failure_nudge(results: Sequence[ActionResult]) -> str:
             f"list) and call it again, or call another tool.")
 
 
-def finish_nudge(description: str, tool_names: Sequence[str], earlier: Sequence[str] = ()) -> str:
-    """What to tell an AppAgent whose FINISH came before any change of its subtask (or part): the tools
-    that change something, by name (the 1.5B model, told to "call the tools", answered FINISH again),
-    and the changes earlier parts made (one had already made the chart its next part asks for)."""
+def finish_nudge(description: str, tool_names: Sequence[str], earlier: Sequence[str] = (),
+                 named: bool = False) -> str:
+    """What to tell an AppAgent whose FINISH came before any change of its subtask (or part), or before
+    it called a tool its subtask's words name (`named`: `tool_names` are those): the tools by name (the
+    1.5B model, told to "call the tools", answered FINISH again), and the changes earlier parts made
+    (one had already made the chart its next part asks for)."""
     made = (f" The earlier parts of your subtask made these changes: {'; '.join(earlier)}. If they already "
             f"do it, answer FINISH again.") if earlier else ""
+    if named:
+        so_far = f" The changes made so far: {'; '.join(earlier)}." if earlier else ""
+        return (f"You answered FINISH, but your subtask {description!r} names {', '.join(tool_names)}, and it "
+                f"was not called yet.{so_far} Call it now with the data you were given.")
     return (f"You answered FINISH, but nothing was changed for this {'part' if earlier else 'subtask'} yet. "
             f"Your subtask: {description!r}.{made} Make the change now with the data you were given, calling "
             f"one of the tools that change files: {', '.join(tool_names[:12])}. Only if it asks for no change "
