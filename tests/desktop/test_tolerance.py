@@ -340,6 +340,22 @@ async def test_a_step_that_gets_nowhere_while_a_named_tool_is_uncalled_must_call
     assert "Your subtask names add_chart: call it now." in model.seen[1].text
 
 
+async def test_a_step_that_only_repeats_calls_that_succeeded_is_taken_as_its_finish() -> None:
+    write = ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": TABLE})
+    worker = Spy(lambda p: app("CONTINUE", write, result="the totals are in b.xlsx"))  # never says FINISH
+
+    def planner(prompt: str) -> str:
+        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Put the totals into b.xlsx",
+                                                                            "spreadsheets"))
+
+    sheets = Spreadsheets()
+    result = await run_request("Put the totals into b.xlsx", [sheets], ScriptedBackend(planner),
+                               app_models={"spreadsheets": worker})
+    assert result.ok, result
+    assert len(worker.seen) == 2 and [c[0] for c in sheets.calls] == ["write_rows"]
+    assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the totals are in b.xlsx"
+
+
 async def test_a_finish_whose_change_failed_is_nudged_sampled_and_bounded() -> None:
     failing = Spy(lambda p: app("FINISH", ("write_paragraph", {"path": "report.docx"}), result="written"))
     result = await run_request("Add a paragraph to report.docx", [docs()], Spy(one_subtask),

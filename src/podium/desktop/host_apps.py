@@ -86,6 +86,12 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
     # decided it was done without waiting for the read's result.
     failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
+    if output.status is AppStatus.CONTINUE and report.results and all(r.skipped for r in report.results) \
+            and record.changed and not asked:
+        # It asks again for exactly what it already has, and nothing new: the 1.5B model that has made
+        # its change often cannot say it is done (rows and chart made, then the same two calls, CONTINUE,
+        # step after step). Taken as its FINISH, checked like one.
+        output = output.model_copy(update={"status": AppStatus.FINISH})
 
     if report.held or output.status is AppStatus.CONFIRM:
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
