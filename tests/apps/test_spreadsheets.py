@@ -134,6 +134,26 @@ async def test_native_charts(sheets: SpreadsheetsApplication, root: Path, kind: 
     check_package(root / "c.xlsx")
 
 
+async def test_a_change_already_made_is_not_made_again(sheets: SpreadsheetsApplication, root: Path) -> None:
+    # A small model repeats its last calls with cosmetic changes ('A1:C4' / 'Sheet1!A1:C4', the default
+    # sheet named): each repeat used to add another chart.
+    await sheets.call("create_workbook", {"path": "c.xlsx"})
+    assert "unchanged" not in (await sheets.call("write_rows", {"path": "c.xlsx", "rows": TABLE})).content
+    before = (root / "c.xlsx").read_bytes()
+    again = await sheets.call("write_rows", {"path": "c.xlsx", "sheet": "Sheet1", "start": "A1", "rows": TABLE})
+    assert again.ok and again.content["unchanged"] is True and (root / "c.xlsx").read_bytes() == before
+    chart = {"path": "c.xlsx", "kind": "bar", "data": "A1:C4", "title": "Revenue"}
+    assert "unchanged" not in (await sheets.call("add_chart", chart)).content
+    same = await sheets.call("add_chart", {**chart, "data": "Sheet1!$A$1:$C$4", "anchor": "H20"})
+    assert same.ok and same.content["unchanged"] is True
+    assert len(charts_in(root / "c.xlsx", "Sheet1")) == 1
+    other = await sheets.call("add_chart", {**chart, "kind": "line"})  # another chart is another change
+    assert "unchanged" not in other.content and len(charts_in(root / "c.xlsx", "Sheet1")) == 2
+    # the file changed since (a new value): the same chart asked for again is added, as asked
+    await sheets.call("write_rows", {"path": "c.xlsx", "start": "A6", "rows": [["x", 1, 2]]})
+    assert "unchanged" not in (await sheets.call("add_chart", chart)).content
+
+
 async def test_existing_openpyxl_chart_survives_edits(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook = Workbook()
     sheet = workbook.active

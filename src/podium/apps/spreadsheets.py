@@ -81,6 +81,10 @@ class SpreadsheetsApplication(ToolApplication):
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        # The charts this application added, and the file's stamp right after: asked for the same chart
+        # again while the file is as it left it, it adds none (a small model repeats its last calls
+        # with a cosmetic change of arguments, and each repeat added a chart).
+        self._charted: dict[tuple[str, ...], tuple[int, int]] = {}
         self.description = "Excel workbooks (.xlsx): read and write cells and formulas, add native charts"
         super().__init__()
 
@@ -238,23 +242,36 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = _sheet(workbook, args.sheet)
+            width = max(len(row) for row in args.rows) or 1
+            last = f"{get_column_letter(first_col + width - 1)}{first_row + len(args.rows) - 1}"
+            done = {"path": args.path, "sheet": sheet.title, "range": f"{letters}{first_row}:{last}"}
+            if all(sheet.cell(row=first_row + r, column=first_col + c).value == _cell(value)
+                   for r, row in enumerate(args.rows) for c, value in enumerate(row)):
+                return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
             for r, row in enumerate(args.rows):
                 for c, value in enumerate(row):
                     cell = sheet.cell(row=first_row + r, column=first_col + c)
                     cell.value = _cell(value)
-            width = max(len(row) for row in args.rows) or 1
-            last = f"{get_column_letter(first_col + width - 1)}{first_row + len(args.rows) - 1}"
-            return {"path": args.path, "sheet": sheet.title, "range": f"{letters}{first_row}:{last}"}
+            return done
 
         return self._edit(args.path, change)
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
-        free_rows = first_free_rows(self._existing(args.path).read_bytes())
+        resolved = self._existing(args.path)
+        free_rows = first_free_rows(resolved.read_bytes())
+        key: tuple[str, ...] = ()
 
         def change(workbook: Any) -> dict[str, Any]:
+            nonlocal key
             data_sheet_name, area = _split_sheet(args.data)
             data_sheet = _sheet(workbook, data_sheet_name or args.sheet)
             target = _sheet(workbook, args.sheet) if args.sheet else data_sheet
+            key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
+                   args.title)
+            if self._charted.get(key) == _stamp(resolved):
+                return {"path": args.path, "sheet": target.title, "kind": args.kind,
+                        "data": f"{data_sheet.title}!{area}", "unchanged": True,
+                        "note": "this chart was added already and is there: not added again"}
             chart = build_chart(args, data_sheet, area)
             _, min_row, max_col, _ = _bounds(area)
             anchor = args.anchor or _anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
@@ -267,7 +284,10 @@ class SpreadsheetsApplication(ToolApplication):
                 "data": f"{data_sheet.title}!{area}",
             }
 
-        return self._edit(args.path, change)
+        result = self._edit(args.path, change)
+        if not result.get("unchanged"):
+            self._charted[key] = _stamp(resolved)
+        return result
 
     # -- workbook I/O --------------------------------------------------------------------------
     def _edit(self, path: str, change: Callable[[Any], T]) -> T:
@@ -280,6 +300,8 @@ class SpreadsheetsApplication(ToolApplication):
             sheet._charts = []
             sheet._images = []
         result = change(workbook)
+        if isinstance(result, dict) and result.get("unchanged"):
+            return result
         buffer = io.BytesIO()
         workbook.save(buffer)
         saved = buffer.getvalue()
@@ -351,6 +373,11 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
             chart.y_axis.title = args.y_title
     chart.width, chart.height = 16, 8
     return chart
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
 
 
 def _sheet(workbook: Any, name: str | None) -> Any:

@@ -205,8 +205,11 @@ class AppStepBackend(BaseBackend):
             else:
                 try:
                     result = await app.call(action.function, action.arguments)
+                    content = jsonable(result.content)
+                    # A change the application found already made ({"unchanged": true}) is a repeat.
+                    same = result.ok and isinstance(content, dict) and content.get("unchanged") is True
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
-                                                     ok=result.ok, content=jsonable(result.content),
+                                                     ok=result.ok, content=content, skipped=same,
                                                      error=result.error, read_only=tool.read_only))
                 except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,

@@ -72,12 +72,13 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         return dispatch_app(s, sid)
 
     outputs = (*record.outputs, *(r.content for r in report.results if r.ok))[-s.config.max_outputs:]
-    done = sum(1 for r in report.results if r.ok)
-    made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results if r.ok and not r.read_only]
+    done = sum(1 for r in report.results if r.ok and not r.skipped)
+    made = [f"{r.function}({summarize(r.arguments, 120)})" for r in report.results
+            if r.ok and not r.read_only and not r.skipped]
     changes = len(made)
     changed = (*record.changed, *made)[-8:]
     called = tuple(dict.fromkeys((*record.called, *(r.function for r in report.results
-                                                           if r.ok and not r.read_only))))
+                                                    if r.ok and not r.read_only))))
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", must_act=False, outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
                        changed=changed, called=called)

@@ -60,7 +60,7 @@ class ActionResult(BaseModel):
     ok: bool
     content: Any = None
     error: str | None = None
-    skipped: bool = False  # not run on purpose (a repeat of a call that already succeeded): no failure
+    skipped: bool = False  # a repeat of a call that succeeded (not run, or found already made): no failure
     read_only: bool = False  # the tool changes nothing: its failure leaves the files as they were
     ran: bool = True  # False: not run (a repeat of a failed call, or after a failed change), so no new error
 

@@ -118,7 +118,7 @@ class DoneCalls:
 def progress_nudge(output: AppOutput, results: Sequence[ActionResult], tool_names: Sequence[str]) -> str | None:
     """What to tell the AppAgent after a step that ran no tool successfully; None if it did. A tool's
     error is quoted as the tool gave it."""
-    if any(r.ok for r in results):
+    if any(r.ok and not r.skipped for r in results):
         return None
     if any(not r.ok and not r.skipped for r in results):
         return failure_nudge(results)
