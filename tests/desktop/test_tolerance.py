@@ -356,6 +356,28 @@ async def test_a_step_that_only_repeats_calls_that_succeeded_is_taken_as_its_fin
     assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the totals are in b.xlsx"
 
 
+async def test_a_change_the_application_finds_already_made_counts_as_a_repeat() -> None:
+    class Idempotent(Spreadsheets):
+        async def _add_chart(self, path: str, kind: str, range: str, title: str = "") -> Any:
+            if any(c["kind"] == kind for c in self._book(path)["charts"]):
+                return {"unchanged": True, "note": "already there"}
+            return await super()._add_chart(path, kind, range, title)
+
+    def charter(prompt: str) -> str:  # the same chart, its range written another way: CONTINUE each time
+        cells = "A1:B2" if step_of(prompt) == 1 else "Sheet1!A1:B2"
+        return app("CONTINUE", ("add_chart", {"path": "b.xlsx", "kind": "bar", "range": cells}), result="charted")
+
+    def planner(prompt: str) -> str:
+        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Add a bar chart to b.xlsx",
+                                                                            "spreadsheets"))
+
+    sheets, model = Idempotent(), Spy(charter)
+    result = await run_request("Chart b.xlsx", [sheets], ScriptedBackend(planner), app_models={"spreadsheets": model})
+    assert result.ok, result
+    assert len(model.seen) == 2 and len(sheets.books["b.xlsx"]["charts"]) == 1
+    assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "charted"
+
+
 async def test_a_finish_whose_change_failed_is_nudged_sampled_and_bounded() -> None:
     failing = Spy(lambda p: app("FINISH", ("write_paragraph", {"path": "report.docx"}), result="written"))
     result = await run_request("Add a paragraph to report.docx", [docs()], Spy(one_subtask),
