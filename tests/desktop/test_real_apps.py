@@ -74,3 +74,24 @@ async def test_the_seed_example_on_real_files(tmp_path: Path) -> None:
         assert len(charts) == 1
         xml = package.read(charts[0]).decode()
     assert "<barChart>" in xml and "Revenue by quarter" in xml
+
+
+async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_big(tmp_path: Path) -> None:
+    from podium.desktop.observe import observe
+
+    book = openpyxl.Workbook()
+    book.active.title = "Prices"
+    for row in [["Item", "Price"], ["Pen", 1.5]]:
+        book.active.append(row)
+    book.create_sheet("Notes")
+    book.save(tmp_path / "prices.xlsx")
+    big = openpyxl.Workbook()
+    for _ in range(201):
+        big.active.append(list(range(100)))  # 20,100 cells: more than read_sheet reads at once
+    big.save(tmp_path / "big.xlsx")
+    sheets = SpreadsheetsApplication(Workspace.at(tmp_path))
+    (seen,) = await observe(sheets, ["Copy the Prices sheet of prices.xlsx"])
+    assert seen.function == "read_sheet" and seen.ok
+    assert seen.content["rows"] == [["Item", "Price"], ["Pen", 1.5]] and seen.content["other_sheets"] == ["Notes"]
+    (listed,) = await observe(sheets, ["Chart big.xlsx"])
+    assert listed.function == "list_sheets" and listed.ok and listed.content["sheets"][0]["used_range"] == "A1:CV201"

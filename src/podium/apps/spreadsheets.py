@@ -78,6 +78,9 @@ class ChartArgs(PathArgs):
 class SpreadsheetsApplication(ToolApplication):
     name = "spreadsheets"
     file_types = (".xlsx",)  # what it can open (the host matches files named in a request)
+    # What an AppAgent is shown of a workbook its subtask names, before it decides: the rows (a sheet
+    # listing handed on as a "read" subtask's result carried no data to the next subtask).
+    observer = "read_sheet"
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
@@ -170,7 +173,9 @@ class SpreadsheetsApplication(ToolApplication):
                 min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
             )
         ]
-        return {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows}
+        others = [name for name in workbook.sheetnames if name != sheet.title]
+        return {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
+                **({"other_sheets": others} if others else {})}
 
     def _totals(self, args: ReadArgs) -> dict[str, Any]:
         """Arithmetic is what a small model gets wrong and a tool gets right. The header is the first

@@ -2,10 +2,11 @@
 
 UFO²'s AppAgent looks at the application (screenshot, controls) before every step. For applications
 that work on files, the equivalent is the current state of the files its subtask names, as the
-application itself shows them: the first read-only tool whose only required argument is `path`
-(list the sheets, read the document...). A small model then knows that budget.xlsx exists and which
-cells it uses instead of guessing (creating a workbook that exists, charting a range that is empty),
-and a reading subtask often has its answer at the first step. Only read-only tools run here.
+application itself shows them: the tool the application names as its `observer` (read_sheet), else
+the first read-only tool whose only required argument is `path` (read the document...). A small model
+then knows that budget.xlsx exists and which cells it uses instead of guessing (creating a workbook
+that exists, charting a range that is empty), and a reading subtask often has its answer at the first
+step. Only read-only tools run here.
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ MAX_FILES = 3
 MAX_CHARS = 1500  # per file: what the prompt of a 1.5B model can afford
 
 
-def observer_tool(tools: Sequence[Any]) -> Any | None:
-    """The first read-only tool that needs nothing but a `path`; None if the application has none."""
+def observer_tool(tools: Sequence[Any], preferred: str | None = None) -> Any | None:
+    """The read-only tool named `preferred`, else the first read-only tool that needs nothing but a
+    `path`; None if the application has none."""
+    usable = []
     for tool in tools:
         params = getattr(tool, "parameters", None) or {}
         required = list(params.get("required", ())) if isinstance(params, dict) else []
         if getattr(tool, "read_only", False) and required == ["path"]:
-            return tool
-    return None
+            usable.append(tool)
+    return next((t for t in usable if t.name == preferred), usable[0] if usable else None)
 
 
 def files_of(app: Any, texts: Iterable[str]) -> list[str]:
@@ -43,20 +46,27 @@ def files_of(app: Any, texts: Iterable[str]) -> list[str]:
 
 async def observe(app: Any, texts: Iterable[str]) -> list[ActionResult]:
     """What the read-only tool returned for each file of the subtask (or its error)."""
-    tool = observer_tool(app.tools())
-    if tool is None:
+    tools = app.tools()
+    preferred = observer_tool(tools, getattr(app, "observer", None))
+    if preferred is None:
         return []
+    fallback = observer_tool(tools)
     seen = []
     for path in files_of(app, texts):
-        arguments = {"path": path}
-        try:
-            result = await app.call(tool.name, arguments)
-            seen.append(ActionResult(function=tool.name, arguments=arguments, ok=result.ok,
-                                     content=jsonable(result.content), error=result.error))
-        except Exception as exc:  # an observation that fails is shown, never fatal
-            seen.append(ActionResult(function=tool.name, arguments=arguments, ok=False,
-                                     error=f"{type(exc).__name__}: {exc}"))
+        seen.append(await _look(app, preferred, path))
+        if not seen[-1].ok and fallback is not None and fallback is not preferred:
+            seen[-1] = await _look(app, fallback, path)  # a sheet too big to read whole still has a listing
     return seen
+
+
+async def _look(app: Any, tool: Any, path: str) -> ActionResult:
+    arguments = {"path": path}
+    try:
+        result = await app.call(tool.name, arguments)
+        return ActionResult(function=tool.name, arguments=arguments, ok=result.ok,
+                            content=jsonable(result.content), error=result.error)
+    except Exception as exc:  # an observation that fails is shown, never fatal
+        return ActionResult(function=tool.name, arguments=arguments, ok=False, error=f"{type(exc).__name__}: {exc}")
 
 
 def observation_lines(seen: Sequence[ActionResult]) -> list[str]:
