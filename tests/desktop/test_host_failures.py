@@ -138,7 +138,9 @@ async def test_the_token_budget_ends_the_request_before_the_next_model_call() ->
 
 
 async def test_a_subtask_that_never_finishes_hits_its_step_limit() -> None:
-    documents = ScriptedBackend(lambda prompt: app("CONTINUE", ("read_table", {"path": "report.docx"})))
+    # a new change each step, never FINISH (a step that only repeated a read would be taken as its FINISH)
+    documents = ScriptedBackend(lambda prompt: app("CONTINUE", ("write_paragraph", {
+        "path": "report.docx", "text": f"line {step_of(prompt)}"})))
     result = await run_request("Read the table", [docs()], ScriptedBackend(one_subtask_planner),
                                app_models={"documents": documents}, config=batch(max_subtask_steps=3))
     assert result.status == "FAIL" and result.reason_kind == "limit_reached"

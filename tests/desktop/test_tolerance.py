@@ -356,6 +356,33 @@ async def test_a_step_that_only_repeats_calls_that_succeeded_is_taken_as_its_fin
     assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the totals are in b.xlsx"
 
 
+async def test_a_reading_subtask_that_repeats_its_read_is_taken_as_its_finish() -> None:
+    # "List the files" done, the 1.5B model listed them again and again until the idle limit failed it.
+    read = ("read_table", {"path": "report.docx"})
+    reader = Spy(lambda p: app("CONTINUE", read, result="the table"))
+
+    def planner(prompt: str) -> str:
+        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Read the table of report.docx",
+                                                                            "documents"))
+
+    documents = docs()
+    result = await run_request("What is in the table of report.docx?", [documents], ScriptedBackend(planner),
+                               app_models={"documents": reader})
+    assert result.ok, result
+    assert len(reader.seen) == 2 and [c[0] for c in documents.calls] == ["read_table"]
+    assert result.subtasks[0]["state"] == "FINISH"
+
+
+async def test_a_changing_subtask_that_only_repeats_a_read_is_not_done() -> None:
+    reader = Spy(lambda p: app("CONTINUE", ("read_table", {"path": "report.docx"}), result="the table"))
+    result = await run_request("Add a paragraph to report.docx", [docs()],
+                               ScriptedBackend(lambda p: host("FAIL", "no") if verifying(p) else assign(
+                                   sub("1", "Read report.docx and write a paragraph about it", "documents"))),
+                               app_models={"documents": reader}, config=HostConfig(max_idle_steps=2, max_replans=0))
+    assert not result.ok and result.subtasks[0]["state"] == "FAIL"
+    assert "made no progress" in result.subtasks[0]["reason"]
+
+
 async def test_a_change_the_application_finds_already_made_counts_as_a_repeat() -> None:
     class Idempotent(Spreadsheets):
         async def _add_chart(self, path: str, kind: str, range: str, title: str = "") -> Any:

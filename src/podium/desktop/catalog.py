@@ -36,6 +36,10 @@ _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", 
                       "calculate", "sum", "identify", "determine", "collect", "gather", "view", "see", "locate",
                       "search", "take", "fetch", "note", "inspect", "review"})
 _CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")
+# Verbs that ask for a change wherever they stand in a text ("List the files and write their names").
+_CHANGING = frozenset({"write", "copy", "move", "rename", "delete", "remove", "create", "make", "add", "insert",
+                       "put", "save", "set", "update", "append", "fill", "sort", "replace", "change", "edit",
+                       "draw", "plot", "build", "generate", "store", "record", "enter", "type", "paste", "fix"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,18 @@ class AppInfo:
         hits = {tool: words for tool, words in named.items() if words and words <= wanted}
         # the most specific: "set the cell of the table" names set_table_cell, not add_table too
         return tuple(tool for tool, words in hits.items() if not any(words < other for other in hits.values()))
+
+
+def file_names(text: str) -> tuple[str, ...]:
+    """The file names a text mentions ("report.docx", "data/q1.xlsx"), in order."""
+    return tuple(m.group(0) for m in _FILE.finditer(text))
+
+
+def reads_only(text: str) -> bool:
+    """Whether a text asks only to look: it starts with a reading verb ("List all files in the folder
+    and its subfolders") and no word of it asks for a change."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(words) and words[0] in _READING and not any(w in _CHANGING for w in words)
 
 
 def _stem(word: str) -> str:

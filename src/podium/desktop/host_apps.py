@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from podium.desktop.catalog import reads_only
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host_flow import (
     Result,
@@ -88,10 +89,11 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     # decided it was done without waiting for the read's result.
     failed = [r for r in report.results if not r.ok and not r.skipped and not r.read_only]
     if output.status is AppStatus.CONTINUE and report.results and all(r.skipped for r in report.results) \
-            and record.changed and not asked:
+            and not asked and (record.changed or reads_only(record.doing)):
         # It asks again for exactly what it already has, and nothing new: the 1.5B model that has made
         # its change often cannot say it is done (rows and chart made, then the same two calls, CONTINUE,
-        # step after step). Taken as its FINISH, checked like one.
+        # step after step); one told to list the files lists them again, and again. Taken as its FINISH,
+        # checked like one.
         output = output.model_copy(update={"status": AppStatus.FINISH})
 
     if report.held or output.status is AppStatus.CONFIRM:
