@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from podium.apps.base import Tool, ToolResult
-from podium.desktop.catalog import AppInfo, Catalog
+from podium.desktop.catalog import AppInfo, Catalog, reads_only
 from podium.desktop.plan import check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
@@ -194,6 +194,35 @@ def test_a_longer_chain_keeps_every_part_in_order() -> None:
                         depends_on=(str(i - 1),) if i > 1 else ()) for i in range(1, 5)]
     ((spec, parts),) = merge_chains(plan)
     assert spec.id == "1" and parts == ("step 1", "step 2", "step 3", "step 4")
+
+
+def test_a_part_that_writes_back_what_the_part_before_read_from_the_same_file_is_dropped() -> None:
+    plan = [SubtaskSpec(id="1", description="Read the data from traffic.xlsx", application="spreadsheets"),
+            SubtaskSpec(id="2", description="Write the rows of subtask 1 into traffic.xlsx",
+                        application="spreadsheets", depends_on=("1",), message="call write_rows"),
+            SubtaskSpec(id="3", description="Create a line chart in traffic.xlsx", application="spreadsheets",
+                        depends_on=("2",), message="call add_chart")]
+    ((spec, parts),) = merge_chains(plan)
+    assert parts == ("Read the data from traffic.xlsx", "Create a line chart in traffic.xlsx")
+    assert spec.message == "call add_chart"
+    # written into another file, or read by a part that also changes something: every part stays
+    elsewhere = [plan[0], plan[1].model_copy(update={"description": "Write the rows of subtask 1 into t2.xlsx"})]
+    assert merge_chains(elsewhere)[0][1] == ("Read the data from traffic.xlsx", "Write the rows of subtask 1 into "
+                                                                                  "t2.xlsx")
+    sorting = [plan[0].model_copy(update={"description": "Read traffic.xlsx and sort it"}), plan[1]]
+    assert len(merge_chains(sorting)[0][1]) == 2
+
+
+@pytest.mark.parametrize(("text", "only"), [
+    ("List all files in the current folder and its subfolders", True),
+    ("Read the table of report.docx", True),
+    ("Compute the total of the Amount column in expenses.xlsx", True),
+    ("List the .docx files and write their names into list.txt", False),
+    ("Put the rows into budget.xlsx", False),
+    ("", False),
+])
+def test_a_text_that_only_reads(text: str, only: bool) -> None:
+    assert reads_only(text) is only
 
 
 def test_only_a_chain_is_merged() -> None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import Catalog
+from podium.desktop.catalog import Catalog, file_names, reads_only
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -97,14 +97,28 @@ def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec
         if pair is None:
             return tuple((s, parts.get(s.id, ())) for s in specs)
         first, second = pair
-        parts[first.id] = (*parts.get(first.id, (first.description,)), *parts.pop(second.id, (second.description,)))
-        message = " Then ".join(m.strip() for m in (first.message, second.message) if m.strip())
-        joined = first.model_copy(update={"description": f"{first.description.rstrip('. ')}; then "
-                                                         f"{second.description}", "message": message})
+        if second.id not in parts and _writes_back(first, second):
+            joined = first  # the data is in the file already: writing it back is only a chance to spoil it
+        else:
+            parts[first.id] = (*parts.get(first.id, (first.description,)),
+                               *parts.pop(second.id, (second.description,)))
+            message = " Then ".join(m.strip() for m in (first.message, second.message) if m.strip())
+            joined = first.model_copy(update={"description": f"{first.description.rstrip('. ')}; then "
+                                                             f"{second.description}", "message": message})
         specs = [joined if s.id == first.id else
                  s.model_copy(update={"depends_on": tuple(dict.fromkeys(
                      first.id if d == second.id else d for d in s.depends_on))})
                  for s in specs if s.id != second.id]
+
+
+def _writes_back(reader: SubtaskSpec, writer: SubtaskSpec) -> bool:
+    """Whether `writer` only puts what `reader` read back into the files it was read from: the 1.5B
+    planner copies its worked example's read / write / compute shape onto one-file requests ("Read the
+    data from traffic.xlsx", "Write the rows of subtask 1 into traffic.xlsx", "Create a line chart"),
+    and the AppAgent of the middle part, with nothing to copy, wrote the example's rows over the data."""
+    read, written = file_names(reader.description), file_names(writer.description)
+    return (reads_only(reader.description) and bool(written) and set(written) <= set(read)
+            and re.search(rf"\bsubtask {re.escape(reader.id)}\b", writer.description) is not None)
 
 
 def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
