@@ -34,6 +34,7 @@ from podium.desktop.messages import (
     StepFailure,
 )
 from podium.desktop.pipeline import Phase
+from podium.desktop.prompts import HOST_EXAMPLE, HOST_FINISH_EXAMPLE
 from podium.desktop.schemas import Action, AppOutput, HostOutput
 from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Reply, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
@@ -219,6 +220,21 @@ def test_invalid_planner_output_is_repaired_then_errors() -> None:
     (error,) = ops
     assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.INVALID_OUTPUT
     assert s.last is not None and s.last["status"] == "ERROR"
+
+
+def test_an_answer_in_the_words_of_the_worked_example_is_repaired() -> None:
+    copied = HOST_FINISH_EXAMPLE["Comment"]
+    ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), started())
+    (retry,) = ops
+    assert f"{copied!r} is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
+    assert isinstance(retry, Dispatch) and s.last is None  # asked again, the request not ended
+    plan = graph(("1", HOST_EXAMPLE["Subtasks"][0]["description"], "documents", ()))
+    (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    assert "is from the example" in host_request(retry).feedback  # type: ignore[arg-type]
+    # a request about the example's own files may be answered in its words
+    _, about = STRATEGY.handle_ask("Is the table of offer.docx in prices.xlsx?", {}, "t1", init())
+    (reply,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), about)
+    assert isinstance(reply, Reply)
 
 
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:

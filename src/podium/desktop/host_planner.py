@@ -21,6 +21,7 @@ from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind
 from podium.desktop.messages import HostStepReport, summarize
 from podium.desktop.plan import check_plan, merge_chains
+from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
@@ -72,6 +73,10 @@ def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
 
 def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
+    copied = None if output is None else copies_host_example(
+        [output.comment, output.observation, *(t.description for t in output.subtasks)], run_of(s).request)
+    if copied is not None:  # an answer that is the worked example's is no answer: repaired like one
+        output, report = None, report.model_copy(update={"invalid": copied})
     s = _trajectory(s, report, output)
     run = run_of(s)
     if report.failure is not None:

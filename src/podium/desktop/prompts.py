@@ -7,6 +7,7 @@ reliably than they follow a description of a schema.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 # handed on, FINISH after checking), the model has to do the thinking for the task in front of it.
 # Their fields are those of podium.desktop.grammar's schemas, in the same order: a model constrained by a
 # grammar writes the fields in that order, and an example in another order only confuses it.
+HOST_EXAMPLE_REQUEST = "Copy the price table of offer.docx into prices.xlsx and add the sum of the prices below it"
 HOST_EXAMPLE: dict[str, Any] = {
     "Observation": "No subtask has run yet",
     "Thought": "prices.xlsx cannot see offer.docx: read the table, write it into prices.xlsx, then add the sum "
@@ -83,6 +85,26 @@ def copies_example(arguments: Any) -> bool:
     return False
 
 
+_HOST_EXAMPLE_TEXTS = frozenset(
+    text.strip().lower() for text in (
+        HOST_FINISH_EXAMPLE["Comment"], HOST_FINISH_EXAMPLE["Observation"],
+        *(t["description"] for t in HOST_EXAMPLE["Subtasks"])))
+
+
+def copies_host_example(texts: Sequence[str], request: str) -> str | None:
+    """The planner's words that are its worked example's, or None: with nothing run yet, the 1.5B
+    planner answered a request to copy .xlsx files into backup/ with FINISH and the example's
+    comment, "prices.xlsx holds the price table of offer.docx and its sum". (A request about the
+    example's own files may well be answered in its words.)"""
+    if any(name in request for name in re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST)):
+        return None
+    for text in texts:
+        if text.strip().lower() in _HOST_EXAMPLE_TEXTS:
+            return (f"{text!r} is from the example in your instructions, not about this request; "
+                    "answer for the request in front of you")
+    return None
+
+
 def host_system(catalog: Catalog) -> str:
     names = ", ".join(catalog.names)
     types = "".join(f" {', '.join(a.file_types)} files belong to {a.name}." for a in catalog.apps if a.file_types)
@@ -112,8 +134,7 @@ application is read there by the subtask that uses it: never plan reading a file
 - Subtasks already FINISH are done: never repeat them; new subtasks get new ids.
 - Never plan anything the request says not to do.
 
-Example, for the request "Copy the price table of offer.docx into prices.xlsx and add the sum of the \
-prices below it":
+Example, for the request "{HOST_EXAMPLE_REQUEST}":
 {_json(HOST_EXAMPLE)}
 Example, once every subtask is FINISH:
 {_json(HOST_FINISH_EXAMPLE)}"""
