@@ -103,6 +103,16 @@ async def test_column_totals_skip_a_title_text_and_formulas(sheets: Spreadsheets
     assert one.ok and one.content["header_row"] == 3 and one.content["columns"]["Amount"]["sum"] == 49.75
     empty = await sheets.call("create_workbook", {"path": "n.xlsx"})
     assert empty.ok and "empty" in (await sheets.call("column_totals", {"path": "n.xlsx"})).error
+    # a range without numbers (the Date column): the whole sheet's totals, saying so
+    dates = await sheets.call("column_totals", {"path": "e.xlsx", "range": "B3:B8"})
+    assert dates.ok and dates.content["columns"] == result.content["columns"]
+    assert dates.content["note"] == "Sheet!B3:B8 has no column of numbers; these are the totals of the whole sheet"
+    words = Workbook()
+    words.active.append(["Name", "Team"])
+    words.active.append(["Ann", "Blue"])
+    words.save(root / "w.xlsx")
+    none = await sheets.call("column_totals", {"path": "w.xlsx"})
+    assert not none.ok and "no column of numbers under the header row 1 of Sheet!A1:B2" in none.error
 
 
 @pytest.mark.parametrize(

@@ -205,6 +205,14 @@ class SpreadsheetsApplication(ToolApplication):
             key = str(name).strip() if name not in (None, "") else get_column_letter(min_col + c)
             columns[key] = {"column": get_column_letter(min_col + c), "sum": round(total, 10), "count": len(numbers),
                             "min": min(numbers), "max": max(numbers), "mean": round(total / len(numbers), 10)}
+        if not columns and args.range:
+            # The 1.5B model totals "A1:A5" for the Amount column in D: the sheet's totals answer it.
+            whole = self._totals(args.model_copy(update={"range": None}))
+            return {**whole, "note": f"{table['sheet']}!{area} has no column of numbers; these are the totals "
+                                     "of the whole sheet"}
+        if not columns:
+            raise ToolError(f"no column of numbers under the header row {min_row + top} of {table['sheet']}!{area}"
+                            + ("" if args.cached_values else "; formulas count only with cached_values=true"))
         return {"path": args.path, "sheet": table["sheet"], "header_row": min_row + top,
                 "data_rows": f"{min_row + top + 1}-{min_row + len(rows) - 1}", "columns": columns}
 
