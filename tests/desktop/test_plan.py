@@ -170,6 +170,19 @@ def test_resolve_prefers_a_named_application_to_a_file_type() -> None:
     assert CATALOG.resolve("report.docx") == "documents"
 
 
+def test_a_subtask_writing_handed_on_data_into_a_plain_file_goes_to_the_application_that_writes_files() -> None:
+    catalog = Catalog((*CATALOG.apps[:2], FILES))
+    read = spec("1", "Read the content of meeting.docx", "documents")
+    plan = [read, spec("2", "Write the content of meeting.docx into actions.txt", "documents", ("1",))]
+    check = check_plan(plan, catalog)
+    assert check.ok and [s.application for s in check.subtasks] == ["documents", "files"]
+    # into a file a typed application opens, without data handed on, or with no application that writes files
+    stays = [read, spec("2", "Write the content into notes.docx", "documents", ("1",)),
+             spec("3", "Write a greeting into hello.txt", "documents")]
+    assert [s.application for s in check_plan(stays, catalog).subtasks] == ["documents"] * 3
+    assert [s.application for s in check_plan(plan, CATALOG).subtasks] == ["documents"] * 2
+
+
 # -- chains on one application ---------------------------------------------------------------------------
 
 def test_a_chain_on_one_application_becomes_one_subtask() -> None:

@@ -147,9 +147,27 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
             expected = " or ".join(sorted(by_file))
             problems.append(f"subtask {spec.id!r} works on {files}, which {expected} handles, but it names "
                             f"{app}: assign it to {expected}")
+    writer = _plain_writer(spec, catalog) if named is not None and named.file_types and spec.depends_on else None
+    if writer is not None:
+        app = writer
     if app is not None and app != spec.application:
         spec = spec.model_copy(update={"application": app})
     return spec, problems
+
+
+_INTO = re.compile(r"\b(?:into|to)\s+(?:(?:a|the|new|text|file)\s+)*([\w\-./]*\w\.[A-Za-z][A-Za-z0-9]{1,4})\b",
+                   re.IGNORECASE)
+
+
+def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
+    """The generic application (one with write_file) that writes the file a subtask puts its handed-on
+    data into, when no typed application opens that file: "Write the content of meeting.docx into
+    actions.txt", planned on documents after the subtask that read the document, can only end in an
+    error there ('actions.txt' is not a .docx path)."""
+    targets = _INTO.findall(spec.description)
+    if not targets or any(catalog.apps_for_files(t) for t in targets):
+        return None
+    return next((a.name for a in catalog.apps if not a.file_types and "write_file" in a.changing), None)
 
 
 def _cycle(specs: list[SubtaskSpec]) -> tuple[str, ...]:
