@@ -8,6 +8,7 @@ from typing import Any
 from podium.agent.backend import Prompt
 from podium.backends.scripted import Crash, Hang, Say, ScriptedBackend
 from podium.desktop import HostConfig, HostSession, run_request
+from podium.desktop.host_flow import REPLAN
 from podium.desktop.host_session import batch
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
 from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
@@ -188,6 +189,20 @@ async def test_a_plan_that_stays_invalid_fails_with_plan_invalid() -> None:
                                config=batch(max_plan_retries=1))
     assert result.status == "FAIL" and result.reason_kind == "plan_invalid"
     assert "says not to do" in (result.reason or "") and d.calls == [] and len(planner.prompts) == 2
+
+
+async def test_a_fail_in_the_words_of_the_re_plan_note_gives_the_subtasks_reasons() -> None:
+    def planner(prompt: str) -> str:
+        if "Re-plan:" in prompt:  # the 1.5B planner's answer: the note's own sentence
+            return host("FAIL", REPLAN)
+        return assign(sub("1", "Write the table into locked.xlsx", "spreadsheets"))
+
+    result = await run_request("Copy the table into locked.xlsx", [Spreadsheets()], ScriptedBackend(planner),
+                               app_models={"spreadsheets": ScriptedBackend(
+                                   lambda p: app("FAIL", comment="locked.xlsx is read-only"))})
+    assert result.status == "FAIL" and "Re-plan" not in (result.reason or "")
+    assert "subtask 1 (Write the table into locked.xlsx) ended FAIL" in (result.reason or "")
+    assert "locked.xlsx is read-only" in (result.reason or "")
 
 
 async def test_re_planning_after_a_failed_subtask_keeps_the_finished_ones() -> None:

@@ -267,6 +267,17 @@ def in_flight(s: HostState) -> bool:
         any(run.subtasks[sid].state is SubtaskState.CONTINUE for sid in run.busy.values())
 
 
+REPLAN = ("Re-plan: FINISH subtasks are kept; ASSIGN new subtasks (new ids) for what is left, or answer FAIL "
+          "with the reason.")
+
+
+def failures(s: HostState) -> str:
+    """How the subtasks that failed ended, for a FAIL that gives no reason of its own."""
+    return "; ".join(f"subtask {r.spec.id} ({r.spec.description}) ended {r.state.value}: "
+                     f"{r.reason.detail if r.reason else 'no reason given'}"
+                     for r in run_of(s).subtasks.values() if r.state in (SubtaskState.FAIL, SubtaskState.ERROR))
+
+
 def graph_idle(s: HostState) -> bool:
     schedule = run_of(s).schedule
     return schedule is None or schedule.finished
@@ -290,8 +301,7 @@ def after_graph(s: HostState) -> Result:
     lines = "; ".join(f"subtask {r.spec.id} ended {r.state.value}: {r.reason.detail if r.reason else '?'}"
                       for r in failed)
     s = with_run(s, replans=run.replans + 1)
-    return dispatch_planner(s, note=f"{lines}. Re-plan: FINISH subtasks are kept; ASSIGN new subtasks (new ids) "
-                                    f"for what is left, or answer FAIL with the reason.")
+    return dispatch_planner(s, note=f"{lines}. {REPLAN}")
 
 
 def settle(s: HostState) -> Result:

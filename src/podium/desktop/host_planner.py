@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from podium.desktop.fsm import PLANNED_EVENTS, HostEvent
 from podium.desktop.host_flow import (
+    REPLAN,
     Result,
     dispatch_planner,
+    failures,
     finish_run,
     fire,
     kept_specs,
@@ -119,8 +121,10 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     if status is HostStatus.FINISH:
         return finish_run(s, HostEvent.PLANNED_FINISH, None, text=output.comment or "done")
     if status is HostStatus.FAIL:
+        # The 1.5B planner answers a re-plan with FAIL and the note's own words as its reason.
+        why = output.comment.replace(REPLAN, "").strip() or failures(s)
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
-            ReasonKind.FAILED, output.comment or "the HostAgent gave up without saying why", PLANNER))
+            ReasonKind.FAILED, why or "the HostAgent gave up without saying why", PLANNER))
     if status is HostStatus.ERROR:  # the model itself says something is broken
         return finish_run(s, PLANNED_EVENTS[status], Reason(
             ReasonKind.FAILED, f"the HostAgent reported ERROR: {output.comment or 'no reason given'}", PLANNER))
