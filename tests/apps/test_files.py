@@ -160,6 +160,8 @@ ESCAPES = [
     "",
     "..",
     "\x00notes.txt",
+    "../outside/*.txt",  # a pattern source in a folder outside
+    "link_out/*",
 ]
 
 
@@ -185,8 +187,17 @@ CALLS = [
 ]
 
 
-@pytest.mark.parametrize("escape", ESCAPES)
-@pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CALLS)])
+# "" names the root where the root is admitted (a folder to list or rename in): no escape there.
+ROOT_ADMITTED = {"list_files", "rename_pattern"}
+ESCAPE_CASES = [
+    pytest.param(tool, arguments, escape, id=f"{tool}-{i}-{escape!r}")
+    for i, (tool, arguments) in enumerate(CALLS)
+    for escape in ESCAPES
+    if not (escape == "" and tool in ROOT_ADMITTED)
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "escape"), ESCAPE_CASES)
 async def test_escapes_are_refused_and_nothing_is_touched(
     files: FilesApplication, root: Path, escape: str, tool: str, arguments
 ) -> None:
@@ -212,10 +223,184 @@ async def test_absolute_path_inside_root_and_inner_symlinks_are_fine(files: File
     assert (await files.call("read_file", {"path": "sub/../notes.txt"})).ok
 
 
-async def test_changing_podiums_own_configuration_needs_approval(files: FilesApplication) -> None:
+async def test_changing_podiums_own_configuration_needs_approval(files: FilesApplication, root: Path) -> None:
     # Even a fresh podium.toml: it would widen what the next run in this folder may do.
     assert files.is_sensitive("write_file", {"path": "podium.toml", "content": "[apps.shell]\nallow=['sh']"})
     assert files.is_sensitive("write_file", {"path": "sub/podium.toml", "content": "x"})
-    assert files.is_sensitive("copy", {"source": "notes.txt", "destination": "podium.toml"})
+    (root / "backup.toml").write_text("[apps]\n")
+    assert files.is_sensitive("copy", {"source": "backup.toml", "destination": "podium.toml"})
+    assert not files.is_sensitive("move", {"source": "podium.toml", "destination": "old.toml"})  # none: refused
+    (root / "podium.toml").write_text("[apps]\n")
     assert files.is_sensitive("move", {"source": "podium.toml", "destination": "old.toml"})
+    assert files.is_sensitive("move", {"source": "*.toml", "destination": "old"})  # a pattern that takes it
+    assert files.is_sensitive("copy", {"source": "podium.toml", "destination": "sub"})  # into a folder
     assert not files.is_sensitive("write_file", {"path": "podium.toml.txt", "content": "x"})
+
+
+# -- housekeeping the way a user of ls, cp and mv expects ----------------------------------------
+async def test_an_empty_path_is_the_root_where_the_root_is_admitted(files: FilesApplication, root: Path) -> None:
+    for blank in ("", "  "):
+        listing = await files.call("list_files", {"path": blank})
+        assert listing.ok and {e["path"] for e in listing.content["entries"]} == {"sub", "notes.txt"}
+    (root / "draft_plan.txt").write_text("plan")
+    renamed = await files.call("rename_pattern", {"pattern": r"draft_(.*)", "replacement": r"final_\1", "folder": ""})
+    assert renamed.ok and renamed.content["renamed"] == [["draft_plan.txt", "final_plan.txt"]]
+    assert (root / "final_plan.txt").read_text() == "plan"
+    # where the root is not a sensible target, an empty path stays an error
+    for tool, arguments in [("write_file", {"path": "", "content": "x"}), ("read_file", {"path": " "}),
+                            ("copy", {"source": "notes.txt", "destination": ""}),
+                            ("move", {"source": "", "destination": "sub"})]:
+        refused = await files.call(tool, arguments)
+        assert not refused.ok and "empty path" in refused.error, tool
+
+
+async def test_list_pattern_is_a_glob_or_else_a_regular_expression(files: FilesApplication, root: Path) -> None:
+    for name in ("a.txt", "report_2024.docx", "old.docx", "xtxt"):
+        (root / name).write_text(name)
+
+    async def names(pattern: str) -> set[str]:
+        listing = await files.call("list_files", {"pattern": pattern})
+        assert listing.ok, listing.error
+        return {e["path"] for e in listing.content["entries"]}
+
+    assert await names("*.docx") == {"report_2024.docx", "old.docx"}
+    assert await names("\\.txt") == {"a.txt", "notes.txt"}  # a regular expression searched in the name
+    assert await names("report") == {"report_2024.docx"}
+    assert await names("*.txt") == {"a.txt", "notes.txt"}  # no valid regex: the glob alone (not 'xtxt')
+    assert await names("*.pdf") == set()
+    schema = next(t for t in files.tools() if t.name == "list_files").parameters
+    description = schema["properties"]["pattern"]["description"]
+    assert "glob" in description and "regular expression" in description
+
+
+async def test_copy_and_move_into_an_existing_folder_keep_the_name(files: FilesApplication, root: Path) -> None:
+    moved = await files.call("move", {"source": "notes.txt", "destination": "sub"})
+    assert moved.content == {"source": "notes.txt", "destination": "sub/notes.txt"}
+    assert (root / "sub/notes.txt").read_text() == "hello\n" and not (root / "notes.txt").exists()
+    copied = await files.call("copy", {"source": "sub/inner.txt", "destination": "."})
+    assert copied.content == {"source": "sub/inner.txt", "destination": "inner.txt"}
+    assert (await files.call("copy", {"source": "inner.txt", "destination": "fresh/"})).ok  # '/': a folder
+    assert (root / "fresh/inner.txt").read_text() == "inner\n"
+    (root / "archive").mkdir()
+    assert (await files.call("copy", {"source": "sub", "destination": "archive"})).ok  # like cp -r
+    assert (root / "archive/sub/inner.txt").read_text() == "inner\n"
+    assert (await files.call("copy", {"source": "sub", "destination": "brand-new"})).ok  # a new path: the copy
+    assert (root / "brand-new/inner.txt").read_text() == "inner\n"
+    assert (root / "sub/inner.txt").read_text() == "inner\n"
+    # the same name already in the folder: refused without overwrite, replaced with it (after approval)
+    arguments = {"source": "inner.txt", "destination": "sub"}
+    taken = await files.call("move", arguments)
+    assert not taken.ok and "'sub/inner.txt' already exists; pass overwrite=true" in taken.error
+    assert not files.is_sensitive("move", arguments)  # refused anyway: nothing to approve
+    assert files.is_sensitive("move", arguments | {"overwrite": True})
+    (root / "inner.txt").write_text("newer\n")
+    assert (await files.call("move", arguments | {"overwrite": True})).ok
+    assert (root / "sub/inner.txt").read_text() == "newer\n" and not (root / "inner.txt").exists()
+    already = await files.call("move", {"source": "sub/notes.txt", "destination": "sub", "overwrite": True})
+    assert not already.ok and "already there" in already.error
+    into_itself = await files.call("move", {"source": "sub", "destination": "sub"})
+    assert not into_itself.ok and "into itself" in into_itself.error and (root / "sub/inner.txt").exists()
+    descriptions = {t.name: t.parameters["properties"]["destination"]["description"] for t in files.tools()
+                    if t.name in ("copy", "move")}
+    assert all("folder to put it in" in d and "ending in '/'" in d for d in descriptions.values())
+
+
+async def test_a_pattern_source_takes_every_match_into_the_folder(files: FilesApplication, root: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.docx", ".hidden.txt"):
+        (root / name).write_text(name)
+    moved = await files.call("move", {"source": "*.txt", "destination": "texts"})
+    assert moved.content == {"moved": [["a.txt", "texts/a.txt"], ["b.txt", "texts/b.txt"],
+                                       ["notes.txt", "texts/notes.txt"]]}
+    assert (root / "texts/b.txt").read_text() == "b.txt" and (root / ".hidden.txt").exists()  # hidden: stays
+    copied = await files.call("copy", {"source": "texts/a*", "destination": "backup/"})
+    assert copied.content == {"copied": [["texts/a.txt", "backup/a.txt"]]}
+    assert (await files.call("copy", {"source": ".*.txt", "destination": "backup"})).ok  # a '.' pattern: hidden too
+    assert (root / "backup/.hidden.txt").read_text() == ".hidden.txt"
+    # 'move *' into a folder of the same folder moves everything else into it, never the folder itself
+    everything = await files.call("move", {"source": "*", "destination": "backup"})
+    assert everything.ok and sorted(src for src, _ in everything.content["moved"]) == ["c.docx", "sub", "texts"]
+    assert sorted(os.listdir(root)) == [".hidden.txt", "backup"]
+    assert (root / "backup/texts/a.txt").exists() and (root / "backup/sub/inner.txt").exists()
+    (root / "a[1].txt").write_text("literal")  # an existing name with pattern characters is itself
+    assert (await files.call("copy", {"source": "a[1].txt", "destination": "backup"})).content == {
+        "source": "a[1].txt", "destination": "backup/a[1].txt"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ({"source": "*.txt", "destination": "notes.txt"}, "'notes.txt' is a file"),
+        ({"source": "*.pdf", "destination": "out"}, "nothing in '.' matches '*.pdf'; it has 'a.txt', 'b.txt', "),
+        ({"source": "sub/*.csv", "destination": "out"}, "nothing in 'sub' matches '*.csv'; it has 'inner.txt'"),
+        ({"source": "*/inner.txt", "destination": "out"}, "does not exist; the workspace has 'sub/inner.txt'"),
+        ({"source": "*.txt", "destination": "texts"}, "'texts/b.txt' already exists; pass overwrite=true"),
+        ({"source": "s*", "destination": "sub/deeper"}, "cannot move folder 'sub' into itself"),
+        ({"source": "*.txt", "destination": "."}, "already there"),
+    ],
+)
+async def test_a_pattern_moves_all_or_nothing(files: FilesApplication, root: Path, arguments, why: str) -> None:
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_text(name)
+    (root / "texts").mkdir()
+    (root / "texts/b.txt").write_text("older b")
+    before = snapshot(root.parent)
+    refused = await files.call("move", arguments)
+    assert not refused.ok and why in refused.error, refused.error
+    assert snapshot(root.parent) == before  # not one file moved, though a.txt and notes.txt were free
+    if arguments["source"] == "*.txt" and arguments["destination"] == "texts":
+        assert refused.error.endswith("nothing was moved")
+    assert not files.is_sensitive("move", arguments | {"overwrite": "already exists" not in why})
+
+
+async def test_a_pattern_needs_approval_only_when_it_replaces_a_file(files: FilesApplication, root: Path) -> None:
+    (root / "texts").mkdir()
+    assert not files.is_sensitive("move", {"source": "*.txt", "destination": "texts", "overwrite": True})
+    assert not files.is_sensitive("copy", {"source": "*.txt", "destination": "new", "overwrite": True})
+    (root / "texts/notes.txt").write_text("older")
+    arguments = {"source": "*.txt", "destination": "texts", "overwrite": True}
+    assert files.is_sensitive("copy", arguments) and files.is_sensitive("move", arguments)
+    assert (await files.call("copy", arguments)).content == {"copied": [["notes.txt", "texts/notes.txt"]]}
+    assert (root / "texts/notes.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("tool", ["copy", "move"])
+@pytest.mark.parametrize("source", ["ROOT", ".", "./", "sub/.."])
+async def test_the_workspace_root_itself_is_refused_at_once_not_held_for_approval(
+    files: FilesApplication, root: Path, tool: str, source: str
+) -> None:
+    arguments = {"source": str(root) if source == "ROOT" else source, "destination": "notes", "overwrite": True}
+    before = snapshot(root.parent)
+    assert not files.is_sensitive(tool, arguments)  # nothing will run: no approval to ask for
+    refused = await files.call(tool, arguments)
+    assert not refused.ok and "the workspace root itself" in refused.error and "'*.txt'" in refused.error
+    assert snapshot(root.parent) == before
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"source": "missing.txt", "destination": "notes.txt", "overwrite": True},
+        {"source": "../outside/secret.txt", "destination": "notes.txt", "overwrite": True},
+        {"source": "notes.txt", "destination": "../outside/secret.txt", "overwrite": True},
+        {"source": "*.pdf", "destination": "sub", "overwrite": True},
+    ],
+)
+async def test_a_call_refused_anyway_is_not_sensitive(files: FilesApplication, arguments) -> None:
+    for tool in ("copy", "move"):
+        assert not files.is_sensitive(tool, arguments)
+        assert not (await files.call(tool, arguments)).ok
+
+
+async def test_a_folder_destination_or_a_pattern_never_reaches_out_through_a_link(
+    files: FilesApplication, root: Path
+) -> None:
+    make_escape_links(root)  # sub/nested_link_out points at the secret outside
+    (root / "nested_link_out").write_text("pwned")
+    before = snapshot(root.parent)
+    for tool in ("copy", "move"):
+        into = await files.call(tool, {"source": "nested_link_out", "destination": "sub", "overwrite": True})
+        assert not into.ok and "outside the workspace root" in into.error
+        matches = await files.call(tool, {"source": "*link_out", "destination": "taken", "overwrite": True})
+        assert not matches.ok and "outside the workspace root" in matches.error
+    assert snapshot(root.parent) == before
+    assert (root.parent / "outside" / "secret.txt").read_text() == "top secret"

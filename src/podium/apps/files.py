@@ -2,8 +2,13 @@
 
 Nothing is ever overwritten unless the call says `overwrite: true`, and such a call on an existing
 target is sensitive (it needs the person's approval first); without it, creation is exclusive
-(O_EXCL), so an unapproved call can never destroy data even if a file appears in between. Every
-delete is sensitive.
+(O_EXCL for files; a moved file is hard-linked, where the file system can), so an unapproved call can
+never destroy data even if a file appears in between. Folders are never replaced. Every delete is
+sensitive.
+
+copy and move behave like cp and mv: a destination that is a folder receives the source under its
+own name, and a source may be a pattern on the names of one folder ('reports/*.xlsx'). Every target
+is checked before anything is touched (all or nothing), by the same plan that decides sensitivity.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ import fnmatch
 import os
 import re
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +35,8 @@ CONFIG_FILE = "podium.toml"
 
 class ListArgs(Args):
     path: str = Field(".", description="folder, relative to the workspace root")
-    pattern: str | None = Field(None, description="glob on names, e.g. '*.docx'")
+    pattern: str | None = Field(None, description="keep the names that match: a glob on the whole name "
+                                "('*.docx'), or else a regular expression searched in the name ('\\.txt$', 'report')")
     recursive: bool = False
 
 
@@ -47,9 +56,12 @@ class FolderArgs(Args):
 
 
 class CopyArgs(Args):
-    source: str
-    destination: str = Field(description="the full new path (not a folder to put it in)")
-    overwrite: bool = Field(False, description="replace an existing destination file (needs approval)")
+    source: str = Field(description="a file or folder, or a pattern on the names of one folder ('*.txt', "
+                        "'reports/*.xlsx')")
+    destination: str = Field(description="the new path, or a folder to put it in under its own name (an existing "
+                             "folder, or a path ending in '/'); for a pattern, the folder that receives every "
+                             "match (created if missing)")
+    overwrite: bool = Field(False, description="replace existing destination files (needs approval)")
 
 
 class RenameArgs(Args):
@@ -78,34 +90,36 @@ class FilesApplication(ToolApplication):
             ToolSpec("read_file", "Read a text file.", ReadArgs, self._read, True),
             ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write),
             ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir),
-            ToolSpec("copy", "Copy a file or folder to a new path.", CopyArgs, self._copy),
-            ToolSpec("move", "Move or rename a file or folder to a new path.", CopyArgs, self._move),
-            ToolSpec(
-                "rename_pattern",
-                "Rename the entries of a folder whose whole name matches a regular expression; refuses "
-                "any rename that would collide and then renames nothing.",
-                RenameArgs,
-                self._rename_pattern,
-            ),
+            ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
+                     "source copies every match into the folder, or nothing if any target is taken.",
+                     CopyArgs, partial(self._transfer, copying=True)),
+            ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
+                     "pattern source moves every match into the folder, or nothing if any target is taken.",
+                     CopyArgs, partial(self._transfer, copying=False)),
+            ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
+                     "expression; refuses any rename that would collide and then renames nothing.",
+                     RenameArgs, self._rename_pattern),
             ToolSpec("delete", "Delete a file or folder.", DeleteArgs, self._delete),
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         if tool == "delete":
             return True
+        try:  # what the call will touch, planned exactly as it will run
+            if tool in ("copy", "move"):
+                pairs = self._plan(args, copying=tool == "copy").pairs
+            elif tool == "write_file":
+                target = self.workspace.resolve(args.path)
+                pairs = ((target, target),)
+            else:
+                return False
+        except (ToolError, OSError):
+            return False  # refused at call time: nothing runs, and the model learns why at once
         # podium's own configuration (allow-lists, models) may sit in the workspace: an agent must not
         # change what the next run is allowed to do without the person's yes.
-        touched = [getattr(args, name, None) for name in ("path", "source", "destination")]
-        if tool in ("write_file", "copy", "move") and any(
-                isinstance(t, str) and Path(t).name == CONFIG_FILE for t in touched):
+        if any(path.name == CONFIG_FILE for pair in pairs for path in pair):
             return True
-        if tool in ("write_file", "copy", "move") and args.overwrite:
-            target = args.path if tool == "write_file" else args.destination
-            try:
-                return os.path.lexists(self.workspace.resolve(target))
-            except ToolError:
-                return False  # refused at call time: nothing runs
-        return False
+        return args.overwrite and any(os.path.lexists(target) for _, target in pairs)
 
     # -- read-only -----------------------------------------------------------------------------
     def _list(self, args: ListArgs) -> dict[str, Any]:
@@ -114,10 +128,11 @@ class FilesApplication(ToolApplication):
             raise ToolError(f"{args.path!r} is not a folder")
         entries: list[dict[str, Any]] = []
         walker = os.walk(folder) if args.recursive else [(str(folder), *_split(folder))]
+        keep = _name_matcher(args.pattern)
         for top, dirs, files in walker:
             dirs.sort()
             for name in sorted(dirs) + sorted(files):
-                if args.pattern and not fnmatch.fnmatch(name, args.pattern):
+                if not keep(name):
                     continue
                 entries.append(self._entry(Path(top) / name))
                 if len(entries) >= MAX_LISTED:
@@ -136,26 +151,17 @@ class FilesApplication(ToolApplication):
         truncated = len(data) > args.max_bytes
         data = data[: args.max_bytes]
         if b"\x00" in data:
-            raise ToolError(
-                f"{args.path!r} is a binary file; use the documents or spreadsheets application for .docx/.xlsx files"
-            )
-        return {
-            "path": self.workspace.relative(path),
-            "size": path.stat().st_size,
-            "text": data.decode("utf-8", errors="replace"),
-            "truncated": truncated,
-        }
+            raise ToolError(f"{args.path!r} is a binary file; use the documents or spreadsheets application "
+                            "for .docx/.xlsx files")
+        text, size = data.decode("utf-8", errors="replace"), path.stat().st_size
+        return {"path": self.workspace.relative(path), "size": size, "text": text, "truncated": truncated}
 
     # -- changes -------------------------------------------------------------------------------
     def _write(self, args: WriteArgs) -> dict[str, Any]:
         path = self._writable_target(args.path, args.overwrite)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = args.content.encode("utf-8")
-        if args.overwrite:
-            _atomic_write(path, data)
-        else:
-            with open(path, "xb") as handle:  # exclusive: never replaces a file that appeared meanwhile
-                handle.write(data)
+        _store(path, data, args.overwrite)
         return {"path": self.workspace.relative(path), "bytes": len(data)}
 
     def _mkdir(self, args: FolderArgs) -> dict[str, Any]:
@@ -165,44 +171,93 @@ class FilesApplication(ToolApplication):
         path.mkdir(parents=True, exist_ok=True)
         return {"path": self.workspace.relative(path)}
 
-    def _copy(self, args: CopyArgs) -> dict[str, Any]:
-        source = self._existing(args.source)
-        if source.is_dir() and not source.is_symlink():
-            destination = self._new_target(args.destination)
-            shutil.copytree(source, destination, symlinks=True)
-        else:
-            destination = self._writable_target(args.destination, args.overwrite)
-            kinds = source.suffix.lower(), destination.suffix.lower()
+    def _transfer(self, args: CopyArgs, *, copying: bool) -> dict[str, Any]:
+        plan, one = self._plan(args, copying=copying), _copy_one if copying else _move_one
+        done_verb, done = "copied" if copying else "moved", []
+        for source, target in plan.pairs:
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                one(args.overwrite, source, target)
+            except (OSError, ToolError) as exc:
+                if not done:
+                    raise
+                # the plan found no obstacle, so this is the disk failing midway: say what already happened
+                raise ToolError(f"{exc}; already {done_verb}: {done}") from exc
+            done.append([self.workspace.relative(source), self.workspace.relative(target)])
+        return {done_verb: done} if plan.many else {"source": done[0][0], "destination": done[0][1]}
+
+    # -- copy and move: one plan, checked whole before anything is touched ------------------------
+    def _plan(self, args: CopyArgs, *, copying: bool) -> _Plan:
+        verb = "copy" if copying else "move"
+        sources, many = self._sources(args.source, verb)
+        # The root is a fine folder to copy into ('.'), but an empty destination is still a mistake.
+        destination = self.workspace.resolve(args.destination, allow_root=bool(args.destination.strip()))
+        into = many or destination.is_dir() or args.destination.rstrip().endswith("/")
+        if into and os.path.lexists(destination) and not destination.is_dir():
+            raise ToolError(f"{args.destination!r} is a file, not a folder to put {args.source!r} in: name a "
+                            "folder (it is created if missing)")
+        if many:
+            sources = [s for s in sources if s != destination]  # 'move * into notes' leaves notes itself
+            if not sources:
+                raise ToolError(f"{args.source!r} only matches the destination folder {args.destination!r}")
+        pairs: list[tuple[Path, Path]] = []
+        for source in sources:
+            # every final target goes through the workspace again: a name inside the folder may be a link out
+            target = self.workspace.resolve(str(destination / source.name)) if into else destination
+            try:
+                pairs.append((source, self._check_target(source, target, verb, args.overwrite)))
+            except ToolError as exc:
+                if not many:
+                    raise
+                raise ToolError(f"{exc}; nothing was {'copied' if copying else 'moved'}") from exc
+        return _Plan(tuple(pairs), many)
+
+    def _sources(self, given: str, verb: str) -> tuple[list[Path], bool]:
+        """The paths `given` names, and whether it was a pattern (one folder's matching names)."""
+        resolved = self.workspace.resolve(given, allow_root=bool(given.strip()))
+        head, pattern = os.path.split(given)
+        if resolved == self.workspace.root:
+            raise ToolError(f"{given!r} is the workspace root itself, which {verb} cannot take whole; name the "
+                            "files inside it, e.g. '*.txt' or 'report.docx' (a pattern takes every match)")
+        if os.path.lexists(resolved):  # a file named 'a[1].txt' is itself
+            return [resolved], False
+        if not any(char in pattern for char in "*?["):  # nor is 'reports*/a.txt' one: the error names where a.txt is
+            raise self.workspace.missing(given, " in the workspace")
+        folder = self.workspace.resolve(head, allow_root=True)
+        if not folder.is_dir():
+            raise self.workspace.missing(head, " in the workspace")
+        names = sorted(os.listdir(folder))
+        hidden_too = pattern.startswith(".")  # like the shell: '*' leaves .hidden names alone
+        matches = [n for n in names if fnmatch.fnmatch(n, pattern) and (hidden_too or not n.startswith("."))]
+        if not matches:
+            visible = [repr(n) for n in names if not n.startswith(".")]
+            visible = visible[:8] + ["..."] * (len(visible) > 8)
+            raise ToolError(f"nothing in {self.workspace.relative(folder)!r} matches {pattern!r}; it has "
+                            f"{', '.join(visible) or 'no entries'}")
+        return [self.workspace.resolve(str(folder / name)) for name in matches], True
+
+    def _check_target(self, source: Path, target: Path, verb: str, overwrite: bool) -> Path:
+        """The path to write for `source`, or the reason it must not be done."""
+        rel = self.workspace.relative
+        folder = source.is_dir() and not source.is_symlink()
+        if target == source:
+            raise ToolError(f"{rel(source)!r} is already there; name another path or folder")
+        if folder and target.is_relative_to(source):
+            raise ToolError(f"cannot {verb} folder {rel(source)!r} into itself ({rel(target)!r})")
+        if verb == "copy" and not folder:
+            target = Path(os.path.realpath(target))  # overwriting through a link writes its file, as before
+            kinds = source.suffix.lower(), target.suffix.lower()
             if all(kinds) and kinds[0] != kinds[1]:
                 # a copy keeps the bytes: meeting.docx copied to actions.txt is a Word file with a .txt name
-                raise ToolError(f"copy keeps the bytes: {args.source!r} would stay a {kinds[0]} file named "
-                                f"{args.destination!r}; to put text into {args.destination!r}, write it with "
-                                "write_file")
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            if args.overwrite:
-                _atomic_write(destination, source.read_bytes())
-            else:
-                with open(source, "rb") as src, open(destination, "xb") as dst:
-                    shutil.copyfileobj(src, dst)
-            shutil.copystat(source, destination)
-        return {"source": self.workspace.relative(source), "destination": self.workspace.relative(destination)}
-
-    def _move(self, args: CopyArgs) -> dict[str, Any]:
-        source = self._existing(args.source)
-        if source.is_dir() and not source.is_symlink():
-            destination = self._new_target(args.destination)
-            if destination.is_relative_to(source):
-                raise ToolError(f"cannot move folder {args.source!r} into itself")
-        else:
-            destination = self.workspace.resolve(args.destination)
-            if os.path.lexists(destination) and (destination.is_dir() or not args.overwrite):
-                raise ToolError(
-                    f"{args.destination!r} already exists; pass overwrite=true to replace a file "
-                    "(needs approval), or pick a new path"
-                )
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(source, destination)
-        return {"source": self.workspace.relative(source), "destination": self.workspace.relative(destination)}
+                raise ToolError(f"copy keeps the bytes: {rel(source)!r} would stay a {kinds[0]} file named "
+                                f"{rel(target)!r}; to put text into {rel(target)!r}, write it with write_file")
+        if os.path.lexists(target):
+            if folder or target.is_dir():
+                raise ToolError(f"{rel(target)!r} already exists and folders are never replaced; pick a new path")
+            if not overwrite:
+                raise ToolError(f"{rel(target)!r} already exists; pass overwrite=true to replace it "
+                                "(needs approval), or pick a new path")
+        return target
 
     def _rename_pattern(self, args: RenameArgs) -> dict[str, Any]:
         folder = self.workspace.resolve(args.folder, allow_root=True)
@@ -267,12 +322,6 @@ class FilesApplication(ToolApplication):
             raise ToolError(f"{path!r} is a folder; use list_files")
         return Path(os.path.realpath(resolved))
 
-    def _new_target(self, path: str) -> Path:
-        resolved = self.workspace.resolve(path)
-        if os.path.lexists(resolved):
-            raise ToolError(f"{path!r} already exists; pick a new path")
-        return resolved
-
     def _writable_target(self, path: str, overwrite: bool) -> Path:
         resolved = Path(os.path.realpath(self.workspace.resolve(path)))
         if resolved.is_dir():
@@ -282,6 +331,47 @@ class FilesApplication(ToolApplication):
         return resolved
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A copy or move, checked whole: (source, target) pairs (the sources are one folder's entries, so
+    no two share a target), and whether the source was a pattern (`many`: results list every pair)."""
+
+    pairs: tuple[tuple[Path, Path], ...]
+    many: bool
+
+
+def _name_matcher(pattern: str | None) -> Callable[[str], bool]:
+    if not pattern:
+        return lambda name: True
+    try:  # '\.txt' from a model means a regular expression; '*.txt' is no valid one and stays a glob
+        regex: re.Pattern[str] | None = re.compile(pattern)
+    except re.error:
+        regex = None
+    return lambda name: fnmatch.fnmatch(name, pattern) or (regex is not None and regex.search(name) is not None)
+
+
+def _copy_one(overwrite: bool, source: Path, target: Path) -> None:
+    if source.is_dir() and not source.is_symlink():
+        shutil.copytree(source, target, symlinks=True)  # refuses an existing target itself
+        return
+    _store(target, source.read_bytes(), overwrite)
+    shutil.copystat(source, target)
+
+
+def _move_one(overwrite: bool, source: Path, target: Path) -> None:
+    if overwrite or (source.is_dir() and not source.is_symlink()):
+        shutil.move(source, target)  # a folder target was refused by the plan: folders are never replaced
+        return
+    try:  # rename() would replace a file that appeared since the plan; a hard link cannot
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError as exc:
+        raise ToolError(f"{target.name!r} appeared meanwhile; nothing replaced") from exc
+    except OSError:  # no hard links here (another file system): the plan's check is what there is
+        shutil.move(source, target)
+        return
+    os.unlink(source)
+
+
 def _split(folder: Path) -> tuple[list[str], list[str]]:
     dirs, files = [], []
     for entry in os.scandir(folder):
@@ -289,5 +379,9 @@ def _split(folder: Path) -> tuple[list[str], list[str]]:
     return dirs, files
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    atomic_save(path, lambda tmp: tmp.write_bytes(data))
+def _store(path: Path, data: bytes, overwrite: bool) -> None:
+    if overwrite:
+        atomic_save(path, lambda tmp: tmp.write_bytes(data))
+    else:
+        with open(path, "xb") as handle:  # exclusive: never replaces a file that appeared meanwhile
+            handle.write(data)

@@ -36,9 +36,15 @@ class Workspace:
     def resolve(self, path: str, *, allow_root: bool = False) -> Path:
         """The physical path for `path` (relative to the root, or absolute inside it).
 
-        Raises PathRefused when it leaves the root; `allow_root` admits the root itself (listing).
+        Raises PathRefused when it leaves the root; `allow_root` admits the root itself (listing a
+        folder, a folder to rename in), and then an empty path names it too: a model writes "" for
+        "here" as readily as ".".
         """
-        if not isinstance(path, str) or path.strip() == "":
+        if not isinstance(path, str):
+            raise PathRefused(f"path {path!r} is not text: give a path relative to the workspace root")
+        if path.strip() == "":
+            if allow_root:
+                return self.root
             raise PathRefused("empty path: give a path relative to the workspace root")
         if "\x00" in path:
             raise PathRefused(f"path {path!r} contains a NUL byte")
