@@ -107,6 +107,11 @@ async def test_rename_by_pattern(files: FilesApplication, root: Path) -> None:
     assert (root / "q1.csv").exists()
     done = await files.call("rename_pattern", {"pattern": r"q(\d)\.csv", "replacement": r"quarter-\1.csv"})
     assert done.ok and (root / "quarter-2.csv").read_text() == "q2.csv" and (root / "keep.txt").exists()
+    # the pattern is searched in the name and its first match replaced, as `rename 's/^q/Q/'` does
+    prefix = await files.call("rename_pattern", {"pattern": "^quarter-", "replacement": "Q"})
+    assert prefix.content["renamed"] == [["quarter-1.csv", "Q1.csv"], ["quarter-2.csv", "Q2.csv"]]
+    none = await files.call("rename_pattern", {"pattern": "^draft_", "replacement": "final_"})
+    assert not none.ok and "no name in '.' matches '^draft_'" in none.error and "'Q1.csv'" in none.error
 
 
 @pytest.mark.parametrize(

@@ -66,8 +66,9 @@ class CopyArgs(Args):
 
 class RenameArgs(Args):
     folder: str = "."
-    pattern: str = Field(description="regular expression matched against whole names in the folder")
-    replacement: str = Field(description=r"replacement, with \1 or \g<name> for groups")
+    # Searched, as `rename 's/^draft_/final_/'` does: the model's own call was ^draft_ -> final_.
+    pattern: str = Field(description="regular expression searched in each name of the folder, e.g. '^draft_'")
+    replacement: str = Field(description=r"what replaces the first match, with \1 or \g<name> for groups")
     dry_run: bool = False
 
 
@@ -270,7 +271,7 @@ class FilesApplication(ToolApplication):
         names = sorted(os.listdir(folder))
         plan: list[tuple[str, str]] = []
         for name in names:
-            if regex.fullmatch(name) is None:
+            if regex.search(name) is None:
                 continue
             try:
                 new = regex.sub(args.replacement, name, count=1)
@@ -278,6 +279,10 @@ class FilesApplication(ToolApplication):
                 raise ToolError(f"replacement {args.replacement!r} is invalid: {exc}") from exc
             if new != name:
                 plan.append((name, new))
+        if not plan:
+            shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ToolError(f"no name in {self.workspace.relative(folder)!r} matches {args.pattern!r} (or the "
+                            f"replacement leaves it as it is); the names there: {shown or 'none'}")
         self._check_rename_plan(folder, names, plan)
         if not args.dry_run:
             for old, new in plan:
