@@ -179,13 +179,16 @@ async def test_existing_openpyxl_chart_survives_edits(sheets: SpreadsheetsApplic
     assert (await sheets.call("write_rows", {"path": "old.xlsx", "start": "A4", "rows": [["c", 3]]})).ok
     assert (await sheets.call("add_chart", {"path": "old.xlsx", "kind": "line", "data": "A1:B4", "title": "New"})).ok
     assert (await sheets.call("write_rows", {"path": "old.xlsx", "start": "A5", "rows": [["d", 4]]})).ok
+    assert (await sheets.call("append_rows", {"path": "old.xlsx", "rows": [["e", 5]]})).content["range"] == "A6:B6"
+    assert (await sheets.call("set_cell", {"path": "old.xlsx", "cell": "C1", "value": "note"})).ok
 
     package = check_package(root / "old.xlsx")
     assert original_chart in package.parts.values()  # byte for byte, not re-serialised
     titles = [" ".join(c.itertext()) for c in charts_in(root / "old.xlsx", "Sheet")]
     assert len(titles) == 2 and any("Made before" in t for t in titles) and any("New" in t for t in titles)
     reread = load_workbook(root / "old.xlsx").active
-    assert [reread["A4"].value, reread["B5"].value] == ["c", 4] and len(reread._charts) == 2
+    assert [reread["A4"].value, reread["B5"].value, reread["B6"].value, reread["C1"].value] == ["c", 4, 5, "note"]
+    assert len(reread._charts) == 2
 
 
 async def test_excel_written_drawing_survives_edits(sheets: SpreadsheetsApplication, root: Path) -> None:
@@ -286,3 +289,169 @@ async def test_chartsheet_chart_survives_edits(sheets: SpreadsheetsApplication, 
     assert drawing_summary(package.to_bytes())["Chart"]["charts"] == 1
     assert "On its own sheet" in " ".join(charts_in(root / "cs.xlsx", "Chart")[0].itertext())
     assert load_workbook(root / "cs.xlsx")["Data"]["A4"].value == "c"
+
+
+def test_the_new_writing_tools_are_listed_after_the_old_ones_keep_their_order(
+        sheets: SpreadsheetsApplication) -> None:
+    names = [tool.name for tool in sheets.tools()]
+    old = ["list_sheets", "read_sheet", "column_totals", "create_workbook", "add_sheet", "write_rows", "add_chart"]
+    assert [name for name in names if name in old] == old
+    described = {tool.name: (tool.description, tool.read_only) for tool in sheets.tools()}
+    assert described["set_cell"] == ("Write one value into one cell and save.", False)
+    assert described["append_rows"] == ("Add rows under the last row of a sheet's table and save.", False)
+
+
+async def test_set_cell_writes_one_value(sheets: SpreadsheetsApplication, root: Path) -> None:
+    await sheets.call("create_workbook", {"path": "week.xlsx", "sheets": ["Notes", "Schedule"]})
+    path = {"path": "week.xlsx", "sheet": "Schedule"}
+    friday = await sheets.call("set_cell", {**path, "cell": "B2", "value": "Friday"})
+    assert friday.ok, friday.error
+    assert friday.content == {"path": "week.xlsx", "sheet": "Schedule", "cell": "B2", "value": "Friday"}
+    assert (await sheets.call("set_cell", {**path, "cell": "$c$2", "value": "1,200"})).content["value"] == 1200
+    assert (await sheets.call("set_cell", {**path, "cell": "D2", "value": "'007"})).content["value"] == "007"
+    assert (await sheets.call("set_cell", {**path, "cell": "E2", "value": "=C2*2"})).ok
+    named = await sheets.call("set_cell", {"path": "week.xlsx", "cell": "Schedule!A1", "value": "Day"})
+    assert named.ok and named.content["sheet"] == "Schedule" and named.content["cell"] == "A1"
+    book = load_workbook(root / "week.xlsx")
+    sheet = book["Schedule"]
+    assert [sheet["A1"].value, sheet["B2"].value, sheet["C2"].value, sheet["D2"].value, sheet["E2"].value] == [
+        "Day", "Friday", 1200, "007", "=C2*2"]
+    assert sheet.max_row == 2 and sheet.max_column == 5  # one cell each: no address written as a value
+    assert book["Notes"]["A1"].value is None
+    assert book.active.title == "Notes"  # the default sheet is the active one
+    assert (await sheets.call("set_cell", {"path": "week.xlsx", "cell": "A1", "value": 1})).content["sheet"] == "Notes"
+
+
+async def test_set_cell_replacing_a_value_is_sensitive_and_the_same_value_is_unchanged(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    await sheets.call("create_workbook", {"path": "s.xlsx"})
+    await sheets.call("write_rows", {"path": "s.xlsx", "rows": [["Day", "Monday"], ["Hours", "8"]]})
+    before = (root / "s.xlsx").read_bytes()
+    assert not sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "C1", "value": "Friday"})  # empty cell
+    assert not sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "B2", "value": "8"})  # holds 8
+    assert sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "B1", "value": "Friday"})  # Monday is lost
+    assert sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "Sheet1!B2", "value": "9"})
+    assert sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "B2", "value": None})  # clearing loses 8
+    assert not sheets.is_sensitive("set_cell", {"path": "s.xlsx", "cell": "Z9Z", "value": 1})  # refused: no write
+    assert (root / "s.xlsx").read_bytes() == before  # asking changes nothing
+    same = await sheets.call("set_cell", {"path": "s.xlsx", "sheet": "Sheet1", "cell": "b2", "value": 8})
+    assert same.ok and same.content["unchanged"] is True and "already holds" in same.content["note"]
+    assert (root / "s.xlsx").read_bytes() == before  # not even saved
+    replaced = await sheets.call("set_cell", {"path": "s.xlsx", "cell": "B1", "value": "Friday"})
+    assert "unchanged" not in replaced.content and load_workbook(root / "s.xlsx").active["B1"].value == "Friday"
+
+
+async def test_set_cell_errors_say_what_to_fix(sheets: SpreadsheetsApplication, root: Path) -> None:
+    await sheets.call("create_workbook", {"path": "s.xlsx"})
+    before = (root / "s.xlsx").read_bytes()
+    bad = await sheets.call("set_cell", {"path": "s.xlsx", "cell": "1A", "value": "x"})
+    assert bad.error == "set_cell: cell '1A' is not a cell reference like 'A1'"
+    other = await sheets.call("set_cell", {"path": "s.xlsx", "sheet": "Sheet1", "cell": "Data!B2", "value": "x"})
+    assert "is on sheet 'Data' but sheet is 'Sheet1'" in other.error
+    assert "no sheet named 'Data'" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "Data!B2",
+                                                                      "value": "x"})).error
+    assert "value" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "B2"})).error  # required
+    assert "create it first" in (await sheets.call("set_cell", {"path": "no.xlsx", "cell": "A1", "value": 1})).error
+    assert (root / "s.xlsx").read_bytes() == before
+
+
+def titled_table(root: Path) -> None:
+    """A Q2 sheet: a title row, a header, data with an empty row inside; a Notes sheet whose table
+    starts in column B under a title in A1."""
+    book = Workbook()
+    q2 = book.active
+    q2.title = "Q2"
+    q2["A1"] = "Budget Q2 2024"
+    for r, row in enumerate([["Item", "Category", "Amount"], ["Rent", "Office", 1200], ["Food", "Staff", 450],
+                             [None, None, None], ["Phone", "Office", 80]], start=3):
+        for c, value in enumerate(row, start=1):
+            q2.cell(r, c, value)
+    notes = book.create_sheet("Notes")
+    notes["A1"] = "Reading list"
+    for r, row in enumerate([["Title", "Pages"], ["Dune", 412]], start=3):
+        for c, value in enumerate(row, start=2):
+            notes.cell(r, c, value)
+    book.create_sheet("Empty")
+    book.save(root / "q2.xlsx")
+
+
+async def test_append_rows_goes_under_the_table(sheets: SpreadsheetsApplication, root: Path) -> None:
+    titled_table(root)
+    travel = {"path": "q2.xlsx", "sheet": "Q2", "rows": [["Travel", "Trips", "300"]]}
+    assert not sheets.is_sensitive("append_rows", travel)  # nothing is overwritten
+    added = await sheets.call("append_rows", travel)
+    assert added.ok, added.error
+    # under the last row holding a value (the empty row 6 inside the table does not end it), in the
+    # table's first column; the data rows under the header, for a formula
+    assert added.content == {"path": "q2.xlsx", "sheet": "Q2", "range": "A8:C8", "under": "A4:C7"}
+    sheet = load_workbook(root / "q2.xlsx")["Q2"]
+    assert [c.value for c in sheet[8]] == ["Travel", "Trips", 300]  # numeric text became a number
+    assert sheet["A1"].value == "Budget Q2 2024" and [c.value for c in sheet[7]] == ["Phone", "Office", 80]
+    assert all(c.value is None for c in sheet[6]) and sheet["D1"].value is None  # nothing beside the table
+
+    notes = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Notes", "rows": [["Emma", 300],
+                                                                                              ["'1984", "328"]]})
+    assert notes.content == {"path": "q2.xlsx", "sheet": "Notes", "range": "B5:C6", "under": "B4:C4"}
+    sheet = load_workbook(root / "q2.xlsx")["Notes"]
+    assert [[c.value for c in row] for row in sheet["B3:C6"]] == [["Title", "Pages"], ["Dune", 412],
+                                                                  ["Emma", 300], ["1984", 328]]
+    assert sheet["A5"].value is None
+
+    empty = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Empty", "rows": [["Item", "Amount"]]})
+    assert empty.content == {"path": "q2.xlsx", "sheet": "Empty", "range": "A1:B1"}  # no rows to be under
+    header_only = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Empty", "rows": [["Pen", 2]]})
+    assert header_only.content == {"path": "q2.xlsx", "sheet": "Empty", "range": "A2:B2"}  # under the header only
+
+
+async def test_append_rows_writes_a_total_row_of_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
+    titled_table(root)
+    first = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2", "rows": [["Travel", "Trips", 300]]})
+    # What a Total row's formula needs: the data rows so far (under) and the row just written (range).
+    assert (first.content["under"], first.content["range"]) == ("A4:C7", "A8:C8")
+    total = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2",
+                                              "rows": [["Total", None, "=SUM(C4:C8)"]]})
+    assert total.content == {"path": "q2.xlsx", "sheet": "Q2", "range": "A9:C9", "under": "A4:C8"}
+    sheet = load_workbook(root / "q2.xlsx")["Q2"]
+    assert [c.value for c in sheet[9]] == ["Total", None, "=SUM(C4:C8)"]
+    assert sheet["C9"].data_type == "f"  # a formula, not the text of one
+
+
+async def test_append_rows_again_is_a_repeat_only_right_after(sheets: SpreadsheetsApplication, root: Path) -> None:
+    titled_table(root)
+    travel = {"path": "q2.xlsx", "sheet": "Q2", "rows": [["Travel", "Trips", "300"]]}
+    done = await sheets.call("append_rows", travel)
+    before = (root / "q2.xlsx").read_bytes()
+    assert (await sheets.call("read_sheet", {"path": "q2.xlsx", "sheet": "Q2"})).ok  # a read changes nothing
+    # the same rows, cosmetically different (the number as a number, the sheet named the same way)
+    again = await sheets.call("append_rows", {**travel, "rows": [["Travel", "Trips", 300]]})
+    assert again.ok and again.content["unchanged"] is True and "write_rows at A9" in again.content["note"]
+    assert {k: again.content[k] for k in ("range", "under")} == {"range": "A8:C8", "under": "A4:C7"}
+    assert (root / "q2.xlsx").read_bytes() == before
+    assert load_workbook(root / "q2.xlsx")["Q2"].max_row == 8
+
+    other = await sheets.call("append_rows", {**travel, "rows": [["Taxi", "Trips", 40]]})
+    assert "unchanged" not in other.content and other.content["range"] == "A9:C9"
+    # the rows appended last before this one are not the last call any more: appended as asked
+    back = await sheets.call("append_rows", travel)
+    assert "unchanged" not in back.content and back.content["range"] == "A10:C10"
+    # the file changed since (a cell set): the same rows again are a second copy, as asked
+    await sheets.call("set_cell", {"path": "q2.xlsx", "sheet": "Q2", "cell": "E1", "value": "checked"})
+    twice = await sheets.call("append_rows", travel)
+    assert "unchanged" not in twice.content and twice.content["range"] == "A11:C11"
+    # another application instance (another run) did not append them: it appends
+    fresh = await SpreadsheetsApplication(sheets.workspace).call("append_rows", travel)
+    assert "unchanged" not in fresh.content and fresh.content["range"] == "A12:C12"
+    rows = [[c.value for c in row] for row in load_workbook(root / "q2.xlsx")["Q2"]["A8:C12"]]
+    assert rows == [["Travel", "Trips", 300], ["Taxi", "Trips", 40], *[["Travel", "Trips", 300]] * 3]
+    assert done.content["range"] == "A8:C8"
+
+
+async def test_append_rows_refuses_rows_without_values(sheets: SpreadsheetsApplication, root: Path) -> None:
+    titled_table(root)
+    before = (root / "q2.xlsx").read_bytes()
+    empty = await sheets.call("append_rows", {"path": "q2.xlsx", "rows": [[None, ""], []]})
+    assert empty.error == "append_rows: rows hold no values: nothing to append"
+    assert "rows" in (await sheets.call("append_rows", {"path": "q2.xlsx", "rows": []})).error
+    assert "no sheet named" in (await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Nope",
+                                                                  "rows": [[1]]})).error
+    assert (root / "q2.xlsx").read_bytes() == before

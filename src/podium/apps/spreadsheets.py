@@ -1,78 +1,59 @@
-"""spreadsheets: Excel (.xlsx) workbooks through openpyxl: read, write rows and formulas, add charts.
+"""spreadsheets: Excel (.xlsx) workbooks through openpyxl: read, write rows, cells and formulas, append
+rows under a table, add charts.
 
 A cell value that is a string starting with "=" is a formula. By default, text that reads as a
 number ("1200", "-3.5", "1,200") is written as a number, because values copied from a document's
-table arrive as text and a chart over text cells is empty.
+table arrive as text and a chart over text cells is empty (sheet_cells.cell_value).
 
 Every write tool saves the workbook at once (atomic replace). Writing over cells that already hold
-other values is sensitive (those values would be lost), as is replacing a whole file. The drawings already in the file
-(charts, pictures, shapes, text boxes) are kept exactly as they were: see xlsx_package.
+other values is sensitive (those values would be lost), as is replacing a whole file; appending under a
+table never is. The drawings already in the file (charts, pictures, shapes, text boxes) are kept exactly
+as they were: see xlsx_package. A change the file already shows (the values already in the cells, the
+chart or rows this application just added) is not made again, and the result says `unchanged`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import hashlib
 import io
-import re
 import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import Field
-
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.sheet_args import (
+    AppendArgs,
+    CellArgs,
+    ChartArgs,
+    CreateArgs,
+    PathArgs,
+    ReadArgs,
+    SheetArgs,
+    WriteArgs,
+)
+from podium.apps.sheet_cells import (
+    area_of,
+    bounds,
+    cell_value,
+    coordinate,
+    filled,
+    find_table,
+    header_index,
+    parse_cell,
+    plain,
+    sheet_named,
+    split_sheet,
+    used_range,
+)
+from podium.apps.sheet_charts import anchor_right_of, build_chart
+from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
 
-CellValue = str | int | float | bool | None
 MAX_READ_CELLS = 20_000
 T = TypeVar("T")
-_NUMBER = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
-
-
-class PathArgs(Args):
-    path: str = Field(description=".xlsx file, relative to the workspace root")
-
-
-class ReadArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    range: str | None = Field(None, description="e.g. 'A1:C10'; the whole used area when omitted")
-    cached_values: bool = Field(False, description="formula results as last saved by a spreadsheet program")
-
-
-class CreateArgs(PathArgs):
-    sheets: list[str] = Field(default_factory=lambda: ["Sheet1"], min_length=1)
-    overwrite: bool = Field(False, description="replace an existing file (needs approval)")
-
-
-class SheetArgs(PathArgs):
-    name: str
-
-
-class WriteArgs(PathArgs):
-    sheet: str | None = None
-    start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
-    # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
-    # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
-    # argument, and a chart over numbers written as text is empty.)
-    rows: list[list[CellValue]] = Field(min_length=1, description="rows of values; '=...' strings are formulas, "
-                                                                  "a leading ' keeps numeric-looking text as text")
-
-
-class ChartArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet to put the chart on; the data's sheet when omitted")
-    kind: Literal["bar", "column", "horizontal_bar", "line", "pie"] = Field(
-        description="bar/column: vertical bars; horizontal_bar; line; pie (first series only)"
-    )
-    data: str = Field(description="the table, e.g. 'A1:C5' or 'Data!A1:C5': header row, categories in column 1")
-    title: str
-    header_row: bool = Field(True, description="the first row holds the series names")
-    categories_in_first_column: bool = True
-    anchor: str | None = Field(None, description="top-left cell of the chart; right of the data when omitted")
-    x_title: str | None = None
-    y_title: str | None = None
+Rows = tuple[tuple[Any, ...], ...]
 
 
 class SpreadsheetsApplication(ToolApplication):
@@ -84,10 +65,15 @@ class SpreadsheetsApplication(ToolApplication):
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
-        # The charts this application added, and the file's stamp right after: asked for the same chart
+        # The charts this application added, and the file's digest right after: asked for the same chart
         # again while the file is as it left it, it adds none (a small model repeats its last calls
         # with a cosmetic change of arguments, and each repeat added a chart).
-        self._charted: dict[tuple[str, ...], tuple[int, int]] = {}
+        self._charted: dict[tuple[str, ...], str] = {}
+        # Likewise the rows this application last appended to each file (sheet, rows as written, the
+        # file's digest right after, the result): the same rows asked for again while the file is as it
+        # left it are that repeat, not appended twice. Wanting the same row twice on purpose is rarer
+        # than a repeated call; the note says how (write_rows at the next row).
+        self._appended: dict[str, tuple[str, Rows, str, dict[str, Any]]] = {}
         self.description = "Excel workbooks (.xlsx): read and write cells and formulas, add native charts"
         super().__init__()
 
@@ -100,6 +86,11 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet),
             ToolSpec("write_rows", "Write rows of values/formulas from a start cell and save.", WriteArgs, self._write),
+            # A small model cannot work out a start cell: given only write_rows, it wrote a cell's address
+            # as a value, and rows meant for under a table beside it.
+            ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell),
+            ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
+                     self._append),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save.",
@@ -116,22 +107,24 @@ class SpreadsheetsApplication(ToolApplication):
                 return False
         if tool == "write_rows":
             return self._overwrites_cells(args)
-        return False
+        if tool == "set_cell":
+            try:
+                return self._overwrites_cells(_as_rows(args))
+            except ToolError:
+                return False  # the call itself will fail: nothing is written
+        return False  # append_rows writes only under the last value: it replaces none
 
     def _overwrites_cells(self, args: WriteArgs) -> bool:
         """Whether writing would replace a value already in the sheet (that value would be lost)."""
-        from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-
         try:
             workbook = self._load(self._existing(args.path))
-            sheet = _sheet(workbook, args.sheet)
-            letters, first_row = coordinate_from_string(args.start.replace("$", "").upper())
+            sheet = sheet_named(workbook, args.sheet)
+            first_col, first_row = parse_cell(args.start, "start")
         except Exception:
             return False  # the call itself will fail: nothing is written
-        first_col = column_index_from_string(letters)
         for r, row in enumerate(args.rows):
             for c, value in enumerate(row):
-                new = _cell(value)
+                new = cell_value(value)
                 old = sheet.cell(row=first_row + r, column=first_col + c).value
                 if old is not None and old != new:
                     return True
@@ -150,7 +143,7 @@ class SpreadsheetsApplication(ToolApplication):
                 {
                     "name": sheet.title,
                     "kind": "worksheet",
-                    "used_range": _used_range(sheet),
+                    "used_range": used_range(sheet),
                     **drawings.get(sheet.title, empty),
                 }
             )
@@ -160,15 +153,15 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _read(self, args: ReadArgs) -> dict[str, Any]:
         workbook = self._load(self._existing(args.path), data_only=args.cached_values)
-        sheet = _sheet(workbook, args.sheet)
-        area = args.range or _used_range(sheet)
+        sheet = sheet_named(workbook, args.sheet)
+        area = args.range or used_range(sheet)
         if area is None:
             return {"path": args.path, "sheet": sheet.title, "range": None, "rows": []}
-        min_col, min_row, max_col, max_row = _bounds(area)
+        min_col, min_row, max_col, max_row = bounds(area)
         if (max_col - min_col + 1) * (max_row - min_row + 1) > MAX_READ_CELLS:
             raise ToolError(f"range {area} holds more than {MAX_READ_CELLS} cells; read a smaller range")
         rows = [
-            [_plain(value) for value in row]
+            [plain(value) for value in row]
             for row in sheet.iter_rows(
                 min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
             )
@@ -188,12 +181,11 @@ class SpreadsheetsApplication(ToolApplication):
         rows, area = table["rows"], table["range"]
         if not rows:
             raise ToolError(f"sheet {table['sheet']!r} is empty: there is no table to total")
-        min_col, min_row, _, _ = _bounds(area)
-        texts = min(2, max(len(row) for row in rows))
-        top = next((i for i, row in enumerate(rows)
-                    if sum(isinstance(v, str) and v.strip() != "" for v in row) >= texts), None)
+        min_col, min_row, _, _ = bounds(area)
+        top = header_index(rows)
         if top is None:
-            raise ToolError(f"no header row (a row of {'two or more texts' if texts > 1 else 'text'}) in "
+            one_column = max(len(row) for row in rows) == 1
+            raise ToolError(f"no header row (a row of {'text' if one_column else 'two or more texts'}) in "
                             f"{table['sheet']}!{area}")
         columns: dict[str, Any] = {}
         for c, name in enumerate(rows[top]):
@@ -243,31 +235,53 @@ class SpreadsheetsApplication(ToolApplication):
         return self._edit(args.path, change)
 
     def _write(self, args: WriteArgs) -> dict[str, Any]:
-        from openpyxl.utils.cell import column_index_from_string as col_index
-        from openpyxl.utils.cell import coordinate_from_string, get_column_letter
-        from openpyxl.utils.exceptions import CellCoordinatesException
-
-        try:
-            letters, first_row = coordinate_from_string(args.start.replace("$", "").upper())
-        except (ValueError, CellCoordinatesException) as exc:
-            raise ToolError(f"start {args.start!r} is not a cell reference like 'A1'") from exc
-        first_col = col_index(letters)
+        first_col, first_row = parse_cell(args.start, "start")
 
         def change(workbook: Any) -> dict[str, Any]:
-            sheet = _sheet(workbook, args.sheet)
-            width = max(len(row) for row in args.rows) or 1
-            last = f"{get_column_letter(first_col + width - 1)}{first_row + len(args.rows) - 1}"
-            done = {"path": args.path, "sheet": sheet.title, "range": f"{letters}{first_row}:{last}"}
-            if all(sheet.cell(row=first_row + r, column=first_col + c).value == _cell(value)
-                   for r, row in enumerate(args.rows) for c, value in enumerate(row)):
+            sheet = sheet_named(workbook, args.sheet)
+            done = {"path": args.path, "sheet": sheet.title, "range": _area(first_col, first_row, args.rows)}
+            if not _put(sheet, first_col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
                 return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
-            for r, row in enumerate(args.rows):
-                for c, value in enumerate(row):
-                    cell = sheet.cell(row=first_row + r, column=first_col + c)
-                    cell.value = _cell(value)
             return done
 
         return self._edit(args.path, change)
+
+    def _set_cell(self, args: CellArgs) -> dict[str, Any]:
+        write = _as_rows(args)
+        done = self._write(write)
+        value = plain(cell_value(args.value))
+        result = {"path": args.path, "sheet": done["sheet"], "cell": write.start, "value": value}
+        if done.get("unchanged"):
+            return {**result, "unchanged": True, "note": "the cell already holds this value: nothing written"}
+        return result
+
+    def _append(self, args: AppendArgs) -> dict[str, Any]:
+        rows: Rows = tuple(tuple(cell_value(v) for v in row) for row in args.rows)
+        if not any(filled(v) for row in rows for v in row):
+            raise ToolError("rows hold no values: nothing to append")
+        resolved = self._existing(args.path)
+        title = ""
+
+        def change(workbook: Any) -> dict[str, Any]:
+            nonlocal title
+            sheet = sheet_named(workbook, args.sheet)
+            title = sheet.title
+            last = self._appended.get(str(resolved))
+            if last is not None and last[:3] == (title, rows, _stamp(resolved)):
+                first, _, _, end = bounds(last[3]["range"])
+                return {**last[3], "unchanged": True, "note": "these rows were just appended and are there: not "
+                        f"appended again (another copy, if wanted: write_rows at {coordinate(first, end + 1)})"}
+            table = find_table(sheet)
+            first_col, first_row = (table.first_col, table.last_row + 1) if table else (1, 1)
+            under = table.data_rows if table else None
+            _put(sheet, first_col, first_row, rows)
+            return {"path": args.path, "sheet": title, "range": _area(first_col, first_row, rows),
+                    **({"under": under} if under else {})}
+
+        result = self._edit(args.path, change)
+        if not result.get("unchanged"):
+            self._appended[str(resolved)] = (title, rows, _stamp(resolved), result)
+        return result
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
         resolved = self._existing(args.path)
@@ -276,9 +290,9 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal key
-            data_sheet_name, area = _split_sheet(args.data)
-            data_sheet = _sheet(workbook, data_sheet_name or args.sheet)
-            target = _sheet(workbook, args.sheet) if args.sheet else data_sheet
+            data_sheet_name, area = split_sheet(args.data)
+            data_sheet = sheet_named(workbook, data_sheet_name or args.sheet)
+            target = sheet_named(workbook, args.sheet) if args.sheet else data_sheet
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
                    args.title)
             if self._charted.get(key) == _stamp(resolved):
@@ -286,8 +300,8 @@ class SpreadsheetsApplication(ToolApplication):
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
                         "note": "this chart was added already and is there: not added again"}
             chart = build_chart(args, data_sheet, area)
-            _, min_row, max_col, _ = _bounds(area)
-            anchor = args.anchor or _anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
+            _, min_row, max_col, _ = bounds(area)
+            anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
             target.add_chart(chart, anchor)
             return {
                 "path": args.path,
@@ -351,108 +365,35 @@ class SpreadsheetsApplication(ToolApplication):
         return resolved
 
 
-def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
-    from openpyxl.chart import BarChart, LineChart, PieChart, Reference
-
-    min_col, min_row, max_col, max_row = _bounds(area)
-    first_data_col = min_col + 1 if args.categories_in_first_column else min_col
-    first_value_row = min_row + 1 if args.header_row else min_row
-    if first_data_col > max_col or first_value_row > max_row:
-        raise ToolError(f"range {area} holds no values besides its header row / category column")
-    chart: Any
-    if args.kind in ("bar", "column", "horizontal_bar"):
-        chart = BarChart()
-        # People asking for a "bar chart" mostly mean vertical bars (Excel calls those columns).
-        chart.type = "bar" if args.kind == "horizontal_bar" else "col"
-    elif args.kind == "line":
-        chart = LineChart()
-    else:
-        chart = PieChart()
-    chart.title = args.title
-    data = Reference(
-        sheet,
-        min_col=first_data_col,
-        min_row=min_row if args.header_row else first_value_row,
-        max_col=max_col,
-        max_row=max_row,
-    )
-    chart.add_data(data, titles_from_data=args.header_row)
-    if args.categories_in_first_column:
-        chart.set_categories(Reference(sheet, min_col=min_col, min_row=first_value_row, max_row=max_row))
-    if args.kind != "pie":
-        if args.x_title:
-            chart.x_axis.title = args.x_title
-        if args.y_title:
-            chart.y_axis.title = args.y_title
-    chart.width, chart.height = 16, 8
-    return chart
+def _stamp(path: Path) -> str:
+    """The file's content digest: "as this application left it" exactly (two saves within one tick of a
+    coarse file clock, at the same size, share a modification stamp)."""
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
 
 
-def _stamp(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return stat.st_mtime_ns, stat.st_size
+def _as_rows(args: CellArgs) -> WriteArgs:
+    """set_cell is write_rows of one value at the cell; "Schedule!B2" names the sheet as well."""
+    sheet, cell = split_sheet(args.cell)
+    if sheet is not None and args.sheet is not None and sheet != args.sheet:
+        raise ToolError(f"cell {args.cell!r} is on sheet {sheet!r} but sheet is {args.sheet!r}: give one sheet")
+    col, row = parse_cell(cell, "cell")
+    return WriteArgs(path=args.path, sheet=sheet or args.sheet, start=coordinate(col, row),
+                     rows=[[args.value]])
 
 
-def _sheet(workbook: Any, name: str | None) -> Any:
-    if name is None:
-        return workbook.active
-    if name not in workbook.sheetnames:
-        raise ToolError(f"no sheet named {name!r}; the sheets are {workbook.sheetnames}")
-    return workbook[name]
+def _area(first_col: int, first_row: int, rows: Any) -> str:
+    """The range rows written from a cell cover: as wide as the widest row."""
+    width = max(len(row) for row in rows) or 1
+    return area_of(first_col, first_row, first_col + width - 1, first_row + len(rows) - 1)
 
 
-def _split_sheet(reference: str) -> tuple[str | None, str]:
-    if "!" not in reference:
-        return None, reference
-    sheet, area = reference.rsplit("!", 1)
-    if len(sheet) >= 2 and sheet[0] == sheet[-1] == "'":
-        sheet = sheet[1:-1].replace("''", "'")
-    return sheet, area
-
-
-def _bounds(area: str) -> tuple[int, int, int, int]:
-    from openpyxl.utils.cell import range_boundaries
-    from openpyxl.utils.exceptions import CellCoordinatesException
-
-    try:
-        min_col, min_row, max_col, max_row = range_boundaries(area.replace("$", "").upper())
-    except (ValueError, TypeError, CellCoordinatesException) as exc:
-        raise ToolError(f"{area!r} is not a range like 'A1:C5'") from exc
-    if None in (min_col, min_row, max_col, max_row):
-        raise ToolError(f"{area!r} must name both corners, like 'A1:C5'")
-    return min_col, min_row, max_col, max_row  # type: ignore[return-value]
-
-
-def _used_range(sheet: Any) -> str | None:
-    if sheet.max_row == 1 and sheet.max_column == 1 and sheet.cell(1, 1).value is None:
-        return None
-    return sheet.dimensions
-
-
-def _anchor_right_of(sheet: Any, max_col: int, row: int) -> str:
-    from openpyxl.utils.cell import get_column_letter
-
-    return f"{get_column_letter(max(max_col, sheet.max_column) + 2)}{row}"
-
-
-def _cell(value: CellValue) -> CellValue:
-    """What a written value becomes: "'007" the text '007', "1,200" the number 1200."""
-    if isinstance(value, str) and value.startswith("'"):
-        return value[1:]
-    return _number(value)
-
-
-def _number(value: CellValue) -> CellValue:
-    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
-        text = value.strip().replace(",", "")
-        return float(text) if "." in text else int(text)
-    return value
-
-
-def _plain(value: Any) -> Any:
-    """A cell value as JSON: dates as ISO text, anything exotic as text."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    return str(value)
+def _put(sheet: Any, first_col: int, first_row: int, rows: Any) -> bool:
+    """Write the values (already through cell_value) from a cell; False, writing nothing, when the
+    cells already hold them (the call repeats a change made)."""
+    cells = [(sheet.cell(row=first_row + r, column=first_col + c), value)
+             for r, row in enumerate(rows) for c, value in enumerate(row)]
+    if all(cell.value == value for cell, value in cells):
+        return False
+    for cell, value in cells:
+        cell.value = value
+    return True

@@ -1,0 +1,67 @@
+"""The spreadsheets tools' arguments: each model is both the JSON schema a model is shown and the
+validator of what it sends back (see tooling), so the descriptions here are prompt text: short."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from podium.apps.sheet_cells import CellValue
+from podium.apps.tooling import Args
+
+# Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
+# as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
+# argument, and a chart over numbers written as text is empty.)
+_VALUES = "'=...' strings are formulas, a leading ' keeps numeric-looking text as text"
+
+
+class PathArgs(Args):
+    path: str = Field(description=".xlsx file, relative to the workspace root")
+
+
+class ReadArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    range: str | None = Field(None, description="e.g. 'A1:C10'; the whole used area when omitted")
+    cached_values: bool = Field(False, description="formula results as last saved by a spreadsheet program")
+
+
+class CreateArgs(PathArgs):
+    sheets: list[str] = Field(default_factory=lambda: ["Sheet1"], min_length=1)
+    overwrite: bool = Field(False, description="replace an existing file (needs approval)")
+
+
+class SheetArgs(PathArgs):
+    name: str
+
+
+class WriteArgs(PathArgs):
+    sheet: str | None = None
+    start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
+    rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
+
+
+class CellArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    cell: str = Field(description="the cell, e.g. 'B2'")
+    value: CellValue = Field(description=f"the value; {_VALUES}")
+
+
+class AppendArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values, in the table's column order; "
+                                                                  f"{_VALUES}")
+
+
+class ChartArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet to put the chart on; the data's sheet when omitted")
+    kind: Literal["bar", "column", "horizontal_bar", "line", "pie"] = Field(
+        description="bar/column: vertical bars; horizontal_bar; line; pie (first series only)"
+    )
+    data: str = Field(description="the table, e.g. 'A1:C5' or 'Data!A1:C5': header row, categories in column 1")
+    title: str
+    header_row: bool = Field(True, description="the first row holds the series names")
+    categories_in_first_column: bool = True
+    anchor: str | None = Field(None, description="top-left cell of the chart; right of the data when omitted")
+    x_title: str | None = None
+    y_title: str | None = None

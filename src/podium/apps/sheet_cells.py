@@ -1,0 +1,157 @@
+"""The cells of a worksheet: what a written value becomes, cell and range addresses, and where a
+sheet's table is (its header row, its last row, its columns).
+
+Pure functions over openpyxl worksheets (loaded by the spreadsheets application); openpyxl is
+imported inside them so that importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from podium.apps.tooling import ToolError
+
+CellValue = str | int | float | bool | None
+_NUMBER = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
+
+
+# -- values ------------------------------------------------------------------------------------
+def cell_value(value: CellValue) -> CellValue:
+    """What a written value becomes, as in a spreadsheet program: "'007" the text '007', "1,200" the
+    number 1200 (values copied from a document's table arrive as text, and a chart over text cells
+    is empty), "=SUM(B2:B4)" a formula."""
+    if isinstance(value, str) and value.startswith("'"):
+        return value[1:]
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        text = value.strip().replace(",", "")
+        return float(text) if "." in text else int(text)
+    return value
+
+
+def plain(value: Any) -> Any:
+    """A cell value as JSON: dates as ISO text, anything exotic as text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+def filled(value: Any) -> bool:
+    """Whether a cell holds something a reader sees (an empty text is as blank as no value)."""
+    return value is not None and value != ""
+
+
+# -- addresses ---------------------------------------------------------------------------------
+def sheet_named(workbook: Any, name: str | None) -> Any:
+    if name is None:
+        return workbook.active
+    if name not in workbook.sheetnames:
+        raise ToolError(f"no sheet named {name!r}; the sheets are {workbook.sheetnames}")
+    return workbook[name]
+
+
+def split_sheet(reference: str) -> tuple[str | None, str]:
+    """'Data!A1:C5' -> ('Data', 'A1:C5'); "'My data'!B2" -> ('My data', 'B2'); 'B2' -> (None, 'B2')."""
+    if "!" not in reference:
+        return None, reference
+    sheet, area = reference.rsplit("!", 1)
+    if len(sheet) >= 2 and sheet[0] == sheet[-1] == "'":
+        sheet = sheet[1:-1].replace("''", "'")
+    return sheet, area
+
+
+def parse_cell(reference: str, what: str = "cell") -> tuple[int, int]:
+    """'B2' (or '$B$2', 'b2') -> (column 2, row 2); `what` names the argument in the error."""
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+    from openpyxl.utils.exceptions import CellCoordinatesException
+
+    try:
+        letters, row = coordinate_from_string(reference.strip().replace("$", "").upper())
+        return column_index_from_string(letters), row
+    except (ValueError, CellCoordinatesException) as exc:
+        raise ToolError(f"{what} {reference!r} is not a cell reference like 'A1'") from exc
+
+
+def bounds(area: str) -> tuple[int, int, int, int]:
+    """'A1:C5' -> (min_col, min_row, max_col, max_row)."""
+    from openpyxl.utils.cell import range_boundaries
+    from openpyxl.utils.exceptions import CellCoordinatesException
+
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(area.replace("$", "").upper())
+    except (ValueError, TypeError, CellCoordinatesException) as exc:
+        raise ToolError(f"{area!r} is not a range like 'A1:C5'") from exc
+    if None in (min_col, min_row, max_col, max_row):
+        raise ToolError(f"{area!r} must name both corners, like 'A1:C5'")
+    return min_col, min_row, max_col, max_row  # type: ignore[return-value]
+
+
+def coordinate(col: int, row: int) -> str:
+    """(2, 3) -> 'B3'."""
+    from openpyxl.utils.cell import get_column_letter
+
+    return f"{get_column_letter(col)}{row}"
+
+
+def area_of(min_col: int, min_row: int, max_col: int, max_row: int) -> str:
+    return f"{coordinate(min_col, min_row)}:{coordinate(max_col, max_row)}"
+
+
+def used_range(sheet: Any) -> str | None:
+    if sheet.max_row == 1 and sheet.max_column == 1 and sheet.cell(1, 1).value is None:
+        return None
+    return sheet.dimensions
+
+
+# -- tables ------------------------------------------------------------------------------------
+def header_index(rows: list[list[Any]]) -> int | None:
+    """The index of a table's header among its rows: the first row with two or more texts (a title
+    above the table is one text), or with one text when the rows are one column wide."""
+    if not rows:
+        return None
+    texts = min(2, max(len(row) for row in rows))
+    return next((i for i, row in enumerate(rows)
+                 if sum(isinstance(v, str) and v.strip() != "" for v in row) >= texts), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Where a sheet's table is: from its header row (or its first row holding a value, when no row
+    reads as a header) down to the last row holding any value, over the columns those rows use."""
+
+    first_col: int
+    last_col: int
+    top_row: int
+    last_row: int
+    has_header: bool
+
+    @property
+    def data_rows(self) -> str | None:
+        """The rows of values under the header, e.g. 'A2:C5' (what a =SUM under the table adds up)."""
+        first = self.top_row + 1 if self.has_header else self.top_row
+        if first > self.last_row:
+            return None
+        return area_of(self.first_col, first, self.last_col, self.last_row)
+
+
+def find_table(sheet: Any) -> Table | None:
+    """The sheet's table, or None for a sheet without a value. An empty row inside the table does not
+    end it (the last row holding a value does), and a title row above it is not its header."""
+    area = used_range(sheet)
+    if area is None:
+        return None
+    min_col, min_row, max_col, max_row = bounds(area)
+    rows = [list(row) for row in sheet.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col,
+                                                 max_col=max_col, values_only=True)]
+    used = [i for i, row in enumerate(rows) if any(filled(v) for v in row)]
+    if not used:
+        return None  # cells with a style and no value
+    header = header_index(rows)
+    top = header if header is not None else used[0]
+    columns = [c for row in rows[top:used[-1] + 1] for c, v in enumerate(row) if filled(v)]
+    return Table(first_col=min_col + min(columns), last_col=min_col + max(columns), top_row=min_row + top,
+                 last_row=min_row + used[-1], has_header=header is not None)

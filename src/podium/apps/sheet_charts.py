@@ -1,0 +1,54 @@
+"""Native charts over a sheet's table (openpyxl chart objects; the spreadsheets application adds and
+saves them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podium.apps.sheet_args import ChartArgs
+from podium.apps.sheet_cells import bounds
+from podium.apps.tooling import ToolError
+
+
+def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
+    from openpyxl.chart import BarChart, LineChart, PieChart, Reference
+
+    min_col, min_row, max_col, max_row = bounds(area)
+    first_data_col = min_col + 1 if args.categories_in_first_column else min_col
+    first_value_row = min_row + 1 if args.header_row else min_row
+    if first_data_col > max_col or first_value_row > max_row:
+        raise ToolError(f"range {area} holds no values besides its header row / category column")
+    chart: Any
+    if args.kind in ("bar", "column", "horizontal_bar"):
+        chart = BarChart()
+        # People asking for a "bar chart" mostly mean vertical bars (Excel calls those columns).
+        chart.type = "bar" if args.kind == "horizontal_bar" else "col"
+    elif args.kind == "line":
+        chart = LineChart()
+    else:
+        chart = PieChart()
+    chart.title = args.title
+    data = Reference(
+        sheet,
+        min_col=first_data_col,
+        min_row=min_row if args.header_row else first_value_row,
+        max_col=max_col,
+        max_row=max_row,
+    )
+    chart.add_data(data, titles_from_data=args.header_row)
+    if args.categories_in_first_column:
+        chart.set_categories(Reference(sheet, min_col=min_col, min_row=first_value_row, max_row=max_row))
+    if args.kind != "pie":
+        if args.x_title:
+            chart.x_axis.title = args.x_title
+        if args.y_title:
+            chart.y_axis.title = args.y_title
+    chart.width, chart.height = 16, 8
+    return chart
+
+
+def anchor_right_of(sheet: Any, max_col: int, row: int) -> str:
+    """A free cell two columns right of both the data and whatever else the sheet holds."""
+    from openpyxl.utils.cell import get_column_letter
+
+    return f"{get_column_letter(max(max_col, sheet.max_column) + 2)}{row}"
