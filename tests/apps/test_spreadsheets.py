@@ -74,9 +74,11 @@ async def test_create_write_read_with_formulas(sheets: SpreadsheetsApplication, 
 
 async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplication, root: Path) -> None:
     await sheets.call("create_workbook", {"path": "b.xlsx"})
-    await sheets.call("write_rows", {"path": "b.xlsx", "start": "C3", "rows": [["'007", "1,200", "'it's"]]})
+    await sheets.call("write_rows", {"path": "b.xlsx", "start": "C3",
+                                     "rows": [["'007", "1,200", "'it's", "'Friday'", '"12"']]})
     sheet = load_workbook(root / "b.xlsx").active
     assert sheet["C3"].value == "007" and sheet["D3"].value == 1200 and sheet["E3"].value == "it's"
+    assert sheet["F3"].value == "Friday" and sheet["G3"].value == "12"  # quoted as the request quoted it
     flag = await sheets.call("write_rows", {"path": "b.xlsx", "rows": [["007"]], "keep_text": True})
     assert not flag.ok and "keep_text" in flag.error  # no such flag: the apostrophe says it
 

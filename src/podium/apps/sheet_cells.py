@@ -22,7 +22,10 @@ _NUMBER = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
 def cell_value(value: CellValue) -> CellValue:
     """What a written value becomes, as in a spreadsheet program: "'007" the text '007', "1,200" the
     number 1200 (values copied from a document's table arrive as text, and a chart over text cells
-    is empty), "=SUM(B2:B4)" a formula."""
+    is empty), "=SUM(B2:B4)" a formula; "'Friday'", quoted at both ends as the request quoted it, the
+    text Friday."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
     if isinstance(value, str) and value.startswith("'"):
         return value[1:]
     if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
