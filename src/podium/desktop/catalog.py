@@ -35,6 +35,9 @@ _PLAIN_TOOL_WORDS = frozenset({"add", "create", "make", "write", "set", "read", 
 _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", "check", "count", "compute",
                       "calculate", "sum", "identify", "determine", "collect", "gather", "view", "see", "locate",
                       "search", "take", "fetch", "note", "inspect", "review"})
+# A named thing the text only locates ("of the Schedule sheet", "in sheet Q2", "the Budget table"): its
+# noun asks for no tool (add_sheet) there.
+_LOCATORS = re.compile(r"\bthe\s+(?:[A-Z0-9][\w\-]*\s+)+[a-z]+\b|\b(?:of|in|on|from)\s+(?:the\s+)?sheet\s+\S+")
 _CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")
 # Verbs that ask for a change wherever they stand in a text ("List the files and write their names").
 _CHANGING = frozenset({"write", "copy", "move", "rename", "delete", "remove", "create", "make", "add", "insert",
@@ -75,15 +78,24 @@ class AppInfo:
         only, the 1.5B AppAgent wrote the rows again where its part asked for the chart; a tool named
         here can be asked for by name, and required (grammar.app_output_schema's `only`)."""
         wanted: set[str] = set()
-        for clause in _CLAUSES.split(text.lower()):
+        for clause in _CLAUSES.split(_LOCATORS.sub(" ", text).lower()):
             words = re.findall(r"[a-z]+", clause)
             if words and words[0] not in _READING:
                 wanted.update(_stem(w) for w in words)
-        named = {tool: {_stem(w) for w in tool.lower().split("_") if w not in _PLAIN_TOOL_WORDS}
-                 for tool in self.changing}
+        named = {tool: self._words(tool) for tool in self.changing}
         hits = {tool: words for tool, words in named.items() if words and words <= wanted}
         # the most specific: "set the cell of the table" names set_table_cell, not add_table too
         return tuple(tool for tool, words in hits.items() if not any(words < other for other in hits.values()))
+
+    def pending(self, text: str, called: Iterable[str]) -> tuple[str, ...]:
+        """The tools `text` names (asked_for) that are still to call: a call of a tool with the same
+        words counts for all of them ("add a row" names write_rows and append_rows; either does it)."""
+        done = {self._words(tool) for tool in called}
+        return tuple(t for t in self.asked_for(text) if t not in called and self._words(t) not in done)
+
+    @staticmethod
+    def _words(tool: str) -> frozenset[str]:
+        return frozenset(_stem(w) for w in tool.lower().split("_") if w not in _PLAIN_TOOL_WORDS)
 
 
 def file_names(text: str) -> tuple[str, ...]:

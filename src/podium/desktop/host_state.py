@@ -118,7 +118,7 @@ class SubtaskRecord:
         """The changing tools the words of the part at hand name (AppInfo.asked_for) and the subtask has
         not called yet (an earlier part may have made the chart its next part names; a call batch mode
         refused counts: asking again is refused again)."""
-        return () if app is None else tuple(t for t in app.asked_for(self.doing) if t not in self.called)
+        return () if app is None else app.pending(self.doing, self.called)
 
     @property
     def state(self) -> SubtaskState:
