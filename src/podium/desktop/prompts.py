@@ -32,7 +32,7 @@ HOST_EXAMPLE: dict[str, Any] = {
          "depends_on": ["1"], "message": "Call write_rows on prices.xlsx with the rows of subtask 1"},
         {"id": "3", "description": "Add the sum of the prices under the rows in prices.xlsx",
          "application": "spreadsheets", "depends_on": ["2"],
-         "message": "Call write_rows with a =SUM() formula of the price column under the last row"},
+         "message": "Call append_rows with a =SUM() formula of the price column"},
     ],
     "Questions": [],
     "Bash": "",
