@@ -79,6 +79,11 @@ async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplica
     sheet = load_workbook(root / "b.xlsx").active
     assert sheet["C3"].value == "007" and sheet["D3"].value == 1200 and sheet["E3"].value == "it's"
     assert sheet["F3"].value == "Friday" and sheet["G3"].value == "12"  # quoted as the request quoted it
+    headless = await sheets.call("write_rows", {"path": "b.xlsx", "rows": [[], ["Stapler", 12]]})
+    assert not headless.ok and "the first row is empty" in headless.error
+    assert load_workbook(root / "b.xlsx").active["A2"].value is None
+    assert (await sheets.call("set_cell", {"path": "b.xlsx", "cell": "D3", "value": None})).ok  # clearing one cell
+    assert load_workbook(root / "b.xlsx").active["D3"].value is None
     flag = await sheets.call("write_rows", {"path": "b.xlsx", "rows": [["007"]], "keep_text": True})
     assert not flag.ok and "keep_text" in flag.error  # no such flag: the apostrophe says it
 

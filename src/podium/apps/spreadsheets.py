@@ -236,6 +236,10 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _write(self, args: WriteArgs) -> dict[str, Any]:
         first_col, first_row = parse_cell(args.start, "start")
+        if len(args.rows) > 1 and not any(filled(v) for v in args.rows[0]):
+            # The 1.5B model copied a table as [[], ["Stapler", ...], ...]: its header row was lost.
+            raise ToolError("the first row is empty: give the rows from the first one that holds values "
+                            "(a table's header row first); start says where they go")
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet)
