@@ -83,6 +83,13 @@ async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplica
     assert not headless.ok and "the first row is empty" in headless.error
     assert load_workbook(root / "b.xlsx").active["A2"].value is None
     assert (await sheets.call("set_cell", {"path": "b.xlsx", "cell": "D3", "value": None})).ok  # clearing one cell
+    assert (await sheets.call("set_cell", {"path": "b.xlsx", "cell": "A1", "value": "kept"})).ok
+    pair = {"path": "b.xlsx", "rows": [["B2", "Friday"]], "start": "A1"}  # "write Friday into B2", as the model did
+    assert not sheets.is_sensitive("write_rows", pair)  # refused at once, not held for an approval
+    address = await sheets.call("write_rows", pair)
+    assert not address.ok and "call set_cell with cell='B2'" in address.error
+    assert load_workbook(root / "b.xlsx").active["A1"].value == "kept"
+    assert (await sheets.call("write_rows", {**pair, "start": "A9", "rows": [["'B2", "Friday"]]})).ok  # text, said so
     assert load_workbook(root / "b.xlsx").active["D3"].value is None
     flag = await sheets.call("write_rows", {"path": "b.xlsx", "rows": [["007"]], "keep_text": True})
     assert not flag.ok and "keep_text" in flag.error  # no such flag: the apostrophe says it

@@ -34,6 +34,22 @@ def cell_value(value: CellValue) -> CellValue:
     return value
 
 
+_ADDRESS = re.compile(r"\$?[A-Za-z]{1,3}\$?[1-9][0-9]{0,6}")
+
+
+def check_rows(rows: list[list[CellValue]]) -> None:
+    """Refuse the rows small models write by mistake: a table whose first row is empty (the header row
+    lost in copying), and [address, value] pairs ([["B2", "Friday"]] for "write Friday into B2")."""
+    if len(rows) > 1 and not any(filled(v) for v in rows[0]):
+        raise ToolError("the first row is empty: give the rows from the first one that holds values "
+                        "(a table's header row first); start says where they go")
+    for row in rows:
+        if len(row) == 2 and isinstance(row[0], str) and _ADDRESS.fullmatch(row[0].strip()):
+            raise ToolError(f"{row[0]!r} is a cell address written as a value: to write {row[1]!r} into cell "
+                            f"{row[0]}, call set_cell with cell={row[0]!r} (text that only looks like an "
+                            "address is written with a leading apostrophe)")
+
+
 def plain(value: Any) -> Any:
     """A cell value as JSON: dates as ISO text, anything exotic as text."""
     if value is None or isinstance(value, bool | int | float | str):

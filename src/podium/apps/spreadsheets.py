@@ -36,6 +36,7 @@ from podium.apps.sheet_cells import (
     area_of,
     bounds,
     cell_value,
+    check_rows,
     coordinate,
     filled,
     find_table,
@@ -106,6 +107,10 @@ class SpreadsheetsApplication(ToolApplication):
             except ToolError:
                 return False
         if tool == "write_rows":
+            try:
+                check_rows(args.rows)
+            except ToolError:
+                return False  # refused at call time: nothing is written, and the model learns why at once
             return self._overwrites_cells(args)
         if tool == "set_cell":
             try:
@@ -236,10 +241,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _write(self, args: WriteArgs) -> dict[str, Any]:
         first_col, first_row = parse_cell(args.start, "start")
-        if len(args.rows) > 1 and not any(filled(v) for v in args.rows[0]):
-            # The 1.5B model copied a table as [[], ["Stapler", ...], ...]: its header row was lost.
-            raise ToolError("the first row is empty: give the rows from the first one that holds values "
-                            "(a table's header row first); start says where they go")
+        check_rows(args.rows)
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet)
