@@ -331,6 +331,24 @@ async def test_a_pattern_source_takes_every_match_into_the_folder(files: FilesAp
         "source": "a[1].txt", "destination": "backup/a[1].txt"}
 
 
+async def test_a_folder_source_with_a_pattern_takes_its_matching_names(files: FilesApplication, root: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.docx"):
+        (root / name).write_text(name)
+    # the model's own call: the workspace root (absolute) as the source; the pattern says which names
+    moved = await files.call("move", {"source": str(root), "destination": "notes", "pattern": "*.txt"})
+    assert moved.ok, moved.error
+    assert sorted(os.listdir(root / "notes")) == ["a.txt", "b.txt", "notes.txt"] and (root / "c.docx").exists()
+    copied = await files.call("copy", {"source": "notes", "destination": "backup", "pattern": ".txt"})  # '*.txt'
+    assert copied.ok and sorted(os.listdir(root / "backup")) == ["a.txt", "b.txt", "notes.txt"]
+    not_folder = await files.call("copy", {"source": "c.docx", "destination": "x", "pattern": "*.txt"})
+    assert not not_folder.ok and "needs a folder as the source; 'c.docx' is not one" in not_folder.error
+    (root / "a.txt").write_text("again")
+    assert files.is_sensitive("move", {"source": ".", "destination": "notes", "pattern": "*.txt",
+                                       "overwrite": True})  # it would replace notes/a.txt ...
+    assert not files.is_sensitive("move", {"source": ".", "destination": "fresh", "pattern": "*.txt",
+                                           "overwrite": True})  # ... and nothing in a new folder
+
+
 @pytest.mark.parametrize(
     ("arguments", "why"),
     [

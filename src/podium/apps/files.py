@@ -62,6 +62,10 @@ class CopyArgs(Args):
                              "folder, or a path ending in '/'); for a pattern, the folder that receives every "
                              "match (created if missing)")
     overwrite: bool = Field(False, description="replace existing destination files (needs approval)")
+    # The 1.5B model names the folder as the source ("move the .txt files" -> the workspace root) and
+    # fills every argument its schema offers: offered this one, it says which names.
+    pattern: str | None = Field(None, description="with a folder source: only the names in it that match, "
+                                                  "e.g. '*.txt'")
 
 
 class RenameArgs(Args):
@@ -190,7 +194,7 @@ class FilesApplication(ToolApplication):
     # -- copy and move: one plan, checked whole before anything is touched ------------------------
     def _plan(self, args: CopyArgs, *, copying: bool) -> _Plan:
         verb = "copy" if copying else "move"
-        sources, many = self._sources(args.source, verb)
+        sources, many = self._sources(self._given(args), verb)
         # The root is a fine folder to copy into ('.'), but an empty destination is still a mistake.
         destination = self.workspace.resolve(args.destination, allow_root=bool(args.destination.strip()))
         into = many or destination.is_dir() or args.destination.rstrip().endswith("/")
@@ -212,6 +216,18 @@ class FilesApplication(ToolApplication):
                     raise
                 raise ToolError(f"{exc}; nothing was {'copied' if copying else 'moved'}") from exc
         return _Plan(tuple(pairs), many)
+
+    def _given(self, args: CopyArgs) -> str:
+        """The source as one path or pattern: a folder and a `pattern` ('.txt' meaning '*.txt') joined."""
+        pattern = (args.pattern or "").strip()
+        if not pattern:
+            return args.source
+        folder = self.workspace.resolve(args.source or ".", allow_root=True)
+        if not folder.is_dir():
+            raise ToolError(f"pattern {pattern!r} needs a folder as the source; {args.source!r} is not one")
+        if pattern.startswith(".") and not any(char in pattern for char in "*?["):
+            pattern = f"*{pattern}"
+        return f"{self.workspace.relative(folder)}/{pattern}"
 
     def _sources(self, given: str, verb: str) -> tuple[list[Path], bool]:
         """The paths `given` names, and whether it was a pattern (one folder's matching names)."""
