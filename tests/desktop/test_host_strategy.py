@@ -222,19 +222,27 @@ def test_invalid_planner_output_is_repaired_then_errors() -> None:
     assert s.last is not None and s.last["status"] == "ERROR"
 
 
-def test_an_answer_in_the_words_of_the_worked_example_is_repaired() -> None:
+def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person() -> None:
     copied = HOST_FINISH_EXAMPLE["Comment"]
-    ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), started())
-    (retry,) = ops
-    assert f"{copied!r} is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
-    assert isinstance(retry, Dispatch) and s.last is None  # asked again, the request not ended
+    # nothing was changed: that FINISH is questioned once, then believed, with what really happened
+    (question,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), started())
+    assert "no subtask has changed any file" in host_request(question).note  # type: ignore[union-attr]
+    (reply,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), s)
+    assert isinstance(reply, Reply) and reply.response.text == "every subtask ended FINISH"
+    # after a change: believed at once, the subtasks' results said instead of the example's words
+    one = graph(("1", "Add a line to report.docx", "documents", ()))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=one), started())
+    wrote = ActionResult(function="add_paragraphs", arguments={"path": "report.docx"}, ok=True)
+    _, s = STRATEGY.handle_response("app-documents", app_says("FINISH", results=(wrote,), result="line added"), s)
+    (reply,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), s)
+    assert isinstance(reply, Reply) and reply.response.text == "subtask 1: line added"
+    # a plan of the example's own subtasks is repaired; a request about the example's files is not
     plan = graph(("1", HOST_EXAMPLE["Subtasks"][0]["description"], "documents", ()))
-    (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
-    assert "is from the example" in host_request(retry).feedback  # type: ignore[arg-type]
-    # a request about the example's own files may be answered in its words
-    _, about = STRATEGY.handle_ask("Is the table of offer.docx in prices.xlsx?", {}, "t1", init())
-    (reply,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), about)
-    assert isinstance(reply, Reply)
+    (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
+    assert "is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
+    _, about = STRATEGY.handle_ask("Copy the table of offer.docx into prices.xlsx", {}, "t1", init())
+    ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), about)
+    assert [d.agent for d in dispatches(ops)] == ["app-documents"]
 
 
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:

@@ -20,7 +20,7 @@ from podium.desktop.host_flow import (
     with_run,
 )
 from podium.desktop.host_people import ask
-from podium.desktop.host_state import PLANNER, HostState, InteractionKind
+from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
 from podium.desktop.plan import check_plan, merge_chains
 from podium.desktop.prompts import copies_host_example
@@ -75,9 +75,9 @@ def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
 
 def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
-    copied = None if output is None else copies_host_example(
-        [output.comment, output.observation, *(t.description for t in output.subtasks)], run_of(s).request)
-    if copied is not None:  # an answer that is the worked example's is no answer: repaired like one
+    copied = None if output is None else copies_host_example([t.description for t in output.subtasks],
+                                                             run_of(s).request)
+    if copied is not None:  # a plan of the worked example's subtasks is no plan: repaired like invalid output
         output, report = None, report.model_copy(update={"invalid": copied})
     s = _trajectory(s, report, output)
     run = run_of(s)
@@ -110,16 +110,20 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.REFUSED, f"not done: {why}" + (f" (the HostAgent: {output.comment})" if output.comment
                                                       else ""), PLANNER))
+    # The 1.5B planner answers FINISH in its example's words ("prices.xlsx holds the price table of
+    # offer.docx and its sum"), whatever the subtasks did: said to the person, they would be false.
+    parroted = status is HostStatus.FINISH and copies_host_example([output.comment], run.request) is not None
     if status is HostStatus.FINISH and s.config.check_finish and not run.finish_checked \
-            and any(r.spec.depends_on or r.parts for r in run.subtasks.values()) \
+            and (parroted or any(r.spec.depends_on or r.parts for r in run.subtasks.values())) \
             and not any(r.changed for r in run.subtasks.values()):
-        # The 1.5B planner answers FINISH by copying its example's comment, whatever the subtasks did.
-        # A plan that hands data from one subtask (or part) to the next is there to put it somewhere:
-        # when nothing was changed at all, that FINISH is questioned, once.
+        # A plan that hands data from one subtask (or part) to the next is there to put it somewhere,
+        # and an answer in the example's words says nothing about this request: when nothing was
+        # changed at all, that FINISH is questioned, once.
         s = fire(with_run(s, finish_checked=True), HostEvent.RETRY)
         return dispatch_planner(s, note=NO_CHANGE_FINISH, retry=True)
     if status is HostStatus.FINISH:
-        return finish_run(s, HostEvent.PLANNED_FINISH, None, text=output.comment or "done")
+        text = _results(run) if parroted else output.comment
+        return finish_run(s, HostEvent.PLANNED_FINISH, None, text=text or "done")
     if status is HostStatus.FAIL:
         # The 1.5B planner answers a re-plan with FAIL and the note's own words as its reason.
         why = output.comment.replace(REPLAN, "").strip() or failures(s)
@@ -138,6 +142,12 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     if output.bash:
         summary += f" (Bash: {output.bash})"
     return ask(s, InteractionKind.APPROVAL, PLANNER, summary=summary)
+
+
+def _results(run: Run) -> str:
+    """What the subtasks say they did, for a FINISH whose own words are not about this request."""
+    return "; ".join(f"subtask {r.spec.id}: {summarize(r.result, 200)}" for r in run.subtasks.values()
+                     if r.result not in (None, "")) or "every subtask ended FINISH"
 
 
 def _assign(s: HostState, output: HostOutput, raw: str) -> Result:

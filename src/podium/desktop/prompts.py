@@ -87,15 +87,16 @@ def copies_example(arguments: Any) -> bool:
 
 _HOST_EXAMPLE_TEXTS = frozenset(
     text.strip().lower() for text in (
-        HOST_FINISH_EXAMPLE["Comment"], HOST_FINISH_EXAMPLE["Observation"],
+        HOST_FINISH_EXAMPLE["Comment"],
         *(t["description"] for t in HOST_EXAMPLE["Subtasks"])))
 
 
 def copies_host_example(texts: Sequence[str], request: str) -> str | None:
     """The planner's words that are its worked example's, or None: with nothing run yet, the 1.5B
     planner answered a request to copy .xlsx files into backup/ with FINISH and the example's
-    comment, "prices.xlsx holds the price table of offer.docx and its sum". (A request about the
-    example's own files may well be answered in its words.)"""
+    comment, "prices.xlsx holds the price table of offer.docx and its sum". Only what is said to the
+    person and the subtasks count: its Observation, copied word for word, sat beside a right answer.
+    (A request about the example's own files may well be answered in its words.)"""
     if any(name in request for name in re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST)):
         return None
     for text in texts:
