@@ -89,6 +89,12 @@ async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplica
     address = await sheets.call("write_rows", pair)
     assert not address.ok and "call set_cell with cell='B2'" in address.error
     assert load_workbook(root / "b.xlsx").active["A1"].value == "kept"
+    at_itself = await sheets.call("write_rows", {**pair, "start": "B2"})  # the address into its own cell
+    assert not at_itself.ok and "call set_cell" in at_itself.error
+    quarter = {"path": "b.xlsx", "start": "A20", "rows": [["Q4", 160]]}  # data that looks like an address
+    assert (await sheets.call("write_rows", quarter)).ok
+    table = {"path": "b.xlsx", "start": "A21", "rows": [["Quarter", "Sales"], ["Q1", 10]]}
+    assert (await sheets.call("write_rows", table)).ok
     assert (await sheets.call("write_rows", {**pair, "start": "A9", "rows": [["'B2", "Friday"]]})).ok  # text, said so
     assert load_workbook(root / "b.xlsx").active["D3"].value is None
     flag = await sheets.call("write_rows", {"path": "b.xlsx", "rows": [["007"]], "keep_text": True})

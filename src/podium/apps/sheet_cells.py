@@ -37,17 +37,18 @@ def cell_value(value: CellValue) -> CellValue:
 _ADDRESS = re.compile(r"\$?[A-Za-z]{1,3}\$?[1-9][0-9]{0,6}")
 
 
-def check_rows(rows: list[list[CellValue]]) -> None:
+def check_rows(rows: list[list[CellValue]], start: str) -> None:
     """Refuse the rows small models write by mistake: a table whose first row is empty (the header row
-    lost in copying), and [address, value] pairs ([["B2", "Friday"]] for "write Friday into B2")."""
+    lost in copying), and one [address, value] pair written at A1 or at that address ([["B2", "Friday"]]
+    for "write Friday into B2"; a row ["Q4", 160] under a table is data, and stays allowed)."""
     if len(rows) > 1 and not any(filled(v) for v in rows[0]):
         raise ToolError("the first row is empty: give the rows from the first one that holds values "
                         "(a table's header row first); start says where they go")
-    for row in rows:
-        if len(row) == 2 and isinstance(row[0], str) and _ADDRESS.fullmatch(row[0].strip()):
-            raise ToolError(f"{row[0]!r} is a cell address written as a value: to write {row[1]!r} into cell "
-                            f"{row[0]}, call set_cell with cell={row[0]!r} (text that only looks like an "
-                            "address is written with a leading apostrophe)")
+    if len(rows) == 1 and len(row := rows[0]) == 2 and isinstance(row[0], str) \
+            and _ADDRESS.fullmatch(row[0].strip()) and start.upper() in ("A1", row[0].strip().upper()):
+        raise ToolError(f"{row[0]!r} is a cell address written as a value: to write {row[1]!r} into cell "
+                        f"{row[0]}, call set_cell with cell={row[0]!r} (text that only looks like an "
+                        "address is written with a leading apostrophe)")
 
 
 def plain(value: Any) -> Any:

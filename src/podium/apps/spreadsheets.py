@@ -108,7 +108,7 @@ class SpreadsheetsApplication(ToolApplication):
                 return False
         if tool == "write_rows":
             try:
-                check_rows(args.rows)
+                check_rows(args.rows, args.start)
             except ToolError:
                 return False  # refused at call time: nothing is written, and the model learns why at once
             return self._overwrites_cells(args)
@@ -241,7 +241,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _write(self, args: WriteArgs) -> dict[str, Any]:
         first_col, first_row = parse_cell(args.start, "start")
-        check_rows(args.rows)
+        check_rows(args.rows, args.start)
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet)
