@@ -74,7 +74,7 @@ async def move_notes(apps: Any) -> None:
 
 
 async def rename(apps: Any) -> None:
-    await call(apps, "files", "rename_pattern", pattern=r"draft_(.*)", replacement=r"final_\1")
+    await call(apps, "files", "rename_pattern", pattern="^draft_", replacement="final_")
 
 
 async def two_apps(apps: Any) -> None:
