@@ -293,7 +293,10 @@ FILES = AppInfo("files", changing=("write_file", "make_folder", "copy", "move", 
     (DOCS, "Add the paragraph 'Approved.' at the end of minutes.docx", ("add_paragraphs",)),
     (FILES, "Move all the .txt files into a folder named notes", ("make_folder", "move")),
     (FILES, "Rename every file whose name starts with draft_", ("rename_pattern",)),
-    (FILES, "Write the names of the .docx files into list.txt", ()),
+    # the files application's tools are all plain words: write_file is named by both, a file name being "file"
+    (FILES, "Write the names of the .docx files into list.txt", ("write_file",)),
+    (FILES, "Write the sum into the total", ()),
+    (SHEETS, "Create a bar chart of it in budget.xlsx and write it", ("add_chart",)),  # typed: no create_workbook
 ])
 def test_the_changing_tools_a_text_names(app: AppInfo, text: str, asked: tuple[str, ...]) -> None:
     assert app.asked_for(text) == asked

@@ -82,6 +82,8 @@ class AppInfo:
             words = re.findall(r"[a-z]+", clause)
             if words and words[0] not in _READING:
                 wanted.update(_stem(w) for w in words)
+                if _FILE.search(clause):  # "into total.txt" is a file by its name
+                    wanted.add("file")
         named = {tool: self._words(tool) for tool in self.changing}
         hits = {tool: words for tool, words in named.items() if words and words <= wanted}
         # the most specific: "set the cell of the table" names set_table_cell, not add_table too
@@ -93,9 +95,14 @@ class AppInfo:
         done = {self._words(tool) for tool in called}
         return tuple(t for t in self.asked_for(text) if t not in called and self._words(t) not in done)
 
-    @staticmethod
-    def _words(tool: str) -> frozenset[str]:
-        return frozenset(_stem(w) for w in tool.lower().split("_") if w not in _PLAIN_TOOL_WORDS)
+    def _words(self, tool: str) -> frozenset[str]:
+        """The words that name `tool`: those of its name but the plain ones. An application of no file
+        type (files) has tools of only plain words: write_file is named by all of them, "write the sum
+        into total.txt" (a file name is the word "file"); in a typed application the same rule would
+        name create_workbook in every "create a chart in budget.xlsx"."""
+        every = [_stem(w) for w in tool.lower().split("_")]
+        distinct = frozenset(w for w in every if w not in _PLAIN_TOOL_WORDS)
+        return distinct if distinct or self.file_types else frozenset(every)
 
 
 def file_names(text: str) -> tuple[str, ...]:
