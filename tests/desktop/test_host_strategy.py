@@ -240,6 +240,12 @@ def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person(
     plan = graph(("1", HOST_EXAMPLE["Subtasks"][0]["description"], "documents", ()))
     (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
     assert "is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
+    reworded = graph(("1", "Copy the price table of offer.docx into prices.xlsx", "documents", ()))  # its files
+    (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=reworded), started())
+    assert "is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
+    (question,), s = STRATEGY.handle_response("host", planner_says(
+        "FINISH", Comment="budget.xlsx holds the price table of offer.docx and its sum"), started())
+    assert "no subtask has changed any file" in host_request(question).note  # type: ignore[union-attr]
     _, about = STRATEGY.handle_ask("Copy the table of offer.docx into prices.xlsx", {}, "t1", init())
     ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), about)
     assert [d.agent for d in dispatches(ops)] == ["app-documents"]

@@ -96,11 +96,14 @@ def copies_host_example(texts: Sequence[str], request: str) -> str | None:
     planner answered a request to copy .xlsx files into backup/ with FINISH and the example's
     comment, "prices.xlsx holds the price table of offer.docx and its sum". Only what is said to the
     person and the subtasks count: its Observation, copied word for word, sat beside a right answer.
+    Its files count too: questioned, it planned "Copy the price table of offer.docx into prices.xlsx",
+    and a changed word still left "invoices.xlsx holds the price table of offer.docx and its sum".
     (A request about the example's own files may well be answered in its words.)"""
-    if any(name in request for name in re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST)):
+    files = re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST)
+    if any(name in request for name in files):
         return None
     for text in texts:
-        if text.strip().lower() in _HOST_EXAMPLE_TEXTS:
+        if text.strip().lower() in _HOST_EXAMPLE_TEXTS or any(name in text for name in files):
             return (f"{text!r} is from the example in your instructions, not about this request; "
                     "answer for the request in front of you")
     return None
