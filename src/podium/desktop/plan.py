@@ -155,8 +155,7 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
     return spec, problems
 
 
-_INTO = re.compile(r"\b(?:into|to)\s+(?:(?:a|the|new|text|file)\s+)*([\w\-./]*\w\.[A-Za-z][A-Za-z0-9]{1,4})\b",
-                   re.IGNORECASE)
+_INTO = re.compile(r"\b(?:into|to)\s+(?:(?:a|the|new|text|file)\s+)*(\S+)", re.IGNORECASE)
 
 
 def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
@@ -164,7 +163,7 @@ def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
     data into, when no typed application opens that file: "Write the content of meeting.docx into
     actions.txt", planned on documents after the subtask that read the document, can only end in an
     error there ('actions.txt' is not a .docx path)."""
-    targets = _INTO.findall(spec.description)
+    targets = [name for word in _INTO.findall(spec.description) for name in file_names(word)]
     if not targets or any(catalog.apps_for_files(t) for t in targets):
         return None
     return next((a.name for a in catalog.apps if not a.file_types and "write_file" in a.changing), None)
