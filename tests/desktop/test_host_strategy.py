@@ -34,7 +34,7 @@ from podium.desktop.messages import (
     StepFailure,
 )
 from podium.desktop.pipeline import Phase
-from podium.desktop.prompts import HOST_EXAMPLE, HOST_FINISH_EXAMPLE
+from podium.desktop.prompts import HOST_EXAMPLE, HOST_FINISH_EXAMPLE, HOST_ONE_FILE_EXAMPLE
 from podium.desktop.schemas import Action, AppOutput, HostOutput
 from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Reply, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
@@ -249,6 +249,21 @@ def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person(
     _, about = STRATEGY.handle_ask("Copy the table of offer.docx into prices.xlsx", {}, "t1", init())
     ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), about)
     assert [d.agent for d in dispatches(ops)] == ["app-documents"]
+
+
+def test_the_one_file_example_is_an_example_too_and_unasked_work_is_left_out_on_the_record() -> None:
+    copied = graph(("1", HOST_ONE_FILE_EXAMPLE["Subtasks"][0]["description"], "documents", ()))
+    (retry,), _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=copied), started())
+    assert "is from the example in your instructions" in host_request(retry).feedback  # type: ignore[arg-type]
+    _, s = STRATEGY.handle_ask("Reset ledger.xlsx: replace every amount with 0", {}, "t1", init())
+    plan = graph(("1", "Replace the amounts in ledger.xlsx with 0", "spreadsheets", ()),
+                 ("2", "Add the sum of the amounts under the rows in ledger.xlsx", "spreadsheets", ("1",)))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    (work,) = dispatches(ops)
+    req = app_request(work)
+    assert req.description == "Replace the amounts in ledger.xlsx with 0" and req.parts == 0
+    assert "subtask 2 ('Add the sum of the amounts under the rows in ledger.xlsx') left out: the request asks " \
+           "for no sum" in s.blackboard.trajectories[-1].outcome
 
 
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:

@@ -226,6 +226,39 @@ def test_a_part_that_writes_back_what_the_part_before_read_from_the_same_file_is
     assert len(merge_chains(sorting)[0][1]) == 2
 
 
+LEDGER = "Reset ledger.xlsx: replace every amount in the Amount column with 0."
+LEDGER_PLAN = [spec("1", "Read the table of ledger.xlsx", "spreadsheets"),
+               spec("2", "Write the rows of subtask 1 with 0s", "spreadsheets", ("1",)),
+               spec("3", "Add the sum of the amounts under the rows in ledger.xlsx", "spreadsheets", ("2",))]
+
+
+def test_a_last_subtask_doing_work_the_request_never_asks_for_is_left_out_and_said() -> None:
+    check = check_plan(LEDGER_PLAN, CATALOG, LEDGER)
+    assert check.ok and [s.id for s in check.subtasks] == ["1", "2"]
+    assert check.dropped == ("subtask 3 ('Add the sum of the amounts under the rows in ledger.xlsx') left out: "
+                             "the request asks for no sum",)
+    # asked for in other words ("total", "add up"), the same subtask stays
+    for request in ("In ledger.xlsx, put the total of the amounts under them", "Add up the amounts in ledger.xlsx"):
+        assert [s.id for s in check_plan(LEDGER_PLAN, CATALOG, request).subtasks] == ["1", "2", "3"]
+
+
+def test_unasked_work_is_kept_when_needed_and_questioned_when_it_is_all_the_plan() -> None:
+    needed = [*LEDGER_PLAN, spec("4", "Write the sum of subtask 3 into ledger.xlsx", "spreadsheets", ("3",))]
+    assert [s.id for s in check_plan(needed, CATALOG, LEDGER).subtasks] == ["1", "2", "3"]
+    alone = check_plan([spec("1", "Create a bar chart of ledger.xlsx", "spreadsheets")], CATALOG, LEDGER)
+    assert not alone.ok and alone.problems == (
+        "subtask 1 ('Create a bar chart of ledger.xlsx') left out: the request asks for no chart: plan what the "
+        "request asks for",)
+    assert [s.id for s in alone.subtasks] == ["1"] and alone.dropped == ()
+
+
+def test_a_file_name_asks_for_no_work() -> None:
+    request = "Write the names of the .docx files into total.txt"
+    plan = [spec("1", "List the .docx files", "files"), spec("2", "Write the names into total.txt", "files", ("1",)),
+            spec("3", "Write the total of subtask 1 into count.txt", "files", ("1",))]
+    assert [s.id for s in check_plan(plan, CATALOG, request).subtasks] == ["1", "2"]
+
+
 @pytest.mark.parametrize(("text", "only"), [
     ("List all files in the current folder and its subfolders", True),
     ("Read the table of report.docx", True),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from podium.desktop.fsm import PLANNED_EVENTS, HostEvent
 from podium.desktop.host_flow import (
     REPLAN,
@@ -150,6 +152,13 @@ def _results(run: Run) -> str:
                      if r.result not in (None, "")) or "every subtask ended FINISH"
 
 
+def _noted(s: HostState, note: str) -> HostState:
+    """The planner's last trajectory entry with what the code changed in its plan, in brackets."""
+    *before, last = s.blackboard.trajectories
+    last = last.model_copy(update={"outcome": f"{last.outcome} [{note}]".lstrip()})
+    return replace(s, blackboard=s.blackboard.model_copy(update={"trajectories": (*before, last)}))
+
+
 def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     run = run_of(s)
     kept = kept_specs(run)
@@ -163,6 +172,8 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
         return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
                                 retry=True)
+    if check.dropped:
+        s = _noted(s, "; ".join(check.dropped))
     planned = merge_chains(check.subtasks, kept)
     try:
         schedule = merge_schedule(run, tuple(spec for spec, _ in planned))

@@ -24,6 +24,7 @@ class PlanCheck:
 
     subtasks: tuple[SubtaskSpec, ...]
     problems: tuple[str, ...]
+    dropped: tuple[str, ...] = ()  # why each subtask left out of `subtasks` was left out
 
     @property
     def ok(self) -> bool:
@@ -72,7 +73,11 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         problems.append("the dependencies form a cycle " + " -> ".join(cycle)
                         + ": a subtask cannot wait for itself")
     problems.extend(_forbidden(resolved, request))
-    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)))
+    wanted, dropped = _drop_unasked(resolved, request)
+    if resolved and not wanted:  # all of it unasked: the planner is told, not left with no plan
+        problems.extend(f"{why}: plan what the request asks for" for why in dropped)
+        wanted, dropped = resolved, ()
+    return PlanCheck(tuple(wanted), tuple(dict.fromkeys(problems)), dropped)
 
 
 def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec] | None = None
@@ -119,6 +124,46 @@ def _writes_back(reader: SubtaskSpec, writer: SubtaskSpec) -> bool:
     read, written = file_names(reader.description), file_names(writer.description)
     return (reads_only(reader.description) and bool(written) and set(written) <= set(read)
             and re.search(rf"\bsubtask {re.escape(reader.id)}\b", writer.description) is not None)
+
+
+# Work that is never implied: a request that names none of a group's words does not ask for it.
+_WORK = (
+    ("a sum", frozenset({"sum", "total", "subtotal", "add up", "=sum"})),
+    ("an average", frozenset({"average", "mean"})),
+    ("a chart", frozenset({"chart", "graph", "plot", "diagram"})),
+    ("a sort", frozenset({"sort", "rank", "ranking", "highest", "lowest", "largest", "smallest"})),
+)
+
+
+def _work(text: str) -> tuple[str, ...]:
+    for name in file_names(text):  # "into total.txt" asks for no sum
+        text = text.replace(name, " ")
+    words = {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
+             for w in re.findall(r"=?[a-z]+", text.lower())}
+    if re.search(r"\badd(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", text, re.IGNORECASE):
+        words.add("add up")
+    return tuple(name for name, group in _WORK if words & group)
+
+
+def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
+    """The plan without the subtasks that only do work the request never asks for: the 1.5B planner
+    copied its worked example's last subtask ("Add the sum of the prices under the rows") into "Reset
+    ledger.xlsx: replace every amount with 0", and the AppAgent appended three =SUM rows to the ledger.
+    Only a subtask nothing else needs is dropped (a later one may use its result); what it left out is
+    said, for the record."""
+    if not request.strip():  # nothing to compare with (a plan checked on its own)
+        return specs, ()
+    asked = set(_work(request))
+    needed = {dep for spec in specs for dep in spec.depends_on}
+    kept, dropped = [], []
+    for spec in specs:
+        unasked = [w for w in _work(spec.description) if w not in asked]
+        if unasked and spec.id not in needed:
+            dropped.append(f"subtask {spec.id} ({spec.description!r}) left out: the request asks for no "
+                           f"{' or '.join(w.split()[-1] for w in unasked)}")
+        else:
+            kept.append(spec)
+    return kept, tuple(dropped)
 
 
 def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:

@@ -38,6 +38,21 @@ HOST_EXAMPLE: dict[str, Any] = {
     "Bash": "",
     "Comment": "Read, copy, then compute",
 }
+# The second example is one file, one subtask: with only the first, the 1.5B planner planned its
+# read / copy / compute shape for every request ("Reset ledger.xlsx" got a third subtask adding sums).
+HOST_ONE_FILE_REQUEST = "Add the heading 'Summary' to essay.docx"
+HOST_ONE_FILE_EXAMPLE: dict[str, Any] = {
+    "Observation": "No subtask has run yet",
+    "Thought": "Everything is in essay.docx: one subtask of documents does it, nothing to read or compute first.",
+    "Status": "ASSIGN",
+    "Subtasks": [
+        {"id": "1", "description": "Add the heading 'Summary' to essay.docx", "application": "documents",
+         "depends_on": [], "message": "Call add_heading on essay.docx with the text 'Summary'"},
+    ],
+    "Questions": [],
+    "Bash": "",
+    "Comment": "One file: one subtask",
+}
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
     "Observation": "Subtasks 1, 2 and 3 FINISH: rows read, written, sum added",
     "Thought": "Every part of the request is done", "Status": "FINISH", "Subtasks": [], "Questions": [],
@@ -85,25 +100,20 @@ def copies_example(arguments: Any) -> bool:
     return False
 
 
-_HOST_EXAMPLE_TEXTS = frozenset(
-    text.strip().lower() for text in (
-        HOST_FINISH_EXAMPLE["Comment"],
-        *(t["description"] for t in HOST_EXAMPLE["Subtasks"])))
+_HOST_EXAMPLE_FILES = tuple(dict.fromkeys(re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST + " " + HOST_ONE_FILE_REQUEST)))
 
 
 def copies_host_example(texts: Sequence[str], request: str) -> str | None:
-    """The planner's words that are its worked example's, or None: with nothing run yet, the 1.5B
+    """The planner's words that are its worked examples', or None: with nothing run yet, the 1.5B
     planner answered a request to copy .xlsx files into backup/ with FINISH and the example's
     comment, "prices.xlsx holds the price table of offer.docx and its sum". Only what is said to the
     person and the subtasks count: its Observation, copied word for word, sat beside a right answer.
-    Its files count too: questioned, it planned "Copy the price table of offer.docx into prices.xlsx",
-    and a changed word still left "invoices.xlsx holds the price table of offer.docx and its sum".
-    (A request about the example's own files may well be answered in its words.)"""
-    files = re.findall(r"\w+\.\w+", HOST_EXAMPLE_REQUEST)
-    if any(name in request for name in files):
-        return None
+    Every example text names an example file, and so did its copies with a changed word ("invoices.xlsx
+    holds the price table of offer.docx and its sum"; questioned, it planned "Copy the price table of
+    offer.docx into prices.xlsx"): a text naming an example file the request does not name is copied."""
+    files = [name for name in _HOST_EXAMPLE_FILES if name not in request]
     for text in texts:
-        if text.strip().lower() in _HOST_EXAMPLE_TEXTS or any(name in text for name in files):
+        if any(name in text for name in files):
             return (f"{text!r} is from the example in your instructions, not about this request; "
                     "answer for the request in front of you")
     return None
@@ -140,6 +150,8 @@ application is read there by the subtask that uses it: never plan reading a file
 
 Example, for the request "{HOST_EXAMPLE_REQUEST}":
 {_json(HOST_EXAMPLE)}
+Example, for the request "{HOST_ONE_FILE_REQUEST}":
+{_json(HOST_ONE_FILE_EXAMPLE)}
 Example, once every subtask is FINISH:
 {_json(HOST_FINISH_EXAMPLE)}"""
 
