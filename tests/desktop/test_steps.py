@@ -76,6 +76,25 @@ async def test_a_call_with_the_worked_examples_data_is_not_run() -> None:
     assert sheets.calls == []  # nothing reached the workbook
 
 
+async def test_a_change_doing_work_nobody_asked_for_is_not_run() -> None:
+    sheets = Spreadsheets()
+    total = {"function": "write_rows", "arguments": {"path": "t.xlsx", "cell": "A4", "rows": [["Total", 30]]}}
+    chart = {"function": "add_chart", "arguments": {"path": "t.xlsx", "kind": "line", "range": "A1:B3"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[total, chart])] * 2), sheets)
+    session = await backend.start_session({})
+    report = await app_step(backend, session, AppStepRequest(
+        description="Add a row labelled Total under the rows", request="Add the totals to t.xlsx", subtask_id="1"))
+    wrote, refused = report.results
+    assert wrote.ok and not refused.ok and not refused.ran
+    assert refused.error == ("not run: neither your subtask nor the request asks for a chart; do only what your "
+                             "subtask asks")
+    assert [c[0] for c in sheets.calls] == ["write_rows"]
+    # asked for by the request (or the subtask), the same chart is drawn
+    report = await app_step(backend, session, AppStepRequest(
+        description="Add a row labelled Total", request="Add the totals to t.xlsx and chart them", subtask_id="2"))
+    assert [r.ok for r in report.results] == [True, True] and sheets.calls[-1][0] == "add_chart"
+
+
 async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tools() -> None:
     model = ScriptedBackend([app_out("FINISH")])
     backend = AppStepBackend(model, Spreadsheets())

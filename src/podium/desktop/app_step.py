@@ -40,6 +40,7 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
+from podium.desktop.plan import work_named
 from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
@@ -192,6 +193,11 @@ class AppStepBackend(BaseBackend):
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=failed_before, read_only=tool.read_only,
                                                  ran=False))
+            elif tool is not None and not tool.read_only and (unasked := _unasked(step.request, action.function)):
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False, read_only=False, ran=False,
+                    error=f"not run: neither your subtask nor the request asks for {unasked}; do only what "
+                          f"your subtask asks"))
             elif tool is not None and copies_example(action.arguments):
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False, read_only=tool.read_only,
@@ -245,6 +251,13 @@ class AppStepBackend(BaseBackend):
         if output.result not in (None, ""):
             line += f"\n  result: {summarize(output.result, 500)}"
         step.memory.items.append(line)
+
+
+def _unasked(request: AppStepRequest, tool: str) -> str:
+    """The work a changing tool does that no text of the subtask asks for ("" if asked): the 1.5B
+    AppAgent told to add a Total row also drew a line chart of the invoices."""
+    asked = set(work_named(" ".join((request.request, request.description, *request.done_parts, request.tips))))
+    return " or ".join(w for w in work_named(tool.replace("_", " ")) if w not in asked)
 
 
 def _recent(memory: AppMemory, shown: int = 6, full: int = 2) -> list[str]:

@@ -135,7 +135,8 @@ _WORK = (
 )
 
 
-def _work(text: str) -> tuple[str, ...]:
+def work_named(text: str) -> tuple[str, ...]:
+    """The kinds of work of _WORK a text names ("a sum", "a chart", ...)."""
     for name in file_names(text):  # "into total.txt" asks for no sum
         text = text.replace(name, " ")
     words = {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
@@ -153,11 +154,11 @@ def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskS
     said, for the record."""
     if not request.strip():  # nothing to compare with (a plan checked on its own)
         return specs, ()
-    asked = set(_work(request))
+    asked = set(work_named(request))
     needed = {dep for spec in specs for dep in spec.depends_on}
     kept, dropped = [], []
     for spec in specs:
-        unasked = [w for w in _work(spec.description) if w not in asked]
+        unasked = [w for w in work_named(spec.description) if w not in asked]
         if unasked and spec.id not in needed:
             dropped.append(f"subtask {spec.id} ({spec.description!r}) left out: the request asks for no "
                            f"{' or '.join(w.split()[-1] for w in unasked)}")
