@@ -193,7 +193,7 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
             expected = " or ".join(sorted(by_file))
             problems.append(f"subtask {spec.id!r} works on {files}, which {expected} handles, but it names "
                             f"{app}: assign it to {expected}")
-    writer = _plain_writer(spec, catalog) if named is not None and named.file_types and spec.depends_on else None
+    writer = _plain_writer(spec, catalog) if named is not None and named.file_types else None
     if writer is not None:
         app = writer
     if app is not None and app != spec.application:
@@ -202,15 +202,20 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
 
 
 _INTO = re.compile(r"\b(?:into|to)\s+(?:(?:a|the|new|text|file)\s+)*(\S+)", re.IGNORECASE)
+_EXTENSION = re.compile(r"(?<![\w/\\])\.([A-Za-z][A-Za-z0-9]{1,4})\b")  # ".txt files"
 
 
 def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
-    """The generic application (one with write_file) that writes the file a subtask puts its handed-on
-    data into, when no typed application opens that file: "Write the content of meeting.docx into
-    actions.txt", planned on documents after the subtask that read the document, can only end in an
-    error there ('actions.txt' is not a .docx path)."""
-    targets = [name for word in _INTO.findall(spec.description) for name in file_names(word)]
-    if not targets or any(catalog.apps_for_files(t) for t in targets):
+    """The generic application (one with write_file) for a subtask planned on a typed application that
+    cannot open its files: every file (or file type) it names is one no typed application opens ("Write
+    the .txt files to notes" on documents), or it puts handed-on data into such a file ("Write the
+    content of meeting.docx into actions.txt" after the subtask that read the document). On the typed
+    application it can only end in an error ('actions.txt' is not a .docx path)."""
+    text = spec.description
+    targets = [name for word in _INTO.findall(text) for name in file_names(word)] if spec.depends_on else []
+    types = [m.group(1) for m in _EXTENSION.finditer(text)] + [n.rsplit(".", 1)[1] for n in file_names(text)]
+    foreign = bool(types) and not any(catalog.app_for_type(t) for t in types)
+    if not foreign and (not targets or any(catalog.apps_for_files(t) for t in targets)):
         return None
     return next((a.name for a in catalog.apps if not a.file_types and "write_file" in a.changing), None)
 
