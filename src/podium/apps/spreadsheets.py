@@ -1,5 +1,5 @@
 """spreadsheets: Excel (.xlsx) workbooks through openpyxl: read, write rows, cells and formulas, append
-rows under a table, add charts.
+rows under a table, sort a table (sheet_sort), add charts.
 
 A cell value that is a string starting with "=" is a formula. By default, text that reads as a
 number ("1200", "-3.5", "1,200") is written as a number, because values copied from a document's
@@ -48,6 +48,7 @@ from podium.apps.sheet_cells import (
     used_range,
 )
 from podium.apps.sheet_charts import anchor_right_of, build_chart
+from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
@@ -92,6 +93,10 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell),
             ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
                      self._append),
+            # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
+            # cannot add them up: the tool does it, like column_totals.
+            ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter) into "
+                     "target_sheet, or sort it in place, and save.", SortArgs, self._sort),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save.",
@@ -116,6 +121,11 @@ class SpreadsheetsApplication(ToolApplication):
             try:
                 return self._overwrites_cells(_as_rows(args))
             except ToolError:
+                return False  # the call itself will fail: nothing is written
+        if tool == "sort_rows":
+            try:
+                return sorting_moves_values(self._load(self._existing(args.path)), args)
+            except Exception:
                 return False  # the call itself will fail: nothing is written
         return False  # append_rows writes only under the last value: it replaces none
 
@@ -288,6 +298,9 @@ class SpreadsheetsApplication(ToolApplication):
         if not result.get("unchanged"):
             self._appended[str(resolved)] = (title, rows, _stamp(resolved), result)
         return result
+
+    def _sort(self, args: SortArgs) -> dict[str, Any]:
+        return self._edit(args.path, lambda workbook: sort_rows(workbook, args, args.path))
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
         resolved = self._existing(args.path)
