@@ -320,7 +320,7 @@ FILES = AppInfo("files", changing=("write_file", "make_folder", "copy", "move", 
     (SHEETS, "In invoices.xlsx, add a row labelled Total under the invoices", ("write_rows", "append_rows")),
     # a sheet the text only locates asks for no new sheet
     (SHEETS, "Write 'Friday' into cell B2 of the Schedule sheet in plan.xlsx", ("set_cell",)),
-    (SHEETS, "Add the item Travel under the last item in sheet Q2", ()),
+    (SHEETS, "Add the item Travel under the last item in sheet Q2", ("write_rows", "append_rows")),  # an item: a row
     (SHEETS, "Add a sheet named Ranking that lists the students", ("add_sheet",)),
     (SHEETS, "Extract the table from report.docx and create a bar chart of it in budget.xlsx", ("add_chart",)),
     (SHEETS, "Read the chart data from traffic.xlsx", ()),  # a clause that reads names nothing

@@ -4,10 +4,13 @@ to a real in-memory application, and what the step reports."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from podium.agent.backend import Backend, Prompt
 from podium.agent.events import EventKind
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from podium.apps.workspace import Workspace
 from podium.backends.scripted import Fail, Say, ScriptedBackend
 from podium.desktop.app_step import AppStepBackend
 from podium.desktop.blackboard import QA, SubtaskResult
@@ -93,6 +96,15 @@ async def test_a_change_doing_work_nobody_asked_for_is_not_run() -> None:
     report = await app_step(backend, session, AppStepRequest(
         description="Add a row labelled Total", request="Add the totals to t.xlsx and chart them", subtask_id="2"))
     assert [r.ok for r in report.results] == [True, True] and sheets.calls[-1][0] == "add_chart"
+
+async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:
+    new_sheet = {"function": "add_sheet", "arguments": {"path": "t.xlsx", "name": "Travel"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[new_sheet])]),
+                             SpreadsheetsApplication(Workspace(tmp_path)))
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(
+        description="Add the item Travel under the last item of the Q2 sheet", request="", subtask_id="3"))
+    assert report.results[0].error == ("not run: neither your subtask nor the request asks for a new sheet; do only "
+                                       "what your subtask asks")
 
 
 async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tools() -> None:

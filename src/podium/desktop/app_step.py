@@ -26,6 +26,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
+from podium.desktop.catalog import without_locators
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
@@ -40,7 +41,7 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.plan import work_named
+from podium.desktop.plan import TOOL_WORK, work_named
 from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
@@ -256,8 +257,9 @@ class AppStepBackend(BaseBackend):
 def _unasked(request: AppStepRequest, tool: str) -> str:
     """The work a changing tool does that no text of the subtask asks for ("" if asked): the 1.5B
     AppAgent told to add a Total row also drew a line chart of the invoices."""
-    asked = set(work_named(" ".join((request.request, request.description, *request.done_parts, request.tips))))
-    return " or ".join(w for w in work_named(tool.replace("_", " ")) if w not in asked)
+    texts = " ".join((request.request, request.description, *request.done_parts, request.tips))
+    asked = set(work_named(without_locators(texts), TOOL_WORK))
+    return " or ".join(w for w in work_named(tool.replace("_", " "), TOOL_WORK) if w not in asked)
 
 
 def _recent(memory: AppMemory, shown: int = 6, full: int = 2) -> list[str]:

@@ -38,6 +38,8 @@ _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", 
 # A named thing the text only locates ("of the Schedule sheet", "in sheet Q2", "the Budget table"): its
 # noun asks for no tool (add_sheet) there.
 _LOCATORS = re.compile(r"\bthe\s+(?:[A-Z0-9][\w\-]*\s+)+[a-z]+\b|\b(?:of|in|on|from)\s+(?:the\s+)?sheet\s+\S+")
+# What a table's row is called in a request: "add the item Travel with the amount 300" is a row.
+_ROW_WORDS = {"item": "row", "entry": "row", "record": "row"}
 _CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")
 # Verbs that ask for a change wherever they stand in a text ("List the files and write their names").
 _CHANGING = frozenset({"write", "copy", "move", "rename", "delete", "remove", "create", "make", "add", "insert",
@@ -78,10 +80,10 @@ class AppInfo:
         only, the 1.5B AppAgent wrote the rows again where its part asked for the chart; a tool named
         here can be asked for by name, and required (grammar.app_output_schema's `only`)."""
         wanted: set[str] = set()
-        for clause in _CLAUSES.split(_LOCATORS.sub(" ", text).lower()):
+        for clause in _CLAUSES.split(without_locators(text).lower()):
             words = re.findall(r"[a-z]+", clause)
             if words and words[0] not in _READING:
-                wanted.update(_stem(w) for w in words)
+                wanted.update(_ROW_WORDS.get(w, _stem(w)) for w in words)
                 if _FILE.search(clause):  # "into total.txt" is a file by its name
                     wanted.add("file")
         named = {tool: self._words(tool) for tool in self.changing}
@@ -103,6 +105,11 @@ class AppInfo:
         every = [_stem(w) for w in tool.lower().split("_")]
         distinct = frozenset(w for w in every if w not in _PLAIN_TOOL_WORDS)
         return distinct if distinct or self.file_types else frozenset(every)
+
+
+def without_locators(text: str) -> str:
+    """`text` without the names it only uses to locate ("the Q2 sheet", "of sheet Costs")."""
+    return _LOCATORS.sub(" ", text)
 
 
 def file_names(text: str) -> tuple[str, ...]:

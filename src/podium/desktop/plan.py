@@ -135,15 +135,21 @@ _WORK = (
 )
 
 
-def work_named(text: str) -> tuple[str, ...]:
-    """The kinds of work of _WORK a text names ("a sum", "a chart", ...)."""
+# A tool may do more than a plan's subtask is judged by: a new sheet is asked for only where a text
+# says "sheet" for something other than to locate ("the Q2 sheet"); the 1.5B AppAgent told to "add the
+# item Travel ... of the Q2 sheet" added a sheet named Travel.
+TOOL_WORK = (*_WORK, ("a new sheet", frozenset({"sheet", "worksheet"})))
+
+
+def work_named(text: str, groups: tuple[tuple[str, frozenset[str]], ...] = _WORK) -> tuple[str, ...]:
+    """The kinds of work of `groups` a text names ("a sum", "a chart", ...)."""
     for name in file_names(text):  # "into total.txt" asks for no sum
         text = text.replace(name, " ")
     words = {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
              for w in re.findall(r"=?[a-z]+", text.lower())}
     if re.search(r"\badd(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", text, re.IGNORECASE):
         words.add("add up")
-    return tuple(name for name, group in _WORK if words & group)
+    return tuple(name for name, group in groups if words & group)
 
 
 def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
