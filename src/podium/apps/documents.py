@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
+from podium.apps.table_math import table_totals
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 
@@ -85,6 +86,14 @@ class DocumentsApplication(ToolApplication):
                 self._read_table,
                 read_only=True,
             ),
+            ToolSpec(
+                "table_totals",
+                "Sum, count, min, max and mean of each number column of one table, and each row's total with "
+                "the rows of the highest and lowest total.",
+                ReadTableArgs,
+                self._table_totals,
+                read_only=True,
+            ),
             ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create),
             ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras),
             ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading),
@@ -130,6 +139,13 @@ class DocumentsApplication(ToolApplication):
         document = self._open(args.path)
         table = self._table(document, args.path, args.index)
         return {"path": args.path, "index": args.index, **read_table_grid(table, repeat_merged=args.repeat_merged)}
+
+    def _table_totals(self, args: ReadTableArgs) -> dict[str, Any]:
+        rows = self._read_table(args)["rows"]
+        try:
+            return {"path": args.path, "index": args.index, **table_totals(rows)}
+        except ValueError as exc:
+            raise ToolError(f"table {args.index} of {args.path!r}: {exc}") from exc
 
     # -- writing -------------------------------------------------------------------------------
     def _create(self, args: CreateArgs) -> dict[str, Any]:
