@@ -322,6 +322,7 @@ FILES = AppInfo("files", changing=("write_file", "make_folder", "copy", "move", 
     (SHEETS, "Write 'Friday' into cell B2 of the Schedule sheet in plan.xlsx", ("set_cell",)),
     (SHEETS, "Add the item Travel under the last item in sheet Q2", ("write_rows", "append_rows")),  # an item: a row
     (SHEETS, "Add a sheet named Ranking that lists the students", ("add_sheet",)),
+    (SHEETS, "Write the rows of subtask 1 into the first sheet of inventory.xlsx", ("write_rows", "append_rows")),
     (SHEETS, "Extract the table from report.docx and create a bar chart of it in budget.xlsx", ("add_chart",)),
     (SHEETS, "Read the chart data from traffic.xlsx", ()),  # a clause that reads names nothing
     (SHEETS, "Write the totals into the workbook budget.xlsx", ()),  # "workbook" is every tool's object

@@ -84,8 +84,12 @@ def test_single_strings_become_lists_and_nulls_become_empty() -> None:
 
 
 def test_pending_needs_questions_and_assign_needs_something_to_assign() -> None:
-    with pytest.raises(ValidationError, match="PENDING needs"):
+    with pytest.raises(ValidationError, match="PENDING asks the person a question, and Questions is empty: to do "
+                                              "the request, answer Status ASSIGN"):
         HostOutput.model_validate({"Status": "PENDING"})
+    # a plan without a question is what the 1.5B planner wrote for ASSIGN
+    planned = HostOutput.model_validate({"Status": "PENDING", "Subtasks": [{"id": "1", "description": "Chart it"}]})
+    assert planned.status is HostStatus.ASSIGN and planned.subtasks[0].description == "Chart it"
     with pytest.raises(ValidationError, match="ASSIGN needs"):
         HostOutput.model_validate({"Status": "ASSIGN"})
     with pytest.raises(ValidationError, match="PENDING needs"):

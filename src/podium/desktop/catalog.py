@@ -35,9 +35,10 @@ _PLAIN_TOOL_WORDS = frozenset({"add", "create", "make", "write", "set", "read", 
 _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", "check", "count", "compute",
                       "calculate", "sum", "identify", "determine", "collect", "gather", "view", "see", "locate",
                       "search", "take", "fetch", "note", "inspect", "review"})
-# A named thing the text only locates ("of the Schedule sheet", "in sheet Q2", "the Budget table"): its
-# noun asks for no tool (add_sheet) there.
-_LOCATORS = re.compile(r"\bthe\s+(?:[A-Z0-9][\w\-]*\s+)+[a-z]+\b|\b(?:of|in|on|from)\s+(?:the\s+)?sheet\s+\S+")
+# A named thing the text only locates ("of the Schedule sheet", "in sheet Q2", "the Budget table", "the
+# first sheet"): its noun asks for no tool (add_sheet) there.
+_LOCATORS = re.compile(r"\bthe\s+(?:[A-Z0-9][\w\-]*\s+)+[a-z]+\b|\b(?:of|in|on|from)\s+(?:the\s+)?sheet\s+\S+"
+                       r"|\bthe\s+(?:first|second|third|last|active|current|same|existing|only)\s+sheet\b")
 # What a table's row is called in a request: "add the item Travel with the amount 300" is a row.
 _ROW_WORDS = {"item": "row", "entry": "row", "record": "row"}
 _CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")

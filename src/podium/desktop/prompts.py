@@ -256,7 +256,8 @@ the actions ran; result says what the next subtask needs), FAIL (it cannot be do
 PENDING (ask the person, in questions, what only they know), CONFIRM (the actions need the person's \
 approval first).
 Use the data the prompt shows (results of earlier subtasks, your files) in your calls; never invent \
-data, never call a tool again with the same arguments. Sums, totals, averages, the highest or lowest and sorted orders come from the tools that compute them, never from your own arithmetic.
+data, never call a tool again with the same arguments. Sums, totals, averages, the highest or \
+lowest and sorted orders come from the tools that compute them, never from your own arithmetic.
 
 Example. For the prompt:
 {APP_READ_PROMPT}

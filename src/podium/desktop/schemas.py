@@ -160,7 +160,10 @@ class HostOutput(BaseModel):
         # Only the contradictions that would make the host act wrongly are refused: asking without
         # a question leaves the person nothing to answer, and assigning nothing assigns nothing.
         if self.status is HostStatus.PENDING and not self.questions:
-            raise ValueError("Status PENDING needs at least one entry in Questions")
+            if self.subtasks:  # nothing to ask and a plan given: the 1.5B planner's way of saying ASSIGN
+                return self.model_copy(update={"status": HostStatus.ASSIGN})
+            raise ValueError("Status PENDING asks the person a question, and Questions is empty: to do the "
+                             "request, answer Status ASSIGN with the Subtasks that do it")
         if self.status is HostStatus.ASSIGN and not self.subtasks and not self.current_subtask:
             raise ValueError("Status ASSIGN needs Subtasks (the subtask graph) or a Current Sub-Task")
         return self
