@@ -97,6 +97,19 @@ async def test_a_change_doing_work_nobody_asked_for_is_not_run() -> None:
         description="Add a row labelled Total", request="Add the totals to t.xlsx and chart them", subtask_id="2"))
     assert [r.ok for r in report.results] == [True, True] and sheets.calls[-1][0] == "add_chart"
 
+async def test_a_subtask_that_only_reads_changes_nothing() -> None:
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    read = {"function": "read_table", "arguments": {"path": "report.docx"}}
+    table = {"function": "write_paragraph", "arguments": {"path": "budget.xlsx", "text": "Q1 10"}}
+    backend = AppStepBackend(ScriptedBackend([app_out("FINISH", actions=[table, read])]), docs)
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(
+        description="Read the table from report.docx", subtask_id="1",
+        request="Extract the table from report.docx and create a bar chart of it in budget.xlsx"))
+    refused, done = report.results
+    assert refused.skipped and not refused.ran and "your subtask only reads" in (refused.error or "")
+    assert done.ok and docs.calls == [("read_table", {"path": "report.docx"})]  # the read still ran
+
+
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:
     new_sheet = {"function": "add_sheet", "arguments": {"path": "t.xlsx", "name": "Travel"}}
     backend = AppStepBackend(ScriptedBackend([app_out(actions=[new_sheet])]),

@@ -26,7 +26,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
-from podium.desktop.catalog import without_locators
+from podium.desktop.catalog import reads_only, without_locators
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
@@ -187,6 +187,16 @@ class AppStepBackend(BaseBackend):
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=repeated, skipped=True, read_only=tool.read_only))
+                continue
+            if tool is not None and not tool.read_only and step.request.kind is not AppStepKind.RUN_APPROVED \
+                    and reads_only(step.request.description):
+                # Given the whole request, the 1.5B AppAgent of "Read the table from report.docx" went on to
+                # put the table into budget.xlsx with the document's add_table. Not run, and taken as a
+                # repeat (skipped): the host reads a step of nothing but those as the reading's FINISH.
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False, skipped=True, ran=False,
+                    read_only=False, error=f"not run: your subtask only reads ({step.request.description}); it "
+                                           f"changes nothing: answer FINISH with what you read as the result"))
                 continue
             failed_before = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
                 done.failed_before(action)
