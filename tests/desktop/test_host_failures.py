@@ -142,7 +142,10 @@ async def test_a_subtask_that_never_finishes_hits_its_step_limit() -> None:
     # a new change each step, never FINISH (a step that only repeated a read would be taken as its FINISH)
     documents = ScriptedBackend(lambda prompt: app("CONTINUE", ("write_paragraph", {
         "path": "report.docx", "text": f"line {step_of(prompt)}"})))
-    result = await run_request("Read the table", [docs()], ScriptedBackend(one_subtask_planner),
+    def planner(prompt: str) -> str:  # a subtask that writes: one that only reads would change nothing
+        return host("FINISH", "done") if verifying(prompt) else \
+            assign(sub("1", "Write lines into report.docx", "documents"))
+    result = await run_request("Write lines into report.docx", [docs()], ScriptedBackend(planner),
                                app_models={"documents": documents}, config=batch(max_subtask_steps=3))
     assert result.status == "FAIL" and result.reason_kind == "limit_reached"
     assert "subtask 1 used all its 3 steps" in (result.reason or "") and len(documents.prompts) == 3

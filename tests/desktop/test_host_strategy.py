@@ -234,6 +234,8 @@ def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person(
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=one), started())
     wrote = ActionResult(function="add_paragraphs", arguments={"path": "report.docx"}, ok=True)
     _, s = STRATEGY.handle_response("app-documents", app_says("FINISH", results=(wrote,), result="line added"), s)
+    (work,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), s)  # no chart: asked
+    assert "the request asks for a chart and no subtask made chart" in host_request(work).note  # type: ignore[union-attr]
     (reply,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment=copied), s)
     assert isinstance(reply, Reply) and reply.response.text == "subtask 1: line added"
     # a plan of the example's own subtasks is repaired; a request about the example's files is not
@@ -249,6 +251,22 @@ def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person(
     _, about = STRATEGY.handle_ask("Copy the table of offer.docx into prices.xlsx", {}, "t1", init())
     ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), about)
     assert [d.agent for d in dispatches(ops)] == ["app-documents"]
+
+
+def test_a_finish_with_work_of_the_request_left_undone_is_questioned_once() -> None:
+    plan = graph(("1", "Read the table of report.docx", "documents", ()),
+                 ("2", "Write the rows of subtask 1 into budget.xlsx", "spreadsheets", ("1",)))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
+    _, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=[["Quarter", "Sales"], ["Q1", 10]]), s)
+    wrote = ActionResult(function="write_rows", arguments={"path": "budget.xlsx"}, ok=True)
+    _, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", results=(wrote,), result="rows"), s)
+    (question,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)
+    assert host_request(question).note == (  # type: ignore[union-attr]
+        "You answered FINISH, but the request asks for a chart and no subtask made chart. ASSIGN the subtasks "
+        "that do it (new ids), or answer FINISH again if it is done.")
+    chart = graph(("3", "Create a bar chart of the rows in budget.xlsx", "spreadsheets", ("2",)))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=chart), s)
+    assert [d.agent for d in dispatches(ops)] == ["app-spreadsheets"]
 
 
 def test_the_one_file_example_is_an_example_too_and_unasked_work_is_left_out_on_the_record() -> None:

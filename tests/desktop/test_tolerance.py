@@ -46,6 +46,12 @@ def one_subtask(prompt: str) -> str:
     return assign(sub("1", "Read the table of report.docx", "documents"))
 
 
+def writing_subtask(prompt: str) -> str:  # a subtask that only reads would change nothing
+    if verifying(prompt):
+        return host("FINISH", "done") if "ended FINISH" in prompt or "FINISH:" in prompt else host("FAIL", "no")
+    return assign(sub("1", "Add a paragraph to report.docx", "documents"))
+
+
 # -- the grammar-shaped schemas -------------------------------------------------------------------------
 
 def test_the_app_schema_makes_the_model_think_then_act_then_say_its_status() -> None:
@@ -407,7 +413,7 @@ async def test_a_change_the_application_finds_already_made_counts_as_a_repeat() 
 
 async def test_a_finish_whose_change_failed_is_nudged_sampled_and_bounded() -> None:
     failing = Spy(lambda p: app("FINISH", ("write_paragraph", {"path": "report.docx"}), result="written"))
-    result = await run_request("Add a paragraph to report.docx", [docs()], Spy(one_subtask),
+    result = await run_request("Add a paragraph to report.docx", [docs()], Spy(writing_subtask),
                                app_models={"documents": failing},
                                config=HostConfig(max_idle_steps=2, max_replans=0))
     assert not result.ok and len(failing.seen) == 2
@@ -422,7 +428,7 @@ async def test_a_finish_whose_only_failure_is_a_read_is_accepted() -> None:
     done = Spy(lambda p: app("FINISH", ("read_table", {"path": "nowhere.docx"}),
                              ("write_paragraph", {"path": "report.docx", "text": "hi"}), result="written"))
     documents = docs()
-    result = await run_request("Add a paragraph to report.docx", [documents], Spy(one_subtask),
+    result = await run_request("Add a paragraph to report.docx", [documents], Spy(writing_subtask),
                                app_models={"documents": done})
     assert result.ok and len(done.seen) == 1 and documents.docs["report.docx"]["paragraphs"] == ["hi"]
 

@@ -24,7 +24,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import check_plan, merge_chains
+from podium.desktop.plan import check_plan, merge_chains, missing_work
 from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
@@ -112,6 +112,14 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.REFUSED, f"not done: {why}" + (f" (the HostAgent: {output.comment})" if output.comment
                                                       else ""), PLANNER))
+    if status is HostStatus.FINISH and s.config.check_finish and not run.work_checked and run.subtasks:
+        missing = missing_work(run.request, [text for r in run.subtasks.values()
+                                             for text in (r.spec.description, *r.parts)])
+        if missing:
+            s = fire(with_run(s, work_checked=True), HostEvent.RETRY)
+            return dispatch_planner(s, note=f"You answered FINISH, but {'; '.join(missing)}. ASSIGN the subtasks "
+                                            "that do it (new ids), or answer FINISH again if it is done.",
+                                    retry=True)
     # The 1.5B planner answers FINISH in its example's words ("prices.xlsx holds the price table of
     # offer.docx and its sum"), whatever the subtasks did: said to the person, they would be false.
     parroted = status is HostStatus.FINISH and copies_host_example([output.comment], run.request) is not None

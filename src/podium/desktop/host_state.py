@@ -154,6 +154,7 @@ class Run:
     current: str = "planning"
     comment: str = ""  # the planner's last comment
     finish_checked: bool = False  # a FINISH with no change made was questioned once already
+    work_checked: bool = False  # a FINISH with work of the request left undone was questioned once already
     applications: tuple[str, ...] = ()  # offered to the planner (Catalog.needed_by); () means all
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
 

@@ -152,6 +152,15 @@ def work_named(text: str, groups: tuple[tuple[str, frozenset[str]], ...] = _WORK
     return tuple(name for name, group in groups if words & group)
 
 
+def missing_work(request: str, descriptions: Iterable[str]) -> list[str]:
+    """The work the request names that no description does: the 1.5B planner planned "Extract the table
+    from report.docx and create a bar chart of it in budget.xlsx" as reading the table and writing its
+    rows, and no chart. (Asked at FINISH, not of a plan: a planner may plan one subtask at a time.)"""
+    planned = set(work_named(" ".join(descriptions)))
+    return [f"the request asks for {work} and no subtask made {work.split()[-1]}"
+            for work in work_named(request) if work not in planned]
+
+
 def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
     """The plan without the subtasks that only do work the request never asks for: the 1.5B planner
     copied its worked example's last subtask ("Add the sum of the prices under the rows") into "Reset
