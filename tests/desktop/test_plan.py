@@ -6,7 +6,7 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog, reads_only
-from podium.desktop.plan import check_plan, merge_chains, prohibitions
+from podium.desktop.plan import add_missing, check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
 
@@ -345,3 +345,19 @@ def test_a_named_tool_is_pending_until_it_or_a_tool_of_the_same_words_is_called(
     assert SHEETS.pending(text, ()) == ("write_rows", "append_rows", "add_chart")
     assert SHEETS.pending(text, ("append_rows",)) == ("add_chart",)
     assert SHEETS.pending(text, ("add_chart", "write_rows")) == ()
+
+
+def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_words_last_part() -> None:
+    catalog = Catalog((DOCS, SHEETS))
+    plan = merge_chains([spec("1", "Read the table from report.docx", "documents"),
+                         spec("2", "Write the rows of subtask 1 into budget.xlsx", "spreadsheets", ("1",))])
+    planned, notes = add_missing(plan, REQUEST, catalog)
+    (read, ()), (write, parts) = planned
+    assert read.description == "Read the table from report.docx"
+    assert parts == ("Write the rows of subtask 1 into budget.xlsx", "Create a bar chart of it in budget.xlsx")
+    assert write.description == "Write the rows of subtask 1 into budget.xlsx; then Create a bar chart of it in " \
+                                "budget.xlsx"
+    assert notes == ("added to subtask 2: 'Create a bar chart of it in budget.xlsx' (no subtask made chart)",)
+    # planned already (here or in a kept subtask), or no application has a tool for it: nothing added
+    assert add_missing(plan, REQUEST, catalog, ["Chart the rows in budget.xlsx"]) == (plan, ())
+    assert add_missing(plan, REQUEST, Catalog((DOCS,))) == (plan, ())

@@ -24,7 +24,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import check_plan, merge_chains, missing_work
+from podium.desktop.plan import add_missing, check_plan, merge_chains, missing_work
 from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
@@ -180,9 +180,12 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
         return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
                                 retry=True)
-    if check.dropped:
-        s = _noted(s, "; ".join(check.dropped))
-    planned = merge_chains(check.subtasks, kept)
+    planned, added = merge_chains(check.subtasks, kept), ()
+    if output.subtasks:  # a graph is the whole plan; the seed's one Current Sub-Task is one step of it
+        planned, added = add_missing(planned, run.request, offered(s),
+                                     [r.spec.description for r in run.subtasks.values()])
+    if check.dropped or added:
+        s = _noted(s, "; ".join((*check.dropped, *added)))
     try:
         schedule = merge_schedule(run, tuple(spec for spec, _ in planned))
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan

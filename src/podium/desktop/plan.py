@@ -161,6 +161,31 @@ def missing_work(request: str, descriptions: Iterable[str]) -> list[str]:
             for work in work_named(request) if work not in planned]
 
 
+_CLAUSE = re.compile(r"[;:]\s|\.\s|,\s|\band\b|\bthen\b")
+
+
+def add_missing(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], request: str, catalog: Catalog,
+                kept: Iterable[str] = ()) -> tuple[tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], tuple[str, ...]]:
+    """A merged plan with the request's own words for work it names and no subtask does (missing_work)
+    added as a last part of the last subtask on an application with a tool for it, and what was added
+    (one note each). Asked at FINISH instead, the planner answers after the run is over; the request's
+    clause ("create a bar chart of it in budget.xlsx") is the part an AppAgent can do."""
+    notes = []
+    texts = [*kept, *(t for spec, parts in planned for t in (spec.description, *parts))]
+    for work, _ in ((w, g) for w, g in _WORK if w in work_named(request) and w not in work_named(" ".join(texts))):
+        clause = next((c.strip() for c in _CLAUSE.split(request) if work in work_named(c)), "")
+        apps = {a.name for a in catalog.apps if any(work in work_named(t.replace("_", " ")) for t in a.changing)}
+        target = next((i for i in reversed(range(len(planned))) if planned[i][0].application in apps), None)
+        if not clause or target is None:
+            continue
+        spec, parts = planned[target]
+        clause = clause[0].upper() + clause[1:]
+        joined = spec.model_copy(update={"description": f"{spec.description.rstrip('. ')}; then {clause}"})
+        planned = (*planned[:target], (joined, (*(parts or (spec.description,)), clause)), *planned[target + 1:])
+        notes.append(f"added to subtask {spec.id}: {clause!r} (no subtask made {work.split()[-1]})")
+    return planned, tuple(notes)
+
+
 def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
     """The plan without the subtasks that only do work the request never asks for: the 1.5B planner
     copied its worked example's last subtask ("Add the sum of the prices under the rows") into "Reset
