@@ -110,6 +110,25 @@ async def test_a_subtask_that_only_reads_changes_nothing() -> None:
     assert done.ok and docs.calls == [("read_table", {"path": "report.docx"})]  # the read still ran
 
 
+async def test_a_call_on_a_file_of_another_type_is_made_on_the_one_file_of_its_type_the_subtask_names(
+        tmp_path: Path) -> None:
+    (tmp_path / "inventory.docx").write_bytes(b"not a workbook")
+    wrong = {"function": "write_rows", "arguments": {"path": "inventory.docx", "rows": TABLE}}
+    sheets = SpreadsheetsApplication(Workspace(tmp_path))
+    assert (await sheets.call("create_workbook", {"path": "inventory.xlsx"})).ok
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[wrong])] * 2), sheets)
+    session = await backend.start_session({})
+    report = await app_step(backend, session, AppStepRequest(
+        description="Write the rows of subtask 1 into the first sheet of inventory.xlsx", subtask_id="1"))
+    (wrote,) = report.results
+    assert wrote.ok and wrote.arguments["path"] == "inventory.xlsx"
+    assert (await sheets.call("read_sheet", {"path": "inventory.xlsx"})).content["rows"] == TABLE
+    assert (tmp_path / "inventory.docx").read_bytes() == b"not a workbook"
+    # with no file of its type named (or two), the call is made as written, and fails as it should
+    report = await app_step(backend, session, AppStepRequest(description="Write the rows", subtask_id="2"))
+    assert not report.results[0].ok and "inventory.docx" in (report.results[0].error or "")
+
+
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:
     new_sheet = {"function": "add_sheet", "arguments": {"path": "t.xlsx", "name": "Travel"}}
     backend = AppStepBackend(ScriptedBackend([app_out(actions=[new_sheet])]),

@@ -39,7 +39,7 @@ from podium.desktop.messages import (
     summarize,
 )
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
-from podium.desktop.observe import jsonable, observation_lines, observe
+from podium.desktop.observe import files_of, jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.plan import TOOL_WORK, work_named
 from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
@@ -220,6 +220,7 @@ class AppStepBackend(BaseBackend):
                     function=action.function, arguments=action.arguments, ok=False,
                     error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(known))}"))
             else:
+                action = _own_file(app, action, step.request)
                 try:
                     result = await app.call(action.function, action.arguments)
                     content = jsonable(result.content)
@@ -262,6 +263,21 @@ class AppStepBackend(BaseBackend):
         if output.result not in (None, ""):
             line += f"\n  result: {summarize(output.result, 500)}"
         step.memory.items.append(line)
+
+
+def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
+    """`action` with a `path` of a file type its application does not open replaced by the one file of
+    its type the subtask names: told to "write the rows of subtask 1 into the first sheet of
+    inventory.xlsx", the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and
+    again after the error. Any other call is left as it is."""
+    path = action.arguments.get("path")
+    types = tuple(getattr(app, "file_types", ()) or ())
+    if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
+        return action
+    own = files_of(app, (request.description,))
+    if len(own) != 1:
+        return action
+    return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
 
 
 def _unasked(request: AppStepRequest, tool: str) -> str:
