@@ -423,6 +423,20 @@ async def test_append_rows_goes_under_the_table(sheets: SpreadsheetsApplication,
     assert header_only.content == {"path": "q2.xlsx", "sheet": "Empty", "range": "A2:B2"}  # under the header only
 
 
+async def test_the_whole_table_is_not_appended_under_itself(sheets: SpreadsheetsApplication,
+                                                                      root: Path) -> None:
+    table = [["Quarter", "Revenue"], ["Q1", 1200], ["Q2", 1350]]
+    assert (await sheets.call("create_workbook", {"path": "b.xlsx"})).ok
+    assert (await sheets.call("write_rows", {"path": "b.xlsx", "start": "A1", "rows": table})).ok
+    before = (root / "b.xlsx").read_bytes()
+    again = await sheets.call("append_rows", {"path": "b.xlsx", "rows": table})  # the whole table, as written
+    assert again.ok and again.content["unchanged"] is True and again.content["range"] == "A1:B3"
+    assert "write_rows at A4" in again.content["note"] and (root / "b.xlsx").read_bytes() == before
+    # its data rows again are rows like any other (two equal lines may be wanted)
+    last = await sheets.call("append_rows", {"path": "b.xlsx", "rows": [["Q2", "1350"]]})
+    assert last.content["range"] == "A4:B4" and "unchanged" not in last.content
+
+
 async def test_append_rows_writes_a_total_row_of_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
     titled_table(root)
     first = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2", "rows": [["Travel", "Trips", 300]]})

@@ -289,6 +289,15 @@ class SpreadsheetsApplication(ToolApplication):
                         f"appended again (another copy, if wanted: write_rows at {coordinate(first, end + 1)})"}
             table = find_table(sheet)
             first_col, first_row = (table.first_col, table.last_row + 1) if table else (1, 1)
+            top = first_row - len(rows)
+            if table and top == table.top_row and all(
+                    sheet.cell(top + i, first_col + j).value == value
+                    for i, row in enumerate(rows) for j, value in enumerate(row)):
+                # The whole table, header and all: the 1.5B AppAgent wrote a table with write_rows and
+                # appended the same rows in the same step. (Rows repeated under a table may be wanted.)
+                return {"path": args.path, "sheet": title, "range": _area(first_col, top, rows), "unchanged": True,
+                        "note": "these rows are the whole table already: not appended again (another copy, "
+                                f"if wanted: write_rows at {coordinate(first_col, first_row)})"}
             under = table.data_rows if table else None
             _put(sheet, first_col, first_row, rows)
             return {"path": args.path, "sheet": title, "range": _area(first_col, first_row, rows),
