@@ -127,6 +127,15 @@ async def test_a_call_on_a_file_of_another_type_is_made_on_the_one_file_of_its_t
     # with no file of its type named (or two), the call is made as written, and fails as it should
     report = await app_step(backend, session, AppStepRequest(description="Write the rows", subtask_id="2"))
     assert not report.results[0].ok and "inventory.docx" in (report.results[0].error or "")
+    # the call made is the one checked for repeats; a read of another application's file is left to fail
+    read = {"function": "read_sheet", "arguments": {"path": "inventory.docx"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[wrong]), app_out(actions=[wrong, read])]), sheets)
+    session = await backend.start_session({})
+    ask = AppStepRequest(description="Write the rows of subtask 1 into inventory.xlsx", subtask_id="3")
+    assert (await app_step(backend, session, ask)).results[0].ok
+    again, looked = (await app_step(backend, session, ask.model_copy(update={"step": 2}))).results
+    assert again.skipped and "already succeeded" in (again.error or "")
+    assert not looked.ok and looked.arguments["path"] == "inventory.docx"
 
 
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:

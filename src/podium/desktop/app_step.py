@@ -182,6 +182,8 @@ class AppStepBackend(BaseBackend):
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
+            if tool is not None and not tool.read_only:  # before the repeat checks: they see the call made
+                action = _own_file(app, action, step.request)
             repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
                 done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
@@ -220,7 +222,6 @@ class AppStepBackend(BaseBackend):
                     function=action.function, arguments=action.arguments, ok=False,
                     error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(known))}"))
             else:
-                action = _own_file(app, action, step.request)
                 try:
                     result = await app.call(action.function, action.arguments)
                     content = jsonable(result.content)
@@ -266,10 +267,10 @@ class AppStepBackend(BaseBackend):
 
 
 def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
-    """`action` with a `path` of a file type its application does not open replaced by the one file of
-    its type the subtask names: told to "write the rows of subtask 1 into the first sheet of
-    inventory.xlsx", the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and
-    again after the error. Any other call is left as it is."""
+    """A change's `path` of a file type its application does not open replaced by the one file of its
+    type the subtask names: told to "write the rows of subtask 1 into the first sheet of inventory.xlsx",
+    the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and again after the
+    error. (A read of another application's file is left to fail: that is what it wanted to read.)"""
     path = action.arguments.get("path")
     types = tuple(getattr(app, "file_types", ()) or ())
     if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
