@@ -269,6 +269,20 @@ def test_a_finish_with_work_of_the_request_left_undone_is_questioned_once() -> N
     assert [d.agent for d in dispatches(ops)] == ["app-spreadsheets"]
 
 
+def test_a_finish_with_nothing_changed_is_questioned_once_when_the_request_asks_for_a_change() -> None:
+    def finished(request: str) -> tuple[list[Any], HostState]:
+        _, s = STRATEGY.handle_ask(request, {}, "t1", init())
+        plan = graph(("1", "Read the action items of meeting.docx", "documents", ()))
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+        _, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=["Call Bo"]), s)
+        return STRATEGY.handle_response("host", planner_says("FINISH", Comment="actions.txt holds them"), s)
+
+    (question,), _ = finished("Write the action items of meeting.docx into actions.txt")
+    assert "no subtask has changed any file" in host_request(question).note  # type: ignore[union-attr]
+    (reply,), _ = finished("Read the action items of meeting.docx")  # only looking: believed
+    assert isinstance(reply, Reply) and reply.response.text == "actions.txt holds them"
+
+
 def test_the_one_file_example_is_an_example_too_and_unasked_work_is_left_out_on_the_record() -> None:
     copied = graph(("1", HOST_ONE_FILE_EXAMPLE["Subtasks"][0]["description"], "documents", ()))
     (retry,), _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=copied), started())
