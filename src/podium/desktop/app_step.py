@@ -191,10 +191,11 @@ class AppStepBackend(BaseBackend):
                                                  ok=False, error=repeated, skipped=True, read_only=tool.read_only))
                 continue
             if tool is not None and not tool.read_only and step.request.kind is not AppStepKind.RUN_APPROVED \
-                    and reads_only(step.request.description):
+                    and getattr(app, "file_types", ()) and reads_only(step.request.description):
                 # Given the whole request, the 1.5B AppAgent of "Read the table from report.docx" went on to
                 # put the table into budget.xlsx with the document's add_table. Not run, and taken as a
                 # repeat (skipped): the host reads a step of nothing but those as the reading's FINISH.
+                # (Only where a change is a change of a file: a shell computes with run_command.)
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False, skipped=True, ran=False,
                     read_only=False, error=f"not run: your subtask only reads ({step.request.description}); it "
