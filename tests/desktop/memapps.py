@@ -67,6 +67,7 @@ class MemoryApp:
 class Documents(MemoryApp):
     name = "documents"
     description = "Word documents (.docx): read and write paragraphs and tables"
+    file_types = (".docx",)  # as the real application declares
     sensitive_tools = frozenset({"delete_document"})
 
     def __init__(self, docs: dict[str, dict[str, Any]] | None = None, **kw: Any) -> None:
@@ -94,6 +95,7 @@ class Documents(MemoryApp):
 class Spreadsheets(MemoryApp):
     name = "spreadsheets"
     description = "Excel workbooks (.xlsx): cells, formulas, charts"
+    file_types = (".xlsx",)  # as the real application declares
     sensitive_tools = frozenset({"clear_sheet"})
 
     def __init__(self, **kw: Any) -> None:
