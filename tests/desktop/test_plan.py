@@ -178,11 +178,12 @@ def test_a_subtask_writing_handed_on_data_into_a_plain_file_goes_to_the_applicat
     assert check.ok and [s.application for s in check.subtasks] == ["documents", "files"]
     # a subtask whose every file is one no typed application opens goes there too, data handed on or not
     plain = [spec("1", "Write a greeting into hello.txt", "documents"),
-             spec("2", "Move the .txt files to notes", "documents", ("1",))]
-    assert [s.application for s in check_plan(plain, catalog).subtasks] == ["files", "files"]
+             spec("2", "Move the .txt files to notes", "documents", ("1",)),
+             spec("3", "Add the .docx files to the list in docx_files.txt", "documents")]  # its file decides
+    assert [s.application for s in check_plan(plain, catalog).subtasks] == ["files", "files", "files"]
     # into a file a typed application opens, or with no application that writes files, it stays
     stays = [read, spec("2", "Write the content into notes.docx", "documents", ("1",)),
-             spec("3", "Write the .docx names into list.txt", "documents")]
+             spec("3", "List the .docx files of the folder in report.docx", "documents")]
     assert [s.application for s in check_plan(stays, catalog).subtasks] == ["documents"] * 3
     assert [s.application for s in check_plan(plan, CATALOG).subtasks] == ["documents"] * 2
 

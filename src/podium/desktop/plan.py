@@ -247,13 +247,16 @@ _EXTENSION = re.compile(r"(?<![\w/\\])\.([A-Za-z][A-Za-z0-9]{1,4})\b")  # ".txt 
 
 def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
     """The generic application (one with write_file) for a subtask planned on a typed application that
-    cannot open its files: every file (or file type) it names is one no typed application opens ("Write
-    the .txt files to notes" on documents), or it puts handed-on data into such a file ("Write the
-    content of meeting.docx into actions.txt" after the subtask that read the document). On the typed
+    cannot open its files: every file it names (or, naming none, every file type) is one no typed
+    application opens ("Write the .txt files to notes" on documents), or it puts handed-on data into
+    such a file ("Write the content of meeting.docx into actions.txt" after the subtask that read the
+    document). On the typed
     application it can only end in an error ('actions.txt' is not a .docx path)."""
     text = spec.description
     targets = [name for word in _INTO.findall(text) for name in file_names(word)] if spec.depends_on else []
-    types = [m.group(1) for m in _EXTENSION.finditer(text)] + [n.rsplit(".", 1)[1] for n in file_names(text)]
+    # The files it names decide; only without any, the file types it names (".txt files"): "Add the .docx
+    # files to the list in docx_files.txt" writes a text file.
+    types = [n.rsplit(".", 1)[1] for n in file_names(text)] or [m.group(1) for m in _EXTENSION.finditer(text)]
     foreign = bool(types) and not any(catalog.app_for_type(t) for t in types)
     if not foreign and (not targets or any(catalog.apps_for_files(t) for t in targets)):
         return None
