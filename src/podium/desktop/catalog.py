@@ -118,6 +118,11 @@ def file_names(text: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _FILE.finditer(text))
 
 
+def asks_for_change(text: str) -> bool:
+    """Whether a word of the text asks for a change ("Write the action items ... into actions.txt")."""
+    return any(w in _CHANGING for w in re.findall(r"[a-z]+", text.lower()))
+
+
 def reads_only(text: str) -> bool:
     """Whether a text asks only to look: it starts with a reading verb ("List all files in the folder
     and its subfolders") and no word of it asks for a change."""

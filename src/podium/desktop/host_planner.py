@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from podium.desktop.catalog import reads_only
+from podium.desktop.catalog import asks_for_change
 from podium.desktop.fsm import PLANNED_EVENTS, HostEvent
 from podium.desktop.host_flow import (
     REPLAN,
@@ -125,8 +125,8 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     # offer.docx and its sum"), whatever the subtasks did: said to the person, they would be false.
     parroted = status is HostStatus.FINISH and copies_host_example([output.comment], run.request) is not None
     if status is HostStatus.FINISH and s.config.check_finish and not run.finish_checked \
-            and (parroted or not reads_only(run.request) or any(r.spec.depends_on or r.parts
-                                                                for r in run.subtasks.values())) \
+            and (parroted or (run.subtasks and asks_for_change(run.request))
+                 or any(r.spec.depends_on or r.parts for r in run.subtasks.values())) \
             and not any(r.changed for r in run.subtasks.values()):
         # A request that asks for a change (the 1.5B planner planned "Write the action items of
         # meeting.docx into actions.txt" as reading them, and finished), a plan that hands data from one
