@@ -172,7 +172,8 @@ def add_missing(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], reques
     clause ("create a bar chart of it in budget.xlsx") is the part an AppAgent can do."""
     notes = []
     texts = [*kept, *(t for spec, parts in planned for t in (spec.description, *parts))]
-    for work, _ in ((w, g) for w, g in _WORK if w in work_named(request) and w not in work_named(" ".join(texts))):
+    planned_work = set(work_named(" ".join(texts)))
+    for work in (w for w in work_named(request) if w not in planned_work):
         clause = next((c.strip() for c in _CLAUSE.split(request) if work in work_named(c)), "")
         apps = {a.name for a in catalog.apps if any(work in work_named(t.replace("_", " ")) for t in a.changing)}
         target = next((i for i in reversed(range(len(planned))) if planned[i][0].application in apps), None)
