@@ -243,7 +243,8 @@ def test_a_last_subtask_doing_work_the_request_never_asks_for_is_left_out_and_sa
     assert check.dropped == ("subtask 3 ('Add the sum of the amounts under the rows in ledger.xlsx') left out: "
                              "the request asks for no sum",)
     # asked for in other words ("total", "add up"), the same subtask stays
-    for request in ("In ledger.xlsx, put the total of the amounts under them", "Add up the amounts in ledger.xlsx"):
+    for request in ("In ledger.xlsx, put the total of the amounts under them", "Add up the amounts in ledger.xlsx",
+                    "Put the sums of the amounts under them in ledger.xlsx"):
         assert [s.id for s in check_plan(LEDGER_PLAN, CATALOG, request).subtasks] == ["1", "2", "3"]
 
 

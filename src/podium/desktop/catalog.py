@@ -84,7 +84,7 @@ class AppInfo:
         for clause in _CLAUSES.split(without_locators(text).lower()):
             words = re.findall(r"[a-z]+", clause)
             if words and words[0] not in _READING:
-                wanted.update(_ROW_WORDS.get(w, _stem(w)) for w in words)
+                wanted.update(_ROW_WORDS.get(w, singular(w)) for w in words)
                 if _FILE.search(clause):  # "into total.txt" is a file by its name
                     wanted.add("file")
         named = {tool: self._words(tool) for tool in self.changing}
@@ -103,7 +103,7 @@ class AppInfo:
         type (files) has tools of only plain words: write_file is named by all of them, "write the sum
         into total.txt" (a file name is the word "file"); in a typed application the same rule would
         name create_workbook in every "create a chart in budget.xlsx"."""
-        every = [_stem(w) for w in tool.lower().split("_")]
+        every = [singular(w) for w in tool.lower().split("_")]
         distinct = frozenset(w for w in every if w not in _PLAIN_TOOL_WORDS)
         return distinct if distinct or self.file_types else frozenset(every)
 
@@ -130,7 +130,8 @@ def reads_only(text: str) -> bool:
     return bool(words) and words[0] in _READING and not any(w in _CHANGING for w in words)
 
 
-def _stem(word: str) -> str:
+def singular(word: str) -> str:
+    """A plural noun as its singular, roughly ("rows" -> "row", "sums" -> "sum"; "class" stays)."""
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 

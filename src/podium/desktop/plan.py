@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import Catalog, file_names, reads_only
+from podium.desktop.catalog import Catalog, file_names, reads_only, singular
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -145,8 +145,7 @@ def work_named(text: str, groups: tuple[tuple[str, frozenset[str]], ...] = _WORK
     """The kinds of work of `groups` a text names ("a sum", "a chart", ...)."""
     for name in file_names(text):  # "into total.txt" asks for no sum
         text = text.replace(name, " ")
-    words = {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
-             for w in re.findall(r"=?[a-z]+", text.lower())}
+    words = {singular(w) for w in re.findall(r"=?[a-z]+", text.lower())}
     if re.search(r"\badd(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", text, re.IGNORECASE):
         words.add("add up")
     return tuple(name for name, group in groups if words & group)
