@@ -298,6 +298,20 @@ def test_the_one_file_example_is_an_example_too_and_unasked_work_is_left_out_on_
            "for no sum" in s.blackboard.trajectories[-1].outcome
 
 
+def test_a_generic_application_alone_is_given_the_request_itself() -> None:
+    catalog = Catalog((*CATALOG.apps, AppInfo("files", "the file system")))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC, "files": SPEC},
+                          "catalog": catalog})
+    request = "Move all the .txt files into a folder named notes."
+    _, s = STRATEGY.handle_ask(request, {}, "t1", s)
+    plan = graph(("1", "Read all .txt files in the workspace", "files", ()),
+                 ("2", "Copy the .txt files to the folder notes", "files", ("1",)))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    req = app_request(dispatches(ops)[0])
+    assert (req.description, req.parts, req.tips) == (request, 0, "")
+    assert "subtask 1 is the request in its own words" in s.blackboard.trajectories[-1].outcome
+
+
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:
     failed = Response(HostStepReport(failure=StepFailure(phase=Phase.DATA_COLLECTION, detail="no display"))
                       .model_dump_json())

@@ -6,7 +6,7 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog, reads_only
-from podium.desktop.plan import add_missing, check_plan, merge_chains, prohibitions
+from podium.desktop.plan import add_missing, as_requested, check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
 
@@ -363,3 +363,25 @@ def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_word
     # planned already (here or in a kept subtask), or no application has a tool for it: nothing added
     assert add_missing(plan, REQUEST, catalog, ["Chart the rows in budget.xlsx"]) == (plan, ())
     assert add_missing(plan, REQUEST, Catalog((DOCS,))) == (plan, ())
+
+
+def test_one_subtask_on_a_generic_application_is_the_request_in_its_own_words() -> None:
+    move = "Move all the .txt files into a folder named notes."
+    plan = merge_chains([spec("1", "Read all .txt files in the workspace", "files"),
+                         spec("2", "Write the .txt files to the new folder named notes", "files", ("1",))])
+    planned, notes = as_requested(plan, move, CATALOG)
+    ((whole, parts),) = planned
+    assert (whole.description, whole.message, parts, whole.application) == (move, "", (), "files")
+    assert notes == ("subtask 1 is the request in its own words (planned as 'Read all .txt files in the "
+                     "workspace; then Write the .txt files to the new folder named notes')",)
+    # a typed application, a request naming a file another application opens, two subtasks, a re-plan,
+    # or a subtask that already is the request: the plan stays
+    on_sheet = merge_chains([spec("1", "Sort the rows", "spreadsheets")])
+    assert as_requested(on_sheet, move, CATALOG) == (on_sheet, ())
+    named = "Write the action items of meeting.docx into actions.txt"
+    assert as_requested(plan, named, CATALOG) == (plan, ())
+    two = merge_chains([spec("1", "List the .txt files", "files"), spec("2", "Sort the rows", "spreadsheets")])
+    assert as_requested(two, move, CATALOG) == (two, ())
+    assert as_requested(plan, move, CATALOG, ["List the files"]) == (plan, ())
+    same = merge_chains([spec("1", move, "files")])
+    assert as_requested(same, move, CATALOG) == (same, ())

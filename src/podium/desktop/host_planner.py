@@ -25,7 +25,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import add_missing, check_plan, merge_chains, missing_work
+from podium.desktop.plan import add_missing, as_requested, check_plan, merge_chains, missing_work
 from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
@@ -185,8 +185,10 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
                                 retry=True)
     planned, added = merge_chains(check.subtasks, kept), ()
     if output.subtasks:  # a graph is the whole plan; the seed's one Current Sub-Task is one step of it
-        planned, added = add_missing(planned, run.request, offered(s),
-                                     [r.spec.description for r in run.subtasks.values()])
+        done = [r.spec.description for r in run.subtasks.values()]
+        planned, added = add_missing(planned, run.request, offered(s), done)
+        planned, whole = as_requested(planned, run.request, offered(s), done)
+        added += whole
     if check.dropped or added:
         s = _noted(s, "; ".join((*check.dropped, *added)))
     try:

@@ -186,6 +186,26 @@ def add_missing(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], reques
     return planned, tuple(notes)
 
 
+def as_requested(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], request: str, catalog: Catalog,
+                 kept: Iterable[str] = ()) -> tuple[tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], tuple[str, ...]]:
+    """A whole plan of one subtask on an application that opens no particular file type (files,
+    shell), for a request that names no file another application opens, given as the request itself,
+    and what was changed (one note). The request is then that application's whole job, and the person's
+    words say it better than a small planner's paraphrase: the 1.5B planner split "Move all the .txt
+    files into a folder named notes" into reading them, copying them and renaming them (the copy was done,
+    the move was not), and cut "Write the names of all the .docx files ... into docx_files.txt" down
+    to listing them. Its parts and tips described the paraphrase, so they go too."""
+    request = request.strip()
+    if len(planned) != 1 or any(True for _ in kept) or not request:
+        return planned, ()
+    spec, _parts = planned[0]
+    app = catalog.get(spec.application)
+    if app is None or app.file_types or catalog.apps_for_files(request) or spec.description.strip() == request:
+        return planned, ()
+    note = f"subtask {spec.id} is the request in its own words (planned as {spec.description!r})"
+    return ((spec.model_copy(update={"description": request, "message": ""}), ()),), (note,)
+
+
 def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
     """The plan without the subtasks that only do work the request never asks for: the 1.5B planner
     copied its worked example's last subtask ("Add the sum of the prices under the rows") into "Reset
