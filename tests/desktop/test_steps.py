@@ -9,6 +9,7 @@ from typing import Any
 
 from podium.agent.backend import Backend, Prompt
 from podium.agent.events import EventKind
+from podium.apps.files import FilesApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.backends.scripted import Fail, Say, ScriptedBackend
@@ -136,6 +137,23 @@ async def test_a_call_on_a_file_of_another_type_is_made_on_the_one_file_of_its_t
     again, looked = (await app_step(backend, session, ask.model_copy(update={"step": 2}))).results
     assert again.skipped and "already succeeded" in (again.error or "")
     assert not looked.ok and looked.arguments["path"] == "inventory.docx"
+
+
+async def test_a_pattern_taking_every_name_takes_the_one_file_type_the_texts_name(tmp_path: Path) -> None:
+    for name in ("q1.xlsx", "q2.xlsx", "summary.docx", "readme.txt"):
+        (tmp_path / name).write_text(name)
+    every = {"function": "copy", "arguments": {"source": "*", "destination": "backup"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[every])] * 2), FilesApplication(Workspace(tmp_path)))
+    session = await backend.start_session({})
+    request = "Copy every .xlsx file in this folder into a new folder named backup."
+    (copied,) = (await app_step(backend, session, AppStepRequest(description=request, request=request,
+                                                                 subtask_id="1"))).results
+    assert copied.ok and copied.arguments["source"] == "*.xlsx"
+    assert sorted(p.name for p in (tmp_path / "backup").iterdir()) == ["q1.xlsx", "q2.xlsx"]
+    # "every file except the .txt ones" names a type to leave out: the call is made as written
+    (copied,) = (await app_step(backend, session, AppStepRequest(
+        description="Copy every file except the .txt files into backup", subtask_id="2"))).results
+    assert copied.arguments["source"] == "*" and not copied.ok  # backup/q1.xlsx exists: nothing copied
 
 
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ result is the step's report:
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
-from podium.desktop.catalog import reads_only, without_locators
+from podium.desktop.catalog import reads_only, types_named, without_locators
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
@@ -183,7 +184,7 @@ class AppStepBackend(BaseBackend):
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             if tool is not None and not tool.read_only:  # before the repeat checks: they see the call made
-                action = _own_file(app, action, step.request)
+                action = _named_type(_own_file(app, action, step.request), step.request)
             repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
                 done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
@@ -280,6 +281,27 @@ def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
     if len(own) != 1:
         return action
     return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
+
+
+_EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)
+
+
+def _named_type(action: Action, request: AppStepRequest) -> Action:
+    """A change's pattern that takes every name ('*', 'reports/*') narrowed to the one file type the
+    subtask or the request names: told to "Copy every .xlsx file in this folder into a new folder named
+    backup", the 1.5B AppAgent listed '*.xlsx' and then copied '*' (the document and the note too)."""
+    texts = f"{request.description} {request.request}"
+    types = types_named(texts)
+    if len(types) != 1 or _EXCEPT.search(texts):
+        return action
+    narrowed = {}
+    for key in ("source", "pattern"):
+        value = action.arguments.get(key)
+        if isinstance(value, str):
+            head, slash, last = value.strip().rpartition("/")
+            if last == "*":
+                narrowed[key] = f"{head}{slash}*{types[0]}"
+    return action.model_copy(update={"arguments": {**action.arguments, **narrowed}}) if narrowed else action
 
 
 def _unasked(request: AppStepRequest, tool: str) -> str:

@@ -27,6 +27,7 @@ DEFAULT_ALIASES: Mapping[str, tuple[str, ...]] = {
     "shell": ("terminal", "command line", "bash", "console"),
 }
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
+_EXTENSION = re.compile(r"(?<![\w/\\])\.([A-Za-z][A-Za-z0-9]{1,4})\b")  # ".txt files"
 # Words of tool names that say nothing about which tool a text asks for: verbs most tools share, and
 # the objects every tool of an application works on ("in the workbook budget.xlsx, add a chart").
 _PLAIN_TOOL_WORDS = frozenset({"add", "create", "make", "write", "set", "read", "list", "get", "update", "append",
@@ -116,6 +117,11 @@ def without_locators(text: str) -> str:
 def file_names(text: str) -> tuple[str, ...]:
     """The file names a text mentions ("report.docx", "data/q1.xlsx"), in order."""
     return tuple(m.group(0) for m in _FILE.finditer(text))
+
+
+def types_named(text: str) -> tuple[str, ...]:
+    """The file types a text names on their own (".txt files", "every .XLSX file"), as ".txt", in order."""
+    return tuple(dict.fromkeys(f".{m.group(1).lower()}" for m in _EXTENSION.finditer(text)))
 
 
 def asks_for_change(text: str) -> bool:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import Catalog, file_names, reads_only, singular
+from podium.desktop.catalog import Catalog, file_names, reads_only, singular, types_named
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -262,7 +262,6 @@ def _resolve_application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSp
 
 
 _INTO = re.compile(r"\b(?:into|to)\s+(?:(?:a|the|new|text|file)\s+)*(\S+)", re.IGNORECASE)
-_EXTENSION = re.compile(r"(?<![\w/\\])\.([A-Za-z][A-Za-z0-9]{1,4})\b")  # ".txt files"
 
 
 def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
@@ -276,7 +275,7 @@ def _plain_writer(spec: SubtaskSpec, catalog: Catalog) -> str | None:
     targets = [name for word in _INTO.findall(text) for name in file_names(word)] if spec.depends_on else []
     # The files it names decide; only without any, the file types it names (".txt files"): "Add the .docx
     # files to the list in docx_files.txt" writes a text file.
-    types = [n.rsplit(".", 1)[1] for n in file_names(text)] or [m.group(1) for m in _EXTENSION.finditer(text)]
+    types = [n.rsplit(".", 1)[1] for n in file_names(text)] or [t[1:] for t in types_named(text)]
     foreign = bool(types) and not any(catalog.app_for_type(t) for t in types)
     if not foreign and (not targets or any(catalog.apps_for_files(t) for t in targets)):
         return None
