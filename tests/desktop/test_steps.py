@@ -82,7 +82,8 @@ async def test_a_call_with_the_worked_examples_data_is_not_run() -> None:
 
 async def test_a_change_doing_work_nobody_asked_for_is_not_run() -> None:
     sheets = Spreadsheets()
-    total = {"function": "write_rows", "arguments": {"path": "t.xlsx", "cell": "A4", "rows": [["Total", 30]]}}
+    total = {"function": "write_rows",
+             "arguments": {"path": "t.xlsx", "cell": "A4", "rows": [["Total", "=SUM(B2:B3)"]]}}
     chart = {"function": "add_chart", "arguments": {"path": "t.xlsx", "kind": "line", "range": "A1:B3"}}
     backend = AppStepBackend(ScriptedBackend([app_out(actions=[total, chart])] * 2), sheets)
     session = await backend.start_session({})
@@ -154,6 +155,39 @@ async def test_a_pattern_taking_every_name_takes_the_one_file_type_the_texts_nam
     (copied,) = (await app_step(backend, session, AppStepRequest(
         description="Copy every file except the .txt files into backup", subtask_id="2"))).results
     assert copied.arguments["source"] == "*" and not copied.ok  # backup/q1.xlsx exists: nothing copied
+
+
+async def test_a_number_nothing_showed_is_not_written_where_the_work_is_arithmetic(tmp_path: Path) -> None:
+    sheets = SpreadsheetsApplication(Workspace(tmp_path))
+    rows = [["Item", "Amount"], ["Rent", 1500], ["Food", 1599.84]]
+    assert (await sheets.call("create_workbook", {"path": "e.xlsx"})).ok
+    assert (await sheets.call("write_rows", {"path": "e.xlsx", "rows": rows})).ok
+    guess = {"function": "write_rows", "arguments": {"path": "e.xlsx", "start": "A4", "rows": [["Total", 7095.0]]}}
+    over = {"function": "set_cell", "arguments": {"path": "e.xlsx", "cell": "B2", "value": 7095}}  # sensitive
+    totals = {"function": "column_totals", "arguments": {"path": "e.xlsx"}}
+    right = {"function": "write_rows", "arguments": {"path": "e.xlsx", "start": "A4", "rows": [["Total", "3,099.8"]]}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[guess]), app_out(actions=[totals, over]),
+                                              app_out(actions=[right])]), sheets)
+    session = await backend.start_session({})
+    ask = AppStepRequest(description="Add a Total row under the amounts of e.xlsx", subtask_id="1")
+    (guessed,) = (await app_step(backend, session, ask)).results
+    assert not guessed.ok and not guessed.ran
+    assert guessed.error == ("not run: 7095.0 is in no tool output, input or text of your subtask; write only "
+                             "numbers a tool returned (a tool computes sums and totals) or the request gives")
+    # a guess is not put to the person either (the change is one to approve): refused; the read is made
+    report = await app_step(backend, session, ask.model_copy(update={"step": 2}))
+    assert report.held == () and [(r.ok, r.ran) for r in report.results] == [(True, True), (False, False)]
+    assert (report.results[1].error or "").startswith("not run: 7095 is in no tool output")
+    # once a tool returned 3099.84, the same number (rounded as written) is written
+    (wrote,) = (await app_step(backend, session, ask.model_copy(update={"step": 3}))).results
+    assert wrote.ok, wrote.error
+    assert (await sheets.call("read_sheet", {"path": "e.xlsx"})).content["rows"][-1] == ["Total", 3099.8]
+    # without arithmetic to do, numbers are the person's business ("raise every amount by 10%")
+    raised = {"function": "write_rows", "arguments": {"path": "e.xlsx", "start": "C1", "rows": [["New"], [1650]]}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[raised])]), sheets)
+    (wrote,) = (await app_step(backend, await backend.start_session({}), AppStepRequest(
+        description="Raise every amount of e.xlsx by 10% into column C", subtask_id="2"))).results
+    assert wrote.ok
 
 
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:

@@ -348,18 +348,18 @@ async def test_a_step_that_gets_nowhere_while_a_named_tool_is_uncalled_must_call
 
 async def test_a_step_that_only_repeats_calls_that_succeeded_is_taken_as_its_finish() -> None:
     write = ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": TABLE})
-    worker = Spy(lambda p: app("CONTINUE", write, result="the totals are in b.xlsx"))  # never says FINISH
+    worker = Spy(lambda p: app("CONTINUE", write, result="the figures are in b.xlsx"))  # never says FINISH
 
     def planner(prompt: str) -> str:
-        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Put the totals into b.xlsx",
+        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Put the figures into b.xlsx",
                                                                             "spreadsheets"))
 
     sheets = Spreadsheets()
-    result = await run_request("Put the totals into b.xlsx", [sheets], ScriptedBackend(planner),
+    result = await run_request("Put the figures into b.xlsx", [sheets], ScriptedBackend(planner),
                                app_models={"spreadsheets": worker})
     assert result.ok, result
     assert len(worker.seen) == 2 and [c[0] for c in sheets.calls] == ["write_rows"]
-    assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the totals are in b.xlsx"
+    assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the figures are in b.xlsx"
 
 
 async def test_a_reading_subtask_that_repeats_its_read_is_taken_as_its_finish() -> None:
@@ -506,7 +506,7 @@ async def test_a_repeated_failing_call_is_reported_failed_without_running() -> N
 def sheet_planner(prompt: str) -> str:
     if verifying(prompt):
         return host("FINISH", "done") if "FINISH" in prompt.split("## Subtasks so far", 1)[-1] else host("FAIL", "no")
-    return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"))
+    return assign(sub("1", "Write the figures into budget.xlsx", "spreadsheets"))
 
 
 async def test_an_app_agent_that_made_its_change_and_then_idles_ends_its_subtask_as_done() -> None:
@@ -518,7 +518,7 @@ async def test_an_app_agent_that_made_its_change_and_then_idles_ends_its_subtask
         return app("CONTINUE", comment="looking at it")  # never says FINISH
 
     model = Spy(writer)
-    result = await run_request("Write the totals into budget.xlsx", [sheets], Spy(sheet_planner),
+    result = await run_request("Write the figures into budget.xlsx", [sheets], Spy(sheet_planner),
                                app_models={"spreadsheets": model},
                                config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
     assert result.ok, result
@@ -532,7 +532,7 @@ async def test_an_app_agent_that_made_its_change_and_then_idles_ends_its_subtask
 
 async def test_an_app_agent_that_changed_nothing_and_idles_still_fails() -> None:
     stuck = Spy(lambda p: app("CONTINUE", comment="thinking"))
-    result = await run_request("Write the totals into budget.xlsx", [Spreadsheets()], Spy(sheet_planner),
+    result = await run_request("Write the figures into budget.xlsx", [Spreadsheets()], Spy(sheet_planner),
                                app_models={"spreadsheets": stuck},
                                config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
     assert not result.ok and result.subtasks[0]["state"] == "FAIL"
@@ -545,8 +545,8 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"),
-                      sub("2", "Chart the totals in budget.xlsx", "spreadsheets", "1"))
+        return assign(sub("1", "Write the figures into budget.xlsx", "spreadsheets"),
+                      sub("2", "Chart the figures in budget.xlsx", "spreadsheets", "1"))
 
     def worker(prompt: str) -> str:
         if "part 1 of 2" in prompt:
@@ -556,19 +556,19 @@ async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() 
         return app("FINISH", ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B2"}), result="charted")
 
     model = Spy(worker)
-    result = await run_request("Chart the totals in budget.xlsx", [sheets], Spy(planner),
+    result = await run_request("Chart the figures in budget.xlsx", [sheets], Spy(planner),
                                app_models={"spreadsheets": model})
     assert result.ok, result
     (subtask,) = result.subtasks  # one subtask, one AppAgent, two parts
     assert subtask["id"] == "1" and subtask["state"] == "FINISH" and subtask["result"] == "charted"
     assert sheets.books["budget.xlsx"] == {"rows": TABLE, "charts": [{"kind": "bar", "range": "A1:B2", "title": ""}]}
     first, second, third = (p.text for p in model.seen)
-    assert "## Your subtask (1, part 1 of 2)\nWrite the totals into budget.xlsx" in first
-    assert "## Your subtask (1, part 2 of 2)\nChart the totals in budget.xlsx" in second
-    assert "## Parts of your subtask already done\n- Write the totals into budget.xlsx" in second
-    assert "Part 1 of 2 is done (written). Now part 2: Chart the totals in budget.xlsx" in second
+    assert "## Your subtask (1, part 1 of 2)\nWrite the figures into budget.xlsx" in first
+    assert "## Your subtask (1, part 2 of 2)\nChart the figures in budget.xlsx" in second
+    assert "## Parts of your subtask already done\n- Write the figures into budget.xlsx" in second
+    assert "Part 1 of 2 is done (written). Now part 2: Chart the figures in budget.xlsx" in second
     # the nudge quotes the part at hand, not the merged description
-    assert "You answered FINISH, but your subtask 'Chart the totals in budget.xlsx' names add_chart" in third
+    assert "You answered FINISH, but your subtask 'Chart the figures in budget.xlsx' names add_chart" in third
 
 
 async def test_a_parts_finish_is_told_the_changes_earlier_parts_made() -> None:
@@ -579,14 +579,14 @@ async def test_a_parts_finish_is_told_the_changes_earlier_parts_made() -> None:
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        return assign(sub("1", "Write the totals into budget.xlsx", "spreadsheets"),
-                      sub("2", "Chart the totals in budget.xlsx", "spreadsheets", "1"))
+        return assign(sub("1", "Write the figures into budget.xlsx", "spreadsheets"),
+                      sub("2", "Chart the figures in budget.xlsx", "spreadsheets", "1"))
 
     def worker(prompt: str) -> str:  # does both parts at once, then names both calls again for part 2
         return app("FINISH", write, chart, result="written and charted")
 
     model = Spy(worker)
-    result = await run_request("Chart the totals in budget.xlsx", [sheets], Spy(planner),
+    result = await run_request("Chart the figures in budget.xlsx", [sheets], Spy(planner),
                                app_models={"spreadsheets": model})
     assert result.ok, result
     first, second, third = (p.text for p in model.seen)
@@ -604,8 +604,8 @@ async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once()
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        return assign(sub("1", "Write the totals into b.xlsx", "spreadsheets"),
-                      sub("2", "Add a note about the totals to report.docx", "documents", "1"))
+        return assign(sub("1", "Write the figures into b.xlsx", "spreadsheets"),
+                      sub("2", "Add a note about the figures to report.docx", "documents", "1"))
 
     def writer(prompt: str) -> str:
         return app("FINISH", ("write_rows", {"path": "b.xlsx", "cell": "A1", "rows": TABLE}), result="written")
@@ -616,8 +616,31 @@ async def test_a_dependant_that_only_read_before_its_finish_is_questioned_once()
         return app("FINISH", ("write_paragraph", {"path": "report.docx", "text": "Totals in b.xlsx"}), result="noted")
 
     model = Spy(noter)
-    result = await run_request("Write the totals into b.xlsx and note it in report.docx", [documents, Spreadsheets()],
+    result = await run_request("Write the figures into b.xlsx and note it in report.docx", [documents, Spreadsheets()],
                                Spy(planner), app_models={"documents": model, "spreadsheets": Spy(writer)})
     assert result.ok, result
     assert len(model.seen) == 2 and "nothing was changed for this subtask yet" in model.seen[1].text
     assert documents.docs["report.docx"]["paragraphs"] == ["Totals in b.xlsx"]
+
+
+async def test_a_result_naming_numbers_no_tool_returned_is_not_handed_on_as_the_result() -> None:
+    def reader(prompt: str) -> str:
+        if step_of(prompt) == 1:  # its words are written before the call returns anything
+            return app("CONTINUE", ("read_table", {"path": "report.docx"}), result="the total is 7095")
+        return app("FINISH", result="the total is 7095")
+
+    def summing(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Find the total sales in report.docx", "documents"))
+
+    result = await run_request("What is the total of the sales in report.docx?", [docs()], Spy(summing),
+                               app_models={"documents": Spy(reader)})
+    assert result.subtasks[0]["result"] == ("(not its result: its words named 7095, which none of its tool "
+                                            "outputs shows; what its tools returned is in its outputs)")
+    # a number its tools did return (10, the only sale) is its result
+    right = Spy(lambda p: app("CONTINUE", ("read_table", {"path": "report.docx"})) if step_of(p) == 1
+                else app("FINISH", result="the total is 10"))
+    result = await run_request("What is the total of the sales in report.docx?", [docs()], Spy(summing),
+                               app_models={"documents": right})
+    assert result.subtasks[0]["result"] == "the total is 10"

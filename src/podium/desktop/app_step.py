@@ -22,6 +22,7 @@ import json
 import re
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
@@ -29,6 +30,7 @@ from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.catalog import reads_only, types_named, without_locators
 from podium.desktop.grammar import app_output_schema
+from podium.desktop.grounding import numbers, ungrounded, written_content
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
     ActionResult,
@@ -42,7 +44,7 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.observe import files_of, jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.plan import TOOL_WORK, work_named
+from podium.desktop.plan import ARITHMETIC, TOOL_WORK, work_named
 from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output
@@ -61,6 +63,7 @@ class AppMemory:
         self.inner = inner
         self.items: deque[str] = deque(maxlen=size)
         self.done = DoneCalls()
+        self.seen: set[Decimal] = set()  # every number its tools have returned (grounding.py)
 
 
 class _Step:
@@ -173,12 +176,18 @@ class AppStepBackend(BaseBackend):
         if output is None or not output.actions:
             return
         app = self.application
-        if step.request.kind is not AppStepKind.RUN_APPROVED and (
+        tools = {t.name: t for t in app.tools()}
+        approved = step.request.kind is AppStepKind.RUN_APPROVED
+        seen = step.memory.seen
+        seen.update(numbers([step.request.model_dump(include=_GIVEN), [r.content for r in step.observed if r.ok]]))
+        # Checked only where the work is arithmetic a tool does ("Increase every price by 10%" is not)
+        checked = seen if not approved and _arithmetic(step.request) else None
+        guessed = any(_guessed(a, tools, checked) for a in output.actions)
+        if not approved and not guessed and (
                 output.status is AppStatus.CONFIRM
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)):
             step.held = output.actions  # nothing runs before the person approves
             return
-        tools = {t.name: t for t in app.tools()}
         known = set(tools)
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):
@@ -219,6 +228,16 @@ class AppStepBackend(BaseBackend):
                     ran=False, error=f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your "
                                      f"instructions, not of your subtask; use the data your subtask was given "
                                      f"or has read"))
+            elif guess := _guessed(action, tools, checked):
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False, read_only=tool.read_only,
+                    ran=False, error=f"not run: {', '.join(guess)} is in no tool output, input or text of your "
+                                     f"subtask; write only numbers a tool returned (a tool computes sums and "
+                                     f"totals) or the request gives"))
+            elif guessed and app.is_sensitive(action.function, action.arguments):
+                step.results.append(ActionResult(
+                    function=action.function, arguments=action.arguments, ok=False, read_only=False, ran=False,
+                    error="not run: it needs the person's approval, asked when no call of the step guesses"))
             elif action.function not in known:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,
@@ -227,6 +246,8 @@ class AppStepBackend(BaseBackend):
                 try:
                     result = await app.call(action.function, action.arguments)
                     content = jsonable(result.content)
+                    if result.ok:
+                        seen.update(numbers(content))
                     # A change the application found already made ({"unchanged": true}) is a repeat.
                     same = result.ok and isinstance(content, dict) and content.get("unchanged") is True
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
@@ -281,6 +302,26 @@ def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
     if len(own) != 1:
         return action
     return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
+
+
+# What a step is given (the request, its subtask, the inputs' tool outputs, the person's answers); not the
+# inputs' result texts: they are a model's words, and may be the guess itself.
+_GIVEN = {"description": True, "done_parts": True, "tips": True, "request": True, "answers": True,
+          "inputs": {"__all__": {"outputs"}}}
+
+
+def _arithmetic(request: AppStepRequest) -> bool:
+    """Whether the subtask or the request asks for arithmetic a tool does (a sum, an average, a sort)."""
+    return bool(work_named(" ".join((request.request, request.description, *request.done_parts)), ARITHMETIC))
+
+
+def _guessed(action: Action, tools: Mapping[str, Any], seen: set[Decimal] | None) -> list[str]:
+    """The numbers a change writes that nothing the AppAgent was shown holds (grounding.py), where
+    the work is arithmetic: a number no tool returned is then the model's own sum, or a guess."""
+    tool = tools.get(action.function)
+    if seen is None or tool is None or tool.read_only:
+        return []
+    return ungrounded(written_content(action.arguments), seen)
 
 
 _EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from podium.desktop.catalog import reads_only
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
+from podium.desktop.grounding import numbers, ungrounded
 from podium.desktop.host_flow import (
     Result,
     dispatch_app,
@@ -18,6 +21,7 @@ from podium.desktop.host_people import ask
 from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
 from podium.desktop.messages import AppStepReport, summarize
+from podium.desktop.plan import ARITHMETIC, work_named
 from podium.desktop.schemas import AppOutput, AppStatus
 from podium.desktop.tolerance import failure_nudge, finish_nudge, progress_nudge
 from podium.errors import Reason, ReasonKind
@@ -138,7 +142,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
             # step) is what the subtasks depending on it need, whatever its result says.
             seen = tuple(r.content for r in report.observed if r.ok)
             s = update_subtask(s, sid, outputs=seen[-s.config.max_outputs:])
-        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
+        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=_grounded(s, sid, output.result))
         return settle(s)
     if output.status is AppStatus.FAIL:
         reason = Reason(ReasonKind.FAILED, f"{where}: {output.comment or 'failed without saying why'}", agent)
@@ -153,6 +157,25 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     if output.status is AppStatus.FINISH or not done:
         return _no_progress(s, agent, sid, report, output)
     return dispatch_app(s, sid)
+
+
+def _grounded(s: HostState, sid: str, result: Any) -> Any:
+    """The result a subtask hands on, unless it names numbers none of its tools (nor its inputs' tools,
+    the request or the person) gave, where the work is arithmetic: the 1.5B AppAgent wrote "The sum ...
+    is 7095.0" in the answer that called column_totals (Amount: 3099.84), and the next subtask wrote
+    7095 into total.txt. Then its outputs speak for it, and the result says so."""
+    run = run_of(s)
+    record = run.subtasks[sid]
+    texts = (run.request, record.spec.description, *record.parts)
+    if result in (None, "") or not work_named(" ".join(texts), ARITHMETIC):
+        return result
+    inputs = [r.outputs for r in (s.blackboard.result_of(d) for d in record.spec.depends_on) if r is not None]
+    answers = [qa.answer for qa in s.blackboard.questions]
+    guessed = ungrounded(result, numbers([texts, record.outputs, inputs, answers]))
+    if not guessed:
+        return result
+    return (f"(not its result: its words named {', '.join(guessed)}, which none of its tool outputs shows; "
+            f"what its tools returned is in its outputs)")
 
 
 def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, output: AppOutput) -> Result:

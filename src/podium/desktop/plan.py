@@ -135,6 +135,10 @@ _WORK = (
 )
 
 
+# Work whose numbers a tool computes (column_totals, table_totals, sort_rows): grounding.py.
+ARITHMETIC = tuple(group for group in _WORK if group[0] != "a chart")
+
+
 # A tool may do more than a plan's subtask is judged by: a new sheet is asked for only where a text
 # says "sheet" for something other than to locate ("the Q2 sheet"); the 1.5B AppAgent told to "add the
 # item Travel ... of the Q2 sheet" added a sheet named Travel.

@@ -1,0 +1,75 @@
+"""Numbers an agent writes or hands on must come from somewhere it was shown.
+
+A small model copies numbers it never saw: the 1.5B AppAgent called column_totals (Amount: 3099.84) and
+in the same answer wrote "The sum ... is 7095.0", which the next subtask wrote into total.txt. A number
+is grounded when a tool's output, the request, the subtask's texts or the person's answers hold it, to
+the precision it is written with (442.83 is 442.8342857143 rounded); one-digit whole numbers ("step
+1", "3 May") always are. Formulas ('=SUM(B2:B5)') are the spreadsheet's arithmetic, not numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+# "3,099.84" and "1,200" are one number each; "1,2" is two.
+_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?")
+# The arguments of a change that hold what it writes (a path, a range or a sheet name only says where).
+CONTENT_KEYS = frozenset({"content", "value", "values", "rows", "text", "paragraphs"})
+
+
+def numbers(value: Any) -> list[Decimal]:
+    """The numbers in a JSON-like value: its numbers, and the numbers written in its strings."""
+    found: list[Decimal] = []
+    _collect(value, found)
+    return found
+
+
+def _collect(value: Any, found: list[Decimal]) -> None:
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int | float):
+        if math.isfinite(value):
+            found.append(Decimal(str(value)))
+    elif isinstance(value, str):
+        if not value.lstrip().startswith("="):
+            found.extend(Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(value))
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _collect(item, found)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            _collect(item, found)
+
+
+def ungrounded(written: Any, seen: Iterable[Decimal]) -> list[str]:
+    """The numbers of `written` that nothing in `seen` holds, as written (in order, once each)."""
+    pool = frozenset(seen)
+    missing: dict[str, None] = {}
+    for number in numbers(written):
+        if (number == number.to_integral_value() and abs(number) < 10) or number in pool:
+            continue
+        exponent = int(number.as_tuple().exponent)
+        places = Decimal(1).scaleb(exponent) if exponent < 0 else Decimal(1)
+        if not any(_rounds_to(x, places, number) for x in pool):
+            missing[_shown(number)] = None
+    return list(missing)
+
+
+def written_content(arguments: Mapping[str, Any]) -> list[Any]:
+    """What a change's arguments write (CONTENT_KEYS), not where."""
+    return [v for k, v in arguments.items() if k in CONTENT_KEYS]
+
+
+def _rounds_to(x: Decimal, places: Decimal, number: Decimal) -> bool:
+    try:
+        return x.quantize(places) == number
+    except InvalidOperation:  # too many digits for the context: not this one
+        return False
+
+
+def _shown(number: Decimal) -> str:
+    return format(number, "f")

@@ -1,0 +1,27 @@
+"""Numbers an agent writes must be ones it was shown (podium.desktop.grounding)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from podium.desktop.grounding import numbers, ungrounded, written_content
+
+
+def test_numbers_are_read_from_values_and_from_the_text_of_strings() -> None:
+    found = numbers({"rows": [["Rent", 1500], ["Food", "1,599.84"]], "note": "+44 20 7946 0018", "ok": True,
+                     "formula": "=SUM(B2:B3)", "nan": float("nan")})
+    assert found == [Decimal(1500), Decimal("1599.84"), Decimal(44), Decimal(20), Decimal(7946), Decimal(18)]
+    assert numbers("1,2 and 12,345,678.5") == [Decimal(1), Decimal(2), Decimal("12345678.5")]
+
+
+def test_a_number_is_grounded_when_something_seen_rounds_to_it_as_written() -> None:
+    seen = numbers({"Amount": {"sum": 3099.84, "mean": 442.8342857143}, "Ref": {"sum": 7308}})
+    assert ungrounded(["3099.84", "3,100", 442.83, "442.8", 7308, "Total"], seen) == []
+    assert ungrounded(["}095.0", 7095.0, 3099.85, 442.835], seen) == ["95.0", "7095.0", "3099.85", "442.835"]
+    assert ungrounded(["step 3 of 9", "=SUM(B2:B99)"], ()) == []  # one-digit whole numbers, formulas
+    assert ungrounded(["12", 12], ()) == ["12"]  # once each, as written
+
+
+def test_only_what_a_change_writes_is_checked_not_where() -> None:
+    assert written_content({"path": "q2024.xlsx", "start": "B12", "rows": [[1]], "content": "x", "value": 2}) \
+        == [[[1]], "x", 2]
