@@ -111,3 +111,4 @@ def test_to_prompt_leaves_out_what_the_reader_already_shows() -> None:
     assert "Q1" not in text and "read_table" not in text  # its inputs, and how they were made
     assert "read_sheet" not in text and "chart it" not in text  # its own steps (its memory), the request
     assert "Q1" in board.to_prompt() and "read_sheet" in board.to_prompt()
+    assert "plan" not in board.to_prompt(hidden_agents={"host"}) and "listed" in board.to_prompt(hidden_agents={"host"})

@@ -134,8 +134,9 @@ def test_a_finished_subtask_goes_on_the_blackboard_and_unblocks_its_dependant() 
     assert [type(op).__name__ for op in ops] == ["Start", "Dispatch"]
     request = app_request(ops[1])  # type: ignore[arg-type]
     assert request.subtask_id == "2" and [r.result for r in request.inputs] == [[["Q1", 10]]]
-    # the dependant is handed the blackboard's entry as its inputs; its blackboard section does not repeat it
-    assert '[["Q1", 10]]' not in request.blackboard and "host ASSIGN" in request.blackboard
+    # the dependant is handed the blackboard's entry as its inputs; its blackboard section does not repeat it,
+    # nor the HostAgent's steps (the plan is its subtask)
+    assert '[["Q1", 10]]' not in request.blackboard and "host ASSIGN" not in request.blackboard
     assert s.blackboard.result_of("1").result == [["Q1", 10]]  # type: ignore[union-attr]
     ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="charted"), s)
     (verify,) = ops

@@ -118,7 +118,8 @@ class Blackboard(BaseModel):
         return cls.model_validate_json(text)
 
     def to_prompt(self, max_chars: int = PROMPT_CHARS, *, shown_request: str | None = None,
-                  shown_results: Collection[str] = (), own_subtask: str | None = None) -> str:
+                  shown_results: Collection[str] = (), own_subtask: str | None = None,
+                  hidden_agents: Collection[str] = ()) -> str:
         """The blackboard as prompt text, at most `max_chars` long; newest entries win.
 
         Entries are dropped oldest first, trajectories before screenshots, questions, results and
@@ -126,14 +127,14 @@ class Blackboard(BaseModel):
         What the reader's prompt already shows is left out, since every repeated token costs a small
         local model time and attention (and a failed call shown twice is copied twice): `shown_request`,
         the results of `shown_results` and their steps, and the steps of `own_subtask` (an AppAgent's
-        own memory).
+        own memory). The steps of `hidden_agents` are left out too.
         """
         if self.is_empty():
             return ""
         requests = [r for r in self.requests if r != shown_request]
         results = [r for r in self.results if r.subtask not in shown_results]
         shown = {*shown_results, own_subtask} - {None}
-        steps = [t for t in self.trajectories if t.subtask not in shown]
+        steps = [t for t in self.trajectories if t.subtask not in shown and t.agent not in hidden_agents]
         sections = [
             _Section("Requests", [_clip(r) for r in requests], keep=1),
             _Section("Subtask results", [_result_line(r) for r in results], keep=1),

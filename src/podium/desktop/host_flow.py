@@ -187,9 +187,13 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
                              done_parts=parts[:part], parts=len(parts), tips=record.spec.message, request=run.request,
                              step=steps, inputs=inputs,
                              # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs.
+                             # The HostAgent's steps are left out: its plan is the subtask itself, and its
+                             # comments ("the subtasks have not been assigned") the 1.5B AppAgent gave as
+                             # its own result, step after step.
                              blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4),
                                                                shown_request=run.request, own_subtask=sid,
-                                                               shown_results={r.subtask for r in inputs}),
+                                                               shown_results={r.subtask for r in inputs},
+                                                               hidden_agents={PLANNER}),
                              answers=record.answers, feedback=record.feedback, note=record.note,
                              nudge=record.nudge, must_act=record.must_act,
                              asked=record.asked(s.catalog.get(record.spec.application)), temperature=t,
