@@ -313,6 +313,32 @@ def test_a_generic_application_alone_is_given_the_request_itself() -> None:
     assert "subtask 1 is the request in its own words" in s.blackboard.trajectories[-1].outcome
 
 
+def test_a_part_that_asks_for_a_change_calls_a_tool_until_it_has_made_one() -> None:
+    sheets = AppInfo("spreadsheets", "sheets", (".xlsx",), tools=("read_sheet", "write_rows", "add_chart"),
+                     changing=("write_rows", "add_chart"))
+    catalog = Catalog((AppInfo("documents", "docs", (".docx",), tools=("read_table",)), sheets))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
+                          "catalog": catalog})
+    _, s = STRATEGY.handle_ask("Chart the table of report.docx in budget.xlsx", {}, "t1", s)
+    plan = graph(("1", "Read the table of report.docx", "documents", ()),
+                 ("2", "Write the rows into budget.xlsx", "spreadsheets", ("1",)),
+                 ("3", "Create a bar chart in budget.xlsx", "spreadsheets", ("2",)))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    assert not app_request(dispatches(ops)[0]).must_call  # reading: it may answer from what it sees
+    ops, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=[["Q1", 10]]), s)
+    first = app_request(dispatches(ops)[0])
+    assert first.must_call and not first.must_act  # any tool, reads too
+    idle = app_says("CONTINUE")
+    ops, s = STRATEGY.handle_response("app-spreadsheets", idle, s)
+    assert app_request(dispatches(ops)[0]).must_call
+    wrote = ActionResult(function="write_rows", arguments={"path": "budget.xlsx"}, ok=True)
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("CONTINUE", results=(wrote,)), s)
+    assert not app_request(dispatches(ops)[0]).must_call  # its change is made: it may now say it is done
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="written"), s)
+    part_two = app_request(dispatches(ops)[0])
+    assert "chart" in part_two.description and part_two.must_call  # the next part starts afresh
+
+
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:
     failed = Response(HostStepReport(failure=StepFailure(phase=Phase.DATA_COLLECTION, detail="no display"))
                       .model_dump_json())

@@ -146,7 +146,8 @@ class AppStepBackend(BaseBackend):
         step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
         step.prompt = Prompt(text=app_user(req, _recent(step.memory), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(tools, req.must_act, req.asked if req.must_act else ()),
+                             schema=app_output_schema(tools, req.must_act or req.must_call,
+                                                      req.asked if req.must_act else ()),
                              temperature=req.temperature,
                              max_tokens=APP_MAX_TOKENS)
 

@@ -13,7 +13,7 @@ from typing import Any
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, Response, Usage
 from podium.desktop.blackboard import Screenshot, SubtaskResult, TrajectoryEntry
-from podium.desktop.catalog import Catalog
+from podium.desktop.catalog import Catalog, asks_for_change, reads_only
 from podium.desktop.events import RunFinished
 from podium.desktop.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host_state import (
@@ -195,7 +195,7 @@ def dispatch_app(s: HostState, sid: str, kind: AppStepKind = AppStepKind.STEP,
                                                                shown_results={r.subtask for r in inputs},
                                                                hidden_agents={PLANNER}),
                              answers=record.answers, feedback=record.feedback, note=record.note,
-                             nudge=record.nudge, must_act=record.must_act,
+                             nudge=record.nudge, must_act=record.must_act, must_call=_must_call(s, record),
                              asked=record.asked(s.catalog.get(record.spec.application)), temperature=t,
                              actions=actions)
     s = replace(update_subtask(s, sid, agent=agent, steps=steps), session_steps=s.session_steps + 1)
@@ -237,6 +237,16 @@ def schedule_ready(s: HostState) -> Result:
         if not active(s):
             break
     return ops, s
+
+
+def _must_call(s: HostState, record: SubtaskRecord) -> bool:
+    """Whether the AppAgent's next step must call a tool: its part asks for a change and none is made
+    yet. Free to answer without one, the 1.5B AppAgent handed the rows to write answered CONTINUE with
+    no call (or with the planner's words as its result), a step of ~40 s each time. It may still read
+    first, ask a question or say it failed: any tool will do."""
+    app = s.catalog.get(record.spec.application)
+    return bool(app and app.changing) and record.part_changes == 0 and asks_for_change(record.doing) \
+        and not reads_only(record.doing)
 
 
 def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, *, result: Any = None,

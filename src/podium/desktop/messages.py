@@ -46,7 +46,8 @@ class AppStepRequest(BaseModel):
     feedback: str = ""  # why the previous answer was rejected, for a repair
     note: str = ""  # what the HostAgent must tell it (its predecessor went down mid-subtask)
     nudge: str = ""  # its last step made no progress: what to do instead (a valid answer, not a repair)
-    must_act: bool = False  # this step must call a tool (grammar.app_output_schema)
+    must_act: bool = False  # this step must call a tool, one of `asked` if any (grammar.app_output_schema)
+    must_call: bool = False  # this step must call a tool, any of them
     asked: tuple[str, ...] = ()  # changing tools its words name and it has not called yet (Catalog.asked_for)
     temperature: float | None = None
     actions: tuple[Action, ...] = ()  # RUN_APPROVED: what to run
