@@ -363,6 +363,15 @@ def test_questions_reach_the_observer_and_answers_go_back_to_the_asker() -> None
     assert request.subtask_id == "1" and [(a.question, a.answer) for a in request.answers] == [
         ("Which table?", "the second")]
     assert STRATEGY.handle_status(s)["host"]["state"] == "ASSIGN"
+    # asked again (with the answer pasted in): the person is not asked twice; the AppAgent is reminded
+    again = app_says("PENDING", questions=["Q (app-documents): Which table? A (person): the second"])
+    ops, s = STRATEGY.handle_response("app-documents", again, s)
+    assert not any(isinstance(op, Forward) and isinstance(op.event, Question) for op in ops)
+    reminded = app_request(dispatches(ops)[0])
+    assert "Your question was answered already ('Which table?': 'the second')" in reminded.nudge
+    ops, s = STRATEGY.handle_response("app-documents", app_says("PENDING", questions=["Which row?", "Which table?"]), s)
+    (asked,) = [op.event for op in ops if isinstance(op, Forward) and isinstance(op.event, Question)]
+    assert asked.questions == ("Which row?",)  # only what is new
 
 
 def test_held_actions_wait_for_approval_and_run_only_after_yes() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from podium.desktop.blackboard import QA
 from podium.desktop.catalog import reads_only
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.grounding import numbers, ungrounded
@@ -111,8 +113,17 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
             summary = output.comment or f"the next step of subtask {sid}"
         return ask(s, InteractionKind.APPROVAL, agent, sid, summary=summary, actions=report.held)
     if output.status is AppStatus.PENDING:
+        new = tuple(q for q in output.questions if not _answered(q, record.answers))
+        if not new:
+            # Asked again (the 1.5B AppAgent re-asked the earlier question with its answer pasted in):
+            # the person is not asked twice; the AppAgent is shown the answers and goes on.
+            given = "; ".join(f"{qa.question!r}: {qa.answer!r}" for qa in record.answers)
+            s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, nudge=f"Your question was answered already "
+                               f"({given}). Go on with that answer: call the tool for your subtask, or answer "
+                               f"FINISH or FAIL.")
+            return dispatch_app(s, sid)
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
-        return ask(s, InteractionKind.QUESTION, agent, sid, questions=output.questions, summary=output.comment)
+        return ask(s, InteractionKind.QUESTION, agent, sid, questions=new, summary=output.comment)
     parts = record.parts
     unchanged = record.part_changes + changes == 0 and bool(record.spec.depends_on or record.part > 0)
     if output.status is AppStatus.FINISH and not failed and (unchanged or asked) \
@@ -157,6 +168,13 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     if output.status is AppStatus.FINISH or not done:
         return _no_progress(s, agent, sid, report, output)
     return dispatch_app(s, sid)
+
+
+def _answered(question: str, answers: tuple[QA, ...]) -> bool:
+    """Whether `question` is one already answered (the same words, or holding one's words)."""
+    words = " ".join(re.findall(r"\w+", question.lower()))
+    return any((earlier := " ".join(re.findall(r"\w+", qa.question.lower()))) and earlier in words
+               for qa in answers)
 
 
 def _grounded(s: HostState, sid: str, result: Any) -> Any:
