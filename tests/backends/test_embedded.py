@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from pydantic import BaseModel, Field
@@ -10,7 +11,7 @@ from pydantic import BaseModel, Field
 from podium.agent.backend import Prompt
 from podium.agent.events import EventKind, Response
 from podium.backends import EmbeddedBackend, ask_structured, backend_from_spec
-from podium.backends.embedded import load_shared
+from podium.backends.embedded import _enforced, load_shared
 from podium.errors import ConfigError, ReasonKind
 
 from .conftest import collect
@@ -54,6 +55,13 @@ async def test_structured_output_is_grammar_constrained_and_validates(model_path
                                                          temperature=0.0), Plan, attempts=2)
     assert isinstance(result.value, Plan) and result.value.steps
     assert all(isinstance(step, Step) for step in result.value.steps)
+
+
+def test_a_schema_the_grammar_enforces_is_not_spelled_out_in_the_prompt_one_it_cannot_is():
+    # the grammar constrains the decoder; the prompt's tokens are the CPU's time
+    assert _enforced(json.dumps(Plan.model_json_schema()))
+    assert not _enforced(json.dumps({"type": "object", "properties": {"a": {"$ref": "#/definitions/nope"}}}))
+    assert not _enforced(json.dumps({"type": "widget"}))
 
 
 async def test_the_model_is_loaded_once_per_file_and_shared(model_path):

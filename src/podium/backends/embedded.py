@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import json
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -127,9 +129,23 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
         return loaded
 
 
-def _schema_instruction(schema: Mapping[str, Any]) -> str:
-    import json
+@lru_cache(maxsize=128)
+def _enforced(schema: str) -> bool:
+    """Whether llama.cpp turns the schema into a grammar. Then the decoder enforces it, and spelling it
+    out in the prompt only costs time: the desktop's AppAgent schema is ~1,400 tokens that its prompt
+    already says in words, a third of each step's prompt on a CPU that reads ~50 tokens a second (as
+    the OpenAI backend's strict json_schema mode, which adds no instruction either). A schema llama.cpp
+    cannot convert falls back to any JSON, so the prompt must say it."""
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
 
+        json_schema_to_gbnf(schema)
+    except Exception:  # any failure to convert means no grammar: the instruction stays
+        return False
+    return True
+
+
+def _schema_instruction(schema: Mapping[str, Any]) -> str:
     return "Answer with one JSON value that matches this JSON schema:\n" + json.dumps(schema, separators=(",", ":"))
 
 
@@ -195,7 +211,7 @@ class EmbeddedBackend(BaseBackend):
         new = session.new_messages(prompt)
         schema = None if isinstance(prompt, str) else prompt.schema
         system = setting(prompt, "system", session.system)
-        if schema is not None:
+        if schema is not None and not _enforced(json.dumps(schema, sort_keys=True)):
             system = f"{system}\n\n{_schema_instruction(schema)}" if system else _schema_instruction(schema)
         request: dict[str, Any] = {
             "messages": session.request_messages(new, system),
