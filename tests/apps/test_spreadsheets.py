@@ -164,6 +164,24 @@ async def test_native_charts(sheets: SpreadsheetsApplication, root: Path, kind: 
     check_package(root / "c.xlsx")
 
 
+@pytest.mark.parametrize("closing", [["Total", "=SUM(B2:B3)", "=SUM(C2:C3)"], ["Q9", "=SUM(B2:B3)", "=sum(C2:C3)"],
+                                     ["Grand total", 3, 5]])
+async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
+        sheets: SpreadsheetsApplication, root: Path, closing: list[object]) -> None:
+    rows = [["Month", "Revenue", "Costs"], ["Jan", 1, 2], ["Feb", 2, 3], closing]
+    await sheets.call("create_workbook", {"path": "t.xlsx"})
+    await sheets.call("write_rows", {"path": "t.xlsx", "rows": rows})
+    added = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "line", "data": "A1:C4", "title": "Costs"})
+    assert added.ok and added.content["note"] == "row 4 left out of the chart: it totals the rows above"
+    ns = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
+    [chart] = charts_in(root / "t.xlsx", "Sheet1")
+    assert chart.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$B$2:$B$3", "'Sheet1'!$C$2:$C$3"]
+    # a last row of ordinary values (or a formula that is no sum) is data
+    await sheets.call("write_rows", {"path": "t.xlsx", "start": "A4", "rows": [["Mar", "=B3+1", 4]]})
+    plain = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "A1:C4", "title": "All"})
+    assert plain.ok and "note" not in plain.content
+
+
 async def test_a_change_already_made_is_not_made_again(sheets: SpreadsheetsApplication, root: Path) -> None:
     # A small model repeats its last calls with cosmetic changes ('A1:C4' / 'Sheet1!A1:C4', the default
     # sheet named): each repeat used to add another chart.

@@ -3,14 +3,20 @@ saves them)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from podium.apps.sheet_args import ChartArgs
 from podium.apps.sheet_cells import bounds
 from podium.apps.tooling import ToolError
 
+_TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:sub)?(?:totals?|sum)\b", re.IGNORECASE)
 
-def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
+
+def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, int | None]:
+    """The chart, and the row left out of it: a totals row closing the range (a label such as 'Total',
+    or nothing but =SUM formulas). Drawn with the months, a year's total flattens every line (the 1.5B
+    AppAgent asked for a chart of the monthly costs took the table with its Total row)."""
     from openpyxl.chart import BarChart, LineChart, PieChart, Reference
 
     min_col, min_row, max_col, max_row = bounds(area)
@@ -18,6 +24,10 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
     first_value_row = min_row + 1 if args.header_row else min_row
     if first_data_col > max_col or first_value_row > max_row:
         raise ToolError(f"range {area} holds no values besides its header row / category column")
+    left_out = None
+    if max_row > first_value_row and _totals_row(sheet, max_row, min_col, first_data_col, max_col,
+                                                 args.categories_in_first_column):
+        left_out, max_row = max_row, max_row - 1
     chart: Any
     if args.kind in ("bar", "column", "horizontal_bar"):
         chart = BarChart()
@@ -44,7 +54,15 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> Any:
         if args.y_title:
             chart.y_axis.title = args.y_title
     chart.width, chart.height = 16, 8
-    return chart
+    return chart, left_out
+
+
+def _totals_row(sheet: Any, row: int, min_col: int, first_data_col: int, max_col: int, labelled: bool) -> bool:
+    label = sheet.cell(row=row, column=min_col).value if labelled else None
+    if isinstance(label, str) and _TOTAL_LABEL.match(label):
+        return True
+    values = [sheet.cell(row=row, column=c).value for c in range(first_data_col, max_col + 1)]
+    return all(isinstance(v, str) and v.replace(" ", "").upper().startswith("=SUM(") for v in values)
 
 
 def anchor_right_of(sheet: Any, max_col: int, row: int) -> str:

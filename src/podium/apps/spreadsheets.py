@@ -327,17 +327,15 @@ class SpreadsheetsApplication(ToolApplication):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
                         "note": "this chart was added already and is there: not added again"}
-            chart = build_chart(args, data_sheet, area)
+            chart, left_out = build_chart(args, data_sheet, area)
             _, min_row, max_col, _ = bounds(area)
             anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
             target.add_chart(chart, anchor)
-            return {
-                "path": args.path,
-                "sheet": target.title,
-                "kind": args.kind,
-                "anchor": anchor,
-                "data": f"{data_sheet.title}!{area}",
-            }
+            done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
+                    "data": f"{data_sheet.title}!{area}"}
+            if left_out is not None:
+                done["note"] = f"row {left_out} left out of the chart: it totals the rows above"
+            return done
 
         result = self._edit(args.path, change)
         if not result.get("unchanged"):
