@@ -190,6 +190,22 @@ async def test_a_number_nothing_showed_is_not_written_where_the_work_is_arithmet
     assert wrote.ok
 
 
+async def test_a_read_of_another_applications_file_points_at_the_inputs_that_hold_it() -> None:
+    docs = Documents({"catalogue.docx": {"paragraphs": [], "tables": []}})
+    read = {"function": "read_table", "arguments": {"path": "prices.xlsx"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[read])] * 2), docs)
+    session = await backend.start_session({})
+    handed = SubtaskResult(subtask="1", application="spreadsheets", status="FINISH", result=TABLE)
+    (looked,) = (await app_step(backend, session, AppStepRequest(
+        description="Write the rows of subtask 1 to the end of catalogue.docx", inputs=(handed,)))).results
+    assert not looked.ok and not looked.ran and docs.calls == []
+    assert looked.error == ("not run: prices.xlsx is not a .docx file, so documents cannot open it; what subtask 1 "
+                            "read is under 'Results of the subtasks yours depends on': use it from there")
+    # handed nothing, the read is made (and fails on its own terms)
+    (looked,) = (await app_step(backend, session, AppStepRequest(description="Read prices.xlsx"))).results
+    assert looked.ran and docs.calls == [("read_table", {"path": "prices.xlsx"})]
+
+
 async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Path) -> None:
     new_sheet = {"function": "add_sheet", "arguments": {"path": "t.xlsx", "name": "Travel"}}
     backend = AppStepBackend(ScriptedBackend([app_out(actions=[new_sheet])]),

@@ -218,6 +218,9 @@ class AppStepBackend(BaseBackend):
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=failed_before, read_only=tool.read_only,
                                                  ran=False))
+            elif tool is not None and tool.read_only and (elsewhere := _foreign_read(app, action, step.request)):
+                step.results.append(ActionResult(function=action.function, arguments=action.arguments, ok=False,
+                                                 read_only=True, ran=False, error=elsewhere))
             elif tool is not None and not tool.read_only and (unasked := _unasked(step.request, action.function)):
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False, read_only=False, ran=False,
@@ -323,6 +326,20 @@ def _guessed(action: Action, tools: Mapping[str, Any], seen: set[Decimal] | None
     if seen is None or tool is None or tool.read_only:
         return []
     return ungrounded(written_content(action.arguments), seen)
+
+
+def _foreign_read(app: Any, action: Action, request: AppStepRequest) -> str:
+    """Why a read of another application's file is not made, when the subtask was handed what was read
+    from it: the 1.5B documents AppAgent told to "Write the rows of subtask 1 to the end of
+    catalogue.docx" read prices.xlsx (an error), again, and gave up, with the rows in its prompt."""
+    path = action.arguments.get("path")
+    types = tuple(getattr(app, "file_types", ()) or ())
+    if not request.inputs or not isinstance(path, str) or "." not in path or not types \
+            or path.lower().endswith(types):
+        return ""
+    shown = ", ".join(r.subtask for r in request.inputs)
+    return (f"not run: {path} is not a {'/'.join(types)} file, so {app.name} cannot open it; what subtask "
+            f"{shown} read is under 'Results of the subtasks yours depends on': use it from there")
 
 
 _EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)
