@@ -287,7 +287,12 @@ def test_plain_openpyxl_loses_what_we_keep(root: Path) -> None:
 async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> None:
     await sheets.call("create_workbook", {"path": "e.xlsx"})
     before = (root / "e.xlsx").read_bytes()
-    assert "no sheet named" in (await sheets.call("read_sheet", {"path": "e.xlsx", "sheet": "Nope"})).error
+    assert (await sheets.call("read_sheet", {"path": "e.xlsx", "sheet": "Nope"})).error == \
+        "read_sheet: no sheet named 'Nope'; the sheets are ['Sheet1']"
+    # writing into a sheet that is not there says how to make one
+    assert (await sheets.call("write_rows", {"path": "e.xlsx", "sheet": "Nope", "rows": [[1]]})).error.endswith(
+        "the sheets are ['Sheet1']: add it first with add_sheet, or sort_rows with target_sheet writes a sorted copy "
+        "into a new sheet")
     assert "not a range" in (await sheets.call("read_sheet", {"path": "e.xlsx", "range": "hello"})).error
     bad_start = await sheets.call("write_rows", {"path": "e.xlsx", "start": "1A", "rows": [[1]]})
     assert "not a cell reference" in bad_start.error

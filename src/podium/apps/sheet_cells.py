@@ -66,11 +66,12 @@ def filled(value: Any) -> bool:
 
 
 # -- addresses ---------------------------------------------------------------------------------
-def sheet_named(workbook: Any, name: str | None) -> Any:
+def sheet_named(workbook: Any, name: str | None, hint: str = "") -> Any:
+    """The sheet `name` (None: the active one); `hint` ends the error for a name that is not there."""
     if name is None:
         return workbook.active
     if name not in workbook.sheetnames:
-        raise ToolError(f"no sheet named {name!r}; the sheets are {workbook.sheetnames}")
+        raise ToolError(f"no sheet named {name!r}; the sheets are {workbook.sheetnames}{hint}")
     return workbook[name]
 
 

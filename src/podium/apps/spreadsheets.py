@@ -58,6 +58,10 @@ T = TypeVar("T")
 Rows = tuple[tuple[Any, ...], ...]
 
 
+# Told to "add a sheet named Ranking that lists the students ... from the highest score", the 1.5B
+# AppAgent wrote the rows into 'Ranking' before it existed; the error names the two ways there.
+_NEW_SHEET = ": add it first with add_sheet, or sort_rows with target_sheet writes a sorted copy into a new sheet"
+
 class SpreadsheetsApplication(ToolApplication):
     name = "spreadsheets"
     file_types = (".xlsx",)  # what it can open (the host matches files named in a request)
@@ -254,7 +258,7 @@ class SpreadsheetsApplication(ToolApplication):
         check_rows(args.rows, args.start)
 
         def change(workbook: Any) -> dict[str, Any]:
-            sheet = sheet_named(workbook, args.sheet)
+            sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
             done = {"path": args.path, "sheet": sheet.title, "range": _area(first_col, first_row, args.rows)}
             if not _put(sheet, first_col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
                 return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
@@ -280,7 +284,7 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal title
-            sheet = sheet_named(workbook, args.sheet)
+            sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
             title = sheet.title
             last = self._appended.get(str(resolved))
             if last is not None and last[:3] == (title, rows, _stamp(resolved)):
