@@ -35,6 +35,19 @@ from tests.desktop.memapps import Documents, Notes, Spreadsheets
 TABLE = [["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]
 
 
+class PromptSpy(ScriptedBackend):
+    """A scripted model that keeps every Prompt it is given (settings and all, not only the text)."""
+
+    def __init__(self, script: Any, **kw: Any) -> None:
+        super().__init__(script, **kw)
+        self.seen: list[Prompt] = []
+
+    async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
+        self.seen.append(prompt)
+        async for event in super().prompt(session, prompt):
+            yield event
+
+
 def app_out(status: str = "CONTINUE", actions: list[dict[str, Any]] | None = None, **kw: Any) -> str:
     return json.dumps({"status": status, "actions": actions or [], **kw})
 
@@ -232,18 +245,12 @@ async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tool
 
 
 async def test_system_prompt_schema_and_temperature_reach_the_model() -> None:
-    seen: list[Prompt] = []
-
-    class Spy(ScriptedBackend):
-        async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
-            seen.append(prompt)
-            async for event in super().prompt(session, prompt):
-                yield event
-
-    backend = AppStepBackend(Spy([app_out("FINISH")]), Spreadsheets())
+    spy = PromptSpy([app_out("FINISH")])
+    backend = AppStepBackend(spy, Spreadsheets())
     await app_step(backend, await backend.start_session({}), AppStepRequest(description="x", temperature=0.0))
-    (prompt,) = seen
+    (prompt,) = spy.seen
     assert prompt.temperature == 0.0 and prompt.schema is not None and "status" in prompt.schema["properties"]
+    assert not prompt.spell_schema  # the system prompt says the answer's shape in words; a grammar enforces it
     assert prompt.system and "add_chart(path: string" in prompt.system and "clear_sheet" in prompt.system
     assert '"function": "add_table"' in prompt.system and "## Results of the subtasks" in prompt.system  # the example
 
@@ -425,6 +432,10 @@ async def test_the_host_prompt_lists_applications_subtasks_and_feedback() -> Non
     for part in ("0. documents (running)", "1. spreadsheets:", "read_table", "- 1 [documents] FINISH: Extract",
                  '"Q1", 10', "verify", "unknown application 'x'"):
         assert part in text
+    spy = PromptSpy([], default=host_out("FINISH"))
+    spied = host_backend(spy, [Documents()])
+    await host_step(spied, await spied.start_session({}), request)
+    assert spy.seen[-1].spell_schema  # the planner's schema is spelled out too: without it, it looped (host_step)
     narrowed = HostStepRequest(request="Extract the table of a.docx", applications=("documents",))
     await host_step(backend, await backend.start_session({}), narrowed)
     assert "0. documents" in model.prompts[-1] and "spreadsheets" not in model.prompts[-1]

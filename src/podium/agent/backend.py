@@ -14,6 +14,8 @@ class Prompt:
     """A prompt with per-turn settings. Backends accept a plain `str` as well.
 
     `schema` asks for structured output (a JSON schema); `temperature` None means the backend's default.
+    `spell_schema` True has the schema written into the prompt even where the decoder enforces it (a
+    backend that can enforce it leaves it out by default).
     """
 
     text: str
@@ -21,6 +23,7 @@ class Prompt:
     temperature: float | None = None
     max_tokens: int | None = None
     system: str | None = None
+    spell_schema: bool = False
 
 
 def prompt_text(prompt: str | Prompt) -> str:

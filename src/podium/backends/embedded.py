@@ -211,7 +211,8 @@ class EmbeddedBackend(BaseBackend):
         new = session.new_messages(prompt)
         schema = None if isinstance(prompt, str) else prompt.schema
         system = setting(prompt, "system", session.system)
-        if schema is not None and not _enforced(json.dumps(schema, sort_keys=True)):
+        spell = isinstance(prompt, Prompt) and prompt.spell_schema
+        if schema is not None and (spell or not _enforced(json.dumps(schema, sort_keys=True))):
             system = f"{system}\n\n{_schema_instruction(schema)}" if system else _schema_instruction(schema)
         request: dict[str, Any] = {
             "messages": session.request_messages(new, system),

@@ -109,7 +109,10 @@ class HostStepBackend(BaseBackend):
         text = host_user(step.request, catalog, step.running)
         if step.memory.items:
             text = "## Your previous steps\n" + "\n".join(step.memory.items) + "\n\n" + text
+        # Spelled out: without it the 1.5B planner's first Thought looped ("The request is not clear about
+        # ...") to max_tokens, twice. (An AppAgent's prompt says its answer's shape in words, and leaves it out.)
         step.prompt = Prompt(text=text, system=host_system(catalog), schema=host_output_schema(catalog.names),
+                             spell_schema=True,
                              temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, step: _Step) -> None:
