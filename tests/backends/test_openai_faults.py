@@ -204,6 +204,13 @@ async def test_structured_output_uses_strict_json_schema(fake_server, fast_retry
     assert sent["type"] == "json_schema" and sent["json_schema"]["strict"] is True
     assert sent["json_schema"]["schema"]["required"] == ["steps", "done"]
     assert sent["json_schema"]["schema"]["additionalProperties"] is False
+    assert all("JSON schema" not in m.get("content", "") for m in fake_server.requests[0].body["messages"])
+    # spelled out on request, as well as enforced
+    fake_server.push(openai_stream(['{"steps": [], "done": true}']))
+    await collect(backend, await backend.start_session({}),
+                  Prompt("plan", schema=Plan.model_json_schema(), spell_schema=True))
+    body = fake_server.requests[1].body
+    assert body["response_format"]["type"] == "json_schema" and "JSON schema" in body["messages"][0]["content"]
 
 
 async def test_server_without_json_schema_falls_back_once_and_remembers(fake_server, fast_retry):

@@ -131,14 +131,16 @@ class OpenAIBackend(BaseBackend):
         return request
 
     @staticmethod
-    def _with_schema(request: dict[str, Any], schema: Mapping[str, Any], mode: SchemaMode) -> dict[str, Any]:
+    def _with_schema(request: dict[str, Any], schema: Mapping[str, Any], mode: SchemaMode,
+                     spell: bool = False) -> dict[str, Any]:
         request = dict(request)
         if mode is SchemaMode.JSON_SCHEMA:
             request["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "output"))[:64],
                 "schema": strict_schema(schema),
                 "strict": True}}
-            return request
+            if not spell:
+                return request
         messages = list(request["messages"])
         instruction = _schema_instruction(schema)
         if messages and messages[0]["role"] == "system":
@@ -146,26 +148,28 @@ class OpenAIBackend(BaseBackend):
         else:
             messages.insert(0, {"role": "system", "content": instruction})
         request["messages"] = messages
-        request["response_format"] = ({"type": "json_object", "schema": dict(schema)}
-                                      if mode is SchemaMode.JSON_OBJECT_WITH_SCHEMA else {"type": "json_object"})
+        if mode is not SchemaMode.JSON_SCHEMA:
+            request["response_format"] = ({"type": "json_object", "schema": dict(schema)}
+                                          if mode is SchemaMode.JSON_OBJECT_WITH_SCHEMA else {"type": "json_object"})
         return request
 
-    async def _open(self, request: dict[str, Any], schema: Mapping[str, Any] | None) -> Any:
+    async def _open(self, request: dict[str, Any], schema: Mapping[str, Any] | None, spell: bool = False) -> Any:
         import openai
 
         if not self.usage_option:
             request = {key: value for key, value in request.items() if key != "stream_options"}
         try:
-            return await self._open_with_schema(request, schema)
+            return await self._open_with_schema(request, schema, spell)
         except openai.APIStatusError as exc:
             # A few servers reject stream_options: ask once more without it (no usage events then).
             if "stream_options" not in request or "stream_options" not in self._message(exc):
                 raise
             self.usage_option = False
             request = {key: value for key, value in request.items() if key != "stream_options"}
-            return await self._open_with_schema(request, schema)
+            return await self._open_with_schema(request, schema, spell)
 
-    async def _open_with_schema(self, request: dict[str, Any], schema: Mapping[str, Any] | None) -> Any:
+    async def _open_with_schema(self, request: dict[str, Any], schema: Mapping[str, Any] | None,
+                                spell: bool = False) -> Any:
         create = self.client().chat.completions.create
         if schema is None:
             return await create(**sdk_kwargs(create, request))
@@ -174,7 +178,7 @@ class OpenAIBackend(BaseBackend):
         mode = self.schema_mode
         while True:
             try:
-                stream = await create(**sdk_kwargs(create, self._with_schema(request, schema, mode)))
+                stream = await create(**sdk_kwargs(create, self._with_schema(request, schema, mode, spell)))
             except openai.APIStatusError as exc:
                 if not self._refuses_format(exc):
                     raise
@@ -189,7 +193,8 @@ class OpenAIBackend(BaseBackend):
     async def _attempt(self, session: ChatSession, prompt: str | Prompt) -> AsyncIterator[Event]:
         new = session.new_messages(prompt)
         schema = None if isinstance(prompt, str) else prompt.schema
-        stream = await self._open(self._request(session, prompt, new), schema)
+        spell = isinstance(prompt, Prompt) and prompt.spell_schema
+        stream = await self._open(self._request(session, prompt, new), schema, spell)
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         finish: str | None = None
