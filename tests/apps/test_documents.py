@@ -96,10 +96,13 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
         "no paragraph style 'Nope'"
         in (await documents.call("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"], "style": "Nope"})).error
     )
-    # a paragraph style on a table: the styles that would do, not python-docx's style type numbers
-    wrong = await documents.call("add_table", {"path": "report.docx", "rows": [["a"]], "style": "Normal"})
-    assert "'Normal' is not a table style" in wrong.error and "Table Grid" in wrong.error
     assert (root / "report.docx").read_bytes() == before
+    # a paragraph style on a table: the table is added in the default look, and the note names the styles
+    # that would do (not python-docx's style type numbers)
+    wrong = await documents.call("add_table", {"path": "report.docx", "rows": [["a"]], "style": "Normal"})
+    assert wrong.ok and wrong.content["table"] == 1
+    assert "'Normal' is not a table style" in wrong.content["note"] and "Table Grid" in wrong.content["note"]
+    assert docx.Document(str(root / "report.docx")).tables[1].style.name == "Table Grid"
     (root / "fake.docx").write_text("not a zip")
     assert "not a readable .docx" in (await documents.call("read_document", {"path": "fake.docx"})).error
     assert "not a .docx path" in (await documents.call("read_document", {"path": "notes.txt"})).error
