@@ -339,6 +339,22 @@ def test_a_part_that_asks_for_a_change_calls_a_tool_until_it_has_made_one() -> N
     assert "chart" in part_two.description and part_two.must_call  # the next part starts afresh
 
 
+def test_a_fail_right_after_a_tools_error_is_questioned_once() -> None:
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
+    broken = ActionResult(function="read_table", arguments={"path": "report.docx", "index": 7}, ok=False,
+                          error="read_table: no table 7; the document has 1 table")
+    ops, s = STRATEGY.handle_response("app-documents", app_says("FAIL", results=(broken,), comment="no table"), s)
+    again = app_request(dispatches(ops)[0])
+    assert again.subtask_id == "1" and again.nudge.startswith(
+        "You answered FAIL after read_table failed: read_table: no table 7; the document has 1 table.")
+    ops, s = STRATEGY.handle_response("app-documents", app_says("FAIL", results=(broken,), comment="no table"), s)
+    assert s.run is not None and s.run.subtasks["1"].state.value == "FAIL"  # the second FAIL is believed
+    # a FAIL with no failed call of its own is believed at once
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
+    _, s = STRATEGY.handle_response("app-documents", app_says("FAIL", comment="there is no table"), s)
+    assert s.run is not None and s.run.subtasks["1"].state.value == "FAIL"
+
+
 def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:
     failed = Response(HostStepReport(failure=StepFailure(phase=Phase.DATA_COLLECTION, detail="no display"))
                       .model_dump_json())

@@ -155,6 +155,16 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
             s = update_subtask(s, sid, outputs=seen[-s.config.max_outputs:])
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=_grounded(s, sid, output.result))
         return settle(s)
+    erred = [r for r in report.results if not r.ok and r.ran and r.error]
+    if output.status is AppStatus.FAIL and erred and not record.fail_checked and s.config.check_finish:
+        # Its own call failed, and it gives up: the 1.5B AppAgent sent add_table three malformed calls
+        # and answered FAIL, and the planner, told a subtask failed, gave up the request. A tool's error
+        # says how to call it right: the AppAgent is told so, once (a second FAIL ends the subtask).
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, fail_checked=True, nudge=(
+            f"You answered FAIL after {erred[-1].function} failed: {erred[-1].error}. That error says what "
+            f"to change: call {erred[-1].function} again with corrected arguments (or another tool). Answer "
+            f"FAIL only if your subtask truly cannot be done."))
+        return dispatch_app(s, sid)
     if output.status is AppStatus.FAIL:
         reason = Reason(ReasonKind.FAILED, f"{where}: {output.comment or 'failed without saying why'}", agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)

@@ -107,6 +107,7 @@ class SubtaskRecord:
     idle: int = 0  # steps in a row without a tool call that succeeded
     changed: tuple[str, ...] = ()  # the changes that succeeded in this subtask, as calls (the latest few)
     finish_checked: bool = False  # a FINISH without any tool call was questioned once already
+    fail_checked: bool = False  # a FAIL right after a tool's error was questioned once already
     must_act: bool = False  # its next step must call a tool (it was just questioned for changing nothing)
     refused: tuple[str, ...] = ()  # what batch mode refused it and it went on without
     parts: tuple[str, ...] = ()  # what it was merged from (plan.merge_chains), done in order; () if not merged
