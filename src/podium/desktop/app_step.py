@@ -28,7 +28,7 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
-from podium.desktop.catalog import reads_only, types_named, without_locators
+from podium.desktop.catalog import ARITHMETIC, TOOL_WORK, reads_only, types_named, without_locators, work_named
 from podium.desktop.grammar import app_output_schema
 from podium.desktop.grounding import numbers, ungrounded, written_content
 from podium.desktop.lifecycle import Lifecycle
@@ -44,7 +44,6 @@ from podium.desktop.messages import (
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
 from podium.desktop.observe import files_of, jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.plan import ARITHMETIC, TOOL_WORK, work_named
 from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
 from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.tolerance import DoneCalls, read_app_output

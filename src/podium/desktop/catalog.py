@@ -114,6 +114,35 @@ def without_locators(text: str) -> str:
     return _LOCATORS.sub(" ", text)
 
 
+# Work that is never implied: a request that names none of a group's words does not ask for it.
+WORK = (
+    ("a sum", frozenset({"sum", "total", "subtotal", "add up", "=sum"})),
+    ("an average", frozenset({"average", "mean"})),
+    ("a chart", frozenset({"chart", "graph", "plot", "diagram"})),
+    ("a sort", frozenset({"sort", "rank", "ranking", "highest", "lowest", "largest", "smallest"})),
+)
+
+
+# Work whose numbers a tool computes (column_totals, table_totals, sort_rows): grounding.py.
+ARITHMETIC = tuple(group for group in WORK if group[0] != "a chart")
+
+
+# A tool may do more than a plan's subtask is judged by: a new sheet is asked for only where a text
+# says "sheet" for something other than to locate ("the Q2 sheet"); the 1.5B AppAgent told to "add the
+# item Travel ... of the Q2 sheet" added a sheet named Travel.
+TOOL_WORK = (*WORK, ("a new sheet", frozenset({"sheet", "worksheet"})))
+
+
+def work_named(text: str, groups: tuple[tuple[str, frozenset[str]], ...] = WORK) -> tuple[str, ...]:
+    """The kinds of work of `groups` a text names ("a sum", "a chart", ...)."""
+    for name in file_names(text):  # "into total.txt" asks for no sum
+        text = text.replace(name, " ")
+    words = {singular(w) for w in re.findall(r"=?[a-z]+", text.lower())}
+    if re.search(r"\badd(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", text, re.IGNORECASE):
+        words.add("add up")
+    return tuple(name for name, group in groups if words & group)
+
+
 def file_names(text: str) -> tuple[str, ...]:
     """The file names a text mentions ("report.docx", "data/q1.xlsx"), in order."""
     return tuple(m.group(0) for m in _FILE.finditer(text))

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from podium.desktop.blackboard import QA
-from podium.desktop.catalog import reads_only
+from podium.desktop.catalog import ARITHMETIC, reads_only, work_named
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.grounding import numbers, ungrounded
 from podium.desktop.host_flow import (
@@ -23,7 +23,6 @@ from podium.desktop.host_people import ask
 from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
 from podium.desktop.messages import AppStepReport, summarize
-from podium.desktop.plan import ARITHMETIC, work_named
 from podium.desktop.schemas import AppOutput, AppStatus
 from podium.desktop.tolerance import failure_nudge, finish_nudge, progress_nudge
 from podium.errors import Reason, ReasonKind

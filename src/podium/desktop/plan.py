@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import Catalog, file_names, reads_only, singular, types_named
+from podium.desktop.catalog import Catalog, file_names, reads_only, types_named, work_named
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -124,35 +124,6 @@ def _writes_back(reader: SubtaskSpec, writer: SubtaskSpec) -> bool:
     read, written = file_names(reader.description), file_names(writer.description)
     return (reads_only(reader.description) and bool(written) and set(written) <= set(read)
             and re.search(rf"\bsubtask {re.escape(reader.id)}\b", writer.description) is not None)
-
-
-# Work that is never implied: a request that names none of a group's words does not ask for it.
-_WORK = (
-    ("a sum", frozenset({"sum", "total", "subtotal", "add up", "=sum"})),
-    ("an average", frozenset({"average", "mean"})),
-    ("a chart", frozenset({"chart", "graph", "plot", "diagram"})),
-    ("a sort", frozenset({"sort", "rank", "ranking", "highest", "lowest", "largest", "smallest"})),
-)
-
-
-# Work whose numbers a tool computes (column_totals, table_totals, sort_rows): grounding.py.
-ARITHMETIC = tuple(group for group in _WORK if group[0] != "a chart")
-
-
-# A tool may do more than a plan's subtask is judged by: a new sheet is asked for only where a text
-# says "sheet" for something other than to locate ("the Q2 sheet"); the 1.5B AppAgent told to "add the
-# item Travel ... of the Q2 sheet" added a sheet named Travel.
-TOOL_WORK = (*_WORK, ("a new sheet", frozenset({"sheet", "worksheet"})))
-
-
-def work_named(text: str, groups: tuple[tuple[str, frozenset[str]], ...] = _WORK) -> tuple[str, ...]:
-    """The kinds of work of `groups` a text names ("a sum", "a chart", ...)."""
-    for name in file_names(text):  # "into total.txt" asks for no sum
-        text = text.replace(name, " ")
-    words = {singular(w) for w in re.findall(r"=?[a-z]+", text.lower())}
-    if re.search(r"\badd(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", text, re.IGNORECASE):
-        words.add("add up")
-    return tuple(name for name, group in groups if words & group)
 
 
 def missing_work(request: str, descriptions: Iterable[str]) -> list[str]:
