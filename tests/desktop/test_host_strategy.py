@@ -339,6 +339,28 @@ def test_a_part_that_asks_for_a_change_calls_a_tool_until_it_has_made_one() -> N
     assert "chart" in part_two.description and part_two.must_call  # the next part starts afresh
 
 
+def test_a_part_that_computes_is_not_told_to_change_a_file_but_to_call_the_tool_that_computes() -> None:
+    sheets = AppInfo("spreadsheets", "sheets", (".xlsx",), tools=("read_sheet", "column_totals", "write_rows"),
+                     changing=("write_rows",))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC}, "catalog": Catalog((sheets,))})
+    _, s = STRATEGY.handle_ask("What is the total of the Amount column of e.xlsx?", {}, "t1", s)
+    plan = graph(("1", "Read the Amount column from e.xlsx", "spreadsheets", ()),
+                 ("2", "Compute the sum of the values from subtask 1", "spreadsheets", ("1",)))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="the rows"), s)
+    part_two = app_request(dispatches(ops)[0])
+    assert part_two.description.startswith("Compute") and part_two.asked == ("column_totals",)
+    assert not part_two.must_call  # it changes no file
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="the rows"), s)
+    questioned = app_request(dispatches(ops)[0])
+    assert "names column_totals, and it was not called yet" in questioned.nudge and questioned.must_act
+    summed = ActionResult(function="column_totals", arguments={"path": "e.xlsx"}, ok=True, read_only=True,
+                          content={"columns": {"Amount": {"sum": 3099.84}}})
+    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", results=(summed,), result="3099.84"), s)
+    assert s.run is not None and s.run.subtasks["1"].state.value == "FINISH"
+    assert s.blackboard.result_of("1").result == "3099.84"  # type: ignore[union-attr]
+
+
 def test_a_fail_right_after_a_tools_error_is_questioned_once() -> None:
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
     broken = ActionResult(function="read_table", arguments={"path": "report.docx", "index": 7}, ok=False,

@@ -349,6 +349,19 @@ def test_a_named_tool_is_pending_until_it_or_a_tool_of_the_same_words_is_called(
     assert SHEETS.pending(text, ("add_chart", "write_rows")) == ()
 
 
+def test_the_tools_doing_the_arithmetic_a_text_names_are_pending_too_reading_ones_included() -> None:
+    sheets = AppInfo("spreadsheets", tools=("read_sheet", "column_totals", "write_rows", "append_rows", "sort_rows"),
+                     changing=("write_rows", "append_rows", "sort_rows"))
+    assert sheets.computing("Compute the sum of the values from subtask 1") == ("column_totals",)
+    assert sheets.pending("Compute the sum of the values from subtask 1", ()) == ("column_totals",)
+    assert sheets.pending("Compute the sum of the values", ("read_sheet", "column_totals")) == ()
+    assert sheets.pending("Add a row with the totals of the Net column", ()) == (
+        "write_rows", "append_rows", "column_totals")
+    assert sheets.computing("List the students from the highest score to the lowest") == ("sort_rows",)
+    assert sheets.computing("Read the Amount column") == ()
+    assert AppInfo.arithmetic("table_totals") == ("a sum",) and AppInfo.arithmetic("read_table") == ()
+
+
 def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_words_last_part() -> None:
     catalog = Catalog((DOCS, SHEETS))
     plan = merge_chains([spec("1", "Read the table from report.docx", "documents"),

@@ -93,11 +93,25 @@ class AppInfo:
         # the most specific: "set the cell of the table" names set_table_cell, not add_table too
         return tuple(tool for tool, words in hits.items() if not any(words < other for other in hits.values()))
 
+    def computing(self, text: str) -> tuple[str, ...]:
+        """The tools, reading ones too, that do the arithmetic a text names: "Compute the sum of the values"
+        names column_totals, "from the highest score to the lowest" sort_rows. Told to compute a sum, the
+        1.5B AppAgent answered FINISH with "the rows that read_sheet shows", and the next subtask guessed."""
+        asked = set(work_named(text, ARITHMETIC))
+        return tuple(t for t in self.tools if asked and asked & set(self.arithmetic(t)))
+
+    @staticmethod
+    def arithmetic(tool: str) -> tuple[str, ...]:
+        """The arithmetic work a tool's name says it does ("column_totals": a sum)."""
+        return work_named(tool.replace("_", " "), ARITHMETIC)
+
     def pending(self, text: str, called: Iterable[str]) -> tuple[str, ...]:
-        """The tools `text` names (asked_for) that are still to call: a call of a tool with the same
-        words counts for all of them ("add a row" names write_rows and append_rows; either does it)."""
+        """The tools `text` names (asked_for, computing) that are still to call: a call of a tool with the
+        same words counts for all of them ("add a row" names write_rows and append_rows; either does it)."""
+        called = tuple(called)
         done = {self._words(tool) for tool in called}
-        return tuple(t for t in self.asked_for(text) if t not in called and self._words(t) not in done)
+        named = dict.fromkeys((*self.asked_for(text), *self.computing(text)))
+        return tuple(t for t in named if t not in called and self._words(t) not in done)
 
     def _words(self, tool: str) -> frozenset[str]:
         """The words that name `tool`: those of its name but the plain ones. An application of no file

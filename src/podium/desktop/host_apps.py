@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from podium.desktop.blackboard import QA
-from podium.desktop.catalog import ARITHMETIC, reads_only, work_named
+from podium.desktop.catalog import ARITHMETIC, AppInfo, reads_only, work_named
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.grounding import numbers, ungrounded
 from podium.desktop.host_flow import (
@@ -83,12 +83,12 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
             if r.ok and not r.read_only and not r.skipped]
     changes = len(made)
     changed = (*record.changed, *made)[-8:]
+    app = s.catalog.get(record.spec.application)
     called = tuple(dict.fromkeys((*record.called, *(r.function for r in report.results
-                                                    if r.ok and not r.read_only))))
+                                                    if r.ok and (not r.read_only or AppInfo.arithmetic(r.function))))))
     s = update_subtask(s, sid, repairs=0, feedback="", note="", nudge="", must_act=False, outputs=outputs,
                        part_changes=record.part_changes + changes, idle=0 if done else record.idle + 1,
                        changed=changed, called=called)
-    app = s.catalog.get(record.spec.application)
     asked = run_of(s).subtasks[sid].asked(app)
     # What blocks a FINISH is a change that failed; a failed read changed nothing, and the model
     # decided it was done without waiting for the read's result.
@@ -124,7 +124,9 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=new, summary=output.comment)
     parts = record.parts
-    unchanged = record.part_changes + changes == 0 and bool(record.spec.depends_on or record.part > 0)
+    # (a part that only reads or computes, "Compute the sum of the values", is not there to change a file)
+    unchanged = record.part_changes + changes == 0 and bool(record.spec.depends_on or record.part > 0) \
+        and not reads_only(record.doing)
     if output.status is AppStatus.FINISH and not failed and (unchanged or asked) \
             and not record.finish_checked and s.config.check_finish and app and app.tools:
         # Small models "finish" a change they never made: handed the results of the subtasks it
