@@ -182,6 +182,21 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     assert plain.ok and "note" not in plain.content
 
 
+async def test_a_formula_referring_to_what_the_workbook_lacks_is_refused(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    await sheets.call("create_workbook", {"path": "i.xlsx", "sheets": ["Invoices"]})
+    await sheets.call("write_rows", {"path": "i.xlsx", "rows": [["Client", "Net"], ["Ann", 10], ["Bo", 20]]})
+    before = (root / "i.xlsx").read_bytes()
+    by_header = await sheets.call("append_rows", {"path": "i.xlsx", "rows": [["Total", "=SUM(Net)"]]})
+    assert by_header.error == ("append_rows: '=SUM(Net)' refers to 'Net', which is neither a cell range (such as "
+                               "C2:C6) nor a name defined in the workbook: refer to the cells, e.g. =SUM(C2:C6)")
+    elsewhere = await sheets.call("set_cell", {"path": "i.xlsx", "cell": "B5", "value": "=SUM(Q9!B2:B3)"})
+    assert "refers to sheet 'Q9', which is not in the workbook (its sheets: Invoices)" in elsewhere.error
+    assert (root / "i.xlsx").read_bytes() == before
+    for fine in ("=SUM(B2:B3)", "=sum($b$2:$b$3)*0.2", "=Invoices!B2+B3", "=SUM(B:B)"):
+        assert (await sheets.call("set_cell", {"path": "i.xlsx", "cell": "C4", "value": fine})).ok, fine
+
+
 async def test_a_change_already_made_is_not_made_again(sheets: SpreadsheetsApplication, root: Path) -> None:
     # A small model repeats its last calls with cosmetic changes ('A1:C4' / 'Sheet1!A1:C4', the default
     # sheet named): each repeat used to add another chart.

@@ -51,6 +51,39 @@ def check_rows(rows: list[list[CellValue]], start: str) -> None:
                         "address is written with a leading apostrophe)")
 
 
+_REFERENCE = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]{1,7}(?::\$?[A-Z]{1,3}\$?[0-9]{1,7})?|\$?[A-Z]{1,3}:\$?[A-Z]{1,3}"
+                        r"|\$?[0-9]{1,7}:\$?[0-9]{1,7}", re.IGNORECASE)
+
+
+def check_formulas(workbook: Any, rows: list[list[CellValue]]) -> None:
+    """Refuse a formula that refers to what the workbook does not have: a column by its header
+    ("=SUM(Net)": the 1.5B AppAgent's Total row, which a spreadsheet program shows as #NAME?), or a
+    sheet that is not there. Cells, ranges, whole columns or rows, table references and the
+    workbook's defined names are fine."""
+    from openpyxl.formula import Tokenizer
+
+    names = {n.lower() for n in workbook.defined_names}
+    sheets = {t.lower() for t in workbook.sheetnames}
+    for value in (v for row in rows for v in row):
+        if not (isinstance(value, str) and value.startswith("=") and len(value) > 1):
+            continue
+        try:
+            items = Tokenizer(value).items
+        except Exception as exc:  # openpyxl's own parse error: the formula is malformed
+            raise ToolError(f"{value!r} is not a formula a spreadsheet can read: {exc}") from exc
+        for item in items:
+            if item.type != "OPERAND" or item.subtype != "RANGE" or "[" in item.value:
+                continue
+            sheet, _, ref = item.value.rpartition("!")
+            sheet = sheet.strip("'")
+            if sheet and sheet.lower() not in sheets:
+                raise ToolError(f"{value!r} refers to sheet {sheet!r}, which is not in the workbook (its sheets: "
+                                f"{', '.join(workbook.sheetnames)})")
+            if not _REFERENCE.fullmatch(ref) and ref.lower() not in names:
+                raise ToolError(f"{value!r} refers to {ref!r}, which is neither a cell range (such as C2:C6) nor a "
+                                f"name defined in the workbook: refer to the cells, e.g. =SUM(C2:C6)")
+
+
 def plain(value: Any) -> Any:
     """A cell value as JSON: dates as ISO text, anything exotic as text."""
     if value is None or isinstance(value, bool | int | float | str):

@@ -36,6 +36,7 @@ from podium.apps.sheet_cells import (
     area_of,
     bounds,
     cell_value,
+    check_formulas,
     check_rows,
     coordinate,
     filled,
@@ -259,6 +260,7 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
+            check_formulas(workbook, args.rows)
             done = {"path": args.path, "sheet": sheet.title, "range": _area(first_col, first_row, args.rows)}
             if not _put(sheet, first_col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
                 return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
@@ -285,6 +287,7 @@ class SpreadsheetsApplication(ToolApplication):
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal title
             sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
+            check_formulas(workbook, args.rows)
             title = sheet.title
             last = self._appended.get(str(resolved))
             if last is not None and last[:3] == (title, rows, _stamp(resolved)):
