@@ -362,6 +362,26 @@ def test_the_tools_doing_the_arithmetic_a_text_names_are_pending_too_reading_one
     assert AppInfo.arithmetic("table_totals") == ("a sum",) and AppInfo.arithmetic("read_table") == ()
 
 
+def test_a_subtask_that_computes_on_another_applications_data_moves_to_where_the_data_is() -> None:
+    request = "Which region had the highest total sales in the table of sales.docx? Write it into answer.txt"
+    check = check_plan([spec("1", "Read the sales data from sales.docx", "documents"),
+                        spec("2", "Calculate the total sales for each region", "spreadsheets", ("1",)),
+                        spec("3", "Identify the region with the highest total", "spreadsheets", ("2",)),
+                        spec("4", "Write the region into answer.txt", "files", ("3",))], CATALOG, request)
+    assert check.ok, check.problems
+    assert [s.application for s in check.subtasks] == ["documents", "documents", "documents", "files"]
+    assert check.moved == (
+        "subtask 2 moved from spreadsheets to documents: it computes on the data subtask 1 read there",
+        "subtask 3 moved from spreadsheets to documents: it computes on the data subtask 2 read there")
+    # a subtask that writes, or names a file of its own application, stays where it is
+    stays = check_plan([spec("1", "Read the table from report.docx", "documents"),
+                        spec("2", "Write the rows of subtask 1 into budget.xlsx", "spreadsheets", ("1",)),
+                        spec("3", "Compute the sum of the Amount column of budget.xlsx", "spreadsheets", ("2",))],
+                       CATALOG, "Put the table of report.docx into budget.xlsx and sum its Amount column")
+    assert [s.application for s in stays.subtasks] == ["documents", "spreadsheets", "spreadsheets"]
+    assert stays.moved == ()
+
+
 def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_words_last_part() -> None:
     catalog = Catalog((DOCS, SHEETS))
     plan = merge_chains([spec("1", "Read the table from report.docx", "documents"),

@@ -189,8 +189,8 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         planned, added = add_missing(planned, run.request, offered(s), done)
         planned, whole = as_requested(planned, run.request, offered(s), done)
         added += whole
-    if check.dropped or added:
-        s = _noted(s, "; ".join((*check.dropped, *added)))
+    if check.dropped or check.moved or added:
+        s = _noted(s, "; ".join((*check.dropped, *check.moved, *added)))
     try:
         schedule = merge_schedule(run, tuple(spec for spec, _ in planned))
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan

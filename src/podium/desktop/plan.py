@@ -25,6 +25,7 @@ class PlanCheck:
     subtasks: tuple[SubtaskSpec, ...]
     problems: tuple[str, ...]
     dropped: tuple[str, ...] = ()  # why each subtask left out of `subtasks` was left out
+    moved: tuple[str, ...] = ()  # which subtasks went to another application, and why
 
     @property
     def ok(self) -> bool:
@@ -73,11 +74,36 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         problems.append("the dependencies form a cycle " + " -> ".join(cycle)
                         + ": a subtask cannot wait for itself")
     problems.extend(_forbidden(resolved, request))
+    resolved, moved = _to_the_data(resolved, catalog, kept)
     wanted, dropped = _drop_unasked(resolved, request)
     if resolved and not wanted:  # all of it unasked: the planner is told, not left with no plan
         problems.extend(f"{why}: plan what the request asks for" for why in dropped)
         wanted, dropped = resolved, ()
-    return PlanCheck(tuple(wanted), tuple(dict.fromkeys(problems)), dropped)
+    return PlanCheck(tuple(wanted), tuple(dict.fromkeys(problems)), dropped, moved)
+
+
+def _to_the_data(specs: list[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec]
+                 ) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
+    """The plan with each subtask that only reads or computes, on a typed application none of whose files
+    it names, handed the data of one subtask on another typed application, moved to that application,
+    where the data is (and a tool that computes on it may be): the 1.5B planner put "Calculate the total
+    sales for each region" of sales.docx's table on spreadsheets, whose AppAgent tried column_totals on
+    sales.docx until it gave up. (A subtask after it moves along: "Identify the region with the highest
+    total".)"""
+    apps = {**{sid: spec.application for sid, spec in kept.items()}, **{s.id: s.application for s in specs}}
+    moved, out = [], []
+    for spec in specs:
+        here = catalog.get(spec.application)
+        source = catalog.get(apps.get(spec.depends_on[0], "")) if len(spec.depends_on) == 1 else None
+        own = [n for n in file_names(spec.description) if catalog.app_for_type(n.rsplit(".", 1)[1]) == spec.application]
+        if here is not None and here.file_types and source is not None and source.file_types \
+                and source.name != here.name and not own and reads_only(spec.description):
+            moved.append(f"subtask {spec.id} moved from {here.name} to {source.name}: it computes on the data "
+                         f"subtask {spec.depends_on[0]} read there")
+            spec = spec.model_copy(update={"application": source.name})
+            apps[spec.id] = source.name
+        out.append(spec)
+    return out, tuple(moved)
 
 
 def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec] | None = None
