@@ -367,9 +367,8 @@ async def test_a_reading_subtask_that_repeats_its_read_is_taken_as_its_finish() 
     read = ("read_table", {"path": "report.docx"})
     reader = Spy(lambda p: app("CONTINUE", read, result="the table"))
 
-    def planner(prompt: str) -> str:
-        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Read the table of report.docx",
-                                                                            "documents"))
+    def planner(prompt: str) -> str:  # its words name no file: a read is not yet its end
+        return host("FINISH", "done") if verifying(prompt) else assign(sub("1", "Read the table", "documents"))
 
     documents = docs()
     result = await run_request("What is in the table of report.docx?", [documents], ScriptedBackend(planner),
@@ -377,6 +376,25 @@ async def test_a_reading_subtask_that_repeats_its_read_is_taken_as_its_finish() 
     assert result.ok, result
     assert len(reader.seen) == 2 and [c[0] for c in documents.calls] == ["read_table"]
     assert result.subtasks[0]["state"] == "FINISH"
+
+
+async def test_a_read_of_the_file_a_reading_part_names_with_a_result_is_its_finish() -> None:
+    reader = Spy(lambda p: app("CONTINUE", ("read_table", {"path": "report.docx"}), result="the table"))
+    named = ScriptedBackend(lambda p: host("FINISH", "done") if verifying(p) else assign(
+        sub("1", "Read the table of report.docx", "documents")))
+    result = await run_request("What is in the table of report.docx?", [docs()], named,
+                               app_models={"documents": reader})
+    assert result.ok and len(reader.seen) == 1  # no second step to read it again
+    assert result.subtasks[0]["state"] == "FINISH" and result.subtasks[0]["result"] == "the table"
+    # without a result in its answer, or with a sum to compute, it goes on
+    for say, doing in ((app("CONTINUE", ("read_table", {"path": "report.docx"})), "Read the table of report.docx"),
+                       (app("CONTINUE", ("read_table", {"path": "report.docx"}), result="x"),
+                        "Read report.docx and compute the sum of the sales")):
+        steps = Spy(lambda p, say=say: say)  # type: ignore[misc]
+        await run_request(doing, [docs()], ScriptedBackend(
+            lambda p, doing=doing: host("FINISH", "done") if verifying(p) else assign(sub("1", doing, "documents"))),
+                          app_models={"documents": steps}, config=HostConfig(max_idle_steps=2, max_replans=0))
+        assert len(steps.seen) > 1
 
 
 async def test_a_changing_subtask_that_only_repeats_a_read_is_not_done() -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any
 
 from podium.desktop.blackboard import QA
-from podium.desktop.catalog import ARITHMETIC, AppInfo, reads_only, work_named
+from podium.desktop.catalog import ARITHMETIC, AppInfo, file_names, reads_only, work_named
 from podium.desktop.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.grounding import numbers, ungrounded
 from podium.desktop.host_flow import (
@@ -100,6 +101,12 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         # step after step); one told to list the files lists them again, and again. Taken as its FINISH,
         # checked like one.
         output = output.model_copy(update={"status": AppStatus.FINISH})
+    if output.status is AppStatus.CONTINUE and not report.held and output.result not in (None, "") \
+            and _read_what_it_names(record.doing, report):
+        # "Read the table from report.docx", read_table on report.docx succeeded, and the answer gives a
+        # result: that is the part done (its output is what the next one is handed). The 1.5B AppAgent
+        # answered CONTINUE and read it again, a step (~40 s) in most plans, which start with such a read.
+        output = output.model_copy(update={"status": AppStatus.FINISH})
 
     if report.held or output.status is AppStatus.CONFIRM:
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
@@ -179,6 +186,17 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
     if output.status is AppStatus.FINISH or not done:
         return _no_progress(s, agent, sid, report, output)
     return dispatch_app(s, sid)
+
+
+def _read_what_it_names(doing: str, report: AppStepReport) -> bool:
+    """Whether a part that only reads (and computes nothing) has read a file it names, and failed at
+    nothing it tried."""
+    named = {PurePosixPath(n).name.lower() for n in file_names(doing)}
+    if not named or not reads_only(doing) or work_named(doing, ARITHMETIC) or any(
+            not r.ok and not r.skipped for r in report.results):
+        return False
+    return any(r.ok and r.read_only and not r.skipped and isinstance(r.arguments.get("path"), str)
+               and PurePosixPath(r.arguments["path"]).name.lower() in named for r in report.results)
 
 
 def _answered(question: str, answers: tuple[QA, ...]) -> bool:
