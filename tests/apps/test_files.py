@@ -147,6 +147,11 @@ async def test_bad_arguments_are_clear_errors(files: FilesApplication) -> None:
     assert "does not exist; the workspace has 'sub/inner.txt'" in lost.error
     windows = await files.call("read_file", {"path": "C:\\Users\\me\\notes.txt"})
     assert "the workspace has 'notes.txt'" in windows.error
+    # a folder named like a file is a file to write
+    named = await files.call("make_folder", {"path": "out/docx_files.TXT"})
+    assert named.error == ("make_folder: 'out/docx_files.TXT' is a file's name, not a folder's: write_file creates "
+                           "the file (and the folders above it)")
+    assert (await files.call("make_folder", {"path": "out/v1.2"})).ok  # a dotted name that is no file type
 
 
 # -- the security corpus: every way out of the root is refused and nothing is touched ----------

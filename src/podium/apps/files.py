@@ -29,6 +29,9 @@ from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 
 MAX_LISTED = 2000
+# Names no one gives a folder: make_folder refuses them (they are files to write).
+FILE_SUFFIXES = frozenset({".txt", ".md", ".csv", ".json", ".docx", ".xlsx", ".pdf", ".html", ".xml", ".log",
+                           ".yaml", ".yml", ".toml", ".ini", ".py", ".doc", ".xls", ".pptx", ".odt", ".ods"})
 DEFAULT_READ_BYTES = 200_000
 CONFIG_FILE = "podium.toml"
 
@@ -173,6 +176,11 @@ class FilesApplication(ToolApplication):
         path = self.workspace.resolve(args.path)
         if path.exists() and not path.is_dir():
             raise ToolError(f"{args.path!r} exists and is not a folder")
+        if not path.exists() and path.suffix.lower() in FILE_SUFFIXES:
+            # Told to write the names into docx_files.txt, the 1.5B AppAgent made a folder of that name
+            # first, and every write_file after it failed.
+            raise ToolError(f"{args.path!r} is a file's name, not a folder's: write_file creates the file (and "
+                            "the folders above it)")
         path.mkdir(parents=True, exist_ok=True)
         return {"path": self.workspace.relative(path)}
 
