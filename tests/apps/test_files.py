@@ -347,6 +347,13 @@ async def test_a_folder_source_with_a_pattern_takes_its_matching_names(files: Fi
     assert copied.ok and sorted(os.listdir(root / "backup")) == ["a.txt", "b.txt", "notes.txt"]
     not_folder = await files.call("copy", {"source": "c.docx", "destination": "x", "pattern": "*.txt"})
     assert not not_folder.ok and "needs a folder as the source; 'c.docx' is not one" in not_folder.error
+    # a source that is the pattern already needs none besides: one for every name, or the same one
+    for n, pattern in enumerate((".*", "*.txt", ".txt")):
+        again = await files.call("copy", {"source": str(root / "notes" / "*.txt"), "destination": f"copies/{n}",
+                                          "pattern": pattern})
+        assert again.ok and len(again.content["copied"]) == 3, (pattern, again.error)
+    other = await files.call("copy", {"source": "notes/*.txt", "destination": "c", "pattern": "a*"})
+    assert not other.ok and "needs a folder as the source" in other.error  # two different filters: said so
     (root / "a.txt").write_text("again")
     assert files.is_sensitive("move", {"source": ".", "destination": "notes", "pattern": "*.txt",
                                        "overwrite": True})  # it would replace notes/a.txt ...

@@ -230,11 +230,16 @@ class FilesApplication(ToolApplication):
         pattern = (args.pattern or "").strip()
         if not pattern:
             return args.source
+        if pattern.startswith(".") and not any(char in pattern for char in "*?[") and pattern != ".":
+            pattern = f"*{pattern}"
+        last = os.path.basename(args.source.rstrip("/"))
+        if any(char in last for char in "*?[") and pattern in (last, *_EVERY):
+            # The source is the pattern already ('*.txt', and pattern '.*' or '*.txt' besides): the 1.5B
+            # AppAgent filled both, and a move of every .txt file into notes failed on it twice.
+            return args.source
         folder = self.workspace.resolve(args.source or ".", allow_root=True)
         if not folder.is_dir():
             raise ToolError(f"pattern {pattern!r} needs a folder as the source; {args.source!r} is not one")
-        if pattern.startswith(".") and not any(char in pattern for char in "*?["):
-            pattern = f"*{pattern}"
         return f"{self.workspace.relative(folder)}/{pattern}"
 
     def _sources(self, given: str, verb: str) -> tuple[list[Path], bool]:
@@ -367,6 +372,10 @@ class _Plan:
 
     pairs: tuple[tuple[Path, Path], ...]
     many: bool
+
+
+# Patterns a model writes for "every name": a source pattern needs none of them besides.
+_EVERY = ("*", ".*", "*.*", "**", ".+", "all")
 
 
 def _name_matcher(pattern: str | None) -> Callable[[str], bool]:
