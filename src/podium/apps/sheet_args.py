@@ -37,7 +37,10 @@ class SheetArgs(PathArgs):
 
 class WriteArgs(PathArgs):
     sheet: str | None = None
-    start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
+    # A pattern, so that the grammar of a local model admits a cell only: the 1.5B AppAgent wrote
+    # start 'user' and repeated it (the length is bounded, so no string can run on).
+    start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'",
+                       pattern=r"^\$?[A-Za-z]{1,3}\$?[0-9]{1,7}$")
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
 
 
