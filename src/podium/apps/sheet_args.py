@@ -37,10 +37,11 @@ class SheetArgs(PathArgs):
 
 class WriteArgs(PathArgs):
     sheet: str | None = None
-    # A pattern, so that the grammar of a local model admits a cell only: the 1.5B AppAgent wrote
-    # start 'user' and repeated it (the length is bounded, so no string can run on).
+    # A pattern in the schema, so that the grammar of a local model admits a cell only: the 1.5B
+    # AppAgent wrote start 'user' and repeated it (the length is bounded, so no string can run on).
+    # The tool checks it itself, with an error that says what a cell is.
     start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'",
-                       pattern=r"^\$?[A-Za-z]{1,3}\$?[0-9]{1,7}$")
+                       json_schema_extra={"pattern": r"^\$?[A-Za-z]{1,3}\$?[0-9]{1,7}$"})
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
 
 
