@@ -362,6 +362,21 @@ def test_the_tools_doing_the_arithmetic_a_text_names_are_pending_too_reading_one
     assert AppInfo.arithmetic("table_totals") == ("a sum",) and AppInfo.arithmetic("read_table") == ()
 
 
+def test_a_new_sheet_the_request_never_asks_for_is_left_out_a_located_one_is_no_new_sheet() -> None:
+    request = "Fill in the missing phone number of Acme Corp in contacts.xlsx"
+    check = check_plan([spec("1", "Write the phone number into contacts.xlsx", "spreadsheets"),
+                        spec("2", "Add a new sheet with the phone number", "spreadsheets", ("1",))], CATALOG, request)
+    assert [s.id for s in check.subtasks] == ["1"]
+    assert check.dropped == ("subtask 2 ('Add a new sheet with the phone number') left out: the request asks for "
+                             "no sheet",)
+    ranking = "In scores.xlsx, add a sheet named Ranking that lists the students"
+    assert len(check_plan([spec("1", "Add a sheet named Ranking to scores.xlsx", "spreadsheets")], CATALOG,
+                          ranking).subtasks) == 1
+    located = check_plan([spec("1", "Write Friday into B2 of the Schedule sheet", "spreadsheets")], CATALOG,
+                         "Write 'Friday' into cell B2 of the Schedule sheet in plan.xlsx")
+    assert located.ok and located.dropped == ()
+
+
 def test_a_subtask_that_computes_on_another_applications_data_moves_to_where_the_data_is() -> None:
     request = "Which region had the highest total sales in the table of sales.docx? Write it into answer.txt"
     check = check_plan([spec("1", "Read the sales data from sales.docx", "documents"),

@@ -227,6 +227,12 @@ async def test_a_sheet_the_texts_only_locate_is_no_new_sheet_to_add(tmp_path: Pa
         description="Add the item Travel under the last item of the Q2 sheet", request="", subtask_id="3"))
     assert report.results[0].error == ("not run: neither your subtask nor the request asks for a new sheet; do only "
                                        "what your subtask asks")
+    # the planner's tips do not ask for it either: they are its how-to, not the person's words
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[new_sheet])]),
+                             SpreadsheetsApplication(Workspace(tmp_path)))
+    report = await app_step(backend, await backend.start_session({}), AppStepRequest(
+        description="Write the phone number into t.xlsx", tips="Then add a new sheet with it", subtask_id="4"))
+    assert "asks for a new sheet" in (report.results[0].error or "")
 
 
 async def test_the_prompt_carries_the_subtask_inputs_answers_blackboard_and_tools() -> None:

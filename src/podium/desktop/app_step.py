@@ -363,9 +363,10 @@ def _named_type(action: Action, request: AppStepRequest) -> Action:
 
 
 def _unasked(request: AppStepRequest, tool: str) -> str:
-    """The work a changing tool does that no text of the subtask asks for ("" if asked): the 1.5B
-    AppAgent told to add a Total row also drew a line chart of the invoices."""
-    texts = " ".join((request.request, request.description, *request.done_parts, request.tips))
+    """The work a changing tool does that neither the request nor the subtask's own words ask for ("" if
+    asked): the 1.5B AppAgent told to add a Total row also drew a line chart of the invoices. (Not the
+    planner's tips: told to fill in a missing phone number, the AppAgent added the new sheet they named.)"""
+    texts = " ".join((request.request, request.description, *request.done_parts))
     asked = set(work_named(without_locators(texts), TOOL_WORK))
     return " or ".join(w for w in work_named(tool.replace("_", " "), TOOL_WORK) if w not in asked)
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import Catalog, file_names, reads_only, types_named, work_named
+from podium.desktop.catalog import TOOL_WORK, Catalog, file_names, reads_only, types_named, without_locators, work_named
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -215,11 +215,13 @@ def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskS
     said, for the record."""
     if not request.strip():  # nothing to compare with (a plan checked on its own)
         return specs, ()
-    asked = set(work_named(request))
+    # A new sheet too (the planner added "Add a new sheet with the phone number" to "Fill in the missing
+    # phone number of Acme Corp in contacts.xlsx"); a sheet a text only locates is none.
+    asked = set(work_named(without_locators(request), TOOL_WORK))
     needed = {dep for spec in specs for dep in spec.depends_on}
     kept, dropped = [], []
     for spec in specs:
-        unasked = [w for w in work_named(spec.description) if w not in asked]
+        unasked = [w for w in work_named(without_locators(spec.description), TOOL_WORK) if w not in asked]
         if unasked and spec.id not in needed:
             dropped.append(f"subtask {spec.id} ({spec.description!r}) left out: the request asks for no "
                            f"{' or '.join(w.split()[-1] for w in unasked)}")
