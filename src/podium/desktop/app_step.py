@@ -233,7 +233,7 @@ class AppStepBackend(BaseBackend):
                                      f"or has read"))
             elif guess := _guessed(action, tools, checked):
                 step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, read_only=tool.read_only,
+                    function=action.function, arguments=action.arguments, ok=False, read_only=False,
                     ran=False, error=f"not run: {', '.join(guess)} is in no tool output, input or text of your "
                                      f"subtask; write only numbers a tool returned (a tool computes sums and "
                                      f"totals) or the request gives"))
