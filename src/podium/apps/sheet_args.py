@@ -39,9 +39,10 @@ class WriteArgs(PathArgs):
     sheet: str | None = None
     # A pattern in the schema, so that the grammar of a local model admits a cell only: the 1.5B
     # AppAgent wrote start 'user' and repeated it (the length is bounded, so no string can run on).
-    # The tool checks it itself, with an error that says what a cell is.
+    # The tool checks it itself, with an error that says what a cell is ('$B$2' too). No '$' in the
+    # pattern: llama.cpp's grammar parser refuses the escape json_schema_to_gbnf writes for it.
     start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'",
-                       json_schema_extra={"pattern": r"^\$?[A-Za-z]{1,3}\$?[0-9]{1,7}$"})
+                       json_schema_extra={"pattern": r"^[A-Za-z]{1,3}[0-9]{1,7}$"})
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
 
 
