@@ -176,6 +176,11 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     ns = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
     [chart] = charts_in(root / "t.xlsx", "Sheet1")
     assert chart.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$B$2:$B$3", "'Sheet1'!$C$2:$C$3"]
+    # a sheet to put it on that the workbook lacks: on the data's sheet, said so
+    elsewhere = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "line", "data": "A1:C3", "title": "Costs",
+                                                "sheet": "Costs"})
+    assert elsewhere.ok and elsewhere.content["sheet"] == "Sheet1"
+    assert elsewhere.content["note"] == "no sheet named 'Costs': the chart is on 'Sheet1', with its data"
     # a last row of ordinary values (or a formula that is no sum) is data
     await sheets.call("write_rows", {"path": "t.xlsx", "start": "A4", "rows": [["Mar", "=B3+1", 4]]})
     plain = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "A1:C4", "title": "All"})

@@ -326,8 +326,11 @@ class SpreadsheetsApplication(ToolApplication):
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal key
             data_sheet_name, area = split_sheet(args.data)
-            data_sheet = sheet_named(workbook, data_sheet_name or args.sheet)
-            target = sheet_named(workbook, args.sheet) if args.sheet else data_sheet
+            # A chart's sheet the workbook lacks is where the chart was to go, not data: the 1.5B AppAgent
+            # named it after the chart's title ('Costs') three times. It goes on the data's sheet, said so.
+            placed = args.sheet if args.sheet in workbook.sheetnames else None
+            data_sheet = sheet_named(workbook, data_sheet_name or placed)
+            target = sheet_named(workbook, placed) if placed else data_sheet
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
                    args.title)
             if self._charted.get(key) == _stamp(resolved):
@@ -340,8 +343,11 @@ class SpreadsheetsApplication(ToolApplication):
             target.add_chart(chart, anchor)
             done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
                     "data": f"{data_sheet.title}!{area}"}
-            if left_out is not None:
-                done["note"] = f"row {left_out} left out of the chart: it totals the rows above"
+            notes = [f"row {left_out} left out of the chart: it totals the rows above"] if left_out else []
+            if args.sheet and not placed:
+                notes.append(f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data")
+            if notes:
+                done["note"] = "; ".join(notes)
             return done
 
         result = self._edit(args.path, change)
