@@ -120,7 +120,7 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         return ask(s, InteractionKind.APPROVAL, agent, sid, summary=summary, actions=report.held)
     if output.status is AppStatus.PENDING:
         new = tuple(q for q in output.questions if not _answered(q, record.answers))
-        if not new:
+        if output.questions and not new:
             # Asked again (the 1.5B AppAgent re-asked the earlier question with its answer pasted in):
             # the person is not asked twice; the AppAgent is shown the answers and goes on.
             given = "; ".join(f"{qa.question!r}: {qa.answer!r}" for qa in record.answers)
