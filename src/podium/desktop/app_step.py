@@ -297,9 +297,7 @@ def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
     type the subtask names: told to "write the rows of subtask 1 into the first sheet of inventory.xlsx",
     the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and again after the
     error. (A read of another application's file is left to fail: that is what it wanted to read.)"""
-    path = action.arguments.get("path")
-    types = tuple(getattr(app, "file_types", ()) or ())
-    if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
+    if not _foreign_path(app, action):
         return action
     own = files_of(app, (request.description,))
     if len(own) != 1:
@@ -331,14 +329,21 @@ def _foreign_read(app: Any, action: Action, request: AppStepRequest) -> str:
     """Why a read of another application's file is not made, when the subtask was handed what was read
     from it: the 1.5B documents AppAgent told to "Write the rows of subtask 1 to the end of
     catalogue.docx" read prices.xlsx (an error), again, and gave up, with the rows in its prompt."""
-    path = action.arguments.get("path")
-    types = tuple(getattr(app, "file_types", ()) or ())
-    if not request.inputs or not isinstance(path, str) or "." not in path or not types \
-            or path.lower().endswith(types):
+    path = _foreign_path(app, action)
+    if not request.inputs or not path:
         return ""
     shown = ", ".join(r.subtask for r in request.inputs)
-    return (f"not run: {path} is not a {'/'.join(types)} file, so {app.name} cannot open it; what subtask "
-            f"{shown} read is under 'Results of the subtasks yours depends on': use it from there")
+    return (f"not run: {path} is not a {'/'.join(app.file_types)} file, so {app.name} cannot open it; what "
+            f"subtask {shown} read is under 'Results of the subtasks yours depends on': use it from there")
+
+
+def _foreign_path(app: Any, action: Action) -> str:
+    """The call's `path`, when it is a file of a type its (typed) application does not open; else ""."""
+    path = action.arguments.get("path")
+    types = tuple(getattr(app, "file_types", ()) or ())
+    if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
+        return ""
+    return path
 
 
 _EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)

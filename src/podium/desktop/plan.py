@@ -95,7 +95,7 @@ def _to_the_data(specs: list[SubtaskSpec], catalog: Catalog, kept: Mapping[str, 
     for spec in specs:
         here = catalog.get(spec.application)
         source = catalog.get(apps.get(spec.depends_on[0], "")) if len(spec.depends_on) == 1 else None
-        own = [n for n in file_names(spec.description) if catalog.app_for_type(n.rsplit(".", 1)[1]) == spec.application]
+        own = spec.application in catalog.apps_for_files(spec.description)
         if here is not None and here.file_types and source is not None and source.file_types \
                 and source.name != here.name and not own and reads_only(spec.description):
             moved.append(f"subtask {spec.id} moved from {here.name} to {source.name}: it computes on the data "
