@@ -18,8 +18,6 @@ result is the step's report:
 
 from __future__ import annotations
 
-import json
-import re
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from decimal import Decimal
@@ -28,9 +26,8 @@ from typing import Any
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
-from podium.desktop.catalog import ARITHMETIC, TOOL_WORK, reads_only, types_named, without_locators, work_named
 from podium.desktop.grammar import app_output_schema
-from podium.desktop.grounding import numbers, ungrounded, written_content
+from podium.desktop.grounding import numbers
 from podium.desktop.lifecycle import Lifecycle
 from podium.desktop.messages import (
     ActionResult,
@@ -42,10 +39,11 @@ from podium.desktop.messages import (
     summarize,
 )
 from podium.desktop.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
-from podium.desktop.observe import files_of, jsonable, observation_lines, observe
+from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.prompts import EXAMPLE_ROW, app_system, app_user, copies_example
+from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
+from podium.desktop.step_guards import GIVEN, arithmetic, declined, guessed, named_type, only_reads, own_file
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
 
@@ -179,72 +177,42 @@ class AppStepBackend(BaseBackend):
         tools = {t.name: t for t in app.tools()}
         approved = step.request.kind is AppStepKind.RUN_APPROVED
         seen = step.memory.seen
-        seen.update(numbers([step.request.model_dump(include=_GIVEN), [r.content for r in step.observed if r.ok]]))
+        seen.update(numbers([step.request.model_dump(include=GIVEN), [r.content for r in step.observed if r.ok]]))
         # Checked only where the work is arithmetic a tool does ("Increase every price by 10%" is not)
-        checked = seen if not approved and _arithmetic(step.request) else None
-        guessed = any(_guessed(a, tools, checked) for a in output.actions)
-        if not approved and not guessed and (
+        checked = seen if not approved and arithmetic(step.request) else None
+        guess = any(guessed(a, tools.get(a.function), checked) for a in output.actions)
+        if not approved and not guess and (
                 output.status is AppStatus.CONFIRM
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)):
             step.held = output.actions  # nothing runs before the person approves
             return
-        known = set(tools)
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             if tool is not None and not tool.read_only:  # before the repeat checks: they see the call made
-                action = _named_type(_own_file(app, action, step.request), step.request)
-            repeated = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
-                done.repeated(action, tool.read_only)
+                action = named_type(own_file(app, action, step.request), step.request)
+            repeated = None if tool is None or approved else done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=repeated, skipped=True, read_only=tool.read_only))
                 continue
-            if tool is not None and not tool.read_only and step.request.kind is not AppStepKind.RUN_APPROVED \
-                    and getattr(app, "file_types", ()) and reads_only(step.request.description):
-                # Given the whole request, the 1.5B AppAgent of "Read the table from report.docx" went on to
-                # put the table into budget.xlsx with the document's add_table. Not run, and taken as a
-                # repeat (skipped): the host reads a step of nothing but those as the reading's FINISH.
-                # (Only where a change is a change of a file: a shell computes with run_command.)
-                step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, skipped=True, ran=False,
-                    read_only=False, error=f"not run: your subtask only reads ({step.request.description}); it "
-                                           f"changes nothing: answer FINISH with what you read as the result"))
+            if tool is not None and not tool.read_only and not approved and (why := only_reads(app, step.request)):
+                # Taken as a repeat (skipped): the host reads a step of nothing but those as the reading's FINISH.
+                step.results.append(ActionResult(function=action.function, arguments=action.arguments, ok=False,
+                                                 skipped=True, ran=False, read_only=False, error=why))
                 continue
-            failed_before = None if tool is None or step.request.kind is AppStepKind.RUN_APPROVED else \
-                done.failed_before(action)
+            failed_before = None if tool is None or approved else done.failed_before(action)
             if failed_before is not None:  # a failure, as if it ran: nothing has changed that could fix it
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=failed_before, read_only=tool.read_only,
                                                  ran=False))
-            elif tool is not None and tool.read_only and (elsewhere := _foreign_read(app, action, step.request)):
-                step.results.append(ActionResult(function=action.function, arguments=action.arguments, ok=False,
-                                                 read_only=True, ran=False, error=elsewhere))
-            elif tool is not None and not tool.read_only and (unasked := _unasked(step.request, action.function)):
-                step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, read_only=False, ran=False,
-                    error=f"not run: neither your subtask nor the request asks for {unasked}; do only what "
-                          f"your subtask asks"))
-            elif tool is not None and copies_example(action.arguments):
-                step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, read_only=tool.read_only,
-                    ran=False, error=f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your "
-                                     f"instructions, not of your subtask; use the data your subtask was given "
-                                     f"or has read"))
-            elif guess := _guessed(action, tools, checked):
-                step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, read_only=False,
-                    ran=False, error=f"not run: {', '.join(guess)} is in no tool output, input or text of your "
-                                     f"subtask; write only numbers a tool returned (a tool computes sums and "
-                                     f"totals) or the request gives"))
-            elif guessed and app.is_sensitive(action.function, action.arguments):
-                step.results.append(ActionResult(
-                    function=action.function, arguments=action.arguments, ok=False, read_only=False, ran=False,
-                    error="not run: it needs the person's approval, asked when no call of the step guesses"))
-            elif action.function not in known:
+            elif tool is None:
                 step.results.append(ActionResult(
                     function=action.function, arguments=action.arguments, ok=False,
-                    error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(known))}"))
+                    error=f"unknown tool {action.function!r}; the tools are: {', '.join(sorted(tools))}"))
+            elif why := declined(app, action, tool, step.request, checked, guess):
+                step.results.append(ActionResult(function=action.function, arguments=action.arguments, ok=False,
+                                                 read_only=tool.read_only, ran=False, error=why))
             else:
                 try:
                     result = await app.call(action.function, action.arguments)
@@ -290,90 +258,6 @@ class AppStepBackend(BaseBackend):
         if output.result not in (None, ""):
             line += f"\n  result: {summarize(output.result, 500)}"
         step.memory.items.append(line)
-
-
-def _own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
-    """A change's `path` of a file type its application does not open replaced by the one file of its
-    type the subtask names: told to "write the rows of subtask 1 into the first sheet of inventory.xlsx",
-    the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and again after the
-    error. (A read of another application's file is left to fail: that is what it wanted to read.)"""
-    if not _foreign_path(app, action):
-        return action
-    own = files_of(app, (request.description,))
-    if len(own) != 1:
-        return action
-    return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
-
-
-# What a step is given (the request, its subtask, the inputs' tool outputs, the person's answers); not the
-# inputs' result texts: they are a model's words, and may be the guess itself.
-_GIVEN = {"description": True, "done_parts": True, "tips": True, "request": True, "answers": True,
-          "inputs": {"__all__": {"outputs"}}}
-
-
-def _arithmetic(request: AppStepRequest) -> bool:
-    """Whether the subtask or the request asks for arithmetic a tool does (a sum, an average, a sort)."""
-    return bool(work_named(" ".join((request.request, request.description, *request.done_parts)), ARITHMETIC))
-
-
-def _guessed(action: Action, tools: Mapping[str, Any], seen: set[Decimal] | None) -> list[str]:
-    """The numbers a change writes that nothing the AppAgent was shown holds (grounding.py), where
-    the work is arithmetic: a number no tool returned is then the model's own sum, or a guess."""
-    tool = tools.get(action.function)
-    if seen is None or tool is None or tool.read_only:
-        return []
-    return ungrounded(written_content(action.arguments), seen)
-
-
-def _foreign_read(app: Any, action: Action, request: AppStepRequest) -> str:
-    """Why a read of another application's file is not made, when the subtask was handed what was read
-    from it: the 1.5B documents AppAgent told to "Write the rows of subtask 1 to the end of
-    catalogue.docx" read prices.xlsx (an error), again, and gave up, with the rows in its prompt."""
-    path = _foreign_path(app, action)
-    if not request.inputs or not path:
-        return ""
-    shown = ", ".join(r.subtask for r in request.inputs)
-    return (f"not run: {path} is not a {'/'.join(app.file_types)} file, so {app.name} cannot open it; what "
-            f"subtask {shown} read is under 'Results of the subtasks yours depends on': use it from there")
-
-
-def _foreign_path(app: Any, action: Action) -> str:
-    """The call's `path`, when it is a file of a type its (typed) application does not open; else ""."""
-    path = action.arguments.get("path")
-    types = tuple(getattr(app, "file_types", ()) or ())
-    if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
-        return ""
-    return path
-
-
-_EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)
-
-
-def _named_type(action: Action, request: AppStepRequest) -> Action:
-    """A change's pattern that takes every name ('*', 'reports/*') narrowed to the one file type the
-    subtask or the request names: told to "Copy every .xlsx file in this folder into a new folder named
-    backup", the 1.5B AppAgent listed '*.xlsx' and then copied '*' (the document and the note too)."""
-    texts = f"{request.description} {request.request}"
-    types = types_named(texts)
-    if len(types) != 1 or _EXCEPT.search(texts):
-        return action
-    narrowed = {}
-    for key in ("source", "pattern"):
-        value = action.arguments.get(key)
-        if isinstance(value, str):
-            head, slash, last = value.strip().rpartition("/")
-            if last == "*":
-                narrowed[key] = f"{head}{slash}*{types[0]}"
-    return action.model_copy(update={"arguments": {**action.arguments, **narrowed}}) if narrowed else action
-
-
-def _unasked(request: AppStepRequest, tool: str) -> str:
-    """The work a changing tool does that neither the request nor the subtask's own words ask for ("" if
-    asked): the 1.5B AppAgent told to add a Total row also drew a line chart of the invoices. (Not the
-    planner's tips: told to fill in a missing phone number, the AppAgent added the new sheet they named.)"""
-    texts = " ".join((request.request, request.description, *request.done_parts))
-    asked = set(work_named(without_locators(texts), TOOL_WORK))
-    return " or ".join(w for w in work_named(tool.replace("_", " "), TOOL_WORK) if w not in asked)
 
 
 def _recent(memory: AppMemory, shown: int = 6, full: int = 2) -> list[str]:

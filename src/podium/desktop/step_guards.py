@@ -1,0 +1,130 @@
+"""What an AppAgent's step does not run, or runs changed, and why: the guards between a small model's
+tool calls and the application. Each is a function of the call, the step's request and the application,
+and each answers with the words the model is shown (a guard that only said "no" taught the 1.5B model
+nothing: it made the same call again)."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+from podium.desktop.catalog import ARITHMETIC, TOOL_WORK, reads_only, types_named, without_locators, work_named
+from podium.desktop.grounding import ungrounded, written_content
+from podium.desktop.messages import AppStepRequest
+from podium.desktop.observe import files_of
+from podium.desktop.prompts import EXAMPLE_ROW, copies_example
+from podium.desktop.schemas import Action
+
+
+def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, checked: set[Decimal] | None,
+             any_guess: bool) -> str:
+    """Why a known tool's call is not run (after the repeat checks), or "" to run it. `checked` is the
+    numbers a change may write (None: any), `any_guess` whether some call of the step wrote another."""
+    if tool.read_only and (elsewhere := foreign_read(app, action, request)):
+        return elsewhere
+    if not tool.read_only and (what := unasked(request, action.function)):
+        return f"not run: neither your subtask nor the request asks for {what}; do only what your subtask asks"
+    if copies_example(action.arguments):
+        return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
+                f"your subtask; use the data your subtask was given or has read")
+    if guess := guessed(action, tool, checked):
+        return (f"not run: {', '.join(guess)} is in no tool output, input or text of your subtask; write only "
+                f"numbers a tool returned (a tool computes sums and totals) or the request gives")
+    if any_guess and app.is_sensitive(action.function, action.arguments):
+        return "not run: it needs the person's approval, asked when no call of the step guesses"
+    return ""
+
+
+def only_reads(app: Any, request: AppStepRequest) -> str:
+    """Why a change is not made by a subtask that only reads ("" when it may change): given the whole request,
+    the 1.5B AppAgent of "Read the table from report.docx" went on to put the table into budget.xlsx with
+    the document's add_table. (Only where a change is a change of a file: a shell computes with run_command.)"""
+    if not getattr(app, "file_types", ()) or not reads_only(request.description):
+        return ""
+    return (f"not run: your subtask only reads ({request.description}); it changes nothing: answer FINISH with "
+            f"what you read as the result")
+
+
+def own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
+    """A change's `path` of a file type its application does not open replaced by the one file of its
+    type the subtask names: told to "write the rows of subtask 1 into the first sheet of inventory.xlsx",
+    the 1.5B AppAgent called write_rows on inventory.docx, the file it read from, and again after the
+    error. (A read of another application's file is left to fail: that is what it wanted to read.)"""
+    if not foreign_path(app, action):
+        return action
+    own = files_of(app, (request.description,))
+    if len(own) != 1:
+        return action
+    return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
+
+
+# What a step is given (the request, its subtask, the inputs' tool outputs, the person's answers); not the
+# inputs' result texts: they are a model's words, and may be the guess itself.
+GIVEN = {"description": True, "done_parts": True, "tips": True, "request": True, "answers": True,
+          "inputs": {"__all__": {"outputs"}}}
+
+
+def arithmetic(request: AppStepRequest) -> bool:
+    """Whether the subtask or the request asks for arithmetic a tool does (a sum, an average, a sort)."""
+    return bool(work_named(" ".join((request.request, request.description, *request.done_parts)), ARITHMETIC))
+
+
+def guessed(action: Action, tool: Any, seen: set[Decimal] | None) -> list[str]:
+    """The numbers a change writes that nothing the AppAgent was shown holds (grounding.py), where
+    the work is arithmetic: a number no tool returned is then the model's own sum, or a guess."""
+    if seen is None or tool is None or tool.read_only:
+        return []
+    return ungrounded(written_content(action.arguments), seen)
+
+
+def foreign_read(app: Any, action: Action, request: AppStepRequest) -> str:
+    """Why a read of another application's file is not made, when the subtask was handed what was read
+    from it: the 1.5B documents AppAgent told to "Write the rows of subtask 1 to the end of
+    catalogue.docx" read prices.xlsx (an error), again, and gave up, with the rows in its prompt."""
+    path = foreign_path(app, action)
+    if not request.inputs or not path:
+        return ""
+    shown = ", ".join(r.subtask for r in request.inputs)
+    return (f"not run: {path} is not a {'/'.join(app.file_types)} file, so {app.name} cannot open it; what "
+            f"subtask {shown} read is under 'Results of the subtasks yours depends on': use it from there")
+
+
+def foreign_path(app: Any, action: Action) -> str:
+    """The call's `path`, when it is a file of a type its (typed) application does not open; else ""."""
+    path = action.arguments.get("path")
+    types = tuple(getattr(app, "file_types", ()) or ())
+    if not isinstance(path, str) or "." not in path or not types or path.lower().endswith(types):
+        return ""
+    return path
+
+
+_EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)
+
+
+def named_type(action: Action, request: AppStepRequest) -> Action:
+    """A change's pattern that takes every name ('*', 'reports/*') narrowed to the one file type the
+    subtask or the request names: told to "Copy every .xlsx file in this folder into a new folder named
+    backup", the 1.5B AppAgent listed '*.xlsx' and then copied '*' (the document and the note too)."""
+    texts = f"{request.description} {request.request}"
+    types = types_named(texts)
+    if len(types) != 1 or _EXCEPT.search(texts):
+        return action
+    narrowed = {}
+    for key in ("source", "pattern"):
+        value = action.arguments.get(key)
+        if isinstance(value, str):
+            head, slash, last = value.strip().rpartition("/")
+            if last == "*":
+                narrowed[key] = f"{head}{slash}*{types[0]}"
+    return action.model_copy(update={"arguments": {**action.arguments, **narrowed}}) if narrowed else action
+
+
+def unasked(request: AppStepRequest, tool: str) -> str:
+    """The work a changing tool does that neither the request nor the subtask's own words ask for ("" if
+    asked): the 1.5B AppAgent told to add a Total row also drew a line chart of the invoices. (Not the
+    planner's tips: told to fill in a missing phone number, the AppAgent added the new sheet they named.)"""
+    texts = " ".join((request.request, request.description, *request.done_parts))
+    asked = set(work_named(without_locators(texts), TOOL_WORK))
+    return " or ".join(w for w in work_named(tool.replace("_", " "), TOOL_WORK) if w not in asked)
