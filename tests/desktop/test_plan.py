@@ -397,6 +397,28 @@ def test_a_subtask_that_computes_on_another_applications_data_moves_to_where_the
     assert stays.moved == ()
 
 
+def test_a_sum_planned_on_the_shell_moves_to_the_application_with_the_tool_for_it() -> None:
+    sheets = AppInfo("spreadsheets", "", (".xlsx",), tools=("read_sheet", "column_totals", "write_rows"))
+    shell = AppInfo("shell", "", tools=("run_command",))
+    files = AppInfo("files", "", tools=("read_file", "write_file"))
+    catalog = Catalog((sheets, shell, files))
+    request = "Compute the total of the Amount column in orders.xlsx and write it into total.txt."
+    plan = [spec("1", "Read the Amount column from orders.xlsx", "spreadsheets"),
+            spec("2", "Compute the total of the Amount column", "shell", ("1",)),
+            spec("3", "Write the total to total.txt", "files", ("2",))]
+    check = check_plan(plan, catalog, request)
+    assert [s.application for s in check.subtasks] == ["spreadsheets", "spreadsheets", "files"]
+    assert check.moved == ("subtask 2 moved from shell to spreadsheets: it computes on the data subtask 1 read "
+                           "there",)
+    # work no tool of the data's application computes (a count of words) stays on the shell
+    counting = [plan[0], spec("2", "Count the words of the comments", "shell", ("1",))]
+    assert [s.application for s in check_plan(counting, catalog, request).subtasks] == ["spreadsheets", "shell"]
+    # and a generic application that has a tool for the sum keeps it
+    summing = AppInfo("shell", "", tools=("run_command", "column_totals"))
+    kept = check_plan(plan, Catalog((sheets, summing, files)), request)
+    assert [s.application for s in kept.subtasks] == ["spreadsheets", "shell", "files"]
+
+
 def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_words_last_part() -> None:
     catalog = Catalog((DOCS, SHEETS))
     plan = merge_chains([spec("1", "Read the table from report.docx", "documents"),

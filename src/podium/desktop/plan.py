@@ -13,7 +13,16 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.catalog import TOOL_WORK, Catalog, file_names, reads_only, types_named, without_locators, work_named
+from podium.desktop.catalog import (
+    TOOL_WORK,
+    AppInfo,
+    Catalog,
+    file_names,
+    reads_only,
+    types_named,
+    without_locators,
+    work_named,
+)
 from podium.desktop.schemas import SubtaskSpec
 
 
@@ -85,7 +94,8 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
 def _to_the_data(specs: list[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec]
                  ) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
     """The plan with each subtask that only reads or computes, on a typed application none of whose files
-    it names, handed the data of one subtask on another typed application, moved to that application,
+    it names (or on a generic one, when the typed one has the tool for its arithmetic and it has not),
+    handed the data of one subtask on another typed application, moved to that application,
     where the data is (and a tool that computes on it may be): the 1.5B planner put "Calculate the total
     sales for each region" of sales.docx's table on spreadsheets, whose AppAgent tried column_totals on
     sales.docx until it gave up. (A subtask after it moves along: "Identify the region with the highest
@@ -95,15 +105,24 @@ def _to_the_data(specs: list[SubtaskSpec], catalog: Catalog, kept: Mapping[str, 
     for spec in specs:
         here = catalog.get(spec.application)
         source = catalog.get(apps.get(spec.depends_on[0], "")) if len(spec.depends_on) == 1 else None
-        own = spec.application in catalog.apps_for_files(spec.description)
-        if here is not None and here.file_types and source is not None and source.file_types \
-                and source.name != here.name and not own and reads_only(spec.description):
+        if here is not None and source is not None and _computes_there(spec, here, source, catalog):
             moved.append(f"subtask {spec.id} moved from {here.name} to {source.name}: it computes on the data "
                          f"subtask {spec.depends_on[0]} read there")
             spec = spec.model_copy(update={"application": source.name})
             apps[spec.id] = source.name
         out.append(spec)
     return out, tuple(moved)
+
+
+def _computes_there(spec: SubtaskSpec, here: AppInfo, source: AppInfo, catalog: Catalog) -> bool:
+    """Whether `spec`, planned on `here`, only reads or computes on what a subtask on `source` read."""
+    if not source.file_types or source.name == here.name or not reads_only(spec.description) \
+            or here.name in catalog.apps_for_files(spec.description):
+        return False
+    # A generic application (shell) keeps it only with a tool of its own for the arithmetic: the 1.5B
+    # shell AppAgent handed a workbook's Amount column tried `sum $(awk ... orders.xlsx)` until it gave up.
+    return bool(here.file_types) or (bool(source.computing(spec.description))
+                                     and not here.computing(spec.description))
 
 
 def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec] | None = None
