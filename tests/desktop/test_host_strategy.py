@@ -313,6 +313,21 @@ def test_a_generic_application_alone_is_given_the_request_itself() -> None:
     assert "subtask 1 is the request in its own words" in s.blackboard.trajectories[-1].outcome
 
 
+def test_a_file_the_request_writes_and_the_plan_forgets_is_written_by_a_subtask_added_after_it() -> None:
+    files = AppInfo("files", "the file system", tools=("read_file", "write_file"), changing=("write_file",))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC, "files": SPEC},
+                          "catalog": Catalog((*CATALOG.apps, files))})
+    request = "Write the action items from the table in meeting.docx into actions.txt, one per line."
+    _, s = STRATEGY.handle_ask(request, {}, "t1", s)
+    plan = graph(("1", "Read the action items from the table in meeting.docx", "documents", ()))
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    assert [app_request(d).description for d in dispatches(ops)] == [plan[0]["description"]]
+    assert s.run is not None
+    added = s.run.subtasks["2"]
+    assert (added.spec.application, added.spec.description, added.spec.depends_on) == ("files", request, ("1",))
+    assert "subtask 2 added on files: no subtask wrote actions.txt" in s.blackboard.trajectories[-1].outcome
+
+
 def test_a_part_that_asks_for_a_change_calls_a_tool_until_it_has_made_one() -> None:
     sheets = AppInfo("spreadsheets", "sheets", (".xlsx",), tools=("read_sheet", "write_rows", "add_chart"),
                      changing=("write_rows", "add_chart"))

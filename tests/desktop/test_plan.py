@@ -6,7 +6,7 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog, reads_only
-from podium.desktop.plan import add_missing, as_requested, check_plan, merge_chains, prohibitions
+from podium.desktop.plan import add_missing, add_unwritten, as_requested, check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
 
@@ -417,6 +417,34 @@ def test_a_sum_planned_on_the_shell_moves_to_the_application_with_the_tool_for_i
     summing = AppInfo("shell", "", tools=("run_command", "column_totals"))
     kept = check_plan(plan, Catalog((sheets, summing, files)), request)
     assert [s.application for s in kept.subtasks] == ["spreadsheets", "shell", "files"]
+
+
+def test_a_file_the_request_asks_to_write_and_no_subtask_names_gets_a_subtask_of_the_request_words() -> None:
+    catalog = Catalog((AppInfo("documents", "", (".docx",), changing=("add_table",)), CATALOG.apps[1], FILES))
+    request = "Write the action items from the table in meeting.docx into actions.txt, one per line."
+    plan = ((spec("1", "Read the action items from the table in meeting.docx", "documents"), ()),)
+    planned, notes = add_unwritten(plan, request, catalog)
+    assert [(s.id, s.application, s.description, s.depends_on) for s, _ in planned] == [
+        ("1", "documents", "Read the action items from the table in meeting.docx", ()),
+        ("2", "files", request, ("1",))]
+    assert notes == (f"subtask 2 added on files: no subtask wrote actions.txt ({request!r})",)
+    # the added subtask waits for every subtask nothing else waits for
+    two = ((spec("1", "Read the table of meeting.docx", "documents"), ()),
+           (spec("3", "Read the Owner column of meeting.docx", "documents", ("1",)), ()),
+           (spec("2", "Read the title of meeting.docx", "documents"), ()))
+    assert add_unwritten(two, request, catalog)[0][-1][0].depends_on == ("3", "2")
+    # a plan that names the file, or already works on the application that writes it, is left alone
+    named = (plan[0], (spec("2", "Put the items into actions.txt", "files", ("1",)), ()))
+    assert add_unwritten(named, request, catalog) == (named, ())
+    on_files = (plan[0], (spec("2", "Write what subtask 1 read into the text file", "files", ("1",)), ()))
+    assert add_unwritten(on_files, request, catalog) == (on_files, ())
+    # a sentence that only asks, or a catalogue with nothing that writes the file, adds nothing
+    assert add_unwritten(plan, "How many action items does meeting.docx list in actions.txt?", catalog) == (plan, ())
+    assert add_unwritten(plan, request, Catalog(catalog.apps[:2])) == (plan, ())
+    # a file of a typed application goes to that application
+    chart = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
+    only_read = ((spec("1", "Extract the table from report.docx", "documents"), ()),)
+    assert [s.application for s, _ in add_unwritten(only_read, chart, catalog)[0]] == ["documents", "spreadsheets"]
 
 
 def test_work_the_request_names_and_no_subtask_does_is_added_as_the_request_words_last_part() -> None:

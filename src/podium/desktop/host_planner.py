@@ -25,7 +25,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import add_missing, as_requested, check_plan, merge_chains, missing_work
+from podium.desktop.plan import add_missing, add_unwritten, as_requested, check_plan, merge_chains, missing_work
 from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
@@ -189,6 +189,9 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         planned, added = add_missing(planned, run.request, offered(s), done)
         planned, whole = as_requested(planned, run.request, offered(s), done)
         added += whole
+        if not done:
+            planned, unwritten = add_unwritten(planned, run.request, offered(s))
+            added += unwritten
     if check.dropped or check.moved or added:
         s = _noted(s, "; ".join((*check.dropped, *check.moved, *added)))
     try:

@@ -17,6 +17,7 @@ from podium.desktop.catalog import (
     TOOL_WORK,
     AppInfo,
     Catalog,
+    asks_for_change,
     file_names,
     reads_only,
     types_named,
@@ -224,6 +225,45 @@ def as_requested(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], reque
         return planned, ()
     note = f"subtask {spec.id} is the request in its own words (planned as {spec.description!r})"
     return ((spec.model_copy(update={"description": request, "message": ""}), ()),), (note,)
+
+
+_SENTENCES = re.compile(r"(?<=[.?!])\s+")
+
+
+def add_unwritten(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], request: str, catalog: Catalog
+                  ) -> tuple[tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], tuple[str, ...]]:
+    """A first plan with a subtask added for each file a sentence of the request asks to change and no
+    subtask names, on the application that writes it, when the plan has none there: the sentence itself,
+    after every subtask nothing else waits for (their results are its data). The 1.5B planner planned
+    "Write the action items from the table in meeting.docx into actions.txt, one per line" as reading
+    them, and finished twice; nothing wrote actions.txt."""
+    named = " ".join(t for spec, parts in planned for t in (spec.description, spec.message, *parts)).casefold()
+    notes = []
+    for sentence in (s.strip() for s in _SENTENCES.split(request.strip())):
+        if not asks_for_change(sentence):
+            continue
+        for name in file_names(sentence):
+            app = _writer(name, sentence, catalog)
+            if name.casefold() in named or app is None or any(spec.application == app for spec, _ in planned):
+                continue
+            waited_for = {dep for spec, _ in planned for dep in spec.depends_on}
+            numbers = [int(spec.id) for spec, _ in planned if spec.id.isdigit()]
+            added = SubtaskSpec(id=str(max(numbers, default=len(planned)) + 1), description=sentence,
+                                application=app,
+                                depends_on=tuple(spec.id for spec, _ in planned if spec.id not in waited_for))
+            planned = (*planned, (added, ()))
+            named += f" {sentence.casefold()}"
+            notes.append(f"subtask {added.id} added on {app}: no subtask wrote {name} ({sentence!r})")
+    return planned, tuple(notes)
+
+
+def _writer(name: str, sentence: str, catalog: Catalog) -> str | None:
+    """The application that writes file `name`: the one of its type, else a generic one with a tool the
+    sentence asks for (write_file: "into actions.txt")."""
+    typed = catalog.app_for_type(name.rpartition(".")[2])
+    if typed is not None:
+        return typed
+    return next((a.name for a in catalog.apps if not a.file_types and a.asked_for(sentence)), None)
 
 
 def _drop_unasked(specs: list[SubtaskSpec], request: str) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
