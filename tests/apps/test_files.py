@@ -346,7 +346,10 @@ async def test_a_folder_source_with_a_pattern_takes_its_matching_names(files: Fi
     copied = await files.call("copy", {"source": "notes", "destination": "backup", "pattern": ".txt"})  # '*.txt'
     assert copied.ok and sorted(os.listdir(root / "backup")) == ["a.txt", "b.txt", "notes.txt"]
     not_folder = await files.call("copy", {"source": "c.docx", "destination": "x", "pattern": "*.txt"})
-    assert not not_folder.ok and "needs a folder as the source; 'c.docx' is not one" in not_folder.error
+    assert not not_folder.ok and "needs a folder as the source; 'c.docx' is not one (it is a file); the folders " \
+                                 "are '.' (the workspace itself), 'backup', 'notes'" in not_folder.error
+    named_app = await files.call("move", {"source": "files", "destination": "notes", "pattern": "*.txt"})
+    assert not named_app.ok and "'files' is not one (it does not exist); the folders are '.'" in named_app.error
     # a source that is the pattern already needs none besides: one for every name, or the same one
     for n, pattern in enumerate((".*", "*.txt", ".txt")):
         again = await files.call("copy", {"source": str(root / "notes" / "*.txt"), "destination": f"copies/{n}",

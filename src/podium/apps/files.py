@@ -239,7 +239,13 @@ class FilesApplication(ToolApplication):
             return args.source
         folder = self.workspace.resolve(args.source or ".", allow_root=True)
         if not folder.is_dir():
-            raise ToolError(f"pattern {pattern!r} needs a folder as the source; {args.source!r} is not one")
+            # The 1.5B AppAgent gave its application's name ('files') as the source, twice: the error says
+            # which folders there are, the workspace's own one first.
+            where = "it does not exist" if not folder.exists() else "it is a file"
+            folders = sorted(p.name for p in self.workspace.root.iterdir() if p.is_dir())[:10]
+            raise ToolError(f"pattern {pattern!r} needs a folder as the source; {args.source!r} is not one ({where}); "
+                            f"the folders are '.' (the workspace itself)"
+                            + "".join(f", {name!r}" for name in folders))
         return f"{self.workspace.relative(folder)}/{pattern}"
 
     def _sources(self, given: str, verb: str) -> tuple[list[Path], bool]:
