@@ -11,6 +11,8 @@ import pytest
 
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from podium.apps.workspace import Workspace
 from podium.desktop.catalog import AppInfo, Catalog
 from podium.desktop.events import (
     Answer,
@@ -467,6 +469,25 @@ def test_batch_mode_answers_and_refuses_at_once() -> None:
     ops, after = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=held), after)
     assert after.run is not None and after.run.subtasks["1"].state.value == "FAIL"  # a second refusal ends it
     assert "the person refused" in after.run.subtasks["1"].reason.detail  # type: ignore[union-attr]
+
+
+def test_a_refusal_in_batch_mode_says_how_the_application_does_that_work_without_approval(tmp_path: Any) -> None:
+    sheets = SpreadsheetsApplication(Workspace(tmp_path))
+    catalog = Catalog((AppInfo("documents", "docs", (".docx",)), AppInfo.of(sheets)))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
+                          "catalog": catalog})
+    _, s = STRATEGY.handle_ask("In scores.xlsx, add a sheet named Ranking that lists the students by score", {},
+                               "t1", s)
+    plan = graph(("1", "Add a sheet named Ranking to scores.xlsx with the students by score", "spreadsheets", ()))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), s)
+    held = (Action(function="sort_rows", arguments={"path": "scores.xlsx", "by": "Score"}),)
+    ops, _ = STRATEGY.handle_response("app-spreadsheets", app_says("CONTINUE", held=held), s)
+    nudge = app_request(dispatches(ops)[0]).nudge
+    assert "Without approval: sort_rows: give target_sheet, the name of a new sheet" in nudge
+    # a refused tool the application says nothing about gets the general advice only
+    ops, _ = STRATEGY.handle_response("app-spreadsheets", app_says("CONTINUE", held=(
+        Action(function="delete_sheet", arguments={}),)), s)
+    assert "Without approval" not in app_request(dispatches(ops)[0]).nudge
 
 
 def test_limits_from_usage_and_from_the_shells_clock() -> None:

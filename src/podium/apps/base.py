@@ -18,6 +18,9 @@ class Tool:
     description: str
     parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     read_only: bool = False
+    # How to do this tool's work with nothing that needs the person's approval ("give target_sheet ..."),
+    # said to an AppAgent whose call of it batch mode refused; "" if there is no such way.
+    unapproved: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ FILE_SUFFIXES = frozenset({".txt", ".md", ".csv", ".json", ".docx", ".xlsx", ".p
                            ".yaml", ".yml", ".toml", ".ini", ".py", ".doc", ".xls", ".pptx", ".odt", ".ods"})
 DEFAULT_READ_BYTES = 200_000
 CONFIG_FILE = "podium.toml"
+_NEW_NAME = "a destination no file has yet (a new name or folder) replaces nothing and needs no approval"
 
 
 class ListArgs(Args):
@@ -96,14 +97,15 @@ class FilesApplication(ToolApplication):
         return [
             ToolSpec("list_files", "List a folder (names, kinds, sizes).", ListArgs, self._list, True),
             ToolSpec("read_file", "Read a text file.", ReadArgs, self._read, True),
-            ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write),
+            ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write,
+                     unapproved=_NEW_NAME),
             ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir),
             ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
                      "source copies every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self._transfer, copying=True)),
+                     CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME),
             ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
                      "pattern source moves every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self._transfer, copying=False)),
+                     CopyArgs, partial(self._transfer, copying=False), unapproved=_NEW_NAME),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
                      "expression; refuses any rename that would collide and then renames nothing.",
                      RenameArgs, self._rename_pattern),

@@ -61,6 +61,7 @@ Rows = tuple[tuple[Any, ...], ...]
 
 # Told to "add a sheet named Ranking that lists the students ... from the highest score", the 1.5B
 # AppAgent wrote the rows into 'Ranking' before it existed; the error names the two ways there.
+_EMPTY_CELLS = "cells that are empty (below the table, append_rows, or a new sheet) need no approval"
 _NEW_SHEET = ": add it first with add_sheet, or sort_rows with target_sheet writes a sorted copy into a new sheet"
 
 class SpreadsheetsApplication(ToolApplication):
@@ -90,18 +91,23 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
             ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
                      "its header.", ReadArgs, self._totals, True),
-            ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create),
+            ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create,
+                     unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again"),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet),
-            ToolSpec("write_rows", "Write rows of values/formulas from a start cell and save.", WriteArgs, self._write),
+            ToolSpec("write_rows", "Write rows of values/formulas from a start cell and save.", WriteArgs, self._write,
+                     unapproved=_EMPTY_CELLS),
             # A small model cannot work out a start cell: given only write_rows, it wrote a cell's address
             # as a value, and rows meant for under a table beside it.
-            ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell),
+            ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell,
+                     unapproved=_EMPTY_CELLS),
             ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
                      self._append),
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
             ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter) into "
-                     "target_sheet, or sort it in place, and save.", SortArgs, self._sort),
+                     "target_sheet, or sort it in place, and save.", SortArgs, self._sort,
+                     unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
+                                "the rows stay where they are, and no approval is needed"),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save.",

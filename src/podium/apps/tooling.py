@@ -41,9 +41,10 @@ class ToolSpec:
     read_only: bool = False
     # Blocking handlers (file and process I/O) run in a worker thread so the event loop stays free.
     blocking: bool = True
+    unapproved: str = ""  # Tool.unapproved
 
     def tool(self) -> Tool:
-        return Tool(self.name, self.description, schema_of(self.args), self.read_only)
+        return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -57,6 +57,7 @@ class AppInfo:
     aliases: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()  # tool names, for the planner's prompt
     changing: tuple[str, ...] = ()  # the tools that change something (not read-only)
+    unapproved: tuple[tuple[str, str], ...] = ()  # (tool, how to do its work without approval): Tool.unapproved
 
     @classmethod
     def of(cls, app: Any) -> AppInfo:
@@ -73,7 +74,13 @@ class AppInfo:
         return cls(name, getattr(app, "description", "") or "",
                    tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in file_types),
                    tuple(a.lower() for a in aliases), tuple(t.name for t in listed),
-                   tuple(t.name for t in listed if not getattr(t, "read_only", False)))
+                   tuple(t.name for t in listed if not getattr(t, "read_only", False)),
+                   tuple((t.name, t.unapproved) for t in listed if getattr(t, "unapproved", "")))
+
+    def without_approval(self, tools: Iterable[str]) -> tuple[str, ...]:
+        """How to do the work of `tools` with nothing that needs approval, one line per tool that says."""
+        ways = dict(self.unapproved)
+        return tuple(f"{tool}: {ways[tool]}" for tool in dict.fromkeys(tools) if tool in ways)
 
     def asked_for(self, text: str) -> tuple[str, ...]:
         """The changing tools a text's changing clauses name by their own words: "create a bar chart of it

@@ -123,8 +123,10 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             # (a chart needs no new workbook, rows fit below the data). A person's refusal is final.
             record = run_of(s).subtasks[item.subtask]
             tried = tuple(dict.fromkeys((*record.called, *(a.function for a in record.held))))
+            app = s.catalog.get(record.spec.application)
+            ways = app.without_approval(a.function for a in record.held) if app is not None else ()
             s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, held=(), refused=(item.summary,),
-                               called=tried, nudge=declined_nudge(item.summary))
+                               called=tried, nudge=declined_nudge(item.summary, ways))
             then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)

@@ -158,9 +158,12 @@ def finish_nudge(description: str, tool_names: Sequence[str], earlier: Sequence[
             f"at all, call a tool that reads what shows it is done, and answer FINISH again.")
 
 
-def declined_nudge(summary: str) -> str:
-    """What to tell an AppAgent whose sensitive calls batch mode refused."""
+def declined_nudge(summary: str, ways: Sequence[str] = ()) -> str:
+    """What to tell an AppAgent whose sensitive calls batch mode refused; `ways` are its application's
+    own words for doing the refused tools' work without approval (AppInfo.without_approval): told only
+    "add instead", the 1.5B AppAgent refused an in-place sort added an empty sheet and gave up."""
+    how = f" Without approval: {'; '.join(ways)}." if ways else ""
     return (f"Not run: {summary}. It was refused: nobody is there to approve deleting, overwriting or "
             f"replacing what a file already holds. Do your subtask without it: add to what is there instead "
             f"(empty cells below the data, a new sheet, a chart on the existing rows, a new file), or answer "
-            f"FAIL if it cannot be done without that change. Asking again is refused again.")
+            f"FAIL if it cannot be done without that change.{how} Asking again is refused again.")
