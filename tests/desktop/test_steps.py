@@ -203,6 +203,39 @@ async def test_a_number_nothing_showed_is_not_written_where_the_work_is_arithmet
     assert wrote.ok
 
 
+async def test_another_records_phone_number_is_not_written_into_an_empty_cell_of_the_same_column(
+        tmp_path: Path) -> None:
+    sheets = SpreadsheetsApplication(Workspace(tmp_path))
+    rows = [["Company", "Phone", "Email"], ["Bolt", "+44 20 7946 0018", "m@bolt.example"], ["Acme", None, None],
+            ["Nimbus", "+34 91 123 4567", "ana@nimbus.example"]]
+    assert (await sheets.call("create_workbook", {"path": "c.xlsx"})).ok
+    assert (await sheets.call("write_rows", {"path": "c.xlsx", "rows": rows})).ok
+    # the copies the spreadsheet finds: an identifier into an EMPTY cell, another row of its column holding it
+    assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "B3", "value": "+4420 79460018"}) == [
+        ("B3", "+4420 79460018", "B2")]
+    assert sheets.copies("write_rows", {"path": "c.xlsx", "start": "B3", "rows": [["+1 555 0100 200",
+                                                                                    "ANA@nimbus.example"]]}) \
+        == [("C3", "ANA@nimbus.example", "C4")]
+    assert sheets.copies("write_rows", {"path": "c.xlsx", "rows": rows}) == []  # each value where it is already
+    assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "D3", "value": "+44 20 7946 0018"}) == []  # column
+    assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "B3", "value": "unknown"}) == []
+    assert sheets.copies("read_sheet", {"path": "c.xlsx"}) == [] and sheets.copies("nope", {}) == []
+    copy = {"function": "set_cell", "arguments": {"path": "c.xlsx", "cell": "B3", "value": "+44 20 7946 0018"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[copy]), app_out(actions=[copy])]), sheets)
+    session = await backend.start_session({})
+    ask = AppStepRequest(description="Fill in the missing phone number of Acme in c.xlsx", subtask_id="1")
+    (refused,) = (await app_step(backend, session, ask)).results
+    assert not refused.ok and not refused.ran
+    assert refused.error == ("not run: B3 would get '+44 20 7946 0018', already in B2, in the same column: another "
+                             "record's value is not this one's. Write only what the request, a file or the person "
+                             "gives for it; if nothing gives it, ask the person for it (PENDING)")
+    # the person's own answer may be that very number
+    answered = ask.model_copy(update={"subtask_id": "2", "answers": (
+        QA(question="Acme's phone?", answer="the same as Bolt: +44 20 7946 0018"),)})
+    (wrote,) = (await app_step(backend, session, answered)).results
+    assert wrote.ok, wrote.error
+
+
 async def test_a_read_of_another_applications_file_points_at_the_inputs_that_hold_it() -> None:
     docs = Documents({"catalogue.docx": {"paragraphs": [], "tables": []}})
     read = {"function": "read_table", "arguments": {"path": "prices.xlsx"}}

@@ -161,6 +161,36 @@ def used_range(sheet: Any) -> str | None:
     return sheet.dimensions
 
 
+# A text that is one row's own: a phone or account number (six digits or more, however grouped), an e-mail.
+_IDENTIFIER = re.compile(r"\+?\(?\d(?:[\s\-./()]*\d){5,}|[^@\s]+@[^@\s]+\.\w+")
+
+
+def identity(value: Any) -> str | None:
+    """The identifier a text cell holds, comparable however it is written ("+44 20 7946 0018" and
+    "+442079460018" are one), or None if it is not one (numbers are amounts, not identifiers)."""
+    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(text := value.strip()):
+        return None
+    return text.casefold() if "@" in text else re.sub(r"\D", "", text)
+
+
+def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]
+                 ) -> list[tuple[str, CellValue, str]]:
+    """(cell, value, where it is already) for each identifier the rows put into an EMPTY cell that another
+    row of the same column holds: told to fill in a contact's missing phone number, found nowhere, the
+    1.5B AppAgent wrote another contact's."""
+    found = []
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            key, col, at = identity(cell_value(value)), first_col + c, first_row + r
+            if key is None or sheet.cell(row=at, column=col).value not in (None, ""):
+                continue
+            source = next((cell.coordinate for (cell,) in sheet.iter_rows(min_col=col, max_col=col)
+                           if cell.row != at and identity(cell.value) == key), None)
+            if source is not None:
+                found.append((coordinate(col, at), value, source))
+    return found
+
+
 # -- tables ------------------------------------------------------------------------------------
 def header_index(rows: list[list[Any]]) -> int | None:
     """The index of a table's header among its rows: the first row with two or more texts (a title

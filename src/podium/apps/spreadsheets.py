@@ -39,6 +39,7 @@ from podium.apps.sheet_cells import (
     check_formulas,
     check_rows,
     coordinate,
+    copied_cells,
     filled,
     find_table,
     header_index,
@@ -139,6 +140,17 @@ class SpreadsheetsApplication(ToolApplication):
             except Exception:
                 return False  # the call itself will fail: nothing is written
         return False  # append_rows writes only under the last value: it replaces none
+
+    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str]]:
+        try:
+            rows = _as_rows(args) if tool == "set_cell" else args if tool == "write_rows" else None
+            if rows is None:
+                return []
+            sheet = sheet_named(self._load(self._existing(rows.path)), rows.sheet)
+            first_col, first_row = parse_cell(rows.start, "start")
+        except Exception:
+            return []  # the call itself will fail: nothing is written
+        return copied_cells(sheet, first_col, first_row, rows.rows)
 
     def _overwrites_cells(self, args: WriteArgs) -> bool:
         """Whether writing would replace a value already in the sheet (that value would be lost)."""

@@ -89,6 +89,22 @@ class ToolApplication:
     def tools(self) -> list[Tool]:
         return [spec.tool() for spec in self._by_name.values()]
 
+    def copies(self, tool: str, arguments: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+        """(where, value, where it is already) for each value a VALID call would copy from another record
+        of the same file into an empty place meant for this record's own (an application that keeps
+        records says; the AppAgent's step asks for a value the person gave instead)."""
+        spec = self._by_name.get(tool)
+        if spec is None or spec.read_only:
+            return []
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError:
+            return []
+        return self._copies(tool, args)
+
+    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str]]:
+        return []
+
     def is_sensitive(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         spec = self._by_name.get(tool)
         if spec is None:

@@ -26,6 +26,10 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
         return elsewhere
     if not tool.read_only and (what := unasked(request, action.function)):
         return f"not run: neither your subtask nor the request asks for {what}; do only what your subtask asks"
+    if not tool.read_only and (copies := copied(app, action, request)):
+        return (f"not run: {'; '.join(copies)}, in the same column: another record's value is not this one's. "
+                f"Write only what the request, a file or the person gives for it; if nothing gives it, ask the "
+                f"person for it (PENDING)")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
                 f"your subtask; use the data your subtask was given or has read")
@@ -35,6 +39,23 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
     if any_guess and app.is_sensitive(action.function, action.arguments):
         return "not run: it needs the person's approval, asked when no call of the step guesses"
     return ""
+
+
+def copied(app: Any, action: Action, request: AppStepRequest) -> list[str]:
+    """The values a change copies from another record of the file into an empty place of this one
+    (Application.copies, where the application has it), but those the person's words give."""
+    find = getattr(app, "copies", None)
+    if find is None:
+        return []
+    words = [request.request, request.description, *request.done_parts, *(qa.answer for qa in request.answers)]
+    given = [t.casefold() for t in words] + [re.sub(r"\D", "", t) for t in words]
+    return [f"{where} would get {value!r}, already in {source}" for where, value, source
+            in find(action.function, action.arguments) if not any(_key(value) in text for text in given)]
+
+
+def _key(value: Any) -> str:
+    text = str(value).strip()
+    return text.casefold() if "@" in text else re.sub(r"\D", "", text)
 
 
 def only_reads(app: Any, request: AppStepRequest) -> str:
