@@ -93,5 +93,13 @@ async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_bi
     (seen,) = await observe(sheets, ["Copy the Prices sheet of prices.xlsx"])
     assert seen.function == "read_sheet" and seen.ok
     assert seen.content["rows"] == [["Item", "Price"], ["Pen", 1.5]] and seen.content["other_sheets"] == ["Notes"]
+    book["Notes"].append(["Pens are sold in tens"])
+    book.save(tmp_path / "prices.xlsx")
+    # the sheet the texts name is the one shown (not the first); a name inside a word names none
+    (named,) = await observe(sheets, ["Add a row under the last note of the Notes sheet in prices.xlsx"])
+    assert named.arguments == {"path": "prices.xlsx", "sheet": "Notes"}
+    assert named.content["rows"] == [["Pens are sold in tens"]]
+    (first,) = await observe(sheets, ["Copy the FootNotes of prices.xlsx"])
+    assert first.arguments == {"path": "prices.xlsx"} and first.content["sheet"] == "Prices"
     (listed,) = await observe(sheets, ["Chart big.xlsx"])
     assert listed.function == "list_sheets" and listed.ok and listed.content["sheets"][0]["used_range"] == "A1:CV201"

@@ -12,6 +12,7 @@ step. Only read-only tools run here.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,16 +52,33 @@ async def observe(app: Any, texts: Iterable[str]) -> list[ActionResult]:
     if preferred is None:
         return []
     fallback = observer_tool(tools)
+    texts = tuple(texts)
     seen = []
     for path in files_of(app, texts):
         seen.append(await _look(app, preferred, path))
         if not seen[-1].ok and fallback is not None and fallback is not preferred:
             seen[-1] = await _look(app, fallback, path)  # a sheet too big to read whole still has a listing
+        elif (sheet := _sheet_named(seen[-1], preferred, texts)) is not None:
+            # "under the last item of the Q2 sheet": shown the first sheet (a summary of formulas), the 1.5B
+            # AppAgent wrote over Q2's last row. The sheet the texts name is the one to see.
+            seen[-1] = await _look(app, preferred, path, sheet)
     return seen
 
 
-async def _look(app: Any, tool: Any, path: str) -> ActionResult:
-    arguments = {"path": path}
+def _sheet_named(seen: ActionResult, tool: Any, texts: Sequence[str]) -> str | None:
+    """Another sheet the observation lists (`other_sheets`) that the texts name as a word, if the tool
+    takes a `sheet`; the first such one."""
+    params = getattr(tool, "parameters", None) or {}
+    others = seen.content.get("other_sheets") if seen.ok and isinstance(seen.content, dict) else None
+    if not isinstance(others, list) or "sheet" not in (params.get("properties") or {}):
+        return None
+    text = " ".join(texts)
+    return next((s for s in others if isinstance(s, str) and s.strip()
+                 and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", text)), None)
+
+
+async def _look(app: Any, tool: Any, path: str, sheet: str | None = None) -> ActionResult:
+    arguments = {"path": path} if sheet is None else {"path": path, "sheet": sheet}
     try:
         result = await app.call(tool.name, arguments)
         return ActionResult(function=tool.name, arguments=arguments, ok=result.ok,
