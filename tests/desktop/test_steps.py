@@ -112,6 +112,20 @@ async def test_a_change_doing_work_nobody_asked_for_is_not_run() -> None:
         description="Add a row labelled Total", request="Add the totals to t.xlsx and chart them", subtask_id="2"))
     assert [r.ok for r in report.results] == [True, True] and sheets.calls[-1][0] == "add_chart"
 
+async def test_a_change_that_writes_nothing_is_not_run_unless_an_empty_file_is_asked_for() -> None:
+    notes = Notes()
+    empty = {"function": "write_note", "arguments": {"title": "docx_files.txt", "text": " "}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[empty])] * 2), notes)
+    session = await backend.start_session({})
+    ask = AppStepRequest(description="Write the names of the .docx files into docx_files.txt", subtask_id="1")
+    (refused,) = (await app_step(backend, session, ask)).results
+    assert not refused.ok and not refused.ran and notes.calls == []
+    assert (refused.error or "").startswith("not run: it writes nothing (the content is empty)")
+    blank = ask.model_copy(update={"description": "Create an empty file docx_files.txt", "subtask_id": "2"})
+    (wrote,) = (await app_step(backend, session, blank)).results
+    assert wrote.ok and [c[0] for c in notes.calls] == ["write_note"]
+
+
 async def test_a_subtask_that_only_reads_changes_nothing() -> None:
     docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
     read = {"function": "read_table", "arguments": {"path": "report.docx"}}

@@ -26,6 +26,9 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
         return elsewhere
     if not tool.read_only and (what := unasked(request, action.function)):
         return f"not run: neither your subtask nor the request asks for {what}; do only what your subtask asks"
+    if not tool.read_only and writes_nothing(action, request):
+        return ("not run: it writes nothing (the content is empty), and a file written empty needs approval to be "
+                "written again; write the whole text your subtask asks for, from your tools' results or the inputs")
     if not tool.read_only and (copies := copied(app, action, request)):
         return (f"not run: {'; '.join(copies)}, in the same column: another record's value is not this one's. "
                 f"Write only what the request, a file or the person gives for it; if nothing gives it, ask the "
@@ -56,6 +59,27 @@ def copied(app: Any, action: Action, request: AppStepRequest) -> list[str]:
 def _key(value: Any) -> str:
     text = str(value).strip()
     return text.casefold() if "@" in text else re.sub(r"\D", "", text)
+
+
+_EMPTY_ASKED = re.compile(r"\b(?:empty|blank|clear)\b", re.IGNORECASE)
+
+
+def writes_nothing(action: Action, request: AppStepRequest) -> bool:
+    """Whether a change's content is all empty where the texts ask for no empty file: the 1.5B AppAgent
+    told to write the names of the .docx files into docx_files.txt wrote "" first, and the file was
+    then taken (writing it again is an overwrite)."""
+    content = written_content(action.arguments)
+    if not content or _EMPTY_ASKED.search(f"{request.request} {request.description}"):
+        return False
+    return not any(_filled(value) for value in content)
+
+
+def _filled(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, list | tuple):
+        return any(_filled(v) for v in value)
+    return value is not None
 
 
 def only_reads(app: Any, request: AppStepRequest) -> str:
