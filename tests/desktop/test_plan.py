@@ -360,6 +360,13 @@ def test_the_tools_doing_the_arithmetic_a_text_names_are_pending_too_reading_one
     assert sheets.computing("List the students from the highest score to the lowest") == ("sort_rows",)
     assert sheets.computing("Read the Amount column") == ()
     assert AppInfo.arithmetic("table_totals") == ("a sum",) and AppInfo.arithmetic("read_table") == ()
+    # a change that sums is asked for by its own words, not by every sum: a total to know is read
+    totals = AppInfo("spreadsheets", tools=(*sheets.tools, "add_totals_row"),
+                     changing=(*sheets.changing, "add_totals_row"))
+    assert totals.computing("What is the total of the Amount column?") == ("column_totals",)
+    row = "Add a row labelled Total under the invoices, with the totals of the Net and VAT columns"
+    assert totals.pending(row, ()) == ("add_totals_row", "column_totals")
+    assert totals.pending(row, ("add_totals_row",)) == ()  # it did the sum: column_totals is not wanted as well
 
 
 def test_a_new_sheet_the_request_never_asks_for_is_left_out_a_located_one_is_no_new_sheet() -> None:

@@ -1,5 +1,5 @@
 """spreadsheets: Excel (.xlsx) workbooks through openpyxl: read, write rows, cells and formulas, append
-rows under a table, sort a table (sheet_sort), add charts.
+rows under a table, a Total row of =SUM formulas (sheet_totals), sort a table (sheet_sort), add charts.
 
 A cell value that is a string starting with "=" is a formula. By default, text that reads as a
 number ("1200", "-3.5", "1,200") is written as a number, because values copied from a document's
@@ -51,6 +51,7 @@ from podium.apps.sheet_cells import (
 )
 from podium.apps.sheet_charts import anchor_right_of, build_chart
 from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
+from podium.apps.sheet_totals import TotalsArgs, add_totals_row
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
@@ -103,6 +104,8 @@ class SpreadsheetsApplication(ToolApplication):
                      unapproved=_EMPTY_CELLS),
             ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
                      self._append),
+            ToolSpec("add_totals_row", "Add a labelled row (Total) under a sheet's table with a =SUM under each "
+                     "column of numbers, or under the columns named, and save.", TotalsArgs, self._add_totals),
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
             ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter) into "
@@ -332,6 +335,9 @@ class SpreadsheetsApplication(ToolApplication):
         if not result.get("unchanged"):
             self._appended[str(resolved)] = (title, rows, _stamp(resolved), result)
         return result
+
+    def _add_totals(self, args: TotalsArgs) -> dict[str, Any]:
+        return self._edit(args.path, lambda workbook: add_totals_row(workbook, args))
 
     def _sort(self, args: SortArgs) -> dict[str, Any]:
         return self._edit(args.path, lambda workbook: sort_rows(workbook, args, args.path))

@@ -104,8 +104,14 @@ class AppInfo:
         """The tools, reading ones too, that do the arithmetic a text names: "Compute the sum of the values"
         names column_totals, "from the highest score to the lowest" sort_rows. Told to compute a sum, the
         1.5B AppAgent answered FINISH with "the rows that read_sheet shows", and the next subtask guessed."""
-        asked = set(work_named(text, ARITHMETIC))
-        return tuple(t for t in self.tools if asked and asked & set(self.arithmetic(t)))
+        found: list[str] = []
+        for work in work_named(text, ARITHMETIC):
+            doing = [t for t in self.tools if work in self.arithmetic(t)]
+            # a sum to know is a reading tool's (column_totals); a change that sums (add_totals_row) is
+            # asked for by its own words (asked_for), or it would be made where only an answer was wanted
+            reading = [t for t in doing if t not in self.changing]
+            found.extend(reading or doing)
+        return tuple(dict.fromkeys(found))
 
     @staticmethod
     def arithmetic(tool: str) -> tuple[str, ...]:
@@ -117,7 +123,12 @@ class AppInfo:
         same words counts for all of them ("add a row" names write_rows and append_rows; either does it)."""
         called = tuple(called)
         done = {self._words(tool) for tool in called}
-        named = dict.fromkeys((*self.asked_for(text), *self.computing(text)))
+        computed = {work for tool in called for work in self.arithmetic(tool)}
+        asked = self.asked_for(text)
+        # a computation is done by any tool that did its arithmetic (add_totals_row summed: column_totals
+        # need not be called as well)
+        computing = tuple(t for t in self.computing(text) if not set(self.arithmetic(t)) <= computed)
+        named = dict.fromkeys((*asked, *computing))
         return tuple(t for t in named if t not in called and self._words(t) not in done)
 
     def _words(self, tool: str) -> frozenset[str]:
