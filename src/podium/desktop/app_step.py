@@ -11,13 +11,15 @@ result is the step's report:
 - LLM_INTERACTION: ask the model (structured output schema, the temperature the host chose) and
   validate its answer against `AppOutput`.
 - ACTION_EXECUTION: run the chosen tool calls in order, stopping at the first failed change (a failed read
-  changes nothing: the rest runs). If any of them is sensitive (or the model said CONFIRM), NONE runs: they
-  are returned as `held`, and run only when the host sends them back approved (`RUN_APPROVED`).
+  changes nothing: the rest runs). If any of them is sensitive, or changes a file or folder that only data
+  named (step_guards.from_data: a file's content is not the person), or the model said CONFIRM, NONE runs:
+  they are returned as `held`, and run only when the host sends them back approved (`RUN_APPROVED`).
 - MEMORY_UPDATE: remember the step (bounded), which is how a reused AppAgent keeps its memory.
 """
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from decimal import Decimal
@@ -43,7 +45,16 @@ from podium.desktop.observe import jsonable, observation_lines, observe
 from podium.desktop.pipeline import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.prompts import app_system, app_user
 from podium.desktop.schemas import Action, AppOutput, AppStatus
-from podium.desktop.step_guards import GIVEN, arithmetic, declined, guessed, named_type, only_reads, own_file
+from podium.desktop.step_guards import (
+    GIVEN,
+    arithmetic,
+    declined,
+    from_data,
+    guessed,
+    named_type,
+    only_reads,
+    own_file,
+)
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
 
@@ -181,9 +192,13 @@ class AppStepBackend(BaseBackend):
         # Checked only where the work is arithmetic a tool does ("Increase every price by 10%" is not)
         checked = seen if not approved and arithmetic(step.request) else None
         guess = any(guessed(a, tools.get(a.function), checked) for a in output.actions)
+        shown = json.dumps([step.request.model_dump(include={"inputs", "blackboard"}),
+                            [r.content for r in step.observed], list(step.memory.items)], default=str)
         if not approved and not guess and (
                 output.status is AppStatus.CONFIRM
-                or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)):
+                or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)
+                or any(from_data(a, step.request, shown) for a in output.actions
+                       if a.function in tools and not tools[a.function].read_only)):
             step.held = output.actions  # nothing runs before the person approves
             return
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
