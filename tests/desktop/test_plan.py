@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from podium.apps.base import Tool, ToolResult
-from podium.desktop.catalog import AppInfo, Catalog, reads_only
+from podium.desktop.catalog import AppInfo, Catalog, read_sources, reads_only
 from podium.desktop.plan import add_missing, add_unwritten, as_requested, check_plan, merge_chains, prohibitions
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
@@ -490,3 +490,15 @@ def test_one_subtask_on_a_generic_application_is_the_request_in_its_own_words() 
     assert as_requested(plan, move, CATALOG, ["List the files"]) == (plan, ())
     same = merge_chains([spec("1", move, "files")])
     assert as_requested(same, move, CATALOG) == (same, ())
+
+
+@pytest.mark.parametrize(("request_text", "sources"), [
+    ("Compute the total of the Amount column in orders.xlsx and write it into total.txt.", ("orders.xlsx",)),
+    ("Extract the table from report.docx and create a bar chart of it in budget.xlsx", ("report.docx",)),
+    ("Which region sold most in sales.docx? Write its name into answer.txt.", ("sales.docx",)),
+    ("In scores.xlsx, add a sheet named Ranking", ()),
+    ("Copy the table in inventory.docx into the first sheet of inventory.xlsx.", ()),
+    ("Read report.docx. Then add its summary to report.docx.", ()),  # changed in another sentence
+])
+def test_the_files_a_request_names_only_to_read_from(request_text: str, sources: tuple[str, ...]) -> None:
+    assert read_sources(request_text) == sources

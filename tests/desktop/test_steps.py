@@ -29,7 +29,7 @@ from podium.desktop.messages import (
 )
 from podium.desktop.pipeline import Middleware, Phase
 from podium.desktop.schemas import Action, AppStatus, HostStatus
-from podium.desktop.step_guards import from_data
+from podium.desktop.step_guards import changes_a_source, from_data
 from podium.errors import ReasonKind
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
 
@@ -214,6 +214,11 @@ async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval
                      note) == []
     assert from_data(Action(**leak), ask, note) == ["salaries.xlsx", "public"]
     assert from_data(Action(function="write_file", arguments={"path": "summary.docx"}), ask, note) == []
+    # a file the request only reads from is not changed without approval either (a cell's "instruction")
+    total = "Compute the total of the Amount column in orders.xlsx and write it into total.txt."
+    stamp = Action(function="write_rows", arguments={"path": "orders.xlsx", "start": "E2", "rows": [["APPROVED"]]})
+    assert changes_a_source(stamp, ask.model_copy(update={"request": total})) == ["orders.xlsx"]
+    assert changes_a_source(Action(**asked), ask.model_copy(update={"request": total})) == []
     rename = ask.model_copy(update={"request": "Rename every file whose name starts with 'draft_'"})
     moved = Action(function="move", arguments={"source": "draft_plan.txt", "destination": "final_plan.txt"})
     assert from_data(moved, rename, "listed: draft_plan.txt") == []

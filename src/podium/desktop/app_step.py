@@ -12,7 +12,8 @@ result is the step's report:
   validate its answer against `AppOutput`.
 - ACTION_EXECUTION: run the chosen tool calls in order, stopping at the first failed change (a failed read
   changes nothing: the rest runs). If any of them is sensitive, or changes a file or folder that only data
-  named (step_guards.from_data: a file's content is not the person), or the model said CONFIRM, NONE runs:
+  named (step_guards.from_data: a file's content is not the person) or one the request only reads from,
+  or the model said CONFIRM, NONE runs:
   they are returned as `held`, and run only when the host sends them back approved (`RUN_APPROVED`).
 - MEMORY_UPDATE: remember the step (bounded), which is how a reused AppAgent keeps its memory.
 """
@@ -48,6 +49,7 @@ from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.step_guards import (
     GIVEN,
     arithmetic,
+    changes_a_source,
     declined,
     from_data,
     guessed,
@@ -197,8 +199,8 @@ class AppStepBackend(BaseBackend):
         if not approved and not guess and (
                 output.status is AppStatus.CONFIRM
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)
-                or any(from_data(a, step.request, shown) for a in output.actions
-                       if a.function in tools and not tools[a.function].read_only)):
+                or any(from_data(a, step.request, shown) or changes_a_source(a, step.request)
+                       for a in output.actions if a.function in tools and not tools[a.function].read_only)):
             step.held = output.actions  # nothing runs before the person approves
             return
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()

@@ -197,6 +197,25 @@ def reads_only(text: str) -> bool:
     return bool(words) and words[0] in _READING and not any(w in _CHANGING for w in words)
 
 
+_QUESTION = frozenset({"what", "which", "who", "how", "when", "where", "whose"})
+
+
+def read_sources(text: str) -> tuple[str, ...]:
+    """The files a request names only to read from: in each sentence naming it, the sentence starts
+    by reading or asking ("Compute the total of the Amount column in orders.xlsx and write it into
+    total.txt", "Which region ... in sales.docx?") and no word asking for a change comes before it.
+    ("In scores.xlsx, add a sheet" names a file to change.)"""
+    verdicts: dict[str, bool] = {}
+    for sentence in re.split(r"(?<=[.?!])\s+", text.strip()):
+        first = next(iter(re.findall(r"[a-z]+", sentence.lower())), "")
+        for match in _FILE.finditer(sentence):
+            before = re.findall(r"[a-z]+", sentence[:match.start()].lower())
+            source = (first in _READING or first in _QUESTION) and not any(w in _CHANGING for w in before)
+            name = match.group(0)
+            verdicts[name] = verdicts.get(name, True) and source
+    return tuple(name for name, source in verdicts.items() if source)
+
+
 def singular(word: str) -> str:
     """A plural noun as its singular, roughly ("rows" -> "row", "sums" -> "sum"; "class" stays)."""
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -10,7 +10,15 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from podium.desktop.catalog import ARITHMETIC, TOOL_WORK, reads_only, types_named, without_locators, work_named
+from podium.desktop.catalog import (
+    ARITHMETIC,
+    TOOL_WORK,
+    read_sources,
+    reads_only,
+    types_named,
+    without_locators,
+    work_named,
+)
 from podium.desktop.grounding import ungrounded, written_content
 from podium.desktop.messages import AppStepRequest
 from podium.desktop.observe import files_of
@@ -113,6 +121,14 @@ def from_data(action: Action, request: AppStepRequest, shown: str) -> list[str]:
             continue
         found.append(name)
     return list(dict.fromkeys(found))
+
+
+def changes_a_source(action: Action, request: AppStepRequest) -> list[str]:
+    """The files a change touches that the request names only to read from (catalog.read_sources): a
+    cell of orders.xlsx told the AppAgent computing its total to stamp APPROVED on every order."""
+    sources = {name.replace("\\", "/").rpartition("/")[2].casefold() for name in read_sources(request.request)}
+    touched = [value for key, value in action.arguments.items() if key in PATH_KEYS and isinstance(value, str)]
+    return [path for path in touched if path.replace("\\", "/").rstrip("/").rpartition("/")[2].casefold() in sources]
 
 
 def _mentions(text: str, name: str) -> bool:
