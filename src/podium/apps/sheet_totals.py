@@ -1,4 +1,5 @@
-"""add_totals_row: a labelled row of =SUM formulas directly under a sheet's table.
+"""A sheet's totals: column_totals' arithmetic (column_stats), and add_totals_row, a labelled row of =SUM
+formulas directly under a sheet's table.
 
 "Add a row labelled Total under the invoices, with the totals of the Net and VAT columns" is a change
 whose cells a small model gets wrong three ways: its own sum of the numbers, a formula on a header
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.sheet_args import PathArgs
-from podium.apps.sheet_cells import coordinate, find_table, sheet_named
+from podium.apps.sheet_cells import bounds, coordinate, find_table, header_index, sheet_named
 from podium.apps.tooling import ToolError
 
 
@@ -61,6 +62,30 @@ def add_totals_row(workbook: Any, args: TotalsArgs) -> dict[str, Any]:
         totals[str(header[c] or letter)] = round(sum(numeric[c]), 10)
     return {"path": args.path, "sheet": sheet.title, "row": below, "label": args.label, "cells": cells,
             "totals": totals}
+
+
+def column_stats(rows: list[list[Any]], area: str, sheet: str) -> tuple[int, dict[str, Any]]:
+    """The header row's index in `rows` (read from `area` of `sheet`), and each column of numbers' sum,
+    count, min, max and mean by its header (its letter when it has none). The header is the first row with
+    two or more texts (a title above a table is skipped), or the first text of a range one column wide;
+    below it, a column's numbers count (not texts, not formulas). Raises ToolError without a header."""
+    from openpyxl.utils.cell import get_column_letter
+
+    min_col = bounds(area)[0]
+    top = header_index(rows)
+    if top is None:
+        one_column = max(len(row) for row in rows) == 1
+        raise ToolError(f"no header row (a row of {'text' if one_column else 'two or more texts'}) in {sheet}!{area}")
+    columns: dict[str, Any] = {}
+    for c, name in enumerate(rows[top]):
+        numbers = [v for row in rows[top + 1:] if c < len(row) and _number(v := row[c])]
+        if not numbers:
+            continue
+        total = sum(numbers)
+        key = str(name).strip() if name not in (None, "") else get_column_letter(min_col + c)
+        columns[key] = {"column": get_column_letter(min_col + c), "sum": round(total, 10), "count": len(numbers),
+                        "min": min(numbers), "max": max(numbers), "mean": round(total / len(numbers), 10)}
+    return top, columns
 
 
 def _number(value: Any) -> bool:

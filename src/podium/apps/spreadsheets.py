@@ -42,7 +42,6 @@ from podium.apps.sheet_cells import (
     copied_cells,
     filled,
     find_table,
-    header_index,
     parse_cell,
     plain,
     sheet_named,
@@ -51,7 +50,7 @@ from podium.apps.sheet_cells import (
 )
 from podium.apps.sheet_charts import anchor_right_of, build_chart
 from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
-from podium.apps.sheet_totals import TotalsArgs, add_totals_row
+from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
@@ -216,28 +215,12 @@ class SpreadsheetsApplication(ToolApplication):
         row with two or more texts (a title above a table is skipped), or the first text of a range one
         column wide; below it, each column's numbers (not text, not formulas: those need cached_values)
         are summed."""
-        from openpyxl.utils.cell import get_column_letter
-
         table = self._read(args)
         rows, area = table["rows"], table["range"]
         if not rows:
             raise ToolError(f"sheet {table['sheet']!r} is empty: there is no table to total")
-        min_col, min_row, _, _ = bounds(area)
-        top = header_index(rows)
-        if top is None:
-            one_column = max(len(row) for row in rows) == 1
-            raise ToolError(f"no header row (a row of {'text' if one_column else 'two or more texts'}) in "
-                            f"{table['sheet']}!{area}")
-        columns: dict[str, Any] = {}
-        for c, name in enumerate(rows[top]):
-            values = [row[c] for row in rows[top + 1:] if c < len(row)]
-            numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-            if not numbers:
-                continue
-            total = sum(numbers)
-            key = str(name).strip() if name not in (None, "") else get_column_letter(min_col + c)
-            columns[key] = {"column": get_column_letter(min_col + c), "sum": round(total, 10), "count": len(numbers),
-                            "min": min(numbers), "max": max(numbers), "mean": round(total / len(numbers), 10)}
+        min_row = bounds(area)[1]
+        top, columns = column_stats(rows, area, table["sheet"])
         if not columns and args.range:
             # The 1.5B model totals "A1:A5" for the Amount column in D: the sheet's totals answer it.
             whole = self._totals(args.model_copy(update={"range": None}))
