@@ -35,7 +35,8 @@ def seed_models(seen: dict[str, list[str]]) -> tuple[ScriptedBackend, dict[str, 
             return host("FINISH", "The table of report.docx is charted in budget.xlsx")
         return assign(sub("1", "Extract the table from report.docx", "documents",
                           message="return the rows"),
-                      sub("2", "Create a bar chart of the table in budget.xlsx", "spreadsheets", "1"))
+                      sub("2", "Write the rows of subtask 1 into budget.xlsx and create a bar chart of them",
+                          "spreadsheets", "1"))
 
     def documents(prompt: str) -> str:
         seen.setdefault("documents", []).append(prompt)

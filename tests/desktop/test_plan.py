@@ -6,7 +6,15 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog, read_sources, reads_only
-from podium.desktop.plan import add_missing, add_unwritten, as_requested, check_plan, merge_chains, prohibitions
+from podium.desktop.plan import (
+    add_missing,
+    add_unwritten,
+    as_requested,
+    check_plan,
+    merge_chains,
+    prohibitions,
+    write_first,
+)
 from podium.desktop.schemas import SubtaskSpec
 from podium.errors import ConfigError
 
@@ -502,3 +510,26 @@ def test_one_subtask_on_a_generic_application_is_the_request_in_its_own_words() 
 ])
 def test_the_files_a_request_names_only_to_read_from(request_text: str, sources: tuple[str, ...]) -> None:
     assert read_sources(request_text) == sources
+
+
+def test_a_change_on_data_read_by_another_application_writes_the_rows_there_first() -> None:
+    sheets = AppInfo("spreadsheets", "", (".xlsx",), changing=SHEETS.changing)
+    catalog = Catalog((AppInfo("documents", "", (".docx",), changing=DOCS.changing), sheets))
+    read = (spec("1", "Extract the table from report.docx", "documents"), ())
+    chart = (spec("2", "Create a bar chart of the extracted table", "spreadsheets", ("1",)), ())
+    planned, notes = write_first((read, chart), REQUEST, catalog)
+    first = "Write the rows of subtask 1 into budget.xlsx as a table, its header row first"
+    assert planned[1][1] == (first, "Create a bar chart of the extracted table")
+    assert planned[1][0].description == f"{first}; then Create a bar chart of the extracted table"
+    assert notes == ("subtask 2 writes the rows of subtask 1 into budget.xlsx first: spreadsheets sees only its "
+                     "own files",)
+    # a subtask that writes the rows itself, one that only reads, and data from its own application: unchanged
+    for unchanged in ((spec("2", "Write the rows of subtask 1 into budget.xlsx, then chart them", "spreadsheets",
+                            ("1",)), ()),
+                      (spec("2", "Write the table into budget.xlsx and add a bar chart over it", "spreadsheets",
+                            ("1",)), ()),
+                      (spec("2", "Read the Budget sheet of budget.xlsx", "spreadsheets", ("1",)), ())):
+        assert write_first((read, unchanged), REQUEST, catalog) == ((read, unchanged), ())
+    own = (spec("1", "Read the table of budget.xlsx", "spreadsheets"), ())
+    assert write_first((own, chart), REQUEST, catalog) == ((own, chart), ())
+    assert write_first((read, chart), "Chart the table of report.docx", catalog) == ((read, chart), ())  # no file

@@ -37,7 +37,8 @@ def planner(prompt: str) -> str:
     if verifying(prompt):
         return host("FINISH", "budget.xlsx holds the table and a bar chart")
     return assign(sub("1", "Extract the table from report.docx", "documents", message="first table"),
-                  sub("2", "Create a bar chart of the table in budget.xlsx", "spreadsheets", "1"))
+                  sub("2", "Write the rows of subtask 1 into budget.xlsx and create a bar chart of them",
+                      "spreadsheets", "1"))
 
 
 def documents(prompt: str) -> str:

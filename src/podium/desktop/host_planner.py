@@ -25,7 +25,15 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import add_missing, add_unwritten, as_requested, check_plan, merge_chains, missing_work
+from podium.desktop.plan import (
+    add_missing,
+    add_unwritten,
+    as_requested,
+    check_plan,
+    merge_chains,
+    missing_work,
+    write_first,
+)
 from podium.desktop.prompts import copies_host_example
 from podium.desktop.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
@@ -187,6 +195,8 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     if output.subtasks:  # a graph is the whole plan; the seed's one Current Sub-Task is one step of it
         done = [r.spec.description for r in run.subtasks.values()]
         planned, added = add_missing(planned, run.request, offered(s), done)
+        planned, written = write_first(planned, run.request, offered(s), kept)
+        added += written
         planned, whole = as_requested(planned, run.request, offered(s), done)
         added += whole
         if not done:

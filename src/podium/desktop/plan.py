@@ -227,6 +227,46 @@ def as_requested(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], reque
     return ((spec.model_copy(update={"description": request, "message": ""}), ()),), (note,)
 
 
+# The verbs of a clause that puts data into a file ("Write the table into budget.xlsx").
+_WRITING = frozenset({"write", "copy", "put", "paste", "insert", "enter", "transfer", "fill", "store", "save"})
+
+
+def write_first(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], request: str, catalog: Catalog,
+                kept: Mapping[str, SubtaskSpec] | None = None
+                ) -> tuple[tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], tuple[str, ...]]:
+    """A merged plan in which a subtask that changes a file of its (typed) application with data read by
+    one subtask on another typed application, and writes none of it there, first writes the rows: an
+    application only sees its own files. The 1.5B planner planned the seed's request as "Extract the table
+    from report.docx" and "Create a bar chart of the extracted table in budget.xlsx", whose AppAgent charted
+    the range 'table', then an empty one, and gave up. The part added says which subtask's rows go into which
+    file (the file the subtask names, else the request's one of that type)."""
+    specs = {**(kept or {}), **{s.id: s for s, _ in planned}}
+    apps = {sid: spec.application for sid, spec in specs.items()}
+    out, notes = [], []
+    for spec, parts in planned:
+        here = catalog.get(spec.application)
+        source = catalog.get(apps.get(spec.depends_on[0], "")) if len(spec.depends_on) == 1 else None
+        texts = parts or (spec.description,)
+        files = catalog.apps_for_files(texts[0]).get(spec.application) \
+            or catalog.apps_for_files(request).get(spec.application) or ()
+        if here is None or source is None or not here.file_types or not source.file_types \
+                or source.name == here.name or not files or not reads_only(specs[spec.depends_on[0]].description):
+            out.append((spec, parts))
+            continue
+        first = f"Write the rows of subtask {spec.depends_on[0]} into {files[0]} as a table, its header row first"
+        writing = set(here.asked_for(first))
+        if not writing or not here.asked_for(texts[0]) or writing & set(here.asked_for(texts[0])) \
+                or any(clause.split()[:1] and clause.split()[0] in _WRITING
+                       for clause in _CLAUSE.split(texts[0].lower())):
+            out.append((spec, parts))  # nothing to add with, a reading part, or it writes the rows itself
+            continue
+        joined = spec.model_copy(update={"description": f"{first}; then {spec.description}"})
+        out.append((joined, (first, *texts)))
+        notes.append(f"subtask {spec.id} writes the rows of subtask {spec.depends_on[0]} into {files[0]} first: "
+                     f"{spec.application} sees only its own files")
+    return tuple(out), tuple(notes)
+
+
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 
 
