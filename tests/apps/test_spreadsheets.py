@@ -181,6 +181,10 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
                                                 "sheet": "Costs"})
     assert elsewhere.ok and elsewhere.content["sheet"] == "Sheet1"
     assert elsewhere.content["note"] == "no sheet named 'Costs': the chart is on 'Sheet1', with its data"
+    # the workbook's own name before the range ('t.xlsx!A1:C3') is no sheet: the range is the workbook's
+    for named in ("t.xlsx!A1:C3", "T!A1:C2"):
+        own = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": named, "title": named})
+        assert own.ok and own.content["data"] == f"Sheet1!{named.split('!')[1]}", own.error
     # a last row of ordinary values (or a formula that is no sum) is data
     await sheets.call("write_rows", {"path": "t.xlsx", "start": "A4", "rows": [["Mar", "=B3+1", 4]]})
     plain = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "A1:C4", "title": "All"})

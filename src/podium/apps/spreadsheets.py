@@ -333,6 +333,9 @@ class SpreadsheetsApplication(ToolApplication):
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal key
             data_sheet_name, area = split_sheet(args.data)
+            if data_sheet_name not in (None, *workbook.sheetnames) and \
+                    data_sheet_name.casefold() in (resolved.name.casefold(), resolved.stem.casefold()):
+                data_sheet_name = None  # 'budget.xlsx!A1:C5' (the 1.5B AppAgent's): the workbook, not a sheet
             # A chart's sheet the workbook lacks is where the chart was to go, not data: the 1.5B AppAgent
             # named it after the chart's title ('Costs') three times. It goes on the data's sheet, said so.
             placed = args.sheet if args.sheet in workbook.sheetnames else None
