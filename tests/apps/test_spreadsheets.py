@@ -181,6 +181,9 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
                                                 "sheet": "Costs"})
     assert elsewhere.ok and elsewhere.content["sheet"] == "Sheet1"
     assert elsewhere.content["note"] == "no sheet named 'Costs': the chart is on 'Sheet1', with its data"
+    empty = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "F1:H5", "title": "Nothing"})
+    assert empty.error == ("add_chart: Sheet1!F1:H5 is empty: write the rows into the sheet first (write_rows), then "
+                           "chart the range they fill")
     # the workbook's own name before the range ('t.xlsx!A1:C3') is no sheet: the range is the workbook's
     for named in ("t.xlsx!A1:C3", "T!A1:C2"):
         own = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": named, "title": named})

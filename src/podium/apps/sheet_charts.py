@@ -24,6 +24,11 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, int | None
     first_value_row = min_row + 1 if args.header_row else min_row
     if first_data_col > max_col or first_value_row > max_row:
         raise ToolError(f"range {area} holds no values besides its header row / category column")
+    if not any(cell.value not in (None, "") for row in sheet.iter_rows(
+            min_row=first_value_row, max_row=max_row, min_col=first_data_col, max_col=max_col) for cell in row):
+        # a chart over empty cells shows nothing: the data handed from another file is not in this one yet
+        raise ToolError(f"{sheet.title}!{area} is empty: write the rows into the sheet first (write_rows), then "
+                        f"chart the range they fill")
     left_out = None
     if max_row > first_value_row and _totals_row(sheet, max_row, min_col, first_data_col, max_col,
                                                  args.categories_in_first_column):
