@@ -533,3 +533,23 @@ def test_a_change_on_data_read_by_another_application_writes_the_rows_there_firs
     own = (spec("1", "Read the table of budget.xlsx", "spreadsheets"), ())
     assert write_first((own, chart), REQUEST, catalog) == ((own, chart), ())
     assert write_first((read, chart), "Chart the table of report.docx", catalog) == ((read, chart), ())  # no file
+
+
+def test_a_chart_planned_on_an_application_without_a_chart_tool_moves_to_the_one_with_the_file() -> None:
+    docs = AppInfo("documents", "", (".docx",), tools=("read_table", "add_table", "table_totals"))
+    sheets = AppInfo("spreadsheets", "", (".xlsx",), tools=("read_sheet", "add_chart"))
+    catalog = Catalog((docs, sheets))
+    request = "Create a bar chart of the headcount per team in teams.xlsx, titled 'Headcount by team'."
+    plan = [spec("1", "Read the headcount data from teams.xlsx", "spreadsheets"),
+            spec("2", "Create a bar chart of the headcount data", "documents", ("1",))]
+    check = check_plan(plan, catalog, request)
+    assert [s.application for s in check.subtasks] == ["spreadsheets", "spreadsheets"]
+    assert check.moved == ("subtask 2 moved from documents to spreadsheets: documents has no tool for a chart",)
+    # no file of the charting application named: it stays (and its AppAgent says what it cannot do)
+    assert [s.application for s in check_plan(plan, catalog, "Chart the table of report.docx").subtasks] == [
+        "spreadsheets", "documents"]
+    # arithmetic is not moved by this rule (but by where its data is)
+    sums = [plan[0], spec("2", "Compute the sum of the headcount", "documents", ("1",))]
+    assert check_plan(sums, Catalog((AppInfo("documents", "", (".docx",), tools=("read_table",)), sheets)),
+                      request).moved == ("subtask 2 moved from documents to spreadsheets: it computes on the data "
+                                         "subtask 1 read there",)

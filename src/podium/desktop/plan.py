@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from podium.desktop.catalog import (
+    ARITHMETIC,
     TOOL_WORK,
     AppInfo,
     Catalog,
@@ -85,6 +86,8 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
                         + ": a subtask cannot wait for itself")
     problems.extend(_forbidden(resolved, request))
     resolved, moved = _to_the_data(resolved, catalog, kept)
+    resolved, to_tool = _to_the_tool(resolved, catalog, request)
+    moved += to_tool
     wanted, dropped = _drop_unasked(resolved, request)
     if resolved and not wanted:  # all of it unasked: the planner is told, not left with no plan
         problems.extend(f"{why}: plan what the request asks for" for why in dropped)
@@ -113,6 +116,33 @@ def _to_the_data(specs: list[SubtaskSpec], catalog: Catalog, kept: Mapping[str, 
             apps[spec.id] = source.name
         out.append(spec)
     return out, tuple(moved)
+
+
+def _to_the_tool(specs: list[SubtaskSpec], catalog: Catalog, request: str
+                 ) -> tuple[list[SubtaskSpec], tuple[str, ...]]:
+    """The plan with each subtask whose work (a chart) no tool of its application does moved to the
+    application that has one and owns a file the request names: the 1.5B planner put "Create a bar chart
+    of the headcount data" of teams.xlsx on documents, whose AppAgent tried to create a document named
+    after the chart's title. (Arithmetic stays: where the data is decides, _to_the_data.)"""
+    owners = catalog.apps_for_files(request)
+    moved, out = [], []
+    for spec in specs:
+        here = catalog.get(spec.application)
+        for work in (w for w in work_named(spec.description) if w not in dict(ARITHMETIC)):
+            if here is None or _does(here, work):
+                continue
+            target = next((a for a in catalog.apps if a.name in owners and _does(a, work)), None)
+            if target is not None:
+                moved.append(f"subtask {spec.id} moved from {here.name} to {target.name}: {here.name} has no tool "
+                             f"for {work}")
+                spec = spec.model_copy(update={"application": target.name})
+                break
+        out.append(spec)
+    return out, tuple(moved)
+
+
+def _does(app: AppInfo, work: str) -> bool:
+    return any(work in work_named(tool.replace("_", " ")) for tool in app.tools)
 
 
 def _computes_there(spec: SubtaskSpec, here: AppInfo, source: AppInfo, catalog: Catalog) -> bool:
