@@ -181,6 +181,15 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
                                                 "sheet": "Costs"})
     assert elsewhere.ok and elsewhere.content["sheet"] == "Sheet1"
     assert elsewhere.content["note"] == "no sheet named 'Costs': the chart is on 'Sheet1', with its data"
+    # a first row / column of text is the names / categories whatever the call says; no chart over its table
+    told = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": "A1:B3", "title": "Pie",
+                                           "header_row": False, "categories_in_first_column": False, "anchor": "A1"})
+    assert told.ok and told.content["anchor"] != "A1"
+    assert told.content["note"] == ("row 1 holds only text: taken as the series names; the first column holds only "
+                                    f"text: taken as the categories; A1 is inside the data: the chart is at "
+                                    f"{told.content['anchor']}, right of it")
+    pie = next(c for c in charts_in(root / "t.xlsx", "Sheet1") if "Pie" in " ".join(c.itertext()))
+    assert pie.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$B$2:$B$3"]
     empty = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "F1:H5", "title": "Nothing"})
     assert empty.error == ("add_chart: Sheet1!F1:H5 is empty: write the rows into the sheet first (write_rows), then "
                            "chart the range they fill")

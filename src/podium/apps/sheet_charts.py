@@ -10,16 +10,29 @@ from podium.apps.sheet_args import ChartArgs
 from podium.apps.sheet_cells import bounds
 from podium.apps.tooling import ToolError
 
+_NUMBER = re.compile(r"[-+]?[\d,]*\.?\d+%?")
 _TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:sub)?(?:totals?|sum)\b", re.IGNORECASE)
 
 
-def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, int | None]:
-    """The chart, and the row left out of it: a totals row closing the range (a label such as 'Total',
-    or nothing but =SUM formulas). Drawn with the months, a year's total flattens every line (the 1.5B
-    AppAgent asked for a chart of the monthly costs took the table with its Total row)."""
+def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]:
+    """The chart, and notes on what it took otherwise than asked. A totals row closing the range (a label
+    such as 'Total', or nothing but =SUM formulas) is left out: drawn with the months, a year's total
+    flattens every line (the 1.5B AppAgent asked for a chart of the monthly costs took the table with its
+    Total row). A first row, or first column, of nothing but text is the series names, or the categories,
+    whatever the call says: text is no value to plot (as a spreadsheet program's chart wizard decides;
+    the 1.5B AppAgent's header_row=false pie plotted 'Amount' and the category names)."""
     from openpyxl.chart import BarChart, LineChart, PieChart, Reference
 
     min_col, min_row, max_col, max_row = bounds(area)
+    notes = []
+    header_row, categories = args.header_row, args.categories_in_first_column
+    if not header_row and max_row > min_row and _texts(sheet, min_row, min_row, min_col, max_col):
+        header_row = True
+        notes.append(f"row {min_row} holds only text: taken as the series names")
+    if not categories and max_col > min_col and _texts(sheet, min_row + header_row, max_row, min_col, min_col):
+        categories = True
+        notes.append("the first column holds only text: taken as the categories")
+    args = args.model_copy(update={"header_row": header_row, "categories_in_first_column": categories})
     first_data_col = min_col + 1 if args.categories_in_first_column else min_col
     first_value_row = min_row + 1 if args.header_row else min_row
     if first_data_col > max_col or first_value_row > max_row:
@@ -29,10 +42,10 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, int | None
         # a chart over empty cells shows nothing: the data handed from another file is not in this one yet
         raise ToolError(f"{sheet.title}!{area} is empty: write the rows into the sheet first (write_rows), then "
                         f"chart the range they fill")
-    left_out = None
     if max_row > first_value_row and _totals_row(sheet, max_row, min_col, first_data_col, max_col,
                                                  args.categories_in_first_column):
-        left_out, max_row = max_row, max_row - 1
+        notes.append(f"row {max_row} left out of the chart: it totals the rows above")
+        max_row -= 1
     chart: Any
     if args.kind in ("bar", "column", "horizontal_bar"):
         chart = BarChart()
@@ -59,7 +72,15 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, int | None
         if args.y_title:
             chart.y_axis.title = args.y_title
     chart.width, chart.height = 16, 8
-    return chart, left_out
+    return chart, notes
+
+
+def _texts(sheet: Any, min_row: int, max_row: int, min_col: int, max_col: int) -> bool:
+    """Whether the cells hold values and every one is text that is no number or formula."""
+    values = [cell.value for row in sheet.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col,
+                                                    max_col=max_col) for cell in row if cell.value not in (None, "")]
+    return bool(values) and all(isinstance(v, str) and not v.startswith("=") and not _NUMBER.fullmatch(v.strip())
+                                for v in values)
 
 
 def _totals_row(sheet: Any, row: int, min_col: int, first_data_col: int, max_col: int, labelled: bool) -> bool:

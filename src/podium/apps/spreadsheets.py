@@ -347,13 +347,16 @@ class SpreadsheetsApplication(ToolApplication):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
                         "note": "this chart was added already and is there: not added again"}
-            chart, left_out = build_chart(args, data_sheet, area)
-            _, min_row, max_col, _ = bounds(area)
+            chart, notes = build_chart(args, data_sheet, area)
+            min_col, min_row, max_col, max_row = bounds(area)
             anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
+            if args.anchor and target is data_sheet and _inside(args.anchor, min_col, min_row, max_col, max_row):
+                # a chart laid over its own table hides the table (the 1.5B AppAgent's anchor 'A1')
+                anchor = anchor_right_of(target, max_col, min_row)
+                notes.append(f"{args.anchor} is inside the data: the chart is at {anchor}, right of it")
             target.add_chart(chart, anchor)
             done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
                     "data": f"{data_sheet.title}!{area}"}
-            notes = [f"row {left_out} left out of the chart: it totals the rows above"] if left_out else []
             if args.sheet and not placed:
                 notes.append(f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data")
             if notes:
@@ -412,6 +415,14 @@ class SpreadsheetsApplication(ToolApplication):
         if not resolved.exists():
             raise self.workspace.missing(path, "; create it first with create_workbook")
         return resolved
+
+
+def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
+    try:
+        col, row = parse_cell(cell, "anchor")
+    except ToolError:
+        return False
+    return min_col <= col <= max_col and min_row <= row <= max_row
 
 
 def _stamp(path: Path) -> str:
