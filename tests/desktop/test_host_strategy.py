@@ -219,10 +219,17 @@ def test_invalid_planner_output_is_repaired_then_errors() -> None:
     bad = Response(HostStepReport(invalid="Status: field required", raw="hello").model_dump_json())
     ops, s = STRATEGY.handle_response("host", bad, started(max_repairs=1))
     assert "Status: field required" in host_request(ops[0]).feedback and "hello" in host_request(ops[0]).feedback  # type: ignore[arg-type]
+    assert "It was cut off" not in host_request(ops[0]).feedback  # type: ignore[operator]
     ops, s = STRATEGY.handle_response("host", bad, s)
     (error,) = ops
     assert isinstance(error, ReplyError) and error.reason.kind is ReasonKind.INVALID_OUTPUT
     assert s.last is not None and s.last["status"] == "ERROR"
+    # an object never closed ran on to the token limit: the repair says so, and how to keep it short
+    cut = Response(HostStepReport(invalid="the answer contains no JSON object",
+                                  raw='{"Observation": "x", "Thought": "The Excel app').model_dump_json())
+    (again,), _ = STRATEGY.handle_response("host", cut, started())
+    assert "It was cut off: it ran on. Keep Observation and Thought to one short sentence each." in \
+        host_request(again).feedback  # type: ignore[operator]
 
 
 def test_an_answer_in_the_words_of_the_worked_example_is_not_said_to_the_person() -> None:

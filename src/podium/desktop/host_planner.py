@@ -46,7 +46,11 @@ NO_CHANGE_FINISH = ("You answered FINISH, but no subtask has changed any file. C
 
 def repair_feedback(raw: str, problem: str) -> str:
     shown = raw if len(raw) <= 1500 else raw[:1500] + " ..."
-    return (f"Your answer was:\n{shown}\nIt was rejected: {problem}\n"
+    # An object never closed was cut off at the token limit: the 1.5B planner's Thought ran on ("The Excel
+    # application has tools ... The Excel app...") three times in a row when only told it was no JSON.
+    cut = " It was cut off: it ran on. Keep Observation and Thought to one short sentence each." \
+        if raw.lstrip().startswith("{") and not raw.rstrip().endswith("}") else ""
+    return (f"Your answer was:\n{shown}\nIt was rejected: {problem}{cut}\n"
             "Answer again with ONE JSON object with the fields of the example, and nothing else.")
 
 

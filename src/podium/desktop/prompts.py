@@ -126,7 +126,7 @@ def host_system(catalog: Catalog) -> str:
 the AppAgent of one application, and you decide when the request is done.
 
 Answer with ONE JSON object with these fields in this order: Observation, Thought, Status, Subtasks, \
-Questions, Bash, Comment.
+Questions, Bash, Comment. Observation and Thought are one short sentence each.
 Status is one of:
 - ASSIGN: Subtasks is the work to do: a list of {{"id", "description", "application", "depends_on", \
 "message"}}.
