@@ -11,6 +11,7 @@ from podium.desktop.plan import (
     add_unwritten,
     as_requested,
     check_plan,
+    compute_upstream,
     merge_chains,
     prohibitions,
     write_first,
@@ -553,3 +554,26 @@ def test_a_chart_planned_on_an_application_without_a_chart_tool_moves_to_the_one
     assert check_plan(sums, Catalog((AppInfo("documents", "", (".docx",), tools=("read_table",)), sheets)),
                       request).moved == ("subtask 2 moved from documents to spreadsheets: it computes on the data "
                                          "subtask 1 read there",)
+
+
+def test_a_sum_asked_of_an_application_without_a_tool_for_it_is_computed_where_the_data_was_read() -> None:
+    sheets = AppInfo("spreadsheets", "", (".xlsx",), tools=("read_sheet", "column_totals", "write_rows"),
+                     changing=("write_rows",))
+    files = AppInfo("files", "", tools=("read_file", "write_file"), changing=("write_file",))
+    catalog = Catalog((sheets, files))
+    read = (spec("1", "Read the Amount column from expenses.xlsx", "spreadsheets"), ())
+    write = (spec("2", "Write the sum of the Amount column to total.txt", "files", ("1",)), ())
+    planned, notes = compute_upstream((read, write), catalog)
+    assert planned[0][1] == ("Read the Amount column from expenses.xlsx", "Compute the sum of the Amount column")
+    assert planned[0][0].description == ("Read the Amount column from expenses.xlsx; then Compute the sum of the "
+                                         "Amount column")
+    assert planned[1] == write
+    assert notes == ("subtask 1 computes it for subtask 2 ('Compute the sum of the Amount column'): files has no "
+                     "tool for a sum",)
+    # already computed there, or nothing to compute, or no tool for it there either: unchanged
+    computed = (spec("1", "Compute the total of the Amount column of expenses.xlsx", "spreadsheets"), ())
+    assert compute_upstream((computed, write), catalog) == ((computed, write), ())
+    copy = (spec("2", "Write the rows to rows.txt", "files", ("1",)), ())
+    assert compute_upstream((read, copy), catalog) == ((read, copy), ())
+    bare = Catalog((AppInfo("spreadsheets", "", (".xlsx",), tools=("read_sheet",)), files))
+    assert compute_upstream((read, write), bare) == ((read, write), ())

@@ -30,6 +30,7 @@ from podium.desktop.plan import (
     add_unwritten,
     as_requested,
     check_plan,
+    compute_upstream,
     merge_chains,
     missing_work,
     write_first,
@@ -200,7 +201,8 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         done = [r.spec.description for r in run.subtasks.values()]
         planned, added = add_missing(planned, run.request, offered(s), done)
         planned, written = write_first(planned, run.request, offered(s), kept)
-        added += written
+        planned, computed = compute_upstream(planned, offered(s))
+        added += written + computed
         planned, whole = as_requested(planned, run.request, offered(s), done)
         added += whole
         if not done:

@@ -257,6 +257,42 @@ def as_requested(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], reque
     return ((spec.model_copy(update={"description": request, "message": ""}), ()),), (note,)
 
 
+# "the sum of the Amount column" in "Write the sum of the Amount column to total.txt": the arithmetic a
+# clause asks for, up to where its result goes.
+_COMPUTED = re.compile(r"\b(?:the\s+)?(?:sum|total|average|mean)\b.*?(?=\s+(?:to|into|in)\s+\S+\.\w+"
+                       r"|\s*[,;:]|\.\s|\.?$)", re.IGNORECASE)
+
+
+def compute_upstream(planned: tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], catalog: Catalog
+                     ) -> tuple[tuple[tuple[SubtaskSpec, tuple[str, ...]], ...], tuple[str, ...]]:
+    """A merged plan in which a subtask asking for a sum or an average, on an application with no tool
+    for it, handed the data of one subtask on an application that has one, gets that arithmetic done
+    there first: a part "Compute <what it asks for>" added to the subtask it depends on. The 1.5B planner
+    planned "Read the Amount column from expenses.xlsx" and "Write the sum of the Amount column to
+    total.txt" (on files), whose AppAgent wrote a Ref number of the table as the sum."""
+    index = {spec.id: i for i, (spec, _) in enumerate(planned)}
+    out, notes = list(planned), []
+    for spec, _ in planned:
+        here = catalog.get(spec.application)
+        source_at = index.get(spec.depends_on[0]) if len(spec.depends_on) == 1 else None
+        if here is None or source_at is None or here.computing(spec.description):
+            continue
+        source, parts = out[source_at]
+        there = catalog.get(source.application)
+        phrase = _COMPUTED.search(spec.description)
+        asked = set(work_named(spec.description, ARITHMETIC)) & {"a sum", "an average"}
+        done = set(work_named(" ".join((source.description, *parts)), ARITHMETIC))
+        if there is None or not there.file_types or phrase is None or not asked or asked <= done \
+                or not there.computing(spec.description):
+            continue
+        part = f"Compute {phrase.group(0).strip()}"
+        out[source_at] = (source.model_copy(update={"description": f"{source.description.rstrip('. ')}; then {part}"}),
+                          (*(parts or (source.description,)), part))
+        notes.append(f"subtask {source.id} computes it for subtask {spec.id} ({part!r}): {here.name} has no tool "
+                     f"for {' or '.join(sorted(asked))}")
+    return tuple(out), tuple(notes)
+
+
 # The verbs of a clause that puts data into a file ("Write the table into budget.xlsx").
 _WRITING = frozenset({"write", "copy", "put", "paste", "insert", "enter", "transfer", "fill", "store", "save"})
 
