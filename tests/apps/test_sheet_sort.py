@@ -50,6 +50,23 @@ async def test_descending_by_header_into_a_new_sheet(sheets: SpreadsheetsApplica
     assert cells(root / "scores.xlsx", "Scores") == before
 
 
+async def test_an_empty_sheet_sorted_into_the_table_s_sheet_is_the_other_way_round(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook_at(root / "scores.xlsx", {"Scores": SCORES, "Ranking": []})
+    before = cells(root / "scores.xlsx", "Scores")
+    call = {"path": "scores.xlsx", "by": "Score", "descending": True, "sheet": "Ranking", "target_sheet": "Scores"}
+    assert not sheets.is_sensitive("sort_rows", call)  # into the empty sheet: nothing is replaced
+    result = await sheets.call("sort_rows", call)
+    assert result.ok, result.error
+    assert result.content["note"] == ("sheet 'Ranking' is empty and 'Scores' holds the table: 'Scores' was sorted "
+                                      "into 'Ranking'")
+    assert cells(root / "scores.xlsx", "Ranking")[1] == ["Farid", 93]
+    assert cells(root / "scores.xlsx", "Scores") == before
+    # both sheets hold values now: no swap (and the same sort again changes nothing)
+    again = await sheets.call("sort_rows", {**call, "sheet": "Scores", "target_sheet": "Ranking"})
+    assert again.ok and again.content.get("unchanged")
+
+
 async def test_ascending_by_letter_with_a_title_above_the_table(sheets: SpreadsheetsApplication,
                                                                 root: Path) -> None:
     workbook_at(root / "s.xlsx", {"Scores": SCORES}, start_row=3)

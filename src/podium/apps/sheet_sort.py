@@ -113,7 +113,7 @@ def plan_sort(workbook: Any, args: SortArgs) -> SortPlan:
 def sorting_moves_values(workbook: Any, args: SortArgs) -> bool:
     """In place, values move to other cells (the order they had is lost); a copy replaces nothing."""
     try:
-        plan = plan_sort(workbook, args)
+        plan = plan_sort(workbook, _direction(workbook, args)[0])
     except Exception:
         return False  # the call itself will fail: nothing is written
     return plan.in_place and plan.moves
@@ -121,6 +121,7 @@ def sorting_moves_values(workbook: Any, args: SortArgs) -> bool:
 
 def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
     """Sort (changing `workbook`, which the caller saves unless the result says `unchanged`)."""
+    args, swapped = _direction(workbook, args)
     plan = plan_sort(workbook, args)
     width = len(plan.header)
     done: dict[str, Any] = {"path": path, "sheet": plan.source, "by": f"{plan.header_name} (column {plan.column})",
@@ -151,7 +152,24 @@ def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
         except ValueError as exc:
             raise ToolError(f"{plan.target!r} cannot be a sheet name: {exc}") from exc
     _write(target, 1, 1, rows)
+    if swapped:
+        done["note"] = swapped
     return done
+
+
+def _direction(workbook: Any, args: SortArgs) -> tuple[SortArgs, str]:
+    """The call with `sheet` and `target_sheet` swapped when the sheet to sort is empty and the target holds
+    the table: the 1.5B AppAgent that had added the empty Ranking sheet sorted 'Ranking' into 'Scores'.
+    (The target is then the empty sheet: nothing can be written over.)"""
+    if not args.target_sheet or not args.sheet:
+        return args, ""
+    names = {name.casefold(): name for name in workbook.sheetnames}
+    source, target = names.get(args.sheet.strip().casefold()), names.get(args.target_sheet.strip().casefold())
+    if source is None or target is None or used_range(workbook[source]) is not None \
+            or used_range(workbook[target]) is None:
+        return args, ""
+    note = f"sheet {source!r} is empty and {target!r} holds the table: {target!r} was sorted into {source!r}"
+    return args.model_copy(update={"sheet": target, "target_sheet": source}), note
 
 
 # -- the parts ---------------------------------------------------------------------------------
