@@ -557,6 +557,26 @@ async def test_an_app_agent_that_changed_nothing_and_idles_still_fails() -> None
     assert "made no progress" in result.subtasks[0]["reason"]
 
 
+async def test_changes_made_do_not_end_a_subtask_as_done_while_a_tool_its_words_name_never_succeeded() -> None:
+    sheets = Spreadsheets()
+
+    def writer(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": TABLE}))
+        return app("CONTINUE", ("add_chart", {"path": "nowhere.xlsx", "kind": "bar"}))  # fails every time
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FAIL", "no")
+        return assign(sub("1", "Write the figures into budget.xlsx and add a bar chart of them", "spreadsheets"))
+
+    result = await run_request("Chart the figures in budget.xlsx", [sheets], Spy(planner),
+                               app_models={"spreadsheets": Spy(writer)},
+                               config=HostConfig(max_idle_steps=2, max_subtask_steps=20, max_replans=0))
+    (subtask,) = result.subtasks
+    assert not result.ok and subtask["state"] == "FAIL" and "made no progress" in subtask["reason"]
+
+
 async def test_a_merged_chain_is_done_part_by_part_and_each_finish_is_checked() -> None:
     sheets = Spreadsheets()
 

@@ -74,6 +74,7 @@ class AppMemory:
         self.items: deque[str] = deque(maxlen=size)
         self.done = DoneCalls()
         self.seen: set[Decimal] = set()  # every number its tools have returned (grounding.py)
+        self.outputs: deque[str] = deque(maxlen=size)  # what its tools returned, as text (step_guards.from_data)
 
 
 class _Step:
@@ -194,8 +195,9 @@ class AppStepBackend(BaseBackend):
         # Checked only where the work is arithmetic a tool does ("Increase every price by 10%" is not)
         checked = seen if not approved and arithmetic(step.request) else None
         guess = any(guessed(a, tools.get(a.function), checked) for a in output.actions)
+        # the data: what others read, what the application showed and returned; not the agent's own calls
         shown = json.dumps([step.request.model_dump(include={"inputs", "blackboard"}),
-                            [r.content for r in step.observed], list(step.memory.items)], default=str)
+                            [r.content for r in step.observed], list(step.memory.outputs)], default=str)
         if not approved and not guess and (
                 output.status is AppStatus.CONFIRM
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)
@@ -236,6 +238,7 @@ class AppStepBackend(BaseBackend):
                     content = jsonable(result.content)
                     if result.ok:
                         seen.update(numbers(content))
+                        step.memory.outputs.append(json.dumps(content, default=str)[:4000])
                     # A change the application found already made ({"unchanged": true}) is a repeat.
                     same = result.ok and isinstance(content, dict) and content.get("unchanged") is True
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,

@@ -237,9 +237,11 @@ def _no_progress(s: HostState, agent: str, sid: str, report: AppStepReport, outp
         nudge = (f"Your earlier changes succeeded: {'; '.join(record.changed)}. If the files of your subtask now "
                  f"show what {record.doing!r} asks for, answer FINISH with the result; otherwise call "
                  f"the tool for the part still missing. {nudge}").strip()
-    if record.idle >= s.config.max_idle_steps and record.changed:
+    if record.idle >= s.config.max_idle_steps and record.changed and not record.asked(app):
         # Its changes stand and it has nothing left to do: the subtask ends as done, saying how, and the
-        # HostAgent, which compares every result with the request, decides whether more is needed.
+        # HostAgent, which compares every result with the request, decides whether more is needed. (Not
+        # while a tool its words name never succeeded: the 1.5B AppAgent added the Ranking sheet, its sort
+        # failed twice, and "done" left the sheet empty.)
         result = (f"the changes made: {'; '.join(record.changed)} (then {record.idle} steps without progress; "
                   f"the AppAgent did not say it was done)")
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=result)
