@@ -207,6 +207,14 @@ async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval
     assert list((tmp_path / "public").iterdir()) == []
     (wrote,) = (await app_step(backend, session, ask.model_copy(update={"step": 3}))).results
     assert wrote.ok and (tmp_path / "actions.txt").read_text() == "Book the venue"
+    # a folder the agent made itself is its own, though its tool's result names it
+    folder = {"function": "make_folder", "arguments": {"path": "kept"}}
+    into = {"function": "write_file", "arguments": {"path": "kept", "content": "x"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[folder]), app_out(actions=[into])]), files)
+    session = await backend.start_session({})
+    assert (await app_step(backend, session, ask)).results[0].ok
+    second = await app_step(backend, session, ask.model_copy(update={"step": 2}))
+    assert not second.held and second.results[0].ran  # (a folder is no file to write: the tool says so)
     # named by the person (by name, without its suffix, or by its type), or named by no data: no approval
     named = ask.model_copy(update={"request": "Copy the salaries workbook into public"})
     assert from_data(Action(**leak), named, note) == []
@@ -214,6 +222,10 @@ async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval
                      note) == []
     assert from_data(Action(**leak), ask, note) == ["salaries.xlsx", "public"]
     assert from_data(Action(function="write_file", arguments={"path": "summary.docx"}), ask, note) == []
+    # a name the agent's own change made (its tool's result then names it) is its own
+    made = Action(function="write_file", arguments={"path": "notes/summary.txt"})
+    assert from_data(made, ask, '{"path": "notes/summary.txt"}') == ["summary.txt"]
+    assert from_data(made, ask, '{"path": "notes/summary.txt"}', made={"summary.txt"}) == []
     # a file the request only reads from is not changed without approval either (a cell's "instruction")
     total = "Compute the total of the Amount column in orders.xlsx and write it into total.txt."
     stamp = Action(function="write_rows", arguments={"path": "orders.xlsx", "start": "E2", "rows": [["APPROVED"]]})

@@ -56,6 +56,7 @@ from podium.desktop.step_guards import (
     named_type,
     only_reads,
     own_file,
+    paths,
 )
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
@@ -75,6 +76,7 @@ class AppMemory:
         self.done = DoneCalls()
         self.seen: set[Decimal] = set()  # every number its tools have returned (grounding.py)
         self.outputs: deque[str] = deque(maxlen=size)  # what its tools returned, as text (step_guards.from_data)
+        self.made: set[str] = set()  # the paths its own changes made or changed (step_guards.from_data)
 
 
 class _Step:
@@ -201,7 +203,7 @@ class AppStepBackend(BaseBackend):
         if not approved and not guess and (
                 output.status is AppStatus.CONFIRM
                 or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)
-                or any(from_data(a, step.request, shown) or changes_a_source(a, step.request)
+                or any(from_data(a, step.request, shown, step.memory.made) or changes_a_source(a, step.request)
                        for a in output.actions if a.function in tools and not tools[a.function].read_only)):
             step.held = output.actions  # nothing runs before the person approves
             return
@@ -239,6 +241,8 @@ class AppStepBackend(BaseBackend):
                     if result.ok:
                         seen.update(numbers(content))
                         step.memory.outputs.append(json.dumps(content, default=str)[:4000])
+                        if not tool.read_only:
+                            step.memory.made.update(paths(action))
                     # A change the application found already made ({"unchanged": true}) is a repeat.
                     same = result.ok and isinstance(content, dict) and content.get("unchanged") is True
                     step.results.append(ActionResult(function=action.function, arguments=action.arguments,
