@@ -442,3 +442,23 @@ async def test_a_folder_destination_or_a_pattern_never_reaches_out_through_a_lin
         assert not matches.ok and "outside the workspace root" in matches.error
     assert snapshot(root.parent) == before
     assert (root.parent / "outside" / "secret.txt").read_text() == "top secret"
+
+
+async def test_the_names_of_matching_files_are_written_into_a_text_file(files: FilesApplication, root: Path) -> None:
+    for name in ("plan.docx", "reports/march.docx", "reports/2024/annual.docx", "notes.txt", "reports/a.xlsx"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    call = {"path": ".", "pattern": "*.docx", "recursive": True, "into": "docx_files.txt"}
+    assert not files.is_sensitive("write_file_names", call)
+    done = await files.call("write_file_names", call)
+    assert done.ok, done.error
+    assert (root / "docx_files.txt").read_text() == "plan.docx\nreports/march.docx\nreports/2024/annual.docx\n"
+    assert done.content["count"] == 3 and done.content["path"] == "docx_files.txt"
+    # the file exists now: writing it again needs overwrite, which needs approval; the list never names itself
+    again = await files.call("write_file_names", call)
+    assert not again.ok and "already exists" in (again.error or "")
+    assert files.is_sensitive("write_file_names", {**call, "pattern": "*", "overwrite": True})
+    every = await files.call("write_file_names", {**call, "pattern": "*.txt", "overwrite": True})
+    assert every.ok and (root / "docx_files.txt").read_text() == "notes.txt\nsub/inner.txt\n"  # not itself
+    folder = await files.call("write_file_names", {"path": "reports", "into": "reports/list.txt"})
+    assert folder.ok and (root / "reports/list.txt").read_text() == "a.xlsx\nmarch.docx\n"

@@ -345,6 +345,12 @@ FILES = AppInfo("files", changing=("write_file", "make_folder", "copy", "move", 
     # the files application's tools are all plain words: write_file is named by both, a file name being "file"
     (FILES, "Write the names of the .docx files into list.txt", ("write_file",)),
     (FILES, "Write the sum into the total", ()),
+    # with a tool that writes the names itself, that one (and "in this folder" asks for no make_folder)
+    (AppInfo("files", changing=(*FILES.changing, "write_file_names")),
+     "Write the names of all the .docx files in this folder and its subfolders into docx_files.txt",
+     ("write_file_names",)),
+    (AppInfo("files", changing=(*FILES.changing, "write_file_names")), "Rename every file whose name starts with "
+     "draft_", ("rename_pattern",)),
     (SHEETS, "Create a bar chart of it in budget.xlsx and write it", ("add_chart",)),  # typed: no create_workbook
 ])
 def test_the_changing_tools_a_text_names(app: AppInfo, text: str, asked: tuple[str, ...]) -> None:

@@ -44,6 +44,11 @@ class ListArgs(Args):
     recursive: bool = False
 
 
+class NamesArgs(ListArgs):
+    into: str = Field(description="the text file to write the names into, one per line")
+    overwrite: bool = Field(False, description="replace an existing file (needs approval)")
+
+
 class ReadArgs(Args):
     path: str
     max_bytes: int = Field(DEFAULT_READ_BYTES, ge=1, le=10_000_000)
@@ -100,6 +105,11 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write,
                      unapproved=_NEW_NAME),
             ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir),
+            # Handed a listing, the 1.5B AppAgent wrote docx_files.txt as "" or "\n", three times: copying a
+            # tool's output into another call is what it cannot do, so the tool writes the names itself.
+            ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
+                     "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
+                     unapproved=_NEW_NAME),
             ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
                      "source copies every match into the folder, or nothing if any target is taken.",
                      CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME),
@@ -118,8 +128,8 @@ class FilesApplication(ToolApplication):
         try:  # what the call will touch, planned exactly as it will run
             if tool in ("copy", "move"):
                 pairs = self._plan(args, copying=tool == "copy").pairs
-            elif tool == "write_file":
-                target = self.workspace.resolve(args.path)
+            elif tool in ("write_file", "write_file_names"):
+                target = self.workspace.resolve(args.path if tool == "write_file" else args.into)
                 pairs = ((target, target),)
             else:
                 return False
@@ -173,6 +183,17 @@ class FilesApplication(ToolApplication):
         data = args.content.encode("utf-8")
         _store(path, data, args.overwrite)
         return {"path": self.workspace.relative(path), "bytes": len(data)}
+
+    def _write_names(self, args: NamesArgs) -> dict[str, Any]:
+        listing = self._list(args)
+        folder = self.workspace.resolve(args.path, allow_root=True)
+        into = self.workspace.resolve(args.into)
+        # paths from the folder listed, as a person reads them; never the file being written
+        names = [os.path.relpath(self.workspace.resolve(e["path"]), folder) for e in listing["entries"]
+                 if e["kind"] == "file" and self.workspace.resolve(e["path"]) != into]
+        written = self._write(WriteArgs(path=args.into, content="".join(f"{n}\n" for n in names),
+                                        overwrite=args.overwrite))
+        return {**written, "names": names[:50], "count": len(names), "truncated": listing["truncated"]}
 
     def _mkdir(self, args: FolderArgs) -> dict[str, Any]:
         path = self.workspace.resolve(args.path)

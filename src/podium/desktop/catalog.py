@@ -31,7 +31,7 @@ _EXTENSION = re.compile(r"(?<![\w/\\])\.([A-Za-z][A-Za-z0-9]{1,4})\b")  # ".txt 
 # Words of tool names that say nothing about which tool a text asks for: verbs most tools share, and
 # the objects every tool of an application works on ("in the workbook budget.xlsx, add a chart").
 _PLAIN_TOOL_WORDS = frozenset({"add", "create", "make", "write", "set", "read", "list", "get", "update", "append",
-                               "new", "file", "document", "workbook", "pattern"})
+                               "new", "file", "document", "workbook", "pattern", "name"})
 # A clause that starts with one of these reads: "Read the table of report.docx" asks for no add_table.
 _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", "check", "count", "compute",
                       "calculate", "sum", "identify", "determine", "collect", "gather", "view", "see", "locate",
@@ -39,7 +39,8 @@ _READING = frozenset({"read", "extract", "get", "find", "list", "look", "open", 
 # A named thing the text only locates ("of the Schedule sheet", "in sheet Q2", "the Budget table", "the
 # first sheet"): its noun asks for no tool (add_sheet) there.
 _LOCATORS = re.compile(r"\bthe\s+(?:[A-Z0-9][\w\-]*\s+)+[a-z]+\b|\b(?:of|in|on|from)\s+(?:the\s+)?sheet\s+\S+"
-                       r"|\bthe\s+(?:first|second|third|last|active|current|same|existing|only)\s+sheet\b")
+                       r"|\bthe\s+(?:first|second|third|last|active|current|same|existing|only)\s+sheet\b"
+                       r"|\b(?:in|of|from)\s+(?:this|the|that)\s+folder\b|\b(?:its|their)\s+subfolders\b")
 # What a table's row is called in a request: "add the item Travel with the amount 300" is a row.
 _ROW_WORDS = {"item": "row", "entry": "row", "record": "row"}
 _CLAUSES = re.compile(r"[;,:]\s|\.\s|\.$|\band\b|\bthen\b")
@@ -97,7 +98,8 @@ class AppInfo:
                     wanted.add("file")
         named = {tool: self._words(tool) for tool in self.changing}
         hits = {tool: words for tool, words in named.items() if words and words <= wanted}
-        # the most specific: "set the cell of the table" names set_table_cell, not add_table too
+        # the most specific: "set the cell of the table" names set_table_cell, not add_table too, and "write
+        # the names ... into docx_files.txt" write_file_names, not write_file
         return tuple(tool for tool, words in hits.items() if not any(words < other for other in hits.values()))
 
     def computing(self, text: str) -> tuple[str, ...]:
