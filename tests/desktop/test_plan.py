@@ -6,14 +6,13 @@ import pytest
 
 from podium.apps.base import Tool, ToolResult
 from podium.desktop.catalog import AppInfo, Catalog, read_sources, reads_only
-from podium.desktop.plan import (
+from podium.desktop.plan import check_plan, prohibitions
+from podium.desktop.plan_repairs import (
     add_missing,
     add_unwritten,
     as_requested,
-    check_plan,
     compute_upstream,
     merge_chains,
-    prohibitions,
     write_first,
 )
 from podium.desktop.schemas import SubtaskSpec

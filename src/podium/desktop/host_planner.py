@@ -25,11 +25,11 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_state import PLANNER, HostState, InteractionKind, Run
 from podium.desktop.messages import HostStepReport, summarize
-from podium.desktop.plan import (
+from podium.desktop.plan import check_plan
+from podium.desktop.plan_repairs import (
     add_missing,
     add_unwritten,
     as_requested,
-    check_plan,
     compute_upstream,
     merge_chains,
     missing_work,
