@@ -237,6 +237,16 @@ def test_a_part_that_writes_back_what_the_part_before_read_from_the_same_file_is
                                                                                   "t2.xlsx")
     sorting = [plan[0].model_copy(update={"description": "Read traffic.xlsx and sort it"}), plan[1]]
     assert len(merge_chains(sorting)[0][1]) == 2
+    # a last part that only saves the file again ("with the updated content") is dropped too; one that
+    # writes something of its own stays
+    def doc(id: str, description: str, after: tuple[str, ...] = ()) -> SubtaskSpec:
+        return SubtaskSpec(id=id, description=description, application="documents", depends_on=after)
+
+    memo = [doc("1", "Read the memo.docx"), doc("2", "Add the paragraph 'Moved to Friday.' to the memo.docx", ("1",)),
+            doc("3", "Write the memo.docx with the updated content", ("2",))]
+    assert merge_chains(memo)[0][1] == ("Read the memo.docx", "Add the paragraph 'Moved to Friday.' to the memo.docx")
+    signed = [*memo[:2], doc("3", "Write the signature into memo.docx", ("2",))]
+    assert len(merge_chains(signed)[0][1]) == 3
 
 
 LEDGER = "Reset ledger.xlsx: replace every amount in the Amount column with 0."

@@ -36,7 +36,7 @@ def merge_chains(subtasks: Iterable[SubtaskSpec], kept: Mapping[str, SubtaskSpec
         if pair is None:
             return tuple((s, parts.get(s.id, ())) for s in specs)
         first, second = pair
-        if second.id not in parts and _writes_back(first, second):
+        if second.id not in parts and (_writes_back(first, second) or _saves_only(second, first)):
             joined = first  # the data is in the file already: writing it back is only a chance to spoil it
         else:
             parts[first.id] = (*parts.get(first.id, (first.description,)),
@@ -58,6 +58,25 @@ def _writes_back(reader: SubtaskSpec, writer: SubtaskSpec) -> bool:
     read, written = file_names(reader.description), file_names(writer.description)
     return (reads_only(reader.description) and bool(written) and set(written) <= set(read)
             and re.search(rf"\bsubtask {re.escape(reader.id)}\b", writer.description) is not None)
+
+
+# The words of a part that only saves a file again ("Write the memo.docx with the updated content").
+_SAVING = frozenset({"write", "save", "store", "the", "a", "with", "updated", "new", "changed", "content", "contents",
+                     "changes", "data", "file", "back", "it", "to", "disk", "workbook", "document", "all", "its",
+                     "and", "close", "again"})
+
+
+def _saves_only(writer: SubtaskSpec, before: SubtaskSpec) -> bool:
+    """Whether `writer` only saves again a file `before` names: the 1.5B planner ends a chain with "Write
+    the memo.docx with the updated content" (every change tool saves), and that part's AppAgent wrote
+    another paragraph, 'Friday.', under the one asked for."""
+    named = file_names(writer.description)
+    if not named or not set(named) <= set(file_names(before.description)):
+        return False
+    text = writer.description
+    for name in named:
+        text = text.replace(name, " ")
+    return set(re.findall(r"[a-z]+", text.lower())) <= _SAVING
 
 
 def missing_work(request: str, descriptions: Iterable[str]) -> list[str]:
