@@ -29,7 +29,7 @@ from podium.desktop.messages import (
 )
 from podium.desktop.pipeline import Middleware, Phase
 from podium.desktop.schemas import Action, AppStatus, HostStatus
-from podium.desktop.step_guards import changes_a_source, from_data
+from podium.desktop.step_guards import changes_a_source, copied, from_data
 from podium.errors import ReasonKind
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
 
@@ -283,7 +283,8 @@ async def test_another_records_phone_number_is_not_written_into_an_empty_cell_of
                                                                                     "ANA@nimbus.example"]]}) \
         == [("C3", "ANA@nimbus.example", "C4")]
     assert sheets.copies("write_rows", {"path": "c.xlsx", "rows": rows}) == []  # each value where it is already
-    assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "D3", "value": "+44 20 7946 0018"}) == []  # column
+    assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "D2", "value": "+44 20 7946 0018"}) == [
+        ("D2", "+44 20 7946 0018", "B2")]  # beside it, in a new column: a copy too
     assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "B3", "value": "unknown"}) == []
     assert sheets.copies("read_sheet", {"path": "c.xlsx"}) == [] and sheets.copies("nope", {}) == []
     copy = {"function": "set_cell", "arguments": {"path": "c.xlsx", "cell": "B3", "value": "+44 20 7946 0018"}}
@@ -292,9 +293,10 @@ async def test_another_records_phone_number_is_not_written_into_an_empty_cell_of
     ask = AppStepRequest(description="Fill in the missing phone number of Acme in c.xlsx", subtask_id="1")
     (refused,) = (await app_step(backend, session, ask)).results
     assert not refused.ok and not refused.ran
-    assert refused.error == ("not run: B3 would get '+44 20 7946 0018', already in B2, in the same column: another "
-                             "record's value is not this one's. Write only what the request, a file or the person "
-                             "gives for it; if nothing gives it, ask the person for it (PENDING)")
+    assert refused.error == ("not run: B3 would get '+44 20 7946 0018', already in B2: another record's value is "
+                             "not this one's. Write only what the request, a file or the person gives for it; if "
+                             "nothing gives it, ask the person for it (PENDING)")
+    assert copied(sheets, Action(**copy), ask.model_copy(update={"request": "Copy Bolt's phone to Acme"})) == []
     # the person's own answer may be that very number
     answered = ask.model_copy(update={"subtask_id": "2", "answers": (
         QA(question="Acme's phone?", answer="the same as Bolt: +44 20 7946 0018"),)})

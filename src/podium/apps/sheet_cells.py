@@ -176,16 +176,16 @@ def identity(value: Any) -> str | None:
 def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]
                  ) -> list[tuple[str, CellValue, str]]:
     """(cell, value, where it is already) for each identifier the rows put into an EMPTY cell that another
-    row of the same column holds: told to fill in a contact's missing phone number, found nowhere, the
-    1.5B AppAgent wrote another contact's."""
+    cell of the sheet holds: told to fill in a contact's missing phone number, found nowhere, the 1.5B
+    AppAgent wrote another contact's, under Phone, then beside it in a new column."""
     found = []
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
             key, col, at = identity(cell_value(value)), first_col + c, first_row + r
             if key is None or sheet.cell(row=at, column=col).value not in (None, ""):
                 continue
-            source = next((cell.coordinate for (cell,) in sheet.iter_rows(min_col=col, max_col=col)
-                           if cell.row != at and identity(cell.value) == key), None)
+            source = next((cell.coordinate for line in sheet.iter_rows() for cell in line
+                           if (cell.row, cell.column) != (at, col) and identity(cell.value) == key), None)
             if source is not None:
                 found.append((coordinate(col, at), value, source))
     return found

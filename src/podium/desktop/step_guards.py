@@ -39,9 +39,8 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
         return ("not run: it writes nothing (the content is empty), and a file written empty needs approval to be "
                 "written again; write the whole text your subtask asks for, from your tools' results or the inputs")
     if not tool.read_only and (copies := copied(app, action, request)):
-        return (f"not run: {'; '.join(copies)}, in the same column: another record's value is not this one's. "
-                f"Write only what the request, a file or the person gives for it; if nothing gives it, ask the "
-                f"person for it (PENDING)")
+        return (f"not run: {'; '.join(copies)}: another record's value is not this one's. Write only what the "
+                f"request, a file or the person gives for it; if nothing gives it, ask the person for it (PENDING)")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
                 f"your subtask; use the data your subtask was given or has read")
@@ -57,12 +56,15 @@ def copied(app: Any, action: Action, request: AppStepRequest) -> list[str]:
     """The values a change copies from another record of the file into an empty place of this one
     (Application.copies, where the application has it), but those the person's words give."""
     find = getattr(app, "copies", None)
-    if find is None:
+    if find is None or _COPYING.search(request.request):  # a request to copy or duplicate wants copies
         return []
     words = [request.request, request.description, *request.done_parts, *(qa.answer for qa in request.answers)]
     given = [t.casefold() for t in words] + [re.sub(r"\D", "", t) for t in words]
     return [f"{where} would get {value!r}, already in {source}" for where, value, source
             in find(action.function, action.arguments) if not any(_key(value) in text for text in given)]
+
+
+_COPYING = re.compile(r"\b(?:cop(?:y|ies|ying)|duplicat\w*|same)\b", re.IGNORECASE)
 
 
 def _key(value: Any) -> str:
