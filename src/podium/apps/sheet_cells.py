@@ -178,16 +178,18 @@ def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[Cel
     """(cell, value, where it is already) for each identifier the rows put into an EMPTY cell that another
     cell of the sheet holds: told to fill in a contact's missing phone number, found nowhere, the 1.5B
     AppAgent wrote another contact's, under Phone, then beside it in a new column."""
+    held: dict[str, str] = {}  # identifier -> the first cell holding it (one pass over the sheet)
+    for line in sheet.iter_rows():
+        for cell in line:
+            if (key := identity(cell.value)) is not None:
+                held.setdefault(key, cell.coordinate)
     found = []
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
             key, col, at = identity(cell_value(value)), first_col + c, first_row + r
-            if key is None or sheet.cell(row=at, column=col).value not in (None, ""):
-                continue
-            source = next((cell.coordinate for line in sheet.iter_rows() for cell in line
-                           if (cell.row, cell.column) != (at, col) and identity(cell.value) == key), None)
-            if source is not None:
-                found.append((coordinate(col, at), value, source))
+            # the target is empty, so the cell holding it is another one
+            if key is not None and key in held and sheet.cell(row=at, column=col).value in (None, ""):
+                found.append((coordinate(col, at), value, held[key]))
     return found
 
 
