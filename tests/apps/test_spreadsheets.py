@@ -347,6 +347,15 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     assert not sheets.is_sensitive("write_rows", {"path": "e.xlsx", "rows": [["kept", 7, "new"]]})  # same values
     assert sheets.is_sensitive("write_rows", {"path": "e.xlsx", "start": "B1", "rows": [[8]]})  # replaces 7
     assert (root / "e.xlsx").read_bytes() == before
+    # the checks before a call share one parse of the file, and leave its sheet as it is: a write far below
+    # the table is checked (and held for nothing) without the table's used range growing to it
+    far = {"path": "e.xlsx", "start": "A40", "rows": [["kept", 7]]}
+    assert not sheets.is_sensitive("write_rows", far) and not sheets.copies("write_rows", far)
+    peeked = sheets._peek("e.xlsx")
+    assert peeked is sheets._peek("e.xlsx") and peeked.active.max_row == 1
+    assert sheets.is_sensitive("sort_rows", {"path": "e.xlsx", "by": "A"}) is False
+    await sheets.call("set_cell", {"path": "e.xlsx", "cell": "A2", "value": "next"})
+    assert sheets._peek("e.xlsx") is not peeked  # a changed file is parsed again
     (root / "fake.xlsx").write_text("no")
     assert "not a readable .xlsx" in (await sheets.call("read_sheet", {"path": "fake.xlsx"})).error
     assert "outside the workspace" in (await sheets.call("read_sheet", {"path": "/tmp/x.xlsx"})).error

@@ -173,6 +173,24 @@ def identity(value: Any) -> str | None:
     return text.casefold() if "@" in text else re.sub(r"\D", "", text)
 
 
+def value_at(sheet: Any, row: int, col: int) -> CellValue:
+    """A cell's value, without adding the cell to the sheet when it lies outside the used area (openpyxl's
+    sheet.cell() creates it, and the used range would grow to it: a check must leave the sheet as it is)."""
+    if not (sheet.min_row <= row <= sheet.max_row and sheet.min_column <= col <= sheet.max_column):
+        return None
+    return sheet.cell(row=row, column=col).value
+
+
+def overwrites(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]) -> bool:
+    """Whether writing the rows from a cell would replace a value the sheet holds (it would be lost)."""
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            old = value_at(sheet, first_row + r, first_col + c)
+            if old is not None and old != cell_value(value):
+                return True
+    return False
+
+
 def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]
                  ) -> list[tuple[str, CellValue, str]]:
     """(cell, value, where it is already) for each identifier the rows put into an EMPTY cell that another
@@ -188,7 +206,7 @@ def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[Cel
         for c, value in enumerate(row):
             key, col, at = identity(cell_value(value)), first_col + c, first_row + r
             # the target is empty, so the cell holding it is another one
-            if key is not None and key in held and sheet.cell(row=at, column=col).value in (None, ""):
+            if key is not None and key in held and value_at(sheet, at, col) in (None, ""):
                 found.append((coordinate(col, at), value, held[key]))
     return found
 

@@ -4,14 +4,59 @@ saves them)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from podium.apps.sheet_args import ChartArgs
-from podium.apps.sheet_cells import bounds
+from podium.apps.sheet_cells import bounds, parse_cell, sheet_named, split_sheet
 from podium.apps.tooling import ToolError
 
 _NUMBER = re.compile(r"[-+]?[\d,]*\.?\d+%?")
 _TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:sub)?(?:totals?|sum)\b", re.IGNORECASE)
+
+
+def chart_sheets(workbook: Any, args: ChartArgs, file: Path) -> tuple[Any, Any, str, list[str]]:
+    """The data's sheet, the sheet the chart goes on, the data's range, and notes on what was taken
+    otherwise than asked."""
+    data_sheet_name, area = split_sheet(args.data)
+    if data_sheet_name not in (None, *workbook.sheetnames) and \
+            data_sheet_name.casefold() in (file.name.casefold(), file.stem.casefold()):
+        data_sheet_name = None  # 'budget.xlsx!A1:C5' (the 1.5B AppAgent's): the workbook, not a sheet
+    # A chart's sheet the workbook lacks is where the chart was to go, not data: the 1.5B AppAgent
+    # named it after the chart's title ('Costs') three times. It goes on the data's sheet, said so.
+    placed = args.sheet if args.sheet in workbook.sheetnames else None
+    data_sheet = sheet_named(workbook, data_sheet_name or placed)
+    target = sheet_named(workbook, placed) if placed else data_sheet
+    notes = [] if not args.sheet or placed else \
+        [f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data"]
+    return data_sheet, target, area, notes
+
+
+def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_row: int,
+                notes: list[str]) -> dict[str, Any]:
+    """Build the chart and add it to the target sheet, at the anchor asked or right of everything there
+    from the first row free of other drawings; the result says where."""
+    chart, built = build_chart(args, data_sheet, area)
+    min_col, min_row, max_col, max_row = bounds(area)
+    anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_row))
+    if args.anchor and target is data_sheet and _inside(args.anchor, min_col, min_row, max_col, max_row):
+        # a chart laid over its own table hides the table (the 1.5B AppAgent's anchor 'A1')
+        anchor = anchor_right_of(target, max_col, min_row)
+        built.append(f"{args.anchor} is inside the data: the chart is at {anchor}, right of it")
+    target.add_chart(chart, anchor)
+    done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
+            "data": f"{data_sheet.title}!{area}"}
+    if built or notes:
+        done["note"] = "; ".join([*built, *notes])
+    return done
+
+
+def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
+    try:
+        col, row = parse_cell(cell, "anchor")
+    except ToolError:
+        return False
+    return min_col <= col <= max_col and min_row <= row <= max_row
 
 
 def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]:

@@ -42,13 +42,14 @@ from podium.apps.sheet_cells import (
     copied_cells,
     filled,
     find_table,
+    overwrites,
     parse_cell,
     plain,
     sheet_named,
     split_sheet,
     used_range,
 )
-from podium.apps.sheet_charts import anchor_right_of, build_chart
+from podium.apps.sheet_charts import chart_sheets, place_chart
 from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
 from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
@@ -83,6 +84,7 @@ class SpreadsheetsApplication(ToolApplication):
         # left it are that repeat, not appended twice. Wanting the same row twice on purpose is rarer
         # than a repeated call; the note says how (write_rows at the next row).
         self._appended: dict[str, tuple[str, Rows, str, dict[str, Any]]] = {}
+        self._peeked: tuple[tuple[str, str], Any] | None = None
         self.description = "Excel workbooks (.xlsx): read and write cells and formulas, add native charts"
         super().__init__()
 
@@ -138,7 +140,7 @@ class SpreadsheetsApplication(ToolApplication):
                 return False  # the call itself will fail: nothing is written
         if tool == "sort_rows":
             try:
-                return sorting_moves_values(self._load(self._existing(args.path)), args)
+                return sorting_moves_values(self._peek(args.path), args)
             except Exception:
                 return False  # the call itself will fail: nothing is written
         return False  # append_rows writes only under the last value: it replaces none
@@ -148,7 +150,7 @@ class SpreadsheetsApplication(ToolApplication):
             rows = _as_rows(args) if tool == "set_cell" else args if tool == "write_rows" else None
             if rows is None:
                 return []
-            sheet = sheet_named(self._load(self._existing(rows.path)), rows.sheet)
+            sheet = sheet_named(self._peek(rows.path), rows.sheet)
             first_col, first_row = parse_cell(rows.start, "start")
         except Exception:
             return []  # the call itself will fail: nothing is written
@@ -157,18 +159,11 @@ class SpreadsheetsApplication(ToolApplication):
     def _overwrites_cells(self, args: WriteArgs) -> bool:
         """Whether writing would replace a value already in the sheet (that value would be lost)."""
         try:
-            workbook = self._load(self._existing(args.path))
-            sheet = sheet_named(workbook, args.sheet)
+            sheet = sheet_named(self._peek(args.path), args.sheet)
             first_col, first_row = parse_cell(args.start, "start")
         except Exception:
             return False  # the call itself will fail: nothing is written
-        for r, row in enumerate(args.rows):
-            for c, value in enumerate(row):
-                new = cell_value(value)
-                old = sheet.cell(row=first_row + r, column=first_col + c).value
-                if old is not None and old != new:
-                    return True
-        return False
+        return overwrites(sheet, first_col, first_row, args.rows)
 
     # -- reading -------------------------------------------------------------------------------
     def _list(self, args: PathArgs) -> dict[str, Any]:
@@ -332,36 +327,14 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal key
-            data_sheet_name, area = split_sheet(args.data)
-            if data_sheet_name not in (None, *workbook.sheetnames) and \
-                    data_sheet_name.casefold() in (resolved.name.casefold(), resolved.stem.casefold()):
-                data_sheet_name = None  # 'budget.xlsx!A1:C5' (the 1.5B AppAgent's): the workbook, not a sheet
-            # A chart's sheet the workbook lacks is where the chart was to go, not data: the 1.5B AppAgent
-            # named it after the chart's title ('Costs') three times. It goes on the data's sheet, said so.
-            placed = args.sheet if args.sheet in workbook.sheetnames else None
-            data_sheet = sheet_named(workbook, data_sheet_name or placed)
-            target = sheet_named(workbook, placed) if placed else data_sheet
+            data_sheet, target, area, notes = chart_sheets(workbook, args, resolved)
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
                    args.title)
             if self._charted.get(key) == _stamp(resolved):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
                         "note": "this chart was added already and is there: not added again"}
-            chart, notes = build_chart(args, data_sheet, area)
-            min_col, min_row, max_col, max_row = bounds(area)
-            anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_rows.get(target.title, 1)))
-            if args.anchor and target is data_sheet and _inside(args.anchor, min_col, min_row, max_col, max_row):
-                # a chart laid over its own table hides the table (the 1.5B AppAgent's anchor 'A1')
-                anchor = anchor_right_of(target, max_col, min_row)
-                notes.append(f"{args.anchor} is inside the data: the chart is at {anchor}, right of it")
-            target.add_chart(chart, anchor)
-            done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
-                    "data": f"{data_sheet.title}!{area}"}
-            if args.sheet and not placed:
-                notes.append(f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data")
-            if notes:
-                done["note"] = "; ".join(notes)
-            return done
+            return place_chart(args, data_sheet, target, area, free_rows.get(target.title, 1), notes)
 
         result = self._edit(args.path, change)
         if not result.get("unchanged"):
@@ -389,6 +362,17 @@ class SpreadsheetsApplication(ToolApplication):
         atomic_save(resolved, lambda tmp: tmp.write_bytes(saved))
         return result
 
+    def _peek(self, path: str) -> Any:
+        """The workbook as the file holds it now, parsed once for the checks made before a call
+        (sensitivity, copied identifiers): keyed by the file's digest, so any change reparses it. Only
+        read: a write loads its own copy (_edit)."""
+        resolved = self._existing(path)
+        data = resolved.read_bytes()
+        key = (str(resolved), hashlib.blake2b(data, digest_size=16).hexdigest())
+        if self._peeked is None or self._peeked[0] != key:
+            self._peeked = (key, self._load_bytes(data, path))
+        return self._peeked[1]
+
     def _load(self, path: Path, *, data_only: bool = False) -> Any:
         return self._load_bytes(path.read_bytes(), str(path), data_only=data_only)
 
@@ -415,14 +399,6 @@ class SpreadsheetsApplication(ToolApplication):
         if not resolved.exists():
             raise self.workspace.missing(path, "; create it first with create_workbook")
         return resolved
-
-
-def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
-    try:
-        col, row = parse_cell(cell, "anchor")
-    except ToolError:
-        return False
-    return min_col <= col <= max_col and min_row <= row <= max_row
 
 
 def _stamp(path: Path) -> str:
