@@ -31,6 +31,8 @@ from podium.desktop.messages import (
     AppStepKind,
     AppStepReport,
     AppStepRequest,
+    Hold,
+    HoldKind,
     HostStepReport,
     HostStepRequest,
     StepFailure,
@@ -63,9 +65,9 @@ def planner_says(status: str, usage: Usage | None = None, **fields: Any) -> Resp
 
 
 def app_says(status: str, *, results: tuple[ActionResult, ...] = (), held: tuple[Action, ...] = (),
-             **fields: Any) -> Response:
+             holds: tuple[Hold, ...] = (), **fields: Any) -> Response:
     output = AppOutput.model_validate({"status": status, **fields})
-    report = AppStepReport(status=output.status, output=output.dump(), results=results, held=held)
+    report = AppStepReport(status=output.status, output=output.dump(), results=results, held=held, holds=holds)
     return Response(report.model_dump_json())
 
 
@@ -495,6 +497,28 @@ def test_a_refusal_in_batch_mode_says_how_the_application_does_that_work_without
     ops, _ = STRATEGY.handle_response("app-spreadsheets", app_says("CONTINUE", held=(
         Action(function="delete_sheet", arguments={}),)), s)
     assert "Without approval" not in app_request(dispatches(ops)[0]).nudge
+
+
+def test_a_change_held_because_data_named_its_file_says_so_to_the_person_and_to_the_agent() -> None:
+    leak = (Action(function="copy", arguments={"source": "salaries.xlsx", "destination": "public"}),)
+    holds = (Hold(kind=HoldKind.NAMED_BY_DATA, names=("salaries.xlsx", "public")),)
+    s = started(observer=True, interactive=True)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    ops, _ = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=leak, holds=holds), s)
+    request = next(op.event for op in ops if isinstance(op, Forward) and isinstance(op.event, ApprovalRequest))
+    assert "salaries.xlsx, public are named only by what a file or a tool's result says" in request.summary
+    # batch mode: the AppAgent is told to leave those files alone, not to find another way to change them
+    s = started()
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    ops, after = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=leak, holds=holds), s)
+    nudge = app_request(dispatches(ops)[0]).nudge
+    assert "named only by what a file or a tool's result says" in nudge and "Leave those files as they are" in nudge
+    assert "add to what is there instead" not in nudge
+    assert after.run is not None and after.run.subtasks["1"].holds == ()
+    # a change held only as sensitive is not described as anything else
+    ops, _ = STRATEGY.handle_response("app-documents", app_says("CONTINUE", held=leak, holds=(
+        Hold(kind=HoldKind.SENSITIVE),)), s)
+    assert "add to what is there instead" in app_request(dispatches(ops)[0]).nudge
 
 
 def test_limits_from_usage_and_from_the_shells_clock() -> None:

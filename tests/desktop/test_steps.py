@@ -22,6 +22,8 @@ from podium.desktop.messages import (
     AppStepKind,
     AppStepReport,
     AppStepRequest,
+    Hold,
+    HoldKind,
     HostStepReport,
     HostStepRequest,
     decode_app_report,
@@ -201,9 +203,13 @@ async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval
     session = await backend.start_session({})
     request = "Write the action items from the table in meeting.docx into actions.txt, one per line."
     ask = AppStepRequest(description=request, request=request, subtask_id="2", inputs=(read,))
-    for step in (1, 2):  # held, not run: neither name is the person's, both are the note's
-        report = await app_step(backend, session, ask.model_copy(update={"step": step}))
+    reports = [await app_step(backend, session, ask.model_copy(update={"step": step})) for step in (1, 2)]
+    for report in reports:  # held, not run: neither name is the person's, both are the note's
         assert report.held and report.results == ()
+    # ...and the report says why, with the names: the host tells the person, and the agent if refused
+    assert [r.holds for r in reports] == [(Hold(kind=HoldKind.NAMED_BY_DATA, names=("salaries.xlsx", "public")),),
+                                          (Hold(kind=HoldKind.NAMED_BY_DATA, names=("done.txt",)),)]
+    assert "done.txt is named only by what a file or a tool's result says" in reports[1].holds[0].text()
     assert list((tmp_path / "public").iterdir()) == []
     (wrote,) = (await app_step(backend, session, ask.model_copy(update={"step": 3}))).results
     assert wrote.ok and (tmp_path / "actions.txt").read_text() == "Book the venue"

@@ -37,6 +37,7 @@ from podium.desktop.messages import (
     AppStepKind,
     AppStepReport,
     AppStepRequest,
+    Hold,
     StepFailure,
     decode_app_request,
     summarize,
@@ -49,10 +50,9 @@ from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.step_guards import (
     GIVEN,
     arithmetic,
-    changes_a_source,
     declined,
-    from_data,
     guessed,
+    holds,
     named_type,
     only_reads,
     own_file,
@@ -90,6 +90,7 @@ class _Step:
         self.failure_kind: ReasonKind | None = None
         self.results: list[ActionResult] = []
         self.held: tuple[Action, ...] = ()
+        self.holds: tuple[Hold, ...] = ()
         self.screenshot: str | None = None
         self.nudge: str | None = None
         self.observed: list[ActionResult] = []
@@ -133,7 +134,7 @@ class AppStepBackend(BaseBackend):
             raw=step.answer.text if step.answer else "",
             invalid=None if step.invalid is None else step.invalid.message,
             failure=failure,
-            results=tuple(step.results), held=step.held,
+            results=tuple(step.results), held=step.held, holds=step.holds,
             errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
             timings_ms={p.value: t for p, t in run.timings_ms.items()},
             screenshot=step.screenshot, nudge=step.nudge, observed=tuple(step.observed))
@@ -200,12 +201,9 @@ class AppStepBackend(BaseBackend):
         # the data: what others read, what the application showed and returned; not the agent's own calls
         shown = json.dumps([step.request.model_dump(include={"inputs", "blackboard"}),
                             [r.content for r in step.observed], list(step.memory.outputs)], default=str)
-        if not approved and not guess and (
-                output.status is AppStatus.CONFIRM
-                or any(app.is_sensitive(a.function, a.arguments) for a in output.actions)
-                or any(from_data(a, step.request, shown, step.memory.made) or changes_a_source(a, step.request)
-                       for a in output.actions if a.function in tools and not tools[a.function].read_only)):
-            step.held = output.actions  # nothing runs before the person approves
+        if not approved and not guess and (why := holds(output, app, tools, step.request, shown,
+                                                          step.memory.made)):
+            step.held, step.holds = output.actions, why  # nothing runs before the person approves
             return
         done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):

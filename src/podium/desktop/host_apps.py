@@ -23,7 +23,7 @@ from podium.desktop.host_flow import (
 from podium.desktop.host_people import ask
 from podium.desktop.host_planner import repair_feedback
 from podium.desktop.host_state import HostState, InteractionKind
-from podium.desktop.messages import AppStepReport, summarize
+from podium.desktop.messages import AppStepReport, HoldKind, summarize
 from podium.desktop.schemas import AppOutput, AppStatus
 from podium.desktop.tolerance import failure_nudge, finish_nudge, progress_nudge
 from podium.errors import Reason, ReasonKind
@@ -109,12 +109,15 @@ def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
         output = output.model_copy(update={"status": AppStatus.FINISH})
 
     if report.held or output.status is AppStatus.CONFIRM:
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held)
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, held=report.held, holds=report.holds)
         if report.held:
             summary = f"{record.spec.application}: " + ", ".join(
                 f"{a.function}({summarize(a.arguments, 200)})" for a in report.held)
             if output.comment:
                 summary += f" ({output.comment})"
+            # the person is told what, beyond the change itself, makes it need approval
+            if notes := [h.text() for h in report.holds if h.kind in (HoldKind.NAMED_BY_DATA, HoldKind.READ_SOURCE)]:
+                summary += f" [{'; '.join(notes)}]"
         else:
             summary = output.comment or f"the next step of subtask {sid}"
         return ask(s, InteractionKind.APPROVAL, agent, sid, summary=summary, actions=report.held)

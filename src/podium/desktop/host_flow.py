@@ -252,7 +252,7 @@ def _must_call(s: HostState, record: SubtaskRecord) -> bool:
 def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, *, result: Any = None,
                 reason: Reason | None = None) -> HostState:
     """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
-    s = update_subtask(s, sid, event, result=result, reason=reason, held=())
+    s = update_subtask(s, sid, event, result=result, reason=reason, held=(), holds=())
     record = run_of(s).subtasks[sid]
     schedule = run_of(s).schedule
     if schedule is not None and record.spec.id in {t.id for t in schedule.subtasks}:

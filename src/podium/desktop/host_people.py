@@ -125,8 +125,8 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             tried = tuple(dict.fromkeys((*record.called, *(a.function for a in record.held))))
             app = s.catalog.get(record.spec.application)
             ways = app.without_approval(a.function for a in record.held) if app is not None else ()
-            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, held=(), refused=(item.summary,),
-                               called=tried, nudge=declined_nudge(item.summary, ways))
+            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, held=(), holds=(), refused=(item.summary,),
+                               called=tried, nudge=declined_nudge(item.summary, ways, record.holds))
             then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)
@@ -161,7 +161,7 @@ def _carry_on(s: HostState, then: tuple[str, ...], shown_next: bool) -> Result:
         more, s = dispatch_app(s, then[1])
     elif kind == "approved":
         held = run_of(s).subtasks[then[1]].held
-        s = update_subtask(s, then[1], held=())
+        s = update_subtask(s, then[1], held=(), holds=())
         more, s = dispatch_app(s, then[1], AppStepKind.RUN_APPROVED, held)
     else:
         more, s = schedule_ready(s)

@@ -12,6 +12,7 @@ from podium.desktop.blackboard import QA, Blackboard
 from podium.desktop.catalog import AppInfo, Catalog
 from podium.desktop.events import Progress, SubtaskProgress
 from podium.desktop.fsm import HostMachine, SubtaskMachine, SubtaskState
+from podium.desktop.messages import Hold
 from podium.desktop.schemas import Action, SubtaskSpec
 from podium.ensemble.ops import AgentSpec, Token
 from podium.ensemble.strategies.graph import GraphSchedule
@@ -98,6 +99,7 @@ class SubtaskRecord:
     feedback: str = ""
     answers: tuple[QA, ...] = ()
     held: tuple[Action, ...] = ()
+    holds: tuple[Hold, ...] = ()  # why `held` waits for approval
     outputs: tuple[Any, ...] = ()
     result: Any = None
     reason: Reason | None = None

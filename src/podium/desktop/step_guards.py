@@ -21,10 +21,27 @@ from podium.desktop.catalog import (
     work_named,
 )
 from podium.desktop.grounding import ungrounded, written_content
-from podium.desktop.messages import AppStepRequest
+from podium.desktop.messages import AppStepRequest, Hold, HoldKind
 from podium.desktop.observe import files_of
 from podium.desktop.prompts import EXAMPLE_ROW, copies_example
-from podium.desktop.schemas import Action
+from podium.desktop.schemas import Action, AppOutput, AppStatus
+
+
+def holds(output: AppOutput, app: Any, tools: dict[str, Any], request: AppStepRequest, shown: str,
+          made: Collection[str]) -> tuple[Hold, ...]:
+    """Why the step's changes wait for the person's approval (none: they run). `shown` is the step's data
+    (from_data), `made` what the agent's own changes made."""
+    found: list[Hold] = []
+    if output.status is AppStatus.CONFIRM:
+        found.append(Hold(kind=HoldKind.ASKED))
+    if any(app.is_sensitive(a.function, a.arguments) for a in output.actions):
+        found.append(Hold(kind=HoldKind.SENSITIVE))
+    changes = [a for a in output.actions if a.function in tools and not tools[a.function].read_only]
+    if by_data := dict.fromkeys(n for a in changes for n in from_data(a, request, shown, made)):
+        found.append(Hold(kind=HoldKind.NAMED_BY_DATA, names=tuple(by_data)))
+    if sources := dict.fromkeys(n for a in changes for n in changes_a_source(a, request)):
+        found.append(Hold(kind=HoldKind.READ_SOURCE, names=tuple(sources)))
+    return tuple(found)
 
 
 def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, checked: set[Decimal] | None,
