@@ -61,6 +61,13 @@ async def test_write_never_overwrites_without_overwrite(files: FilesApplication,
     mode = (root / "notes.txt").stat().st_mode
     assert (await files.call("write_file", {"path": "notes.txt", "content": "new", "overwrite": True})).ok
     assert (root / "notes.txt").read_text() == "new" and (root / "notes.txt").stat().st_mode == mode
+    # writing what the file already holds loses nothing: no approval, and the result says nothing changed
+    same = {"path": "notes.txt", "content": "new", "overwrite": True}
+    assert not files.is_sensitive("write_file", same)
+    again = await files.call("write_file", same)
+    assert again.ok and again.content["unchanged"] is True
+    assert (await files.call("write_file", {**same, "overwrite": False})).content["unchanged"] is True
+    assert files.is_sensitive("write_file", {**same, "content": "new!"})
 
 
 async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
@@ -454,9 +461,12 @@ async def test_the_names_of_matching_files_are_written_into_a_text_file(files: F
     assert done.ok, done.error
     assert (root / "docx_files.txt").read_text() == "plan.docx\nreports/march.docx\nreports/2024/annual.docx\n"
     assert done.content["count"] == 3 and done.content["path"] == "docx_files.txt"
-    # the file exists now: writing it again needs overwrite, which needs approval; the list never names itself
+    # the same list again is found written; another one into the file needs overwrite, which needs approval;
+    # the list never names itself
     again = await files.call("write_file_names", call)
-    assert not again.ok and "already exists" in (again.error or "")
+    assert again.ok and again.content["unchanged"] is True
+    other = await files.call("write_file_names", {**call, "pattern": "*.xlsx"})
+    assert not other.ok and "already exists" in (other.error or "")
     assert files.is_sensitive("write_file_names", {**call, "pattern": "*", "overwrite": True})
     every = await files.call("write_file_names", {**call, "pattern": "*.txt", "overwrite": True})
     assert every.ok and (root / "docx_files.txt").read_text() == "notes.txt\nsub/inner.txt\n"  # not itself

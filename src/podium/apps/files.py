@@ -130,6 +130,8 @@ class FilesApplication(ToolApplication):
                 pairs = self._plan(args, copying=tool == "copy").pairs
             elif tool in ("write_file", "write_file_names"):
                 target = self.workspace.resolve(args.path if tool == "write_file" else args.into)
+                if tool == "write_file" and _holds(target, args.content.encode("utf-8")):
+                    return False  # nothing would be lost: the call finds it done (`unchanged`)
                 pairs = ((target, target),)
             else:
                 return False
@@ -178,9 +180,14 @@ class FilesApplication(ToolApplication):
 
     # -- changes -------------------------------------------------------------------------------
     def _write(self, args: WriteArgs) -> dict[str, Any]:
+        data = args.content.encode("utf-8")
+        if _holds(self.workspace.resolve(args.path), data):
+            # The 1.5B AppAgent wrote total.txt, then asked to write it again with overwrite=true: held
+            # for approval as a replacement, refused in batch mode, and the subtask failed with its file made.
+            return {"path": args.path, "bytes": len(data), "unchanged": True,
+                    "note": "the file already holds exactly this: nothing written"}
         path = self._writable_target(args.path, args.overwrite)
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = args.content.encode("utf-8")
         _store(path, data, args.overwrite)
         return {"path": self.workspace.relative(path), "bytes": len(data)}
 
@@ -392,6 +399,14 @@ class FilesApplication(ToolApplication):
         if resolved.exists() and not overwrite:
             raise ToolError(f"{path!r} already exists; pass overwrite=true to replace it (needs approval)")
         return resolved
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the path is a file whose bytes are exactly `data`."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
