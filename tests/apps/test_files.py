@@ -470,5 +470,9 @@ async def test_the_names_of_matching_files_are_written_into_a_text_file(files: F
     assert files.is_sensitive("write_file_names", {**call, "pattern": "*", "overwrite": True})
     every = await files.call("write_file_names", {**call, "pattern": "*.txt", "overwrite": True})
     assert every.ok and (root / "docx_files.txt").read_text() == "notes.txt\nsub/inner.txt\n"  # not itself
+    # a file is no folder of names: the error says how a text is written
+    into_file = await files.call("write_file_names", {"path": "plan.docx", "pattern": "East", "into": "answer.txt"})
+    assert not into_file.ok and "call write_file with that text" in into_file.error
+    assert not (root / "answer.txt").exists()
     folder = await files.call("write_file_names", {"path": "reports", "into": "reports/list.txt"})
     assert folder.ok and (root / "reports/list.txt").read_text() == "a.xlsx\nmarch.docx\n"

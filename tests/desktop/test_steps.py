@@ -185,6 +185,14 @@ async def test_a_pattern_taking_every_name_takes_the_one_file_type_the_texts_nam
     (copied,) = (await app_step(backend, session, AppStepRequest(
         description="Copy every file except the .txt files into backup", subtask_id="2"))).results
     assert copied.arguments["source"] == "*" and not copied.ok  # backup/q1.xlsx exists: nothing copied
+    # a pattern left out where the tool has one over its folder is every name: narrowed the same way
+    listed = {"function": "write_file_names", "arguments": {"path": ".", "recursive": True, "into": "names.txt"}}
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[listed])]), FilesApplication(Workspace(tmp_path)))
+    request = "Write the names of all .docx files in this folder and its subfolders into names.txt."
+    (wrote,) = (await app_step(backend, await backend.start_session({}), AppStepRequest(
+        description=request, request=request, subtask_id="1"))).results
+    assert wrote.ok and wrote.arguments["pattern"] == "*.docx"
+    assert (tmp_path / "names.txt").read_text() == "summary.docx\n"
 
 
 async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval(tmp_path: Path) -> None:
@@ -237,6 +245,13 @@ async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval
     stamp = Action(function="write_rows", arguments={"path": "orders.xlsx", "start": "E2", "rows": [["APPROVED"]]})
     assert changes_a_source(stamp, ask.model_copy(update={"request": total})) == ["orders.xlsx"]
     assert changes_a_source(Action(**asked), ask.model_copy(update={"request": total})) == []
+    # the folder a call reads to write `into` a file is not changed by it; the file it writes into is
+    region = ask.model_copy(update={"request": "Find the region with the highest sales in sales.docx and write its "
+                                               "name into sales.txt"})
+    names = Action(function="write_file_names", arguments={"path": "sales.docx", "into": "answer.txt"})
+    assert changes_a_source(names, region) == []
+    assert changes_a_source(Action(function="write_file_names", arguments={"path": ".", "into": "sales.docx"}),
+                            region) == ["sales.docx"]
     rename = ask.model_copy(update={"request": "Rename every file whose name starts with 'draft_'"})
     moved = Action(function="move", arguments={"source": "draft_plan.txt", "destination": "final_plan.txt"})
     assert from_data(moved, rename, "listed: draft_plan.txt") == []

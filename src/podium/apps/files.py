@@ -192,6 +192,11 @@ class FilesApplication(ToolApplication):
         return {"path": self.workspace.relative(path), "bytes": len(data)}
 
     def _write_names(self, args: NamesArgs) -> dict[str, Any]:
+        if self.workspace.resolve(args.path, allow_root=True).is_file():
+            # The 1.5B AppAgent "wrote" a region's name into answer.txt as the names matching it in sales.docx.
+            raise ToolError(f"{args.path!r} is a file, not a folder: write_file_names writes the names of a "
+                            f"folder's files. To write a text (a name, a number) into {args.into!r}, call "
+                            f"write_file with that text as its content")
         listing = self._list(args)
         folder = self.workspace.resolve(args.path, allow_root=True)
         into = self.workspace.resolve(args.into)

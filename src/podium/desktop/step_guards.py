@@ -111,7 +111,7 @@ def _filled(value: Any) -> bool:
 
 
 # The arguments of a change that say which file or folder it touches.
-PATH_KEYS = frozenset({"path", "source", "destination", "folder", "target", "file", "directory"})
+PATH_KEYS = frozenset({"path", "source", "destination", "folder", "target", "file", "directory", "into"})
 _WILDCARDS = frozenset("*?[")
 
 
@@ -143,17 +143,19 @@ def from_data(action: Action, request: AppStepRequest, shown: str, made: Collect
     return list(dict.fromkeys(found))
 
 
-def paths(action: Action) -> list[str]:
-    """The names (last path parts) of the files and folders a call's arguments touch."""
+def paths(action: Action, *, changed: bool = False) -> list[str]:
+    """The names (last path parts) of the files and folders a call's arguments touch; `changed`: only those
+    it changes (a call that writes `into` a file reads its `path`: write_file_names(path='.', into=...))."""
+    keys = PATH_KEYS - {"path"} if changed and "into" in action.arguments else PATH_KEYS
     return [value.replace("\\", "/").rstrip("/").rpartition("/")[2] for key, value in action.arguments.items()
-            if key in PATH_KEYS and isinstance(value, str)]
+            if key in keys and isinstance(value, str)]
 
 
 def changes_a_source(action: Action, request: AppStepRequest) -> list[str]:
     """The files a change touches that the request names only to read from (catalog.read_sources): a
     cell of orders.xlsx told the AppAgent computing its total to stamp APPROVED on every order."""
     sources = {name.replace("\\", "/").rpartition("/")[2].casefold() for name in read_sources(request.request)}
-    return [name for name in paths(action) if name.casefold() in sources]
+    return [name for name in paths(action, changed=True) if name.casefold() in sources]
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -226,17 +228,22 @@ def foreign_path(app: Any, action: Action) -> str:
 _EXCEPT = re.compile(r"\b(?:except|but not|other than|apart from|excluding|not)\b", re.IGNORECASE)
 
 
-def named_type(action: Action, request: AppStepRequest) -> Action:
-    """A change's pattern that takes every name ('*', 'reports/*') narrowed to the one file type the
-    subtask or the request names: told to "Copy every .xlsx file in this folder into a new folder named
-    backup", the 1.5B AppAgent listed '*.xlsx' and then copied '*' (the document and the note too)."""
+def named_type(action: Action, request: AppStepRequest, tool: Any = None) -> Action:
+    """A change's pattern that takes every name ('*', 'reports/*', or none given where the tool has one)
+    narrowed to the one file type the subtask or the request names: told to "Copy every .xlsx file in this
+    folder into a new folder named backup", the 1.5B AppAgent listed '*.xlsx' and then copied '*' (the
+    document and the note too); told to write the names of the .docx files, it gave no pattern."""
     texts = f"{request.description} {request.request}"
     types = types_named(texts)
     if len(types) != 1 or _EXCEPT.search(texts):
         return action
     narrowed = {}
+    arguments = dict(action.arguments)
+    if "pattern" in (getattr(tool, "parameters", None) or {}).get("properties", {}) and \
+            not arguments.get("pattern") and "source" not in arguments:
+        arguments["pattern"] = "*"  # the tool's default over its folder: every name (a source may be one file)
     for key in ("source", "pattern"):
-        value = action.arguments.get(key)
+        value = arguments.get(key)
         if isinstance(value, str):
             head, slash, last = value.strip().rpartition("/")
             if last == "*":
