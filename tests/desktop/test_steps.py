@@ -195,6 +195,21 @@ async def test_a_pattern_taking_every_name_takes_the_one_file_type_the_texts_nam
     assert (tmp_path / "names.txt").read_text() == "summary.docx\n"
 
 
+async def test_a_change_made_already_asked_again_is_a_repeat_not_a_change_to_approve(tmp_path: Path) -> None:
+    (tmp_path / "q1.xlsx").write_text("q1")
+    copy = {"function": "copy", "arguments": {"source": "*.xlsx", "destination": "backup/", "overwrite": True}}
+    files = FilesApplication(Workspace(tmp_path))
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[copy])] * 2), files)
+    session = await backend.start_session({})
+    request = "Copy every .xlsx file into a new folder named backup."
+    ask = AppStepRequest(description=request, request=request, subtask_id="1")
+    (first,) = (await app_step(backend, session, ask)).results
+    assert first.ok and (tmp_path / "backup" / "q1.xlsx").read_text() == "q1"
+    assert files.is_sensitive("copy", copy["arguments"])  # it would overwrite backup/q1.xlsx now
+    again = await app_step(backend, session, ask.model_copy(update={"step": 2}))
+    assert again.held == () and again.results[0].skipped and "already succeeded" in (again.results[0].error or "")
+
+
 async def test_a_change_on_a_file_only_data_named_waits_for_the_persons_approval(tmp_path: Path) -> None:
     (tmp_path / "salaries.xlsx").write_text("Lena 61000")
     (tmp_path / "public").mkdir()

@@ -201,11 +201,16 @@ class AppStepBackend(BaseBackend):
         # the data: what others read, what the application showed and returned; not the agent's own calls
         shown = json.dumps([step.request.model_dump(include={"inputs", "blackboard"}),
                             [r.content for r in step.observed], list(step.memory.outputs)], default=str)
-        if not approved and not guess and (why := holds(output, app, tools, step.request, shown,
+        done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
+        # A change made already in this subtask, asked again, is a repeat (not run), not a change to approve:
+        # the 1.5B AppAgent copied into backup, repeated the copy with overwrite=true, and batch mode's
+        # refusal of that failed the subtask with its work done.
+        fresh = output.model_copy(update={"actions": [a for a in output.actions if a.function not in tools or
+                                                      done.repeated(a, tools[a.function].read_only) is None]})
+        if not approved and not guess and (why := holds(fresh, app, tools, step.request, shown,
                                                           step.memory.made)):
             step.held, step.holds = output.actions, why  # nothing runs before the person approves
             return
-        done = step.memory.done if step.memory.done.subtask == step.request.subtask_id else DoneCalls()
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             if tool is not None and not tool.read_only:  # before the repeat checks: they see the call made
