@@ -192,10 +192,11 @@ def overwrites(sheet: Any, first_col: int, first_row: int, rows: list[list[CellV
 
 
 def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]
-                 ) -> list[tuple[str, CellValue, str]]:
-    """(cell, value, where it is already) for each identifier the rows put into an EMPTY cell that another
-    cell of the sheet holds: told to fill in a contact's missing phone number, found nowhere, the 1.5B
-    AppAgent wrote another contact's, under Phone, then beside it in a new column."""
+                 ) -> list[tuple[str, CellValue, str, str]]:
+    """(cell, value, where it is already, what the cell is) for each identifier the rows put into an EMPTY
+    cell that another cell of the sheet holds: told to fill in a contact's missing phone number, found
+    nowhere, the 1.5B AppAgent wrote another contact's, under Phone, then beside it in a new column. What
+    the cell is ("Phone of Acme Corp") names the value to ask the person for."""
     held: dict[str, str] = {}  # identifier -> the first cell holding it (one pass over the sheet)
     for line in sheet.iter_rows():
         for cell in line:
@@ -207,8 +208,20 @@ def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[Cel
             key, col, at = identity(cell_value(value)), first_col + c, first_row + r
             # the target is empty, so the cell holding it is another one
             if key is not None and key in held and value_at(sheet, at, col) in (None, ""):
-                found.append((coordinate(col, at), value, held[key]))
+                found.append((coordinate(col, at), value, held[key], _field(sheet, held[key], at)))
     return found
+
+
+def _field(sheet: Any, source: str, row: int) -> str:
+    """What a record's cell is, by the header over the column its value came from and the row's first text
+    ("Phone of Acme Corp"); the header alone, or the cell's row, where either is missing."""
+    table = find_table(sheet)
+    col = parse_cell(source, "cell")[0]
+    header = value_at(sheet, table.top_row, col) if table is not None and table.has_header else None
+    label = next((v.strip() for v in (value_at(sheet, row, c) for c in range(1, sheet.max_column + 1))
+                  if isinstance(v, str) and v.strip() and identity(v) is None), None)
+    what = str(header).strip() if isinstance(header, str) and header.strip() else "the value"
+    return f"{what} of {label}" if label else f"{what} of row {row}"
 
 
 # -- tables ------------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ class SpreadsheetsApplication(ToolApplication):
                 return False  # the call itself will fail: nothing is written
         return False  # append_rows writes only under the last value: it replaces none
 
-    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str]]:
+    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str, str]]:
         try:
             rows = _as_rows(args) if tool == "set_cell" else args if tool == "write_rows" else None
             if rows is None:

@@ -89,10 +89,11 @@ class ToolApplication:
     def tools(self) -> list[Tool]:
         return [spec.tool() for spec in self._by_name.values()]
 
-    def copies(self, tool: str, arguments: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
-        """(where, value, where it is already) for each value a VALID call would copy from another record
-        of the same file into an empty place meant for this record's own (an application that keeps
-        records says; the AppAgent's step asks for a value the person gave instead)."""
+    def copies(self, tool: str, arguments: Mapping[str, Any]) -> list[tuple[str, Any, str, str]]:
+        """(where, value, where it is already, what it is) for each value a VALID call would copy from another
+        record of the same file into an empty place meant for this record's own (an application that keeps
+        records says; the AppAgent's step asks the person for the value instead). What it is names the
+        value to ask for ("Phone of Acme Corp")."""
         spec = self._by_name.get(tool)
         if spec is None or spec.read_only:
             return []
@@ -102,7 +103,7 @@ class ToolApplication:
             return []
         return self._copies(tool, args)
 
-    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str]]:
+    def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str, str]]:
         return []
 
     def is_sensitive(self, tool: str, arguments: Mapping[str, Any]) -> bool:

@@ -50,6 +50,7 @@ from podium.desktop.schemas import Action, AppOutput, AppStatus
 from podium.desktop.step_guards import (
     GIVEN,
     arithmetic,
+    copy_questions,
     declined,
     guessed,
     holds,
@@ -262,7 +263,14 @@ class AppStepBackend(BaseBackend):
                     step.results.append(ActionResult(function=skipped.function, arguments=skipped.arguments,
                                                      ok=False, error="not run: an earlier action failed",
                                                      ran=False))
-                return
+                break
+        if not approved and not output.questions:
+            # A record's value that only another record holds is the person's to give: the step asks.
+            refused = [Action(function=r.function, arguments=r.arguments) for r in step.results
+                       if not r.ok and not r.ran and not r.skipped and not r.read_only]
+            asked = {qa.question for qa in step.request.answers}
+            if refused and (questions := [q for q in copy_questions(app, refused, step.request) if q not in asked]):
+                step.output = output.model_copy(update={"status": AppStatus.PENDING, "questions": tuple(questions)})
 
     def _remember(self, step: _Step) -> None:
         req, output = step.request, step.output

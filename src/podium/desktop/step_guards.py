@@ -56,7 +56,8 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
         return ("not run: it writes nothing (the content is empty), and a file written empty needs approval to be "
                 "written again; write the whole text your subtask asks for, from your tools' results or the inputs")
     if not tool.read_only and (copies := copied(app, action, request)):
-        return (f"not run: {'; '.join(copies)}: another record's value is not this one's. Write only what the "
+        found = "; ".join(f"{where} would get {value!r}, already in {source}" for where, value, source, _ in copies)
+        return (f"not run: {found}: another record's value is not this one's. Write only what the "
                 f"request, a file or the person gives for it; if nothing gives it, ask the person for it (PENDING)")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
@@ -69,16 +70,30 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
     return ""
 
 
-def copied(app: Any, action: Action, request: AppStepRequest) -> list[str]:
+def copied(app: Any, action: Action, request: AppStepRequest) -> list[tuple[str, Any, str, str]]:
     """The values a change copies from another record of the file into an empty place of this one
-    (Application.copies, where the application has it), but those the person's words give."""
+    (Application.copies, where the application has it: where, value, source, what it is), but those the
+    person's words give."""
     find = getattr(app, "copies", None)
     if find is None or _COPYING.search(request.request):  # a request to copy or duplicate wants copies
         return []
     words = [request.request, request.description, *request.done_parts, *(qa.answer for qa in request.answers)]
     given = [t.casefold() for t in words] + [re.sub(r"\D", "", t) for t in words]
-    return [f"{where} would get {value!r}, already in {source}" for where, value, source
-            in find(action.function, action.arguments) if not any(_key(value) in text for text in given)]
+    return [found for found in find(action.function, action.arguments)
+            if not any(_key(found[1]) in text for text in given)]
+
+
+def copy_questions(app: Any, actions: Collection[Action], request: AppStepRequest) -> list[str]:
+    """The questions for the person that refused copies leave: the value is in no file, the person has it.
+    Told to ask (PENDING), the 1.5B AppAgent asked nothing, or about a tool's arguments; the step asks."""
+    questions = {}
+    for action in actions:
+        file = action.arguments.get("path")
+        for where, value, source, what in copied(app, action, request):
+            place = f"{where} of {file}" if isinstance(file, str) else where
+            questions[what] = (f"What is the {what} ({place})? No file gives it; {value!r} in {source} is "
+                               f"another record's.")
+    return list(questions.values())
 
 
 _COPYING = re.compile(r"\b(?:cop(?:y|ies|ying)|duplicat\w*|same)\b", re.IGNORECASE)
