@@ -414,7 +414,10 @@ def test_a_data_collection_failure_is_an_error_naming_the_phase() -> None:
 def test_questions_reach_the_observer_and_answers_go_back_to_the_asker() -> None:
     s = started(observer=True, interactive=True)
     ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    idle = app_says("CONTINUE", results=(ActionResult(function="read_document", ok=False, error="no such file"),))
+    _, s = STRATEGY.handle_response("app-documents", idle, s)
     ops, s = STRATEGY.handle_response("app-documents", app_says("PENDING", questions=["Which table?"]), s)
+    assert s.run is not None and s.run.subtasks["1"].idle == 2  # two steps without a tool call that succeeded
     forwarded = [op.event for op in ops if isinstance(op, Forward)]
     question = next(e for e in forwarded if isinstance(e, Question))
     assert (question.id, question.questions, question.subtask, question.asked_by) == (
@@ -426,6 +429,7 @@ def test_questions_reach_the_observer_and_answers_go_back_to_the_asker() -> None
     request = app_request(dispatches(ops)[0])
     assert request.subtask_id == "1" and [(a.question, a.answer) for a in request.answers] == [
         ("Which table?", "the second")]
+    assert s.run is not None and s.run.subtasks["1"].idle == 0  # new information: the count starts again
     assert STRATEGY.handle_status(s)["host"]["state"] == "ASSIGN"
     # asked again (with the answer pasted in): the person is not asked twice; the AppAgent is reminded
     again = app_says("PENDING", questions=["Q (app-documents): Which table? A (person): the second"])

@@ -314,13 +314,14 @@ async def test_another_records_phone_number_is_not_written_into_an_empty_cell_of
     assert (await sheets.call("write_rows", {"path": "c.xlsx", "rows": rows})).ok
     # the copies the spreadsheet finds: an identifier into an EMPTY cell, another row of its column holding it
     assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "B3", "value": "+4420 79460018"}) == [
-        ("B3", "+4420 79460018", "B2", "Phone of Acme")]
+        ("B3", "+4420 79460018", "B2", "Phone of Acme (B3)")]
     assert sheets.copies("write_rows", {"path": "c.xlsx", "start": "B3", "rows": [["+1 555 0100 200",
                                                                                     "ANA@nimbus.example"]]}) \
-        == [("C3", "ANA@nimbus.example", "C4", "Email of Acme")]
+        == [("C3", "ANA@nimbus.example", "C4", "Email of Acme (C3)")]
     assert sheets.copies("write_rows", {"path": "c.xlsx", "rows": rows}) == []  # each value where it is already
     assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "D2", "value": "+44 20 7946 0018"}) == [
-        ("D2", "+44 20 7946 0018", "B2", "Phone of Bolt")]  # beside it, in a new column: a copy too
+        ("D2", "+44 20 7946 0018", "B2", "Phone of Acme (B3)")]  # beside it, in a new column: a copy too,
+    # and the value it stands for is the one record's that lacks it
     assert sheets.copies("set_cell", {"path": "c.xlsx", "cell": "B3", "value": "unknown"}) == []
     assert sheets.copies("read_sheet", {"path": "c.xlsx"}) == [] and sheets.copies("nope", {}) == []
     copy = {"function": "set_cell", "arguments": {"path": "c.xlsx", "cell": "B3", "value": "+44 20 7946 0018"}}
@@ -332,7 +333,7 @@ async def test_another_records_phone_number_is_not_written_into_an_empty_cell_of
     assert not refused.ok and not refused.ran
     # the person has the value: the step asks for it (the 1.5B AppAgent told to ask asked nothing)
     assert report.status is AppStatus.PENDING and report.output is not None
-    assert report.output["questions"] == ["What is the Phone of Acme (B3 of c.xlsx)? No file gives it; "
+    assert report.output["questions"] == ["What is the Phone of Acme (B3) in c.xlsx? No file gives it; "
                                           "'+44 20 7946 0018' in B2 is another record's."]
     # asked and answered ("not available" in batch mode): not asked again; the copy is still refused
     unknown = ask.model_copy(update={"step": 2, "answers": (QA(question=report.output["questions"][0],

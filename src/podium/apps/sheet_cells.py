@@ -213,15 +213,23 @@ def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[Cel
 
 
 def _field(sheet: Any, source: str, row: int) -> str:
-    """What a record's cell is, by the header over the column its value came from and the row's first text
-    ("Phone of Acme Corp"); the header alone, or the cell's row, where either is missing."""
+    """What a record's cell is, by the header over the column its value came from and a row's first text
+    ("Phone of Acme Corp (C3)"). The row is the one record of the table that lacks a value in that column,
+    if only one does (the 1.5B AppAgent wrote Acme's "missing" phone beside Bolt's, in D2); else the row
+    written into."""
     table = find_table(sheet)
     col = parse_cell(source, "cell")[0]
-    header = value_at(sheet, table.top_row, col) if table is not None and table.has_header else None
+    header, cell = None, ""
+    if table is not None:
+        header = value_at(sheet, table.top_row, col) if table.has_header else None
+        first = table.top_row + 1 if table.has_header else table.top_row
+        lacking = [r for r in range(first, table.last_row + 1) if value_at(sheet, r, col) in (None, "")]
+        if len(lacking) == 1:
+            row, cell = lacking[0], f" ({coordinate(col, lacking[0])})"
     label = next((v.strip() for v in (value_at(sheet, row, c) for c in range(1, sheet.max_column + 1))
                   if isinstance(v, str) and v.strip() and identity(v) is None), None)
-    what = str(header).strip() if isinstance(header, str) and header.strip() else "the value"
-    return f"{what} of {label}" if label else f"{what} of row {row}"
+    what = str(header).strip() if isinstance(header, str) and header.strip() else "value"
+    return f"{what} of {label}{cell}" if label else f"{what} of row {row}{cell}"
 
 
 # -- tables ------------------------------------------------------------------------------------

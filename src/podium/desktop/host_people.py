@@ -100,7 +100,8 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
         s = replace(s, blackboard=s.blackboard.add_questions(*qas))
         if item.subtask is not None:
             record = run_of(s).subtasks[item.subtask]
-            s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas))
+            # new information: the steps without progress before it are not counted against what follows
+            s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas), idle=0)
             then = ("app", item.subtask)
         else:
             s = with_run(s, answers=(*run_of(s).answers, *qas))

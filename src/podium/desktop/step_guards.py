@@ -89,9 +89,9 @@ def copy_questions(app: Any, actions: Collection[Action], request: AppStepReques
     questions = {}
     for action in actions:
         file = action.arguments.get("path")
-        for where, value, source, what in copied(app, action, request):
-            place = f"{where} of {file}" if isinstance(file, str) else where
-            questions[what] = (f"What is the {what} ({place})? No file gives it; {value!r} in {source} is "
+        for _, value, source, what in copied(app, action, request):
+            place = f" in {file}" if isinstance(file, str) else ""
+            questions[what] = (f"What is the {what}{place}? No file gives it; {value!r} in {source} is "
                                f"another record's.")
     return list(questions.values())
 
