@@ -105,8 +105,10 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
     assert docx.Document(str(root / "report.docx")).tables[1].style.name == "Table Grid"
     (root / "fake.docx").write_text("not a zip")
     assert "not a readable .docx" in (await documents.call("read_document", {"path": "fake.docx"})).error
-    assert "not a .docx path" in (await documents.call("read_document", {"path": "notes.txt"})).error
-    assert "create it first" in (await documents.call("read_document", {"path": "missing.docx"})).error
+    assert (await documents.call("read_document", {"path": "notes.txt"})).error.endswith(
+        "is not a .docx path (only Word .docx files are supported); the .docx files here: 'fake.docx', 'report.docx'")
+    assert (await documents.call("read_document", {"path": "missing.docx"})).error.endswith(
+        "does not exist; the .docx files here: 'fake.docx', 'report.docx'; a new one is made with create_document")
     assert "outside the workspace" in (await documents.call("read_document", {"path": "../x.docx"})).error
 
 

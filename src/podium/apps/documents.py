@@ -218,7 +218,8 @@ class DocumentsApplication(ToolApplication):
     def _target(self, path: str) -> Path:
         resolved = self.workspace.resolve(path)
         if resolved.suffix.lower() != ".docx":
-            raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)")
+            raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)"
+                            f"{self.workspace.of_type('.docx')}")
         return resolved
 
     def _open(self, path: str) -> Any:
@@ -227,7 +228,8 @@ class DocumentsApplication(ToolApplication):
 
         resolved = self._target(path)
         if not resolved.exists():
-            raise self.workspace.missing(path, "; create it first with create_document")
+            raise self.workspace.missing(path, f"{self.workspace.of_type('.docx')}; a new one is made with "
+                                               "create_document")
         try:
             return docx.Document(str(resolved))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:

@@ -391,13 +391,15 @@ class SpreadsheetsApplication(ToolApplication):
     def _xlsx_path(self, path: str) -> Path:
         resolved = self.workspace.resolve(path)
         if resolved.suffix.lower() != ".xlsx":
-            raise ToolError(f"{path!r} is not an .xlsx path (only Excel .xlsx workbooks are supported)")
+            raise ToolError(f"{path!r} is not an .xlsx path (only Excel .xlsx workbooks are supported)"
+                            f"{self.workspace.of_type('.xlsx')}")
         return resolved
 
     def _existing(self, path: str) -> Path:
         resolved = self._xlsx_path(path)
         if not resolved.exists():
-            raise self.workspace.missing(path, "; create it first with create_workbook")
+            raise self.workspace.missing(path, f"{self.workspace.of_type('.xlsx')}; a new one is made with "
+                                               "create_workbook")
         return resolved
 
 

@@ -80,6 +80,21 @@ class Workspace:
         hint = f"; the workspace has {', '.join(map(repr, sorted(found)))}" if found else then
         return ToolError(f"{path!r} does not exist{hint}")
 
+    def of_type(self, suffix: str) -> str:
+        """'; the .docx files here: 'a.docx', 'b/c.docx'' (or that there is none), for an error on a path
+        of another type or none: the 1.5B AppAgent asked to read a contact's phone read 'Acme Corp.xlsx'
+        with the documents' tool, a file that exists nowhere."""
+        found: list[str] = []
+        seen = 0
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            seen += len(files) + len(dirs)
+            found += [self.relative(Path(folder) / f) for f in sorted(files) if f.lower().endswith(suffix)]
+            if len(found) >= 8 or seen > 5000:  # a hint, not a search engine
+                break
+        return f"; the {suffix} files here: {', '.join(map(repr, found[:8]))}" if found else \
+            f"; there is no {suffix} file here"
+
     def relative(self, path: Path) -> str:
         """How to name `path` back to the agent: relative to the root, '/' separated."""
         rel = path.relative_to(self.root).as_posix()
