@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
@@ -28,13 +28,18 @@ def xvfb(size: str = "640x480x24") -> Iterator[str]:
     binary = shutil.which("Xvfb")
     if binary is None:
         pytest.fail("Xvfb is not installed (Debian packages: xvfb x11-apps x11-utils xdotool imagemagick)")
-    number = next(n for n in range(90, 300)
-                  if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
-    server = subprocess.Popen([binary, f":{number}", "-screen", "0", size, "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Xvfb picks a free display itself and writes its number to a pipe (-displayfd): a number chosen here
+    # by looking for lock files races another server starting at the same time (a benchmark's, a test's).
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen([binary, "-displayfd", str(write_end), "-screen", "0", size, "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,))
+    os.close(write_end)
     try:
-        # Ready when it accepts a connection: its socket file appears before it listens, and a client
-        # started in between (xmessage) fails with "can't open display".
+        with os.fdopen(read_end) as announced:  # one line, "N\n", once it listens; "" if it died first
+            number = announced.readline().strip()
+        if not number.isdigit():
+            pytest.fail(f"Xvfb did not start (status {server.poll()})")
+        # Ready when it accepts a connection: a client started before (xmessage) fails with "can't open display".
         deadline = time.monotonic() + 30
         while not _accepts(f"/tmp/.X11-unix/X{number}"):
             if server.poll() is not None or time.monotonic() > deadline:
