@@ -563,3 +563,25 @@ async def test_append_rows_refuses_rows_without_values(sheets: SpreadsheetsAppli
     assert "no sheet named" in (await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Nope",
                                                                   "rows": [[1]]})).error
     assert (root / "q2.xlsx").read_bytes() == before
+
+
+async def test_a_row_written_right_under_a_table_but_a_column_to_the_right_goes_under_its_columns(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    table = [["Item", "Amount"], ["Rent", 1200], ["Software", 470]]
+    assert (await sheets.call("create_workbook", {"path": "p.xlsx", "sheets": ["Q2"]})).ok
+    assert (await sheets.call("write_rows", {"path": "p.xlsx", "rows": table})).ok
+    shifted = await sheets.call("write_rows", {"path": "p.xlsx", "sheet": "Q2", "start": "B4",
+                                               "rows": [["Travel", 300]]})
+    assert shifted.ok and shifted.content["range"] == "A4:B4" and "written from A4" in shifted.content["note"]
+    sheet = load_workbook(root / "p.xlsx")["Q2"]
+    assert [[c.value for c in row] for row in sheet["A4:C4"]] == [["Travel", 300, None]]
+    # where they belong, or as a column of their own (one value under Amount), they are written as asked
+    assert (await sheets.call("write_rows", {"path": "p.xlsx", "start": "A5", "rows": [["Food", 80]]})).content[
+        "range"] == "A5:B5"
+    one = await sheets.call("write_rows", {"path": "p.xlsx", "start": "B6", "rows": [[15]]})
+    assert one.content["range"] == "B6:B6" and "note" not in one.content
+    # lower down, or beside the table (not under it), nothing moves
+    assert (await sheets.call("write_rows", {"path": "p.xlsx", "start": "B9", "rows": [["x", 1]]})).content[
+        "range"] == "B9:C9"
+    assert (await sheets.call("write_rows", {"path": "p.xlsx", "start": "D1", "rows": [["Note", "y"]]})).content[
+        "range"] == "D1:E1"

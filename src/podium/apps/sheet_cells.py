@@ -263,6 +263,22 @@ class Table:
         return area_of(self.first_col, first, self.last_col, self.last_row)
 
 
+def aligned_under(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]) -> int | None:
+    """The column to write new rows from, when they were put right under the sheet's table one or more
+    columns to the right, past its last column (the 1.5B AppAgent wrote ['Travel', 300] at B5 under
+    Item/Amount in A1:B4: Travel under Amount); None when they are where they belong, or the cells at the
+    table's columns hold values (then nothing moves: a change needs its own approval)."""
+    table = find_table(sheet)
+    width = max((len(row) for row in rows), default=0)
+    if table is None or first_row != table.last_row + 1 or not table.first_col < first_col <= table.last_col \
+            or first_col + width - 1 <= table.last_col or width > table.last_col - table.first_col + 1:
+        return None
+    if any(value_at(sheet, first_row + r, table.first_col + c) not in (None, "")
+           for r, row in enumerate(rows) for c in range(len(row))):
+        return None
+    return table.first_col
+
+
 def find_table(sheet: Any) -> Table | None:
     """The sheet's table, or None for a sheet without a value. An empty row inside the table does not
     end it (the last row holding a value does), and a title row above it is not its header."""

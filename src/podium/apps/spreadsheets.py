@@ -33,6 +33,7 @@ from podium.apps.sheet_args import (
     WriteArgs,
 )
 from podium.apps.sheet_cells import (
+    aligned_under,
     area_of,
     bounds,
     cell_value,
@@ -260,8 +261,13 @@ class SpreadsheetsApplication(ToolApplication):
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
             check_formulas(workbook, args.rows)
-            done = {"path": args.path, "sheet": sheet.title, "range": _area(first_col, first_row, args.rows)}
-            if not _put(sheet, first_col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
+            col, note = first_col, {}
+            if (aligned := aligned_under(sheet, first_col, first_row, args.rows)) is not None:
+                col = aligned
+                note = {"note": f"written from {coordinate(col, first_row)}, under the table's own columns "
+                                f"({args.start} would have put each value under the next column's header)"}
+            done = {"path": args.path, "sheet": sheet.title, "range": _area(col, first_row, args.rows), **note}
+            if not _put(sheet, col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
                 return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
             return done
 
