@@ -476,3 +476,22 @@ async def test_the_names_of_matching_files_are_written_into_a_text_file(files: F
     assert not (root / "answer.txt").exists()
     folder = await files.call("write_file_names", {"path": "reports", "into": "reports/list.txt"})
     assert folder.ok and (root / "reports/list.txt").read_text() == "a.xlsx\nmarch.docx\n"
+
+
+async def test_a_pattern_matching_nothing_in_its_folder_says_where_it_matches(files: FilesApplication,
+                                                                             root: Path) -> None:
+    for name in ("q1.xlsx", "q2.xlsx"):
+        (root / name).write_text(name)
+    (root / "backup").mkdir()
+    # the 1.5B AppAgent made backup, then copied '*.xlsx' out of it into itself
+    refused = await files.call("copy", {"source": "backup", "pattern": "*.xlsx", "destination": "backup"})
+    assert refused.error == ("copy: nothing in 'backup' matches '*.xlsx'; it has no entries; '.' has 'q1.xlsx', "
+                             "'q2.xlsx': the source for those is '*.xlsx'")
+    (root / "backup" / "old").mkdir()
+    (root / "backup" / "q3.xlsx").write_text("q3")
+    inner = await files.call("copy", {"source": "backup/old/*.xlsx", "destination": "x"})
+    assert "; 'backup' has 'q3.xlsx': the source for those is 'backup/*.xlsx'" in inner.error
+    # from the workspace itself, only the workspace is looked at (never the folder above it)
+    (root.parent / "outside" / "leak.pdf").write_text("x")
+    top = await files.call("copy", {"source": "*.pdf", "destination": "x"})
+    assert top.error.startswith("copy: nothing in '.' matches '*.pdf'") and "leak" not in top.error

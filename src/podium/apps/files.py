@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 import shutil
 from collections.abc import Callable
@@ -303,8 +304,19 @@ class FilesApplication(ToolApplication):
         if not matches:
             visible = [repr(n) for n in names if not n.startswith(".")]
             visible = visible[:8] + ["..."] * (len(visible) > 8)
+            # The 1.5B AppAgent copied '*.xlsx' from the new, empty backup folder into itself: the error says
+            # where the pattern does match.
+            elsewhere = ""
+            root = self.workspace.root  # (the root's parent is outside the workspace: never listed)
+            for other in dict.fromkeys((folder.parent if folder != root else root, root)):  # nearer first
+                if other != folder and other.is_dir() and (found := sorted(
+                        n for n in os.listdir(other) if fnmatch.fnmatch(n, pattern) and not n.startswith("."))):
+                    where = self.workspace.relative(other)
+                    elsewhere = (f"; {where!r} has {', '.join(map(repr, found[:8]))}: the source for those is "
+                                 f"{posixpath.join(where, pattern) if where != '.' else pattern!r}")
+                    break
             raise ToolError(f"nothing in {self.workspace.relative(folder)!r} matches {pattern!r}; it has "
-                            f"{', '.join(visible) or 'no entries'}")
+                            f"{', '.join(visible) or 'no entries'}{elsewhere}")
         return [self.workspace.resolve(str(folder / name)) for name in matches], True
 
     def _check_target(self, source: Path, target: Path, verb: str, overwrite: bool) -> Path:
