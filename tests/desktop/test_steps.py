@@ -608,3 +608,21 @@ def test_held_actions_survive_the_round_trip() -> None:
     request = AppStepRequest(kind=AppStepKind.RUN_APPROVED, description="x",
                              actions=(Action(function="f", arguments={"a": [1]}),))
     assert decode_app_request(request.model_dump_json()) == request
+
+
+async def test_a_subtasks_summary_is_not_written_as_its_data(tmp_path: Path) -> None:
+    said = "the paragraphs and tables of meeting.docx that read_document shows"
+    read = SubtaskResult(subtask="1", application="documents", status="FINISH", result=said,
+                         outputs=({"tables": [[["Action"], ["Book the venue"]]]},))
+    summary = {"function": "write_file", "arguments": {"path": "actions.txt", "content": said.capitalize()}}
+    items = {"function": "write_file", "arguments": {"path": "actions.txt", "content": "Book the venue\n"}}
+    files = FilesApplication(Workspace(tmp_path))
+    backend = AppStepBackend(ScriptedBackend([app_out(actions=[summary]), app_out(actions=[items])]), files)
+    session = await backend.start_session({})
+    request = "Write the action items from the table in meeting.docx into actions.txt, one per line."
+    ask = AppStepRequest(description=request, request=request, subtask_id="2", inputs=(read,))
+    (refused,) = (await app_step(backend, session, ask)).results
+    assert not refused.ran and "writes what subtask 1 says it did, not its data" in (refused.error or "")
+    assert not (tmp_path / "actions.txt").exists()
+    (wrote,) = (await app_step(backend, session, ask.model_copy(update={"step": 2}))).results
+    assert wrote.ok and (tmp_path / "actions.txt").read_text() == "Book the venue\n"

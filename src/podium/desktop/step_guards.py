@@ -59,6 +59,9 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
         found = "; ".join(f"{where} would get {value!r}, already in {source}" for where, value, source, _ in copies)
         return (f"not run: {found}: another record's value is not this one's. Write only what the "
                 f"request, a file or the person gives for it; if nothing gives it, ask the person for it (PENDING)")
+    if not tool.read_only and (summary := summary_written(action, request)):
+        return (f"not run: it writes what subtask {summary} says it did, not its data; write the values from "
+                f"subtask {summary}'s outputs in your inputs (the rows, the items, the numbers themselves)")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
                 f"your subtask; use the data your subtask was given or has read")
@@ -68,6 +71,16 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
     if any_guess and app.is_sensitive(action.function, action.arguments):
         return "not run: it needs the person's approval, asked when no call of the step guesses"
     return ""
+
+
+def summary_written(action: Action, request: AppStepRequest) -> str:
+    """The subtask whose result text (its summary) a change writes as content, where that subtask handed on
+    data ("" if none): told to write the action items read from meeting.docx into actions.txt, the 1.5B
+    AppAgent wrote "the paragraphs and tables of meeting.docx that read_document shows"."""
+    content = " ".join(v for v in written_content(action.arguments) if isinstance(v, str)).casefold()
+    return next((given.subtask for given in request.inputs
+                 if given.outputs and isinstance(given.result, str) and len(given.result.strip()) >= 20
+                 and given.result.strip().casefold() in content), "")
 
 
 def copied(app: Any, action: Action, request: AppStepRequest) -> list[tuple[str, Any, str, str]]:
