@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from podium.desktop.grounding import numbers, ungrounded, written_content
+from podium.desktop.blackboard import SubtaskResult
+from podium.desktop.grounding import names_data, numbers, ungrounded, written_content
+from podium.desktop.messages import AppStepRequest
+from podium.desktop.prompts import app_user
 
 
 def test_numbers_are_read_from_values_and_from_the_text_of_strings() -> None:
@@ -25,3 +28,28 @@ def test_a_number_is_grounded_when_something_seen_rounds_to_it_as_written() -> N
 def test_only_what_a_change_writes_is_checked_not_where() -> None:
     assert written_content({"path": "q2024.xlsx", "start": "B12", "rows": [[1]], "content": "x", "value": 2}) \
         == [[[1]], "x", 2]
+
+
+READ = [{"path": "meeting.docx", "blocks": [
+    {"kind": "paragraph", "style": "Normal", "text": "Minutes of the planning meeting."},
+    {"kind": "table", "index": 0, "rows": [["Action", "Owner"], ["Book the venue", "Lena"]]}], "tables": 1}]
+
+
+def test_a_result_names_data_when_it_gives_a_value_its_outputs_hold() -> None:
+    asked = "Read the table in meeting.docx"
+    # a pointer at the data: its words are the read's own (file, kinds of block), not values of it
+    assert not names_data("the paragraphs and tables of meeting.docx that read_document shows", READ, asked)
+    assert not names_data("read 1 table", READ, asked)
+    assert names_data("Action items: Book the venue (Lena)", READ, asked)
+    assert names_data("The sum is 3,099.84", [{"Amount": {"sum": 3099.84}}])
+
+
+def test_a_dependent_is_shown_the_outputs_not_a_result_that_only_points_at_them() -> None:
+    pointer = SubtaskResult(subtask="1", application="documents", status="FINISH", outputs=tuple(READ),
+                            description="Read the table in meeting.docx",
+                            result="the paragraphs and tables of meeting.docx that read_document shows")
+    shown = app_user(AppStepRequest(description="Write the action items into actions.txt", inputs=(pointer,)), [])
+    assert "read_document shows" not in shown and "Book the venue" in shown
+    data = pointer.model_copy(update={"result": "Book the venue (Lena)"})
+    shown = app_user(AppStepRequest(description="Write the action items into actions.txt", inputs=(data,)), [])
+    assert "result: Book the venue (Lena)" in shown and "tool outputs:" in shown

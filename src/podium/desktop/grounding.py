@@ -59,6 +59,32 @@ def ungrounded(written: Any, seen: Iterable[Decimal]) -> list[str]:
     return list(missing)
 
 
+def names_data(text: str, data: Any, known: str = "") -> bool:
+    """Whether `text` gives any of `data`'s values (a string of it as a whole phrase, or a number of two
+    digits or more), but those `known` holds (a subtask's own words name its file). A read's result of
+    "the paragraphs and tables of meeting.docx that read_document shows" names none: it points at the
+    data, and the 1.5B AppAgent handed it wrote that sentence into actions.txt as the action items."""
+    folded, known = text.casefold(), known.casefold()
+    strings: list[str] = []
+    _strings(data, strings)
+    if any(len(s) >= 3 and s not in known and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", folded)
+           for s in (v.strip().casefold() for v in strings)):
+        return True
+    given = {n for n in numbers(data) if abs(n) >= 10 or n != n.to_integral_value()}
+    return any(n in given for n in numbers(text))
+
+
+def _strings(value: Any, found: list[str]) -> None:
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _strings(item, found)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            _strings(item, found)
+
+
 def written_content(arguments: Mapping[str, Any]) -> list[Any]:
     """What a change's arguments write (CONTENT_KEYS), not where."""
     return [v for k, v in arguments.items() if k in CONTENT_KEYS]

@@ -13,6 +13,7 @@ from typing import Any
 
 from podium.desktop.blackboard import QA, SubtaskResult
 from podium.desktop.catalog import Catalog
+from podium.desktop.grounding import names_data
 from podium.desktop.messages import AppStepRequest, HostStepRequest, summarize
 
 # The examples are deliberately NOT a benchmark's request: they show the shape (a dependency, results
@@ -275,7 +276,10 @@ def _input_lines(inputs: Sequence[SubtaskResult]) -> list[str]:
     lines = []
     for r in inputs:
         line = f"- subtask {r.subtask} ({r.application}, {r.description}): {r.status}"
-        if r.result not in (None, ""):
+        # A result that only points at its outputs ("the paragraphs ... that read_document shows") is left
+        # out: the data is in the outputs, and a writer shown the pointer wrote the pointer.
+        if r.result not in (None, "") and not (r.outputs and isinstance(r.result, str)
+                                               and not names_data(r.result, r.outputs, r.description)):
             line += f"\n  result: {summarize(r.result, 4000)}"
         if r.outputs:
             line += f"\n  tool outputs: {summarize(list(r.outputs), 4000)}"
