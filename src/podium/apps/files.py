@@ -6,28 +6,25 @@ target is sensitive (it needs the person's approval first); without it, creation
 never destroy data even if a file appears in between. Folders are never replaced. Every delete is
 sensitive.
 
-copy and move behave like cp and mv: a destination that is a folder receives the source under its
-own name, and a source may be a pattern on the names of one folder ('reports/*.xlsx'). Every target
-is checked before anything is touched (all or nothing), by the same plan that decides sensitivity.
+copy and move behave like cp and mv, every target checked before anything is touched (file_transfer).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import posixpath
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from podium.apps.file_transfer import Transfer, store
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
-from podium.apps.workspace import Workspace, atomic_save
+from podium.apps.workspace import Workspace
 
 MAX_LISTED = 2000
 # Names no one gives a folder: make_folder refuses them (they are files to write).
@@ -96,6 +93,7 @@ class FilesApplication(ToolApplication):
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        self.transfer = Transfer(workspace)
         self.description = f"Files and folders inside the workspace {workspace.root}"
         super().__init__()
 
@@ -113,10 +111,10 @@ class FilesApplication(ToolApplication):
                      unapproved=_NEW_NAME),
             ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
                      "source copies every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME),
+                     CopyArgs, partial(self.transfer.run, copying=True), unapproved=_NEW_NAME),
             ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
                      "pattern source moves every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self._transfer, copying=False), unapproved=_NEW_NAME),
+                     CopyArgs, partial(self.transfer.run, copying=False), unapproved=_NEW_NAME),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
                      "expression; refuses any rename that would collide and then renames nothing.",
                      RenameArgs, self._rename_pattern),
@@ -128,7 +126,7 @@ class FilesApplication(ToolApplication):
             return True
         try:  # what the call will touch, planned exactly as it will run
             if tool in ("copy", "move"):
-                pairs = self._plan(args, copying=tool == "copy").pairs
+                pairs = self.transfer.plan(args, copying=tool == "copy").pairs
             elif tool in ("write_file", "write_file_names"):
                 target = self.workspace.resolve(args.path if tool == "write_file" else args.into)
                 if tool == "write_file" and _holds(target, args.content.encode("utf-8")):
@@ -189,7 +187,7 @@ class FilesApplication(ToolApplication):
                     "note": "the file already holds exactly this: nothing written"}
         path = self._writable_target(args.path, args.overwrite)
         path.parent.mkdir(parents=True, exist_ok=True)
-        _store(path, data, args.overwrite)
+        store(path, data, args.overwrite)
         return {"path": self.workspace.relative(path), "bytes": len(data)}
 
     def _write_names(self, args: NamesArgs) -> dict[str, Any]:
@@ -219,128 +217,6 @@ class FilesApplication(ToolApplication):
                             "the folders above it)")
         path.mkdir(parents=True, exist_ok=True)
         return {"path": self.workspace.relative(path)}
-
-    def _transfer(self, args: CopyArgs, *, copying: bool) -> dict[str, Any]:
-        plan, one = self._plan(args, copying=copying), _copy_one if copying else _move_one
-        done_verb, done = "copied" if copying else "moved", []
-        for source, target in plan.pairs:
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                one(args.overwrite, source, target)
-            except (OSError, ToolError) as exc:
-                if not done:
-                    raise
-                # the plan found no obstacle, so this is the disk failing midway: say what already happened
-                raise ToolError(f"{exc}; already {done_verb}: {done}") from exc
-            done.append([self.workspace.relative(source), self.workspace.relative(target)])
-        return {done_verb: done} if plan.many else {"source": done[0][0], "destination": done[0][1]}
-
-    # -- copy and move: one plan, checked whole before anything is touched ------------------------
-    def _plan(self, args: CopyArgs, *, copying: bool) -> _Plan:
-        verb = "copy" if copying else "move"
-        sources, many = self._sources(self._given(args), verb)
-        # The root is a fine folder to copy into ('.'), but an empty destination is still a mistake.
-        destination = self.workspace.resolve(args.destination, allow_root=bool(args.destination.strip()))
-        into = many or destination.is_dir() or args.destination.rstrip().endswith("/")
-        if into and os.path.lexists(destination) and not destination.is_dir():
-            raise ToolError(f"{args.destination!r} is a file, not a folder to put {args.source!r} in: name a "
-                            "folder (it is created if missing)")
-        if many:
-            sources = [s for s in sources if s != destination]  # 'move * into notes' leaves notes itself
-            if not sources:
-                raise ToolError(f"{args.source!r} only matches the destination folder {args.destination!r}")
-        pairs: list[tuple[Path, Path]] = []
-        for source in sources:
-            # every final target goes through the workspace again: a name inside the folder may be a link out
-            target = self.workspace.resolve(str(destination / source.name)) if into else destination
-            try:
-                pairs.append((source, self._check_target(source, target, verb, args.overwrite)))
-            except ToolError as exc:
-                if not many:
-                    raise
-                raise ToolError(f"{exc}; nothing was {'copied' if copying else 'moved'}") from exc
-        return _Plan(tuple(pairs), many)
-
-    def _given(self, args: CopyArgs) -> str:
-        """The source as one path or pattern: a folder and a `pattern` ('.txt' meaning '*.txt') joined."""
-        pattern = (args.pattern or "").strip()
-        if not pattern:
-            return args.source
-        if pattern.startswith(".") and not any(char in pattern for char in "*?[") and pattern != ".":
-            pattern = f"*{pattern}"
-        last = os.path.basename(args.source.rstrip("/"))
-        if any(char in last for char in "*?[") and pattern in (last, *_EVERY):
-            # The source is the pattern already ('*.txt', and pattern '.*' or '*.txt' besides): the 1.5B
-            # AppAgent filled both, and a move of every .txt file into notes failed on it twice.
-            return args.source
-        folder = self.workspace.resolve(args.source or ".", allow_root=True)
-        if not folder.is_dir():
-            # The 1.5B AppAgent gave its application's name ('files') as the source, twice: the error says
-            # which folders there are, the workspace's own one first.
-            where = "it does not exist" if not folder.exists() else "it is a file"
-            folders = sorted(p.name for p in self.workspace.root.iterdir() if p.is_dir())[:10]
-            raise ToolError(f"pattern {pattern!r} needs a folder as the source; {args.source!r} is not one ({where}); "
-                            f"the folders are '.' (the workspace itself)"
-                            + "".join(f", {name!r}" for name in folders))
-        return f"{self.workspace.relative(folder)}/{pattern}"
-
-    def _sources(self, given: str, verb: str) -> tuple[list[Path], bool]:
-        """The paths `given` names, and whether it was a pattern (one folder's matching names)."""
-        resolved = self.workspace.resolve(given, allow_root=bool(given.strip()))
-        head, pattern = os.path.split(given)
-        if resolved == self.workspace.root:
-            raise ToolError(f"{given!r} is the workspace root itself, which {verb} cannot take whole; name the "
-                            "files inside it, e.g. '*.txt' or 'report.docx' (a pattern takes every match)")
-        if os.path.lexists(resolved):  # a file named 'a[1].txt' is itself
-            return [resolved], False
-        if not any(char in pattern for char in "*?["):  # nor is 'reports*/a.txt' one: the error names where a.txt is
-            raise self.workspace.missing(given, " in the workspace")
-        folder = self.workspace.resolve(head, allow_root=True)
-        if not folder.is_dir():
-            raise self.workspace.missing(head, " in the workspace")
-        names = sorted(os.listdir(folder))
-        hidden_too = pattern.startswith(".")  # like the shell: '*' leaves .hidden names alone
-        matches = [n for n in names if fnmatch.fnmatch(n, pattern) and (hidden_too or not n.startswith("."))]
-        if not matches:
-            visible = [repr(n) for n in names if not n.startswith(".")]
-            visible = visible[:8] + ["..."] * (len(visible) > 8)
-            # The 1.5B AppAgent copied '*.xlsx' from the new, empty backup folder into itself: the error says
-            # where the pattern does match.
-            elsewhere = ""
-            root = self.workspace.root  # (the root's parent is outside the workspace: never listed)
-            for other in dict.fromkeys((folder.parent if folder != root else root, root)):  # nearer first
-                if other != folder and other.is_dir() and (found := sorted(
-                        n for n in os.listdir(other) if fnmatch.fnmatch(n, pattern) and not n.startswith("."))):
-                    where = self.workspace.relative(other)
-                    elsewhere = (f"; {where!r} has {', '.join(map(repr, found[:8]))}: the source for those is "
-                                 f"{posixpath.join(where, pattern) if where != '.' else pattern!r}")
-                    break
-            raise ToolError(f"nothing in {self.workspace.relative(folder)!r} matches {pattern!r}; it has "
-                            f"{', '.join(visible) or 'no entries'}{elsewhere}")
-        return [self.workspace.resolve(str(folder / name)) for name in matches], True
-
-    def _check_target(self, source: Path, target: Path, verb: str, overwrite: bool) -> Path:
-        """The path to write for `source`, or the reason it must not be done."""
-        rel = self.workspace.relative
-        folder = source.is_dir() and not source.is_symlink()
-        if target == source:
-            raise ToolError(f"{rel(source)!r} is already there; name another path or folder")
-        if folder and target.is_relative_to(source):
-            raise ToolError(f"cannot {verb} folder {rel(source)!r} into itself ({rel(target)!r})")
-        if verb == "copy" and not folder:
-            target = Path(os.path.realpath(target))  # overwriting through a link writes its file, as before
-            kinds = source.suffix.lower(), target.suffix.lower()
-            if all(kinds) and kinds[0] != kinds[1]:
-                # a copy keeps the bytes: meeting.docx copied to actions.txt is a Word file with a .txt name
-                raise ToolError(f"copy keeps the bytes: {rel(source)!r} would stay a {kinds[0]} file named "
-                                f"{rel(target)!r}; to put text into {rel(target)!r}, write it with write_file")
-        if os.path.lexists(target):
-            if folder or target.is_dir():
-                raise ToolError(f"{rel(target)!r} already exists and folders are never replaced; pick a new path")
-            if not overwrite:
-                raise ToolError(f"{rel(target)!r} already exists; pass overwrite=true to replace it "
-                                "(needs approval), or pick a new path")
-        return target
 
     def _rename_pattern(self, args: RenameArgs) -> dict[str, Any]:
         folder = self.workspace.resolve(args.folder, allow_root=True)
@@ -426,19 +302,6 @@ def _holds(path: Path, data: bytes) -> bool:
         return False
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """A copy or move, checked whole: (source, target) pairs (the sources are one folder's entries, so
-    no two share a target), and whether the source was a pattern (`many`: results list every pair)."""
-
-    pairs: tuple[tuple[Path, Path], ...]
-    many: bool
-
-
-# Patterns a model writes for "every name": a source pattern needs none of them besides.
-_EVERY = ("*", ".*", "*.*", "**", ".+", "all")
-
-
 def _name_matcher(pattern: str | None) -> Callable[[str], bool]:
     if not pattern:
         return lambda name: True
@@ -449,38 +312,8 @@ def _name_matcher(pattern: str | None) -> Callable[[str], bool]:
     return lambda name: fnmatch.fnmatch(name, pattern) or (regex is not None and regex.search(name) is not None)
 
 
-def _copy_one(overwrite: bool, source: Path, target: Path) -> None:
-    if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, target, symlinks=True)  # refuses an existing target itself
-        return
-    _store(target, source.read_bytes(), overwrite)
-    shutil.copystat(source, target)
-
-
-def _move_one(overwrite: bool, source: Path, target: Path) -> None:
-    if overwrite or (source.is_dir() and not source.is_symlink()):
-        shutil.move(source, target)  # a folder target was refused by the plan: folders are never replaced
-        return
-    try:  # rename() would replace a file that appeared since the plan; a hard link cannot
-        os.link(source, target, follow_symlinks=False)
-    except FileExistsError as exc:
-        raise ToolError(f"{target.name!r} appeared meanwhile; nothing replaced") from exc
-    except OSError:  # no hard links here (another file system): the plan's check is what there is
-        shutil.move(source, target)
-        return
-    os.unlink(source)
-
-
 def _split(folder: Path) -> tuple[list[str], list[str]]:
     dirs, files = [], []
     for entry in os.scandir(folder):
         (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
     return dirs, files
-
-
-def _store(path: Path, data: bytes, overwrite: bool) -> None:
-    if overwrite:
-        atomic_save(path, lambda tmp: tmp.write_bytes(data))
-    else:
-        with open(path, "xb") as handle:  # exclusive: never replaces a file that appeared meanwhile
-            handle.write(data)
