@@ -626,3 +626,27 @@ async def test_a_subtasks_summary_is_not_written_as_its_data(tmp_path: Path) -> 
     assert not (tmp_path / "actions.txt").exists()
     (wrote,) = (await app_step(backend, session, ask.model_copy(update={"step": 2}))).results
     assert wrote.ok and (tmp_path / "actions.txt").read_text() == "Book the venue\n"
+
+
+async def test_a_tool_whose_failed_call_was_asked_again_is_not_offered_the_next_step(tmp_path: Path) -> None:
+    (tmp_path / "sales.docx").write_bytes(b"not a folder")
+    names = {"function": "write_file_names", "arguments": {"path": "sales.docx", "into": "answer.txt"}}
+    spy = PromptSpy([app_out(actions=[names])] * 3 + [app_out("FINISH")])
+    backend = AppStepBackend(spy, FilesApplication(Workspace(tmp_path)))
+    session = await backend.start_session({})
+    ask = AppStepRequest(subtask_id="2", description="Write the region into answer.txt")
+    (first,) = (await app_step(backend, session, ask)).results
+    assert not first.ok and first.ran and "call write_file" in (first.error or "")
+    (again,) = (await app_step(backend, session, ask.model_copy(update={"step": 2}))).results
+    assert not again.ran and "already failed" in (again.error or "")
+
+    def offered(prompt: Prompt) -> set[str]:
+        return {name for name in ("write_file_names", "write_file", "list_files") if f'"{name}"' in
+                json.dumps(prompt.schema)}
+    # failed once, it may be tried again (the files may change); asked again unchanged, it is not offered
+    assert [offered(p) for p in spy.seen] == [{"write_file_names", "write_file", "list_files"}] * 2
+    await app_step(backend, session, ask.model_copy(update={"step": 3}))
+    assert offered(spy.seen[2]) == {"write_file", "list_files"}
+    # another subtask starts afresh
+    await app_step(backend, session, ask.model_copy(update={"subtask_id": "3"}))
+    assert offered(spy.seen[3]) == {"write_file_names", "write_file", "list_files"}

@@ -78,6 +78,8 @@ class AppMemory:
         self.seen: set[Decimal] = set()  # every number its tools have returned (grounding.py)
         self.outputs: deque[str] = deque(maxlen=size)  # what its tools returned, as text (step_guards.from_data)
         self.made: set[str] = set()  # the paths its own changes made or changed (step_guards.from_data)
+        # (subtask, tools) whose failed call the last step asked for again, unchanged: not offered next step
+        self.stuck: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 class _Step:
@@ -95,6 +97,7 @@ class _Step:
         self.screenshot: str | None = None
         self.nudge: str | None = None
         self.observed: list[ActionResult] = []
+        self.stuck: set[str] = set()  # tools whose call this step repeated after it had failed
 
 
 class AppStepBackend(BaseBackend):
@@ -161,8 +164,8 @@ class AppStepBackend(BaseBackend):
         step.observed = await observe(app, (req.description, req.tips)) or await observe(app, (req.request,))
         step.prompt = Prompt(text=app_user(req, _recent(step.memory), observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(tools, req.must_act or req.must_call,
-                                                      req.asked if req.must_act else ()),
+                             schema=app_output_schema(_offered(tools, req, step.memory),
+                                                      req.must_act or req.must_call, req.asked if req.must_act else ()),
                              temperature=req.temperature,
                              max_tokens=APP_MAX_TOKENS)
 
@@ -228,6 +231,7 @@ class AppStepBackend(BaseBackend):
                 continue
             failed_before = None if tool is None or approved else done.failed_before(action)
             if failed_before is not None:  # a failure, as if it ran: nothing has changed that could fix it
+                step.stuck.add(action.function)
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,
                                                  ok=False, error=failed_before, read_only=tool.read_only,
                                                  ran=False))
@@ -282,6 +286,7 @@ class AppStepBackend(BaseBackend):
             for r in step.results if r.ok], [
             (Action(function=r.function, arguments=r.arguments), r.error or "failed")
             for r in step.results if not r.ok and not r.skipped and r.ran])
+        step.memory.stuck = (req.subtask_id, frozenset(step.stuck))
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"
@@ -307,3 +312,13 @@ def _always_sensitive(app: Any, tool: str) -> bool:
         return bool(app.is_sensitive(tool, {}))
     except Exception:  # the check needs real arguments: the model learns it when the action is held
         return False
+
+
+def _offered(tools: list[Any], req: AppStepRequest, memory: AppMemory) -> list[Any]:
+    """The tools the next answer may call: not one whose failed call the last step made again unchanged
+    (told "it already failed ... call something else", the 1.5B AppAgent sent the same write_file_names
+    on a file three steps running, and its subtask ended without progress), unless none would be left."""
+    subtask, stuck = memory.stuck
+    if subtask != req.subtask_id or not stuck:
+        return tools
+    return [t for t in tools if t.name not in stuck] or tools
