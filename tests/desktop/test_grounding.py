@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from podium.desktop.blackboard import SubtaskResult
-from podium.desktop.grounding import names_data, numbers, ungrounded, written_content
+from podium.desktop.grounding import names_data, numbers, replaced_header, ungrounded, written_content
 from podium.desktop.messages import AppStepRequest
 from podium.desktop.prompts import app_user
 
@@ -53,3 +53,15 @@ def test_a_dependent_is_shown_the_outputs_not_a_result_that_only_points_at_them(
     data = pointer.model_copy(update={"result": "Book the venue (Lena)"})
     shown = app_user(AppStepRequest(description="Write the action items into actions.txt", inputs=(data,)), [])
     assert "result: Book the venue (Lena)" in shown and "tool outputs:" in shown
+
+
+def test_a_table_written_without_its_header_row_under_other_text_is_found() -> None:
+    table = [["Product", "Price"], ["Stapler", "12.5"], ["Toner", 89]]
+    data = [{"blocks": [{"kind": "paragraph", "text": "Stock count."}, {"kind": "table", "rows": table}]}]
+    swapped = [["Stock count.", "Counted at night."], ["Stapler", 12.5], ["Toner", "89"]]
+    assert replaced_header(swapped, data) == (["Product", "Price"], ["Stock count.", "Counted at night."])
+    assert replaced_header(table, data) is None  # the whole table
+    assert replaced_header(table[1:], data) is None  # its rows alone (appended under the header already there)
+    assert replaced_header([*table[1:], ["Total", 101.5]], data) is None  # a row under them, not in place
+    assert replaced_header([["Title"], *table], data) is None  # text above the whole table
+    assert replaced_header(swapped, [{"rows": table[:2]}]) is None  # a header and one row: no table to judge

@@ -85,6 +85,42 @@ def _strings(value: Any, found: list[str]) -> None:
             _strings(item, found)
 
 
+def replaced_header(rows: Any, data: Any) -> tuple[list[Any], list[Any]] | None:
+    """(the header, what stands in its place) where `rows` hold the body of a table in `data` (two rows or
+    more, in order) under a row that is not that table's, and not its header: handed a document's blocks,
+    the 1.5B AppAgent wrote its two paragraphs as the first row and the table's rows under them, without
+    the table's header row. None if not so."""
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        return None
+    written = [_row_key(r) for r in rows]
+    for table in _tables(data):
+        keys = [_row_key(r) for r in table]
+        body, size = keys[1:], len(keys) - 1
+        for at in range(1, len(written) - size + 1):
+            if written[at:at + size] == body and keys[0] not in written and written[at - 1] not in keys:
+                return list(table[0]), list(rows[at - 1])
+    return None
+
+
+def _tables(value: Any) -> list[list[list[Any]]]:
+    """The tables (three rows of cells or more, a header and two rows) in a JSON-like value."""
+    found: list[list[list[Any]]] = []
+    if isinstance(value, list | tuple):
+        if len(value) >= 3 and all(isinstance(r, list) and r and not any(isinstance(c, list | dict) for c in r)
+                                   for r in value):
+            return [list(value)]
+        for item in value:
+            found.extend(_tables(item))
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            found.extend(_tables(item))
+    return found
+
+
+def _row_key(row: list[Any]) -> tuple[str, ...]:
+    return tuple(str(c).strip().casefold() for c in row)
+
+
 def written_content(arguments: Mapping[str, Any]) -> list[Any]:
     """What a change's arguments write (CONTENT_KEYS), not where."""
     return [v for k, v in arguments.items() if k in CONTENT_KEYS]

@@ -20,7 +20,7 @@ from podium.desktop.catalog import (
     without_locators,
     work_named,
 )
-from podium.desktop.grounding import ungrounded, written_content
+from podium.desktop.grounding import replaced_header, ungrounded, written_content
 from podium.desktop.messages import AppStepRequest, Hold, HoldKind
 from podium.desktop.observe import files_of
 from podium.desktop.prompts import EXAMPLE_ROW, copies_example
@@ -62,6 +62,11 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
     if not tool.read_only and (summary := summary_written(action, request)):
         return (f"not run: it writes what subtask {summary} says it did, not its data; write the values from "
                 f"subtask {summary}'s outputs in your inputs (the rows, the items, the numbers themselves)")
+    if not tool.read_only and (header := replaced_header(action.arguments.get("rows"),
+                                                         [r.outputs for r in request.inputs])):
+        return (f"not run: its rows hold a table your inputs give without that table's header row "
+                f"{json.dumps(header[0], ensure_ascii=False)}; {json.dumps(header[1], ensure_ascii=False)} stands "
+                f"where it belongs. Write the table's rows as they are, its header row first")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
                 f"your subtask; use the data your subtask was given or has read")
