@@ -4,13 +4,16 @@ and limits that keep a confused AppAgent from ending the run or looping until th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from podium.agent.backend import Prompt
+from podium.apps.files import FilesApplication
+from podium.apps.workspace import Workspace
 from podium.backends.scripted import Fail, ScriptedBackend
-from podium.backends.structured import OutputErrors
+from podium.backends.structured import OutputErrors, validate_schema
 from podium.desktop import HostConfig, run_request
 from podium.desktop.grammar import app_output_schema, host_output_schema
 from podium.desktop.messages import ActionResult
@@ -682,3 +685,15 @@ async def test_a_result_naming_numbers_no_tool_returned_is_not_handed_on_as_the_
     result = await run_request("What is the total of the sales in report.docx?", [docs()], Spy(summing),
                                app_models={"documents": right})
     assert result.subtasks[0]["result"] == "the total is 10"
+
+
+async def test_a_call_past_a_numbers_bound_is_the_tools_error_not_an_invalid_answer(tmp_path: Path) -> None:
+    files = FilesApplication(Workspace(tmp_path))
+    schema = app_output_schema(files.tools())
+    answer = json.dumps({"observation": "", "thought": "", "status": "CONTINUE", "comment": "", "questions": [],
+                         "result": None, "actions": [{"function": "read_file",
+                                                      "arguments": {"path": "a.txt", "max_bytes": 1000000000}}]})
+    assert validate_schema(schema, answer) == json.loads(answer)  # no grammar enforces it: not the answer's fault
+    (tmp_path / "a.txt").write_text("hello")
+    result = await files.call("read_file", {"path": "a.txt", "max_bytes": 1000000000})
+    assert not result.ok and "max_bytes" in (result.error or "") and "10000000" in (result.error or "")

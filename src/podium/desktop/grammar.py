@@ -41,9 +41,16 @@ def _closed(properties: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": dict(properties), "required": list(properties)}
 
 
+# A number's bounds are not in the grammar llama.cpp makes, so a call past one (read_file with max_bytes
+# 1000000000) made the whole answer invalid, and after the repairs the request ended in ERROR. Left to the
+# tool, the bound refuses that one call with its own error, which the next step sees.
+_UNCHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+
+
 def _plain(node: Any) -> Any:
     """A tool's parameter schema without what costs grammar size and prompt tokens but constrains
-    nothing (titles, descriptions, defaults, examples). Property NAMES are kept whatever they are."""
+    nothing (titles, descriptions, defaults, examples), nor what the tool checks itself and a grammar
+    cannot (_UNCHECKED). Property NAMES are kept whatever they are."""
     if isinstance(node, list):
         return [_plain(v) for v in node]
     if not isinstance(node, Mapping):
@@ -52,7 +59,8 @@ def _plain(node: Any) -> Any:
     for key, value in node.items():
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
-        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties"):
+        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties") \
+                and key not in _UNCHECKED:
             out[key] = _plain(value)
     return out
 
