@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -24,25 +24,27 @@ CONTENT_KEYS = frozenset({"content", "value", "values", "rows", "text", "paragra
 def numbers(value: Any) -> list[Decimal]:
     """The numbers in a JSON-like value: its numbers, and the numbers written in its strings."""
     found: list[Decimal] = []
-    _collect(value, found)
+    for leaf in _leaves(value):
+        if isinstance(leaf, bool) or leaf is None:
+            continue
+        if isinstance(leaf, int | float):
+            if math.isfinite(leaf):
+                found.append(Decimal(str(leaf)))
+        elif isinstance(leaf, str) and not leaf.lstrip().startswith("="):
+            found.extend(Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(leaf))
     return found
 
 
-def _collect(value: Any, found: list[Decimal]) -> None:
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, int | float):
-        if math.isfinite(value):
-            found.append(Decimal(str(value)))
-    elif isinstance(value, str):
-        if not value.lstrip().startswith("="):
-            found.extend(Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(value))
-    elif isinstance(value, Mapping):
+def _leaves(value: Any) -> Iterator[Any]:
+    """The values of a JSON-like value that hold no others (strings, numbers...), in order."""
+    if isinstance(value, Mapping):
         for item in value.values():
-            _collect(item, found)
+            yield from _leaves(item)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
-            _collect(item, found)
+            yield from _leaves(item)
+    else:
+        yield value
 
 
 def ungrounded(written: Any, seen: Iterable[Decimal]) -> list[str]:
@@ -65,24 +67,11 @@ def names_data(text: str, data: Any, known: str = "") -> bool:
     "the paragraphs and tables of meeting.docx that read_document shows" names none: it points at the
     data, and the 1.5B AppAgent handed it wrote that sentence into actions.txt as the action items."""
     folded, known = text.casefold(), known.casefold()
-    strings: list[str] = []
-    _strings(data, strings)
-    if any(len(s) >= 3 and s not in known and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", folded)
-           for s in (v.strip().casefold() for v in strings)):
+    strings = (v.strip().casefold() for v in _leaves(data) if isinstance(v, str))
+    if any(len(s) >= 3 and s not in known and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", folded) for s in strings):
         return True
     given = {n for n in numbers(data) if abs(n) >= 10 or n != n.to_integral_value()}
     return any(n in given for n in numbers(text))
-
-
-def _strings(value: Any, found: list[str]) -> None:
-    if isinstance(value, str):
-        found.append(value)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            _strings(item, found)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for item in value:
-            _strings(item, found)
 
 
 def replaced_header(rows: Any, data: Any) -> tuple[list[Any], list[Any]] | None:
