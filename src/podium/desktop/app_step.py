@@ -58,6 +58,7 @@ from podium.desktop.step_guards import (
     only_reads,
     own_file,
     paths,
+    with_header,
 )
 from podium.desktop.tolerance import DoneCalls, read_app_output
 from podium.errors import ReasonKind
@@ -218,7 +219,8 @@ class AppStepBackend(BaseBackend):
         for index, action in enumerate(output.actions):
             tool = tools.get(action.function)
             if tool is not None and not tool.read_only:  # before the repeat checks: they see the call made
-                action = named_type(own_file(app, action, step.request), step.request, tool)
+                action = with_header(named_type(own_file(app, action, step.request), step.request, tool),
+                                     step.request)
             repeated = None if tool is None or approved else done.repeated(action, tool.read_only)
             if repeated is not None:  # the rest of the step still runs: the repeat did no harm
                 step.results.append(ActionResult(function=action.function, arguments=action.arguments,

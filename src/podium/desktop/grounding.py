@@ -75,10 +75,10 @@ def names_data(text: str, data: Any, known: str = "") -> bool:
 
 
 def replaced_header(rows: Any, data: Any) -> tuple[list[Any], list[Any]] | None:
-    """(the header, what stands in its place) where `rows` hold the body of a table in `data` (two rows or
-    more, in order) under a row that is not that table's, and not its header: handed a document's blocks,
-    the 1.5B AppAgent wrote its two paragraphs as the first row and the table's rows under them, without
-    the table's header row. None if not so."""
+    """(the header, the row of `rows` that stands in its place) where `rows` hold the body of a table in
+    `data` (two rows or more, in order) under a row that is not that table's, and not its header: handed a
+    document's blocks, the 1.5B AppAgent wrote its two paragraphs as the first row and the table's rows under
+    them, without the table's header row. None if not so."""
     if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
         return None
     written = [_row_key(r) for r in rows]
@@ -87,7 +87,7 @@ def replaced_header(rows: Any, data: Any) -> tuple[list[Any], list[Any]] | None:
         body, size = keys[1:], len(keys) - 1
         for at in range(1, len(written) - size + 1):
             if written[at:at + size] == body and keys[0] not in written and written[at - 1] not in keys:
-                return list(table[0]), list(rows[at - 1])
+                return list(table[0]), rows[at - 1]
     return None
 
 

@@ -62,11 +62,6 @@ def declined(app: Any, action: Action, tool: Any, request: AppStepRequest, check
     if not tool.read_only and (summary := summary_written(action, request)):
         return (f"not run: it writes what subtask {summary} says it did, not its data; write the values from "
                 f"subtask {summary}'s outputs in your inputs (the rows, the items, the numbers themselves)")
-    if not tool.read_only and (header := replaced_header(action.arguments.get("rows"),
-                                                         [r.outputs for r in request.inputs])):
-        return (f"not run: its rows hold a table your inputs give without that table's header row "
-                f"{json.dumps(header[0], ensure_ascii=False)}; {json.dumps(header[1], ensure_ascii=False)} stands "
-                f"where it belongs. Write the table's rows as they are, its header row first")
     if copies_example(action.arguments):
         return (f"not run: {json.dumps(EXAMPLE_ROW)} is the data of the example in your instructions, not of "
                 f"your subtask; use the data your subtask was given or has read")
@@ -216,6 +211,19 @@ def own_file(app: Any, action: Action, request: AppStepRequest) -> Action:
     if len(own) != 1:
         return action
     return action.model_copy(update={"arguments": {**action.arguments, "path": own[0]}})
+
+
+def with_header(action: Action, request: AppStepRequest) -> Action:
+    """A change's rows that hold a table the inputs give, with other text where the table's header row
+    belongs, given that header instead: handed a document's blocks, the 1.5B AppAgent wrote its two
+    paragraphs over the table's rows, and refused with the header named, wrote the same three times."""
+    rows = action.arguments.get("rows")
+    found = replaced_header(rows, [r.outputs for r in request.inputs])
+    if found is None:
+        return action
+    header, stand_in = found
+    fixed = [header if row is stand_in else row for row in rows]
+    return action.model_copy(update={"arguments": {**action.arguments, "rows": fixed}})
 
 
 # What a step is given (the request, its subtask, the inputs' tool outputs, the person's answers); not the
