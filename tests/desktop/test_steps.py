@@ -633,7 +633,8 @@ async def test_a_subtasks_summary_is_not_written_as_its_data(tmp_path: Path) -> 
 async def test_a_tool_whose_failed_call_was_asked_again_is_not_offered_the_next_step(tmp_path: Path) -> None:
     (tmp_path / "sales.docx").write_bytes(b"not a folder")
     names = {"function": "write_file_names", "arguments": {"path": "sales.docx", "into": "answer.txt"}}
-    spy = PromptSpy([app_out(actions=[names])] * 3 + [app_out("FINISH")])
+    listing = {"function": "list_files", "arguments": {"path": "."}}
+    spy = PromptSpy([app_out(actions=[names])] * 3 + [app_out(actions=[listing])] * 2 + [app_out("FINISH")])
     backend = AppStepBackend(spy, FilesApplication(Workspace(tmp_path)))
     session = await backend.start_session({})
     ask = AppStepRequest(subtask_id="2", description="Write the region into answer.txt")
@@ -649,9 +650,13 @@ async def test_a_tool_whose_failed_call_was_asked_again_is_not_offered_the_next_
     assert [offered(p) for p in spy.seen] == [{"write_file_names", "write_file", "list_files"}] * 2
     await app_step(backend, session, ask.model_copy(update={"step": 3}))
     assert offered(spy.seen[2]) == {"write_file", "list_files"}
+    # nor after a step that tried something else, while no change has succeeded
+    await app_step(backend, session, ask.model_copy(update={"step": 4}))
+    await app_step(backend, session, ask.model_copy(update={"step": 5}))
+    assert offered(spy.seen[4]) == {"write_file", "list_files"}
     # another subtask starts afresh
     await app_step(backend, session, ask.model_copy(update={"subtask_id": "3"}))
-    assert offered(spy.seen[3]) == {"write_file_names", "write_file", "list_files"}
+    assert offered(spy.seen[5]) == {"write_file_names", "write_file", "list_files"}
 
 
 async def test_a_handed_table_written_with_other_text_in_place_of_its_header_gets_its_header(

@@ -79,7 +79,7 @@ class AppMemory:
         self.seen: set[Decimal] = set()  # every number its tools have returned (grounding.py)
         self.outputs: deque[str] = deque(maxlen=size)  # what its tools returned, as text (step_guards.from_data)
         self.made: set[str] = set()  # the paths its own changes made or changed (step_guards.from_data)
-        # (subtask, tools) whose failed call the last step asked for again, unchanged: not offered next step
+        # (subtask, tools) whose failed call a step asked for again, unchanged: not offered in the steps after
         self.stuck: tuple[str, frozenset[str]] = ("", frozenset())
 
 
@@ -288,7 +288,12 @@ class AppStepBackend(BaseBackend):
             for r in step.results if r.ok], [
             (Action(function=r.function, arguments=r.arguments), r.error or "failed")
             for r in step.results if not r.ok and not r.skipped and r.ran])
-        step.memory.stuck = (req.subtask_id, frozenset(step.stuck))
+        # withheld until a change succeeds (then a failed call may work: DoneCalls): the 1.5B AppAgent, its
+        # write_file_names withheld, tried read_file, then went back to write_file_names
+        subtask, stuck = step.memory.stuck
+        kept = stuck if subtask == req.subtask_id and not any(r.ok and not r.read_only for r in step.results) \
+            else frozenset()
+        step.memory.stuck = (req.subtask_id, kept | step.stuck)
         line = f"- subtask {req.subtask_id or 'direct'} step {req.step}: {output.status.value}"
         if output.thought:
             line += f"; thought: {summarize(output.thought, 200)}"
@@ -317,9 +322,10 @@ def _always_sensitive(app: Any, tool: str) -> bool:
 
 
 def _offered(tools: list[Any], req: AppStepRequest, memory: AppMemory) -> list[Any]:
-    """The tools the next answer may call: not one whose failed call the last step made again unchanged
-    (told "it already failed ... call something else", the 1.5B AppAgent sent the same write_file_names
-    on a file three steps running, and its subtask ended without progress), unless none would be left."""
+    """The tools the next answer may call: not one whose failed call a step of the subtask made again
+    unchanged since its last successful change (told "it already failed ... call something else", the 1.5B
+    AppAgent sent the same write_file_names on a file three steps running, and its subtask ended without
+    progress), unless none would be left."""
     subtask, stuck = memory.stuck
     if subtask != req.subtask_id or not stuck:
         return tools
