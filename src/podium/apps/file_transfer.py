@@ -41,7 +41,6 @@ class Plan:
 EVERY = ("*", ".*", "*.*", "**", ".+", "all")
 
 
-
 class Transfer:
     """copy and move inside one workspace."""
 
