@@ -9,7 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
+
+
+class Change(StrEnum):
+    """What a call does to one path of the workspace."""
+
+    CREATE = "create"  # makes a path that does not exist yet
+    ADD = "add"  # adds to an existing file and keeps all it holds (rows under a table, a chart, a paragraph)
+    EDIT = "edit"  # changes or removes part of what an existing file holds (cells written over, text replaced)
+    REPLACE = "replace"  # replaces an existing file's whole content
+    DELETE = "delete"  # removes a path (a move or a rename removes its source)
+
+    @property
+    def destructive(self) -> bool:
+        """Whether what the path held before may be lost."""
+        return self in (Change.EDIT, Change.REPLACE, Change.DELETE)
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One path a call would change, and how. `path` is relative to the workspace root, in POSIX form,
+    after links are followed ("." is the root itself); a path outside the workspace is absolute."""
+
+    path: str
+    change: Change
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +62,9 @@ class ToolResult:
 
 @runtime_checkable
 class Application(Protocol):
+    """`effects(tool, arguments) -> tuple[Effect, ...] | None` is optional: the paths a valid call would
+    change, found before it runs (None: not known, so a changing call is treated as sensitive)."""
+
     name: str
     description: str
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from podium.apps.base import Tool, ToolResult
+from podium.apps.base import Effect, Tool, ToolResult
 from podium.errors import PodiumError
 
 
@@ -30,6 +30,8 @@ class Args(BaseModel):
 
 
 Handler = Callable[[Any], Any | Awaitable[Any]]
+# The paths a valid call would change (podium.apps.base.Effect), found before it runs; may read the files.
+Effects = Callable[[Any], Iterable[Effect]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,7 @@ class ToolSpec:
     # Blocking handlers (file and process I/O) run in a worker thread so the event loop stays free.
     blocking: bool = True
     unapproved: str = ""  # Tool.unapproved
+    effects: Effects | None = None  # None on a changing tool: its effects are not known (treated as sensitive)
 
     def tool(self) -> Tool:
         return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved)
@@ -105,6 +108,18 @@ class ToolApplication:
 
     def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str, str]]:
         return []
+
+    def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
+        """What a call would change (Application.effects): () for a read-only tool or a call that is not
+        valid (it will be refused, and changes nothing); None when the tool does not say."""
+        spec = self._by_name.get(tool)
+        if spec is None or spec.read_only:
+            return ()
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError:
+            return ()
+        return None if spec.effects is None else tuple(spec.effects(args))
 
     def is_sensitive(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         spec = self._by_name.get(tool)
