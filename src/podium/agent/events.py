@@ -62,11 +62,16 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Tokens (and cost, when a price is known) of one turn or an aggregate of turns."""
+    """Tokens (and cost, when a price is known) of one turn or an aggregate of turns. `cached_tokens` are
+    the input tokens a prompt cache served (not evaluated again); `read_ms` / `write_ms` the time the model
+    spent reading the prompt and writing the answer, where the backend measures them."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    cached_tokens: int = 0
+    read_ms: float = 0.0
+    write_ms: float = 0.0
 
     @property
     def total_tokens(self) -> int:
@@ -75,14 +80,17 @@ class Usage:
     def __add__(self, other: Usage) -> Usage:
         both_unknown = self.cost is None and other.cost is None
         cost = None if both_unknown else (self.cost or 0.0) + (other.cost or 0.0)
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, cost)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, cost,
+                     self.cached_tokens + other.cached_tokens, self.read_ms + other.read_ms,
+                     self.write_ms + other.write_ms)
 
     @classmethod
     def from_event(cls, event: Event) -> Usage:
         data = event.data
         cost = data.get("cost")
         return cls(int(data.get("input_tokens", 0)), int(data.get("output_tokens", 0)),
-                   None if cost is None else float(cost))
+                   None if cost is None else float(cost), int(data.get("cached_tokens", 0)),
+                   float(data.get("read_ms", 0.0)), float(data.get("write_ms", 0.0)))
 
 
 @dataclass(frozen=True, slots=True)
