@@ -68,17 +68,19 @@ async def test_every_applications_answer_schema_is_a_grammar_llama_cpp_can_parse
     # json_schema_to_gbnf converting a schema is not llama.cpp parsing the result: a pattern with '\\$' in it
     # converted, then failed to parse when the turn began, and the run went down. Each schema is used here.
     from podium.apps import build_applications
-    from podium.desktop.grammar import app_output_schema, host_output_schema
+    from podium.desktop.wire.grammar import app_output_schema, host_output_schema
 
     apps = build_applications({"workspace": str(tmp_path), "enabled": ["files", "documents", "spreadsheets",
                                                                       "shell"]})
-    schemas = [app_output_schema(app.tools()) for app in apps.values()] + [host_output_schema(tuple(apps))]
+    catalog = tuple((app.name, tuple(t.name for t in app.tools())) for app in apps.values())
+    schemas = [app_output_schema(app.tools(), [("1.read_table", "table"), ("1.total", "number")])
+               for app in apps.values()] + [host_output_schema(catalog, ("report.docx", "reports/", "."))]
     local = backend(model_path)
     for schema in schemas:
         events = await collect(local, await local.start_session({}), Prompt("{", schema=schema, max_tokens=3))
         # cut at 3 tokens, so invalid; but the grammar was in force: the answer opens its first field
         assert events[-1].kind is EventKind.ERROR and "cut at max_tokens" in events[-1].data["detail"]
-        assert events[-1].data["raw"].replace(" ", "").startswith('{"'), events[-1].data["raw"]
+        assert events[-1].data["raw"].replace(" ", "").replace("\n", "").startswith('{"'), events[-1].data["raw"]
 
 
 async def test_the_model_is_loaded_once_per_file_and_shared(model_path):

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from podium.apps.base import Tool, ToolResult
+from podium.apps.base import Change, Effect, Tool, ToolResult
 
 
 def _params(**props: str) -> dict[str, Any]:
@@ -34,8 +34,25 @@ class MemoryApp:
         return [Tool("wait", "wait until the named gate opens, then open the other one",
                      _params(gate="string", open="string"), read_only=True)]
 
+    # What each changing tool does to the path it names (Application.effects); None: it does not say.
+    changes: dict[str, Change] = {}
+
     def is_sensitive(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         return tool in self.sensitive_tools
+
+    def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
+        listed = {t.name: t for t in self.tools()}
+        if tool not in listed or listed[tool].read_only:
+            return ()
+        change = self.changes.get(tool)
+        if change is None:
+            return None
+        path = str(arguments.get("path", arguments.get("title", "")))
+        creates = change in (Change.ADD, Change.EDIT, Change.REPLACE) and not self.has(path)
+        return (Effect(path, Change.CREATE if creates else change),)
+
+    def has(self, path: str) -> bool:
+        return False
 
     async def is_running(self) -> bool:
         return self.running
@@ -69,10 +86,14 @@ class Documents(MemoryApp):
     description = "Word documents (.docx): read and write paragraphs and tables"
     file_types = (".docx",)  # as the real application declares
     sensitive_tools = frozenset({"delete_document"})
+    changes = {"write_paragraph": Change.ADD, "delete_document": Change.DELETE}
 
     def __init__(self, docs: dict[str, dict[str, Any]] | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.docs = docs if docs is not None else {}
+
+    def has(self, path: str) -> bool:
+        return path in self.docs
 
     def tools(self) -> list[Tool]:
         return [*super().tools(),
@@ -97,10 +118,14 @@ class Spreadsheets(MemoryApp):
     description = "Excel workbooks (.xlsx): cells, formulas, charts"
     file_types = (".xlsx",)  # as the real application declares
     sensitive_tools = frozenset({"clear_sheet"})
+    changes = {"write_rows": Change.ADD, "add_chart": Change.ADD, "clear_sheet": Change.EDIT}
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.books: dict[str, dict[str, Any]] = {}
+
+    def has(self, path: str) -> bool:
+        return path in self.books
 
     def tools(self) -> list[Tool]:
         return [*super().tools(),
@@ -130,10 +155,14 @@ class Notes(MemoryApp):
     name = "notes"
     description = "plain text notes (.txt)"
     file_types = (".txt",)
+    changes = {"write_note": Change.REPLACE}
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.notes: dict[str, str] = {}
+
+    def has(self, path: str) -> bool:
+        return path in self.notes
 
     def tools(self) -> list[Tool]:
         return [*super().tools(),

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 
 def assign(*subtasks: dict[str, Any], comment: str = "assigning", **fields: Any) -> str:
-    return json.dumps({"Observation": "", "Thought": "", "Current Sub-Task": "", "Message": "", "ControlLabel": "",
-                       "ControlText": "", "Plan": [s["description"] for s in subtasks], "Status": "ASSIGN",
-                       "Comment": comment, "Questions": [], "Bash": "", "Subtasks": list(subtasks), **fields})
+    return json.dumps({"Observation": "", "Thought": "", "Status": "ASSIGN", "Subtasks": list(subtasks),
+                       "Comment": comment, **fields})
 
 
 def host(status: str, comment: str = "", **fields: Any) -> str:
     return json.dumps({"Status": status, "Comment": comment, **fields})
 
 
-def sub(id: str, description: str, application: str, *deps: str, message: str = "") -> dict[str, Any]:
-    return {"id": id, "description": description, "application": application, "depends_on": list(deps),
+def sub(id: str, description: str, application: str, *deps: str, reads: Sequence[str] = (),
+        writes: Sequence[str] = (), tools: Sequence[str] = (), hands_on: str = "nothing",
+        message: str = "") -> dict[str, Any]:
+    """One typed subtask of a plan."""
+    return {"id": id, "description": description, "application": application, "reads": list(reads),
+            "writes": list(writes), "tools": list(tools), "depends_on": list(deps), "hands_on": hands_on,
             "message": message}
 
 
@@ -28,6 +32,11 @@ def app(status: str, *actions: tuple[str, dict[str, Any]], result: Any = None, c
     return json.dumps({"observation": "", "thought": "", "status": status, "comment": comment,
                        "actions": [{"function": f, "arguments": a} for f, a in actions],
                        "questions": questions or [], "result": result})
+
+
+def ref(name: str) -> dict[str, str]:
+    """Data by reference, as an AppAgent writes it."""
+    return {"ref": name}
 
 
 def step_of(prompt: str) -> int:
@@ -41,6 +50,12 @@ def subtask_of(prompt: str) -> str:
     return match.group(1) if match else ""
 
 
+def noted(prompt: str) -> str:
+    """What the HostAgent noted for this AppAgent step ('' if nothing)."""
+    match = re.search(r"## Note from the HostAgent\n(.*?)(?:\n\n|$)", prompt, re.S)
+    return match.group(1) if match else ""
+
+
 def verifying(prompt: str) -> bool:
     """The planner is asked to verify or re-plan (the graph has settled)."""
-    return "Every subtask has ended" in prompt or "Re-plan:" in prompt or "no subtask has changed any file" in prompt
+    return "Every subtask has ended" in prompt or "Re-plan:" in prompt or "You answered FINISH, but" in prompt

@@ -6,23 +6,22 @@ import itertools
 
 import pytest
 
-from podium.desktop.fsm import (
+from podium.desktop.host.fsm import (
     HOST_TRANSITIONS,
     PLANNED_EVENTS,
     STEP_EVENTS,
     SUBTASK_TRANSITIONS,
     HostEvent,
     HostMachine,
-    HostState,
     IllegalTransition,
     SubtaskEvent,
     SubtaskMachine,
     SubtaskState,
 )
-from podium.desktop.schemas import AppStatus, HostStatus
+from podium.desktop.wire.schemas import AppStatus, HostStatus
 
-H, E = HostState, HostEvent
-# Written out by hand from the docstring of podium.desktop.fsm (the specification), not generated.
+H, E = HostStatus, HostEvent
+# Written out by hand from the docstring of podium.desktop.host.fsm (the specification), not generated.
 HOST_EXPECTED = {
     (H.CONTINUE, E.PLANNED_CONTINUE): H.CONTINUE,
     (H.CONTINUE, E.PLANNED_ASSIGN): H.ASSIGN,
@@ -96,7 +95,7 @@ SUBTASK_EXPECTED = {
 
 
 def test_host_states_are_the_seeds_seven() -> None:
-    assert {s.value for s in HostState} == {"CONTINUE", "ASSIGN", "FINISH", "FAIL", "ERROR", "PENDING", "CONFIRM"}
+    assert {s.value for s in HostStatus} == {"CONTINUE", "ASSIGN", "FINISH", "FAIL", "ERROR", "PENDING", "CONFIRM"}
 
 
 def test_the_tables_are_exactly_the_specified_ones() -> None:
@@ -105,7 +104,7 @@ def test_the_tables_are_exactly_the_specified_ones() -> None:
 
 
 @pytest.mark.parametrize(("key", "target"), HOST_EXPECTED.items(), ids=lambda v: str(v))
-def test_every_host_transition(key: tuple[HostState, HostEvent], target: HostState) -> None:
+def test_every_host_transition(key: tuple[HostStatus, HostEvent], target: HostStatus) -> None:
     state, event = key
     machine = HostMachine(state)
     assert machine.can(event)
@@ -120,7 +119,7 @@ def test_every_subtask_transition(key: tuple[SubtaskState, SubtaskEvent], target
 
 
 def test_every_other_host_pair_is_refused_with_a_clear_error() -> None:
-    refused = [(s, e) for s, e in itertools.product(HostState, HostEvent) if (s, e) not in HOST_EXPECTED]
+    refused = [(s, e) for s, e in itertools.product(HostStatus, HostEvent) if (s, e) not in HOST_EXPECTED]
     assert refused
     for state, event in refused:
         machine = HostMachine(state)

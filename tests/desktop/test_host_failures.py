@@ -8,8 +8,8 @@ from typing import Any
 from podium.agent.backend import Prompt
 from podium.backends.scripted import Crash, Hang, Say, ScriptedBackend
 from podium.desktop import HostConfig, HostSession, run_request
-from podium.desktop.host_flow import REPLAN
-from podium.desktop.host_session import batch
+from podium.desktop.host.flow import REPLAN
+from podium.desktop.shell.session import batch
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
 from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
 
@@ -32,7 +32,7 @@ class Spy(ScriptedBackend):
 def one_subtask_planner(prompt: str) -> str:
     if verifying(prompt):
         return host("FINISH", "done")
-    return assign(sub("1", "Read the table of report.docx", "documents"))
+    return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"], tools=["read_table"]))
 
 
 def reading(prompt: str) -> str:
@@ -61,7 +61,7 @@ async def test_malformed_planner_output_is_repaired_greedy_first_then_sampling()
     assert "Your previous answer was rejected" in second and "no JSON object" in second
     assert "Sure! I will read the table for you." in second
     assert "Status" in third and "DONE" in third
-    assert all(p.schema is not None and "Subtasks" in p.schema["properties"] for p in model.seen)
+    assert all(p.schema is not None and "Subtasks" in p.schema["anyOf"][0]["properties"] for p in model.seen)
     trajectory = result.trajectory
     assert trajectory[0]["status"] == "ERROR" and "no JSON object" in trajectory[0]["error"]
 
@@ -114,9 +114,9 @@ async def test_an_app_agent_crash_mid_subtask_is_retried_on_a_fresh_agent_and_th
         assert d.calls == [("read_table", {"path": "report.docx"})]  # the crash came before any action
         (down,) = [t for t in first.trajectory if t["action"] == "agent down"]
         assert (down["agent"], down["subtask"], down["status"]) == ("app-documents", "1", "ERROR")
-        assert "segfault" in down["error"] and "without app-documents's memory" in down["outcome"]
-        assert "(app-documents) went down" in model.prompts[1] and "memory of the earlier steps is lost" in \
-            model.prompts[1]
+        assert "segfault" in down["error"] and "replaced by app-documents-2" in down["outcome"]
+        # the step memory is the host's: the fresh agent is told, and shown what was done
+        assert "(app-documents) went down" in model.prompts[1] and "your previous steps below" in model.prompts[1]
         assert hs.status()["host"]["agents"] == {"documents": "app-documents-2"}
         # the fresh agent is cached like any other: the next request reuses it, with its memory
         second = await asyncio.wait_for(hs.run("Read the table again"), 10)
@@ -144,7 +144,8 @@ async def test_a_subtask_that_never_finishes_hits_its_step_limit() -> None:
         "path": "report.docx", "text": f"line {step_of(prompt)}"})))
     def planner(prompt: str) -> str:  # a subtask that writes: one that only reads would change nothing
         return host("FINISH", "done") if verifying(prompt) else \
-            assign(sub("1", "Write lines into report.docx", "documents"))
+            assign(sub("1", "Write lines into report.docx", "documents", writes=["report.docx"],
+                       tools=["write_paragraph"]))
     result = await run_request("Write lines into report.docx", [docs()], ScriptedBackend(planner),
                                app_models={"documents": documents}, config=batch(max_subtask_steps=3))
     assert result.status == "FAIL" and result.reason_kind == "limit_reached"
@@ -168,8 +169,9 @@ async def test_wall_time_comes_from_the_shell_and_ends_a_hung_request() -> None:
 
 
 async def test_an_invalid_plan_is_re_asked_with_the_reasons() -> None:
-    plans = iter([assign(sub("1", "Read the table of report.docx", "spreadsheets"),
-                         sub("2", "Chart it", "photoshop", "7"))])
+    plans = iter([assign(sub("1", "Read the table of report.docx", "spreadsheets", reads=["report.docx"],
+                             tools=["read_table"]),
+                         sub("2", "Chart it", "photoshop", "7", tools=["chart"]))])
 
     def planner(prompt: str) -> str:
         return next(plans, None) or one_subtask_planner(prompt)
@@ -180,25 +182,28 @@ async def test_an_invalid_plan_is_re_asked_with_the_reasons() -> None:
     assert result.ok, result
     feedback = model.seen[1].text
     assert "the plan failed these checks" in feedback
-    assert "works on report.docx" not in feedback  # the application was corrected from the file type
+    assert "spreadsheets has no tool read_table" in feedback
+    assert "spreadsheets opens only .xlsx files, and report.docx is not one: plan it on documents" in feedback
     assert "unknown application 'photoshop'" in feedback and "unknown subtask '7'" in feedback
     assert model.seen[1].temperature == 0.7
 
 
 async def test_a_plan_that_stays_invalid_fails_with_plan_invalid() -> None:
-    planner = ScriptedBackend(lambda prompt: assign(sub("1", "Delete report.docx", "documents")))
+    planner = ScriptedBackend(lambda prompt: assign(sub("1", "Read it", "documents", reads=["report.docx"],
+                                                        writes=["report.docx"], tools=["read_table"])))
     d = docs()
-    result = await run_request("Read report.docx but do not delete report.docx", [d], planner,
-                               config=batch(max_plan_retries=1))
+    result = await run_request("Read report.docx", [d], planner, config=batch(max_plan_retries=1))
     assert result.status == "FAIL" and result.reason_kind == "plan_invalid"
-    assert "says not to do" in (result.reason or "") and d.calls == [] and len(planner.prompts) == 2
+    assert "only read: add the tool that writes it" in (result.reason or "") and d.calls == []
+    assert len(planner.prompts) == 2
 
 
 async def test_a_fail_in_the_words_of_the_re_plan_note_gives_the_subtasks_reasons() -> None:
     def planner(prompt: str) -> str:
         if "Re-plan:" in prompt:  # the 1.5B planner's answer: the note's own sentence
             return host("FAIL", REPLAN)
-        return assign(sub("1", "Write the table into locked.xlsx", "spreadsheets"))
+        return assign(sub("1", "Write the table into locked.xlsx", "spreadsheets", writes=["locked.xlsx"],
+                          tools=["write_rows"]))
 
     result = await run_request("Copy the table into locked.xlsx", [Spreadsheets()], ScriptedBackend(planner),
                                app_models={"spreadsheets": ScriptedBackend(
@@ -214,18 +219,21 @@ async def test_re_planning_after_a_failed_subtask_keeps_the_finished_ones() -> N
 
     def planner(prompt: str) -> str:
         if "Re-plan:" in prompt:
-            return assign(sub("3", "Write the table into other.xlsx", "spreadsheets", "1"))
+            return assign(sub("3", "Write the table into other.xlsx", "spreadsheets", "1", writes=["other.xlsx"],
+                              tools=["write_rows"]))
         if verifying(prompt):
             return host("FINISH", "done after a re-plan")
-        return assign(sub("1", "Read the table of report.docx", "documents"),
-                      sub("2", "Write the table into locked.xlsx", "spreadsheets", "1"))
+        return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"]),
+                      sub("2", "Write the table into locked.xlsx", "spreadsheets", "1", writes=["locked.xlsx"],
+                          tools=["write_rows"]))
 
     def spreadsheets(prompt: str) -> str:
         if subtask_of(prompt) == "2":
             return app("FAIL", comment="locked.xlsx is read-only")
         return app("FINISH", ("write_rows", {"path": "other.xlsx", "cell": "A1", "rows": TABLE}), result="ok")
 
-    result = await run_request("Copy the table of report.docx into a workbook", [d, sheets],
+    result = await run_request("Copy the table of report.docx into locked.xlsx or other.xlsx", [d, sheets],
                                ScriptedBackend(planner),
                                app_models={"documents": ScriptedBackend(reading),
                                            "spreadsheets": ScriptedBackend(spreadsheets)})
@@ -238,10 +246,12 @@ async def test_re_planning_after_a_failed_subtask_keeps_the_finished_ones() -> N
 
 async def test_a_failed_subtask_with_no_re_plan_left_fails_the_request_and_skips_its_dependants() -> None:
     def planner(prompt: str) -> str:
-        return assign(sub("1", "Read the table of report.docx", "documents"),
-                      sub("2", "Chart it in budget.xlsx", "spreadsheets", "1"))
+        return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"]),
+                      sub("2", "Chart it in budget.xlsx", "spreadsheets", "1", writes=["budget.xlsx"],
+                          tools=["add_chart"]))
 
-    result = await run_request("Chart the table", [docs(), Spreadsheets()], ScriptedBackend(planner),
+    result = await run_request("Chart the table in budget.xlsx", [docs(), Spreadsheets()], ScriptedBackend(planner),
                                app_models={"documents": ScriptedBackend(lambda p: app("FAIL", comment="no table")),
                                            "spreadsheets": ScriptedBackend(reading)},
                                config=batch(max_replans=0))

@@ -10,28 +10,33 @@ import pytest
 
 from podium.backends.scripted import Crash, ScriptedBackend
 from podium.desktop import HostConfig, HostSession, run_request
-from podium.desktop.events import Answer
-from podium.desktop.host_session import batch
+from podium.desktop.person import Answer
+from podium.desktop.shell.session import batch
 from podium.ensemble.ops import Forward, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
 from tests.desktop.memapps import Documents, Spreadsheets
 from tests.desktop.scripting import app, assign, host, sub, subtask_of, verifying
 from tests.desktop.test_host_strategy import (
+    READ,
     SEED,
     STRATEGY,
     app_request,
-    app_says,
     dispatches,
-    graph,
+    executed,
     host_request,
     planner_says,
+    proposes,
+    ran,
     started,
 )
+from tests.desktop.test_host_strategy import sub as typed
 
 DOWN = Reason(ReasonKind.AGENT_DOWN, "segfault")
 TABLE = [["a", 1]]
-PARALLEL = graph(("1", "Read the table of report.docx", "documents", ()),
-                 ("2", "Chart budget.xlsx", "spreadsheets", ()))
+PARALLEL = [typed("1", "documents", reads=["report.docx"], tools=["read_table"]),
+            typed("2", "spreadsheets", writes=["budget.xlsx"], tools=["add_chart"])]
+ONE = [typed("1", "documents", reads=["report.docx"], tools=["read_table"])]
+READING = "Read the table of report.docx"
 
 
 def ops_of(ops: list[Any]) -> list[tuple[str, str]]:
@@ -48,13 +53,13 @@ def test_an_app_agent_down_mid_step_is_replaced_and_the_step_retried_then_the_bu
     assert ops_of(ops) == [("Start", "app-documents-2"), ("Dispatch", "app-documents-2")]
     retry = app_request(dispatches(ops)[0])
     assert retry.subtask_id == "1" and dispatches(ops)[0].token == "t1"
-    assert "(app-documents) went down (segfault)" in retry.note and "memory of the earlier steps is lost" in retry.note
+    assert "(app-documents) went down (segfault)" in retry.note and "your previous steps below" in retry.note
     run = s.run
     assert run is not None and run.subtasks["1"].restarts == 1 and run.subtasks["1"].state.value == "CONTINUE"
     assert dict(run.busy) == {"app-documents-2": "1"} and dict(s.agents) == {"documents": "app-documents-2"}
     entry = s.blackboard.trajectories[-1]
     assert (entry.agent, entry.subtask, entry.action) == ("app-documents", "1", "agent down")
-    assert "replaced by app-documents-2, which starts without app-documents's memory" in entry.outcome
+    assert "replaced by app-documents-2; retrying its interrupted step" in entry.outcome
 
     # the fresh agent goes down too: max_agent_restarts=1 is spent, the subtask fails, its dependant is
     # skipped, and with no re-plan left the request ends (not a hang)
@@ -70,8 +75,19 @@ def test_an_app_agent_down_mid_step_is_replaced_and_the_step_retried_then_the_bu
 def test_a_valid_step_of_the_fresh_agent_clears_the_note() -> None:
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
     _, s = STRATEGY.handle_agent_down("app-documents", DOWN, s)
-    ops, s = STRATEGY.handle_response("app-documents-2", app_says("CONTINUE"), s)
-    assert ops_of(ops) == [("Dispatch", "app-documents-2")] and app_request(dispatches(ops)[0]).note == ""
+    ops, s = STRATEGY.handle_response("app-documents-2", proposes("CONTINUE", READ), s)
+    assert ops_of(ops) == [("Dispatch", "app-documents-2")]
+    ops, s = STRATEGY.handle_response("app-documents-2", executed(ran(READ, TABLE)), s)
+    assert app_request(dispatches(ops)[0]).note == ""
+
+
+def test_an_agent_down_while_its_calls_run_gets_the_same_intent_again() -> None:
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), started())
+    (execute,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    ops, s = STRATEGY.handle_agent_down("app-documents", DOWN, s)
+    again = app_request(dispatches(ops)[0])
+    assert again.kind is app_request(execute).kind and again.intent == app_request(execute).intent == "1.1"
+    assert again.calls == app_request(execute).calls
 
 
 def test_a_parallel_sibling_is_untouched_by_its_neighbours_crash() -> None:
@@ -81,20 +97,23 @@ def test_a_parallel_sibling_is_untouched_by_its_neighbours_crash() -> None:
     assert ops_of(ops) == [("Start", "app-documents-2"), ("Dispatch", "app-documents-2")]
     assert s.run is not None and s.run.subtasks["2"] == sibling
     assert dict(s.run.busy) == {"app-spreadsheets": "2", "app-documents-2": "1"}
-    ops, s = STRATEGY.handle_response("app-spreadsheets", app_says("FINISH", result="charted"), s)
-    assert ops_of(ops) == [] and s.run is not None and s.run.subtasks["2"].state.value == "FINISH"
+    chart = proposes("FINISH", result="charted")
+    ops, s = STRATEGY.handle_response("app-spreadsheets", chart, s)
+    # budget.xlsx was never changed: the FINISH is questioned, the sibling's crash does not matter
+    assert ops_of(ops) == [("Dispatch", "app-spreadsheets")] and s.run is not None
+    assert "budget.xlsx is unchanged" in app_request(dispatches(ops)[0]).note
 
 
 def test_an_agent_down_while_its_subtask_waits_for_the_person_costs_no_restart() -> None:
     s = started(interactive=True, max_agent_restarts=0)
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
-    _, s = STRATEGY.handle_response("app-documents", app_says("PENDING", questions=["Which table?"]), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("PENDING", questions=["Which table?"]), s)
     ops, s = STRATEGY.handle_agent_down("app-documents", DOWN, s)
     assert ops == [] and s.run is not None and s.run.subtasks["1"].state.value == "PENDING"
-    assert s.run.subtasks["1"].restarts == 0 and s.fresh == {"app-documents-2"}
+    assert s.run.subtasks["1"].restarts == 0 and s.fresh == ("app-documents-2",)
     assert "starts when the person has replied" in s.blackboard.trajectories[-1].outcome
     ops, s = STRATEGY.handle_notify(Answer("q1", ("the first",)), s)
-    assert ops_of(ops) == [("Start", "app-documents-2"), ("Dispatch", "app-documents-2")] and s.fresh == set()
+    assert ops_of(ops) == [("Start", "app-documents-2"), ("Dispatch", "app-documents-2")] and s.fresh == ()
     request = app_request(dispatches(ops)[0])
     assert request.answers[0].answer == "the first" and "went down" in request.note
 
@@ -103,7 +122,7 @@ def test_a_crash_that_leaves_only_the_person_waiting_ends_the_request_rather_tha
     # The session fails a run that a crash leaves with nothing in flight; the host ends it first, cleanly.
     s = started(interactive=True, max_agent_restarts=0)
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=PARALLEL), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", app_says("PENDING", questions=["Which sheet?"]), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=["Which sheet?"]), s)
     ops, s = STRATEGY.handle_agent_down("app-documents", DOWN, s)
     (error,) = [op for op in ops if isinstance(op, ReplyError)]
     assert error.reason.kind is ReasonKind.AGENT_DOWN and "during subtask 1" in error.reason.detail
@@ -111,9 +130,8 @@ def test_a_crash_that_leaves_only_the_person_waiting_ends_the_request_rather_tha
 
 
 def test_the_planner_down_mid_step_is_restarted_and_asked_the_same_step_again() -> None:
-    one = graph(("1", "Read report.docx", "documents", ()))
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=one), started())
-    _, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=TABLE), s)  # the planner verifies
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=ONE), started(READING))
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result=TABLE), s)  # the planner verifies
     before = s.run.planner_ask  # type: ignore[union-attr]
     assert "Every subtask has ended" in before[0]
     ops, after = STRATEGY.handle_agent_down("host", DOWN, s)
@@ -127,11 +145,11 @@ def test_the_planner_down_mid_step_is_restarted_and_asked_the_same_step_again() 
 
 
 def test_the_planner_down_while_subtasks_run_starts_fresh_at_its_next_step() -> None:
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=graph(
-        ("1", "Read report.docx", "documents", ()))), started(max_agent_restarts=0))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=ONE),
+                                    started(READING, max_agent_restarts=0))
     ops, s = STRATEGY.handle_agent_down("host", DOWN, s)
     assert ops == [] and s.planner_down and s.run is not None and s.run.planner_restarts == 0
-    ops, s = STRATEGY.handle_response("app-documents", app_says("FINISH", result=TABLE), s)
+    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result=TABLE), s)
     assert ops_of(ops) == [("Start", "host"), ("Dispatch", "host")] and not s.planner_down
 
 
@@ -166,9 +184,13 @@ async def test_a_parallel_sibling_completes_while_its_neighbours_agent_crashes_a
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "both read, sheet done")
-        return assign(sub("1", "Read the table of report.docx", "documents"),
-                      sub("2", "Read the table of summary.docx", "documents"),  # queued behind 1
-                      sub("3", "Fill budget.xlsx", "spreadsheets"))
+        return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"],
+                          tools=["wait", "read_table"]),
+                      sub("2", "Read the table of summary.docx", "documents", reads=["summary.docx"],
+                          tools=["read_table"]),  # queued behind 1
+                      sub("3", "Wait in budget.xlsx", "spreadsheets", reads=["budget.xlsx"], tools=["wait"]))
+
+    crashed: list[bool] = []
 
     def documents(prompt: str) -> Any:
         memory = memory_of(prompt)
@@ -177,7 +199,8 @@ async def test_a_parallel_sibling_completes_while_its_neighbours_agent_crashes_a
                 gates.setdefault("restarted", asyncio.Event()).set()
             elif not memory:  # first step: wait until the sibling's step is out on its own agent
                 return app("CONTINUE", ("wait", {"gate": "sheets-busy", "open": "docs-busy"}))
-            elif "wait(" in memory:
+            elif not crashed:
+                crashed.append(True)
                 return Crash("the documents tool server died")
             return read("report.docx", prompt)
         return read("summary.docx", prompt)
@@ -191,7 +214,7 @@ async def test_a_parallel_sibling_completes_while_its_neighbours_agent_crashes_a
     async with await HostSession.start([docs, sheets], ScriptedBackend(planner),
                                        app_models={"documents": ScriptedBackend(documents),
                                                    "spreadsheets": sheet_model}) as hs:
-        result = await asyncio.wait_for(hs.run("Read both tables and fill budget.xlsx"), 10)
+        result = await asyncio.wait_for(hs.run("Read report.docx and summary.docx, and look at budget.xlsx"), 10)
         assert hs.status()["host"]["agents"] == {"documents": "app-documents-2", "spreadsheets": "app-spreadsheets"}
     assert result.ok, result
     assert [(t["id"], t["state"], t["agent"], t["restarts"]) for t in result.subtasks] == [
@@ -218,12 +241,14 @@ async def test_a_crash_mid_subtask_tells_the_fresh_agent_what_its_predecessor_ha
     docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
     result = await asyncio.wait_for(run_request(
         "Read the table", [docs], ScriptedBackend(lambda p: host("FINISH", "ok") if verifying(p) else assign(
-            sub("1", "Read the table of report.docx", "documents"))), app_models={"documents": model}), 10)
+            sub("1", "Read the table of report.docx", "documents", reads=["report.docx"], tools=["read_table"]))),
+        app_models={"documents": model}), 10)
     assert result.ok and result.subtasks[0]["restarts"] == 1
     fresh = model.prompts[2]
-    assert "## Your previous steps" not in fresh  # a fresh agent: no memory
+    # the step memory is the host's: the fresh agent is shown what its predecessor read, and the data
     assert "(app-documents) went down (AgentCrashed: out of memory)" in fresh
-    assert 'What the subtask\'s tools returned so far: [[["a", 1]]]' in fresh
+    assert 'read_table({"path": "report.docx"})' in memory_of(fresh)
+    assert '{"ref": "1.read_table"}' in fresh and docs.calls == [("read_table", {"path": "report.docx"})]
 
 
 async def test_when_the_restarts_are_spent_the_subtask_fails_and_the_planner_is_told() -> None:
@@ -235,13 +260,15 @@ async def test_when_the_restarts_are_spent_the_subtask_fails_and_the_planner_is_
         if "Re-plan:" in prompt:
             replans.append(prompt)
             return host("FAIL", "the documents application keeps crashing")
-        return assign(sub("1", "Read the table of report.docx", "documents"),
-                      sub("2", "Chart it in budget.xlsx", "spreadsheets", "1"))
+        return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"]),
+                      sub("2", "Chart it in budget.xlsx", "spreadsheets", "1", writes=["budget.xlsx"],
+                          tools=["add_chart"]))
 
     async with await HostSession.start([Documents(), sheets], ScriptedBackend(planner),
                                        app_models={"documents": docs_model, "spreadsheets": ScriptedBackend([])},
                                        config=batch(max_agent_restarts=1)) as hs:
-        result = await asyncio.wait_for(hs.run("Chart the table of report.docx"), 10)
+        result = await asyncio.wait_for(hs.run("Chart the table of report.docx in budget.xlsx"), 10)
         assert "documents" not in hs.status()["host"]["agents"]  # the next subtask would start a fresh one
     assert result.status == "FAIL" and "keeps crashing" in result.text
     assert len(docs_model.prompts) == 2 and sheets.calls == []  # one retry, and the dependant never ran
@@ -258,7 +285,7 @@ async def test_when_the_restarts_are_spent_the_subtask_fails_and_the_planner_is_
     # no restart at all, and no re-plan: the request fails at once with the reason
     docs_model = ScriptedBackend(lambda prompt: Crash("segfault"))
     result = await asyncio.wait_for(run_request(
-        "Chart the table of report.docx", [Documents(), Spreadsheets()], ScriptedBackend(planner),
+        "Chart the table of report.docx in budget.xlsx", [Documents(), Spreadsheets()], ScriptedBackend(planner),
         app_models={"documents": docs_model}, config=batch(max_agent_restarts=0, max_replans=0)), 10)
     assert result.status == "FAIL" and "no re-plan left" in (result.reason or "")
     assert "AppAgent app-documents went down during subtask 1" in (result.reason or "")

@@ -21,7 +21,7 @@ from podium.desktop import (
 from podium.desktop.blackboard import Blackboard
 from podium.errors import ConfigError, RunFailed
 from tests.desktop.memapps import Documents, Spreadsheets
-from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
+from tests.desktop.scripting import app, assign, host, ref, step_of, sub, subtask_of, verifying
 from tests.support import until
 
 TABLE = [["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]
@@ -33,26 +33,22 @@ def seed_models(seen: dict[str, list[str]]) -> tuple[ScriptedBackend, dict[str, 
         seen.setdefault("host", []).append(prompt)
         if verifying(prompt):
             return host("FINISH", "The table of report.docx is charted in budget.xlsx")
-        return assign(sub("1", "Extract the table from report.docx", "documents",
-                          message="return the rows"),
+        return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"], hands_on="table"),
                       sub("2", "Write the rows of subtask 1 into budget.xlsx and create a bar chart of them",
-                          "spreadsheets", "1"))
+                          "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows", "add_chart"]))
 
     def documents(prompt: str) -> str:
         seen.setdefault("documents", []).append(prompt)
         if step_of(prompt) == 1:
             return app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))
-        return app("FINISH", result=TABLE, comment="table extracted")
+        return app("FINISH", result=ref("1.read_table"), comment="table extracted")
 
     def spreadsheets(prompt: str) -> str:
         seen.setdefault("spreadsheets", []).append(prompt)
         if step_of(prompt) == 1:
-            # What subtask 1 produced reaches this AppAgent from the blackboard (its entry for subtask 1,
-            # rendered as this subtask's inputs); use it, not a constant.
-            inputs = prompt.split("## Results of the subtasks yours depends on", 1)[1]
-            rows = json.loads(inputs.split("- subtask 1 (documents, Extract the table from report.docx): FINISH\n"
-                                           "  result: ", 1)[1].split("\n", 1)[0])
-            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": rows}),
+            # The table reaches this AppAgent as data it refers to: it is never typed out again.
+            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "cell": "A1", "rows": ref("1.read_table")}),
                        ("add_chart", {"path": "budget.xlsx", "kind": "bar", "range": "A1:B3", "title": "Sales"}))
         return app("FINISH", result="budget.xlsx has the data and a bar chart")
 
@@ -82,25 +78,25 @@ async def test_the_seed_example() -> None:
     assert docs.calls == [("read_table", {"path": "report.docx", "index": 0})]
     assert sheets.books["budget.xlsx"] == {"rows": TABLE, "charts": [
         {"kind": "bar", "range": "A1:B3", "title": "Sales"}]}
-    # result 1 was on the blackboard and in the inputs of AppAgent 2 (once: the prompt's blackboard section
-    # leaves out what the inputs show), and only after subtask 1 finished
+    # the table was handed on by reference, and only after subtask 1 finished
     first_sheet_prompt = seen["spreadsheets"][0]
-    assert json.dumps(TABLE) in first_sheet_prompt.split("## Results of the subtasks yours depends on")[1]
-    # nor the HostAgent's steps (its plan is the subtask): here the blackboard has nothing else to show
-    assert "host ASSIGN" not in first_sheet_prompt and "## Blackboard" not in first_sheet_prompt
+    data = first_sheet_prompt.split("## Data you can refer to", 1)[1]
+    assert '{"ref": "1.read_table"}: table, 3 rows x 2 columns' in data and json.dumps(TABLE) in data
+    assert "host ASSIGN" not in first_sheet_prompt
     board = Blackboard.from_dict(dict(result.blackboard))
     assert board.requests == (REQUEST,)
     assert board.result_of("1").result == TABLE  # type: ignore[union-attr]
+    assert [a.name for a in board.result_of("1").artifacts] == ["1.read_table"]  # type: ignore[union-attr]
     agents = [t.agent for t in board.trajectories]
     assert agents.index("app-spreadsheets") > max(i for i, a in enumerate(agents) if a == "app-documents")
-    assert all(set(t.timings_ms) == {"DATA_COLLECTION", "LLM_INTERACTION", "ACTION_EXECUTION", "MEMORY_UPDATE"}
-               for t in board.trajectories if t.action != "end of request")
+    steps = [t for t in board.trajectories if t.agent.startswith("app-")]
+    assert {"DATA_COLLECTION", "LLM_INTERACTION", "ACTION_EXECUTION"} <= set(steps[0].timings_ms)
     # the planner verified at the end, seeing both results
-    assert verifying(seen["host"][-1]) and "2 [spreadsheets] after 1 FINISH" in seen["host"][-1]
-    # the caller saw progress and the end; everything is JSON
+    assert verifying(seen["host"][-1]) and "2 [spreadsheets] after 1 writes budget.xlsx FINISH" in seen["host"][-1]
+    # the caller saw the plan's writes before anything ran, progress and the end; everything is JSON
     progress = [e for e in events if isinstance(e, Progress)]
-    assert any(p.host_state == "ASSIGN" and [s.state for s in p.subtasks] == ["CONTINUE", "WAITING"]
-               for p in progress)
+    assert any(p.host_state == "ASSIGN" and [(s.state, s.writes) for s in p.subtasks] == [
+        ("CONTINUE", ()), ("WAITING", ("budget.xlsx",))] for p in progress)
     (finished,) = [e for e in events if isinstance(e, RunFinished)]
     assert finished.outcome["status"] == "FINISH" and finished.outcome["token"] == result.token
     json.dumps(result.to_dict())
@@ -124,8 +120,8 @@ async def test_independent_subtasks_run_concurrently() -> None:
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "both done")
-        return assign(sub("a", "Write a note into notes.docx", "documents"),
-                      sub("b", "Fill in budget.xlsx", "spreadsheets"))
+        return assign(sub("a", "Wait in documents", "documents", tools=["wait"]),
+                      sub("b", "Wait in spreadsheets", "spreadsheets", tools=["wait"]))
 
     def worker(gate: str, other: str) -> Any:
         def script(prompt: str) -> str:
@@ -150,9 +146,9 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        # Independent: a chain on one application would be merged into one subtask (plan.merge_chains).
-        return assign(sub("1", "Read the table of a.docx", "documents"),
-                      sub("2", "Write a paragraph into a.docx", "documents"))
+        return assign(sub("1", "Read the table of a.docx", "documents", reads=["a.docx"], tools=["read_table"]),
+                      sub("2", "Write a paragraph into a.docx", "documents", "1", writes=["a.docx"],
+                          tools=["write_paragraph"]))
 
     def documents(prompt: str) -> str:
         prompts.append(prompt)
@@ -171,7 +167,7 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     # the second subtask's first prompt remembers the first subtask's steps (same agent, same memory)
     second = next(p for p in prompts if subtask_of(p) == "2")
     assert "## Your previous steps" in second and "subtask 1 step 1: CONTINUE" in second
-    assert 'read_table({"path": "a.docx"}) -> ok: [["x"]]' in second
+    assert 'read_table({"path": "a.docx"})' in second and 'read_table: ok [["x"]]' in second
     assert docs.docs["a.docx"]["paragraphs"] == ["one cell: x"]
 
 
@@ -184,7 +180,8 @@ async def test_questions_are_asked_and_the_answers_recorded() -> None:
             return host("FINISH", "done")
         if "## Answers from the person" not in prompt:
             return host("PENDING", "I need the file name", Questions=["Which workbook?"])
-        return assign(sub("1", "Write the totals into totals.xlsx", "spreadsheets"))
+        return assign(sub("1", "Write the totals into totals.xlsx", "spreadsheets", writes=["totals.xlsx"],
+                          tools=["write_rows"]))
 
     def spreadsheets(prompt: str) -> str:
         if "A: Sheet2" not in prompt:
@@ -223,7 +220,7 @@ def _deleting_models(seen: list[str]) -> tuple[ScriptedBackend, dict[str, Script
         if verifying(prompt):
             failed = "ended FAIL" in prompt
             return host("FAIL" if failed else "FINISH", "refused by the person" if failed else "deleted")
-        return assign(sub("1", "Delete old.docx", "documents"))
+        return assign(sub("1", "Delete old.docx", "documents", writes=["old.docx"], tools=["delete_document"]))
 
     def documents(prompt: str) -> str:
         seen.append(prompt)
@@ -275,7 +272,7 @@ async def test_batch_mode_refuses_sensitive_actions() -> None:
     assert result.status == "FAIL" and "old.docx" in docs.docs and docs.calls == []
     assert any("refused (batch mode" in (t["confirmation"] or "") for t in result.trajectory)
     # the AppAgent was told and went on; it then claimed FINISH with nothing changed: the run says "not done"
-    assert "Not run: documents: delete_document" in seen[1]
+    assert "Not run: documents: delete_document" in seen[1] and "delete, overwrite or replace" in seen[1]
     assert result.reason_kind == "refused" and "not done: refused (batch mode)" in (result.reason or "")
 
 
@@ -287,10 +284,10 @@ async def test_the_hosts_own_sensitive_step_waits_for_approval_before_bash_runs(
         if verifying(prompt):
             return host("FINISH", "done")
         if "The person approved" in prompt and "launched spreadsheets" not in prompt:
-            return host("CONTINUE", "launching", Bash="start excel")
+            return host("CONTINUE", "launching", Bash="spreadsheets")
         if "launched spreadsheets" in prompt:
-            return assign(sub("1", "Fill budget.xlsx", "spreadsheets"))
-        return host("CONFIRM", "Excel must be started", Bash="start excel")
+            return assign(sub("1", "Read budget.xlsx", "spreadsheets", tools=["wait"]))
+        return host("CONFIRM", "Excel must be started", Bash="spreadsheets")
 
     def approve(request: ApprovalRequest) -> bool:
         assert sheets.launches == 0  # nothing launched before the yes
@@ -302,7 +299,7 @@ async def test_the_hosts_own_sensitive_step_waits_for_approval_before_bash_runs(
         app_models={"spreadsheets": ScriptedBackend(lambda p: app("FINISH", result="filled"))}), 10)
     assert result.ok, result
     (request,) = approvals
-    assert request.asked_by == "host" and request.subtask is None and "Bash: start excel" in request.summary
+    assert request.asked_by == "host" and request.subtask is None and "Bash: spreadsheets" in request.summary
     assert sheets.launches == 1
 
 
@@ -310,7 +307,7 @@ async def test_refusing_the_hosts_own_step_fails_the_request() -> None:
     sheets = Spreadsheets(running=False)
     result = await asyncio.wait_for(run_request(
         "Fill the budget", [sheets], ScriptedBackend(lambda p: host("CONFIRM", "Excel must be started",
-                                                                     Bash="start excel")),
+                                                                     Bash="spreadsheets")),
         approve=lambda request: False), 10)
     assert result.status == "FAIL" and result.reason_kind == "refused" and sheets.launches == 0
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podium.desktop.pipeline import FAIL_FAST, Middleware, Phase, PhaseFailed, run_pipeline
+from podium.desktop.shell.phases import FAIL_FAST, Middleware, Phase, PhaseFailed, run_pipeline
 from podium.errors import AgentCrashed
 
 ORDER = [Phase.DATA_COLLECTION, Phase.LLM_INTERACTION, Phase.ACTION_EXECUTION, Phase.MEMORY_UPDATE]

@@ -3,7 +3,6 @@ the table's data and a native bar chart out. The models are scripted; the files 
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.backends.scripted import ScriptedBackend
 from podium.desktop import run_request
-from tests.desktop.scripting import app, assign, host, step_of, sub, verifying
+from tests.desktop.scripting import app, assign, host, ref, step_of, sub, verifying
 
 TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"]]
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
@@ -36,26 +35,23 @@ def make_folder(root: Path) -> None:
 def planner(prompt: str) -> str:
     if verifying(prompt):
         return host("FINISH", "budget.xlsx holds the table and a bar chart")
-    return assign(sub("1", "Extract the table from report.docx", "documents", message="first table"),
+    return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
+                      tools=["read_table"], hands_on="table"),
                   sub("2", "Write the rows of subtask 1 into budget.xlsx and create a bar chart of them",
-                      "spreadsheets", "1"))
+                      "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows", "add_chart"]))
 
 
 def documents(prompt: str) -> str:
     if step_of(prompt) == 1:
         return app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))
-    return app("FINISH", comment="table read")
+    return app("FINISH", result=ref("1.read_table.rows"), comment="table read")
 
 
 def spreadsheets(prompt: str) -> str:
     if step_of(prompt) == 1:
-        # the rows come from subtask 1's tool output, handed over in this prompt
-        section = prompt.split("## Results of the subtasks yours depends on", 1)[1]
-        outputs = json.loads(section.split("tool outputs: ", 1)[1].split("\n", 1)[0])
-        rows = outputs[0]["rows"]
-        last = f"B{len(rows)}"
-        return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "start": "A1", "rows": rows}),
-                   ("add_chart", {"path": "budget.xlsx", "kind": "bar", "data": f"A1:{last}",
+        # the rows are subtask 1's data, by reference: never typed again
+        return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "start": "A1", "rows": ref("1.read_table.rows")}),
+                   ("add_chart", {"path": "budget.xlsx", "kind": "bar", "data": f"A1:B{len(TABLE)}",
                                   "title": "Revenue by quarter"}))
     return app("FINISH", result="budget.xlsx: data in A1, bar chart added")
 
@@ -78,7 +74,7 @@ async def test_the_seed_example_on_real_files(tmp_path: Path) -> None:
 
 
 async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_big(tmp_path: Path) -> None:
-    from podium.desktop.observe import observe
+    from podium.desktop.shell.observe import observe
 
     book = openpyxl.Workbook()
     book.active.title = "Prices"
@@ -91,16 +87,16 @@ async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_bi
         big.active.append(list(range(100)))  # 20,100 cells: more than read_sheet reads at once
     big.save(tmp_path / "big.xlsx")
     sheets = SpreadsheetsApplication(Workspace.at(tmp_path))
-    (seen,) = await observe(sheets, ["Copy the Prices sheet of prices.xlsx"])
+    (seen,) = await observe(sheets, ["prices.xlsx"], "Copy the Prices sheet of prices.xlsx")
     assert seen.function == "read_sheet" and seen.ok
     assert seen.content["rows"] == [["Item", "Price"], ["Pen", 1.5]] and seen.content["other_sheets"] == ["Notes"]
     book["Notes"].append(["Pens are sold in tens"])
     book.save(tmp_path / "prices.xlsx")
     # the sheet the texts name is the one shown (not the first); a name inside a word names none
-    (named,) = await observe(sheets, ["Add a row under the last note of the Notes sheet in prices.xlsx"])
+    (named,) = await observe(sheets, ["prices.xlsx"], "Add a row under the last note of the Notes sheet")
     assert named.arguments == {"path": "prices.xlsx", "sheet": "Notes"}
     assert named.content["rows"] == [["Pens are sold in tens"]]
-    (first,) = await observe(sheets, ["Copy the FootNotes of prices.xlsx"])
+    (first,) = await observe(sheets, ["prices.xlsx"], "Copy the FootNotes of prices.xlsx")
     assert first.arguments == {"path": "prices.xlsx"} and first.content["sheet"] == "Prices"
-    (listed,) = await observe(sheets, ["Chart big.xlsx"])
+    (listed,) = await observe(sheets, ["big.xlsx", "absent.xlsx", "notes.docx"], "Chart big.xlsx")
     assert listed.function == "list_sheets" and listed.ok and listed.content["sheets"][0]["used_range"] == "A1:CV201"

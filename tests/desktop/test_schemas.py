@@ -7,10 +7,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from podium.desktop.schemas import (
+from podium.desktop.wire.schemas import (
     Action,
     AppOutput,
     AppStatus,
+    HandsOn,
     HostOutput,
     HostStatus,
     SubtaskSpec,
@@ -84,12 +85,11 @@ def test_single_strings_become_lists_and_nulls_become_empty() -> None:
 
 
 def test_pending_needs_questions_and_assign_needs_something_to_assign() -> None:
-    with pytest.raises(ValidationError, match="PENDING asks the person a question, and Questions is empty: to do "
-                                              "the request, answer Status ASSIGN"):
+    with pytest.raises(ValidationError, match="PENDING asks the person a question, and Questions is empty"):
         HostOutput.model_validate({"Status": "PENDING"})
-    # a plan without a question is what the 1.5B planner wrote for ASSIGN
-    planned = HostOutput.model_validate({"Status": "PENDING", "Subtasks": [{"id": "1", "description": "Chart it"}]})
-    assert planned.status is HostStatus.ASSIGN and planned.subtasks[0].description == "Chart it"
+    # a plan is no question: the status says what the answer is, it is not guessed from the other fields
+    with pytest.raises(ValidationError, match="Questions is empty"):
+        HostOutput.model_validate({"Status": "PENDING", "Subtasks": [{"id": "1", "description": "Chart it"}]})
     with pytest.raises(ValidationError, match="ASSIGN needs"):
         HostOutput.model_validate({"Status": "ASSIGN"})
     with pytest.raises(ValidationError, match="PENDING needs"):
@@ -108,7 +108,18 @@ def test_the_subtask_graph() -> None:
     assert second.depends_on == ("1",) and second.description == "Chart it" and second.message == "use a bar chart"
     assert third.depends_on == ("1", "2") and third.application == ""
     assert out.dump()["Subtasks"][1] == {"id": "2", "description": "Chart it", "application": "spreadsheets",
-                                         "depends_on": ["1"], "message": "use a bar chart"}
+                                         "depends_on": ["1"], "message": "use a bar chart", "reads": [], "writes": [],
+                                         "tools": [], "hands_on": "nothing"}
+
+
+def test_a_subtask_declares_paths_tools_and_what_it_hands_on() -> None:
+    spec = SubtaskSpec.model_validate({"id": "1", "description": "Chart it", "application": "spreadsheets",
+                                       "reads": "./report.xlsx", "writes": ["backup/", "./a.xlsx", "a.xlsx"],
+                                       "tools": ["add_chart", "add_chart"], "hands_on": " Table "})
+    assert spec.reads == ("report.xlsx",) and spec.writes == ("backup", "a.xlsx")
+    assert spec.tools == ("add_chart",) and spec.hands_on is HandsOn.TABLE
+    with pytest.raises(ValidationError, match="hands_on"):
+        SubtaskSpec.model_validate({"id": "1", "description": "x", "hands_on": "a chart"})
 
 
 def test_a_subtask_needs_an_id_and_a_description() -> None:

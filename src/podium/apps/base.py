@@ -20,7 +20,8 @@ class Change(StrEnum):
     ADD = "add"  # adds to an existing file and keeps all it holds (rows under a table, a chart, a paragraph)
     EDIT = "edit"  # changes or removes part of what an existing file holds (cells written over, text replaced)
     REPLACE = "replace"  # replaces an existing file's whole content
-    DELETE = "delete"  # removes a path (a move or a rename removes its source)
+    DELETE = "delete"  # removes a path and what it holds
+    MOVE = "move"  # the path goes away, its content lives on at another path (the source of a move or rename)
 
     @property
     def destructive(self) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -80,7 +80,7 @@ class HostOptions(BaseModel):
     temperature: float = 0.0
     retry_temperature: float = 0.7
     blackboard_chars: int = Field(4000, ge=1)
-    max_outputs: int = Field(5, ge=1)
+    rules: Literal["auto", "small-local", "none"] = "auto"  # named model-compensation rules (by model: auto)
     turn_timeout: float | None = Field(600.0, gt=0)  # seconds one model step may take
 
 
@@ -176,7 +176,7 @@ class PodiumConfig(BaseModel):
             max_replans=limits.max_replans, temperature=host.temperature,
             retry_temperature=host.retry_temperature, interactive=interactive,
             default_answer=host.default_answer, auto_approve=auto_approve, evaluate=host.evaluate,
-            blackboard_chars=host.blackboard_chars, max_outputs=host.max_outputs)
+            blackboard_chars=host.blackboard_chars, rules=host.rules)
 
 
 def find_config(explicit: str | Path | None = None) -> Path | None:

@@ -224,7 +224,7 @@ def _screenshots(config: PodiumConfig, apps: Any, journal_path: Path, name: str)
     """Screenshots for DATA_COLLECTION when a display is there and a desktop application may be driven."""
     from podium.apps import display
     from podium.apps.desktop_apps import DesktopApplication
-    from podium.desktop.screens import FolderScreenshots
+    from podium.desktop.shell.screens import FolderScreenshots
 
     if display.display() is None or not any(isinstance(a, DesktopApplication) for a in apps.values()):
         return None

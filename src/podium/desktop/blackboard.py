@@ -45,6 +45,7 @@ class TrajectoryEntry(BaseModel):
     confirmation: str | None = None  # "approved" / "refused" when the person was asked
     timings_ms: dict[str, float] = Field(default_factory=dict)  # per pipeline phase
     error: str | None = None
+    rules: tuple[str, ...] = ()  # the named rules (podium.desktop.rules) that fired at this step
 
 
 class Screenshot(BaseModel):
@@ -56,6 +57,17 @@ class Screenshot(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class ArtifactEntry(BaseModel):
+    """Data a subtask read or made, by name (podium.desktop.host.artifacts)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    name: str
+    kind: str
+    value: Any = None
+    source: str = ""
+
+
 class SubtaskResult(BaseModel):
     model_config = _FROZEN
 
@@ -64,7 +76,7 @@ class SubtaskResult(BaseModel):
     status: str
     description: str = ""
     result: Any = None
-    outputs: tuple[Any, ...] = ()  # what the subtask's tools returned (reads, mostly)
+    artifacts: tuple[ArtifactEntry, ...] = ()  # what it hands on, by name
 
 
 class Blackboard(BaseModel):
@@ -198,8 +210,8 @@ def _result_line(r: SubtaskResult) -> str:
         body += f" [{r.description}]"
     if r.result not in (None, ""):
         body += f": {_value(r.result)}"
-    if r.outputs:
-        body += f"; tool outputs: {_value(list(r.outputs))}"
+    if r.artifacts:
+        body += f"; data: {', '.join(a.name for a in r.artifacts)}"
     return _clip(body)
 
 

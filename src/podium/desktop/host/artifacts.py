@@ -1,0 +1,235 @@
+"""Data by reference: what a subtask's tools returned, as typed artifacts that later calls name.
+
+Every successful call of a subtask leaves artifacts on the blackboard, named after the subtask and the
+tool (`1.read_table`; a part of a result by its key, `1.read_document.tables.0`; a second call of a tool
+with other arguments `1.read_table_2`), each of one kind: a table (rows of cells), a number, names (a
+list of texts) or a text. A tool argument, or an AppAgent's result, may be `{"ref": "1.read_table"}`:
+the host resolves it before the call runs, converted to the type the argument wants (a table becomes
+rows, lines of text, or the text of a tab-separated file). So a model never re-types a table or a
+number it was handed, and the grammar offers only references that exist (LLMCompiler's `$1`, ReWOO's
+`#E1`).
+
+Pure functions over JSON-like values; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from podium.errors import PodiumError
+
+REF = "ref"
+_REF_KEYS = (REF, "$ref")  # "$ref" too: a model that knows JSON Schema writes it
+MAX_DEPTH = 3  # parts of a result named by key: 1.read_document.tables.0
+MAX_PARTS = 8  # list items named by index
+
+
+class Kind(StrEnum):
+    TABLE = "table"
+    NUMBER = "number"
+    NAMES = "names"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    name: str
+    kind: Kind
+    value: Any
+    source: str = ""  # the call that made it: read_table({"path": "report.docx"})
+
+    def describe(self) -> str:
+        """The kind and size, for a prompt: 'table, 5 rows x 3 columns'."""
+        if self.kind is Kind.TABLE:
+            return f"table, {len(self.value)} rows x {max((len(r) for r in self.value), default=0)} columns"
+        if self.kind is Kind.NAMES:
+            return f"names, {len(self.value)}"
+        if self.kind is Kind.TEXT:
+            return f"text, {len(self.value)} characters"
+        return "number"
+
+
+class RefError(PodiumError):
+    """A reference that names no artifact, or a value that cannot become what the argument wants."""
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def kind_of(value: Any) -> Kind | None:
+    """The kind of a JSON-like value, or None when it is none of them (a mapping, a mixed list)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return Kind.NUMBER if math.isfinite(value) else None
+    if isinstance(value, str):
+        return Kind.TEXT if value.strip() else None
+    if isinstance(value, list | tuple) and value:
+        if all(isinstance(r, list | tuple) and all(_scalar(c) for c in r) for r in value):
+            return Kind.TABLE
+        if all(isinstance(v, str) for v in value):
+            return Kind.NAMES
+    return None
+
+
+_KEY = re.compile(r"^[A-Za-z_][\w\-]{0,40}$")
+
+
+def _parts(name: str, value: Any, depth: int) -> Iterator[tuple[str, Kind, Any]]:
+    kind = kind_of(value)
+    if kind is not None:
+        yield name, kind, value
+    if depth >= MAX_DEPTH:
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and _KEY.match(key):
+                yield from _parts(f"{name}.{key}", item, depth + 1)
+    elif isinstance(value, list | tuple) and kind is None:
+        for index, item in enumerate(value[:MAX_PARTS]):
+            yield from _parts(f"{name}.{index}", item, depth + 1)
+
+
+def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
+    """The artifacts of one call's result, named from `base` (`1.read_table`)."""
+    return tuple(Artifact(name, kind, value, source) for name, kind, value in _parts(base, content, 0))
+
+
+def base_name(subtask: str, tool: str, taken: Mapping[str, str], call: str) -> str:
+    """The name of a call's artifacts: `<subtask>.<tool>`, or `_2`, `_3`... when an earlier call of the
+    tool with other arguments holds it (`taken`: base name -> the call that made it). The same call
+    again takes its old name: its newer result replaces the older."""
+    base = f"{subtask}.{tool}"
+    n = 1
+    name = base
+    while name in taken and taken[name] != call:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def is_ref(value: Any) -> bool:
+    return isinstance(value, Mapping) and len(value) == 1 and any(isinstance(value.get(k), str) for k in _REF_KEYS)
+
+
+def ref_name(value: Mapping[str, Any]) -> str:
+    return next(value[k] for k in _REF_KEYS if isinstance(value.get(k), str))
+
+
+def refs_in(value: Any) -> list[str]:
+    """The names a value refers to, in order."""
+    if is_ref(value):
+        return [ref_name(value)]
+    if isinstance(value, Mapping):
+        return [n for v in value.values() for n in refs_in(v)]
+    if isinstance(value, list | tuple):
+        return [n for v in value for n in refs_in(v)]
+    return []
+
+
+def resolve(arguments: Mapping[str, Any], artifacts: Mapping[str, Artifact],
+            parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`arguments` with every reference replaced by its artifact's value, converted to the type the
+    tool's parameter schema wants there. Raises RefError naming the unknown reference and the known."""
+    props = (parameters or {}).get("properties", {}) if isinstance(parameters, Mapping) else {}
+    return {key: _resolve(value, artifacts, props.get(key) if isinstance(props, Mapping) else None)
+            for key, value in arguments.items()}
+
+
+def _resolve(value: Any, artifacts: Mapping[str, Artifact], schema: Any) -> Any:
+    if is_ref(value):
+        name = ref_name(value)
+        found = artifacts.get(name)
+        if found is None:
+            known = ", ".join(sorted(artifacts)) or "none"
+            raise RefError(f"unknown reference {name!r}; the references are: {known}")
+        return convert(found, schema)
+    if isinstance(value, Mapping):
+        props = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        return {k: _resolve(v, artifacts, props.get(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = schema.get("items") if isinstance(schema, Mapping) else None
+        return [_resolve(v, artifacts, items) for v in value]
+    return value
+
+
+def _types(schema: Any) -> list[Mapping[str, Any]]:
+    """The alternatives of a schema (anyOf / oneOf), without null."""
+    if not isinstance(schema, Mapping):
+        return []
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(options, Sequence) and not isinstance(options, str):
+        return [o for t in options for o in _types(t) if o.get("type") != "null"]
+    return [schema]
+
+
+def wants(schema: Any) -> tuple[str, ...]:
+    """What a parameter schema takes, as shapes: 'rows' (a list of lists), 'list' (of scalars), 'array' (of
+    anything), 'string', 'number'."""
+    found = []
+    for option in _types(schema):
+        kind = option.get("type")
+        if kind == "array":
+            items = option.get("items")
+            if not _types(items):
+                found.append("array")  # any list: the value goes as it is
+            else:
+                found.append("rows" if any(t.get("type") == "array" for t in _types(items)) else "list")
+        elif kind in ("string", "number", "integer"):
+            found.append("number" if kind == "integer" else kind)
+    return tuple(dict.fromkeys(found))
+
+
+# Which artifact kinds each shape of argument takes (and so which references the grammar offers there).
+TAKES: Mapping[str, frozenset[Kind]] = {
+    "rows": frozenset({Kind.TABLE, Kind.NAMES}),
+    "array": frozenset({Kind.TABLE, Kind.NAMES}),
+    "list": frozenset({Kind.NAMES, Kind.TABLE, Kind.TEXT}),
+    "string": frozenset({Kind.TEXT, Kind.NUMBER, Kind.NAMES, Kind.TABLE}),
+    "number": frozenset({Kind.NUMBER}),
+}
+
+
+def accepted(schema: Any) -> frozenset[Kind]:
+    """The artifact kinds an argument of this schema can take by reference (none: no schema)."""
+    return frozenset(k for shape in wants(schema) for k in TAKES[shape])
+
+
+def convert(artifact: Artifact, schema: Any = None) -> Any:
+    """An artifact's value as the argument wants it (as it is, without a schema)."""
+    shapes = wants(schema)
+    value, kind = artifact.value, artifact.kind
+    if not shapes:
+        return value
+    shape = next((s for s in shapes if kind in TAKES[s]), None)
+    if shape is None:
+        raise RefError(f"{artifact.name} is a {kind.value}; this argument takes {' or '.join(shapes)}")
+    if shape == "array":
+        return [list(r) for r in value] if kind is Kind.TABLE else list(value)
+    if shape == "rows":
+        return [list(r) for r in value] if kind is Kind.TABLE else [[v] for v in value]
+    if shape == "list":
+        if kind is Kind.TABLE:
+            return ["\t".join(_cell(c) for c in row) for row in value]
+        return list(value) if kind is Kind.NAMES else value.splitlines()
+    if shape == "string":
+        if kind is Kind.TABLE:
+            return "\n".join("\t".join(_cell(c) for c in row) for row in value)
+        if kind is Kind.NAMES:
+            return "\n".join(value)
+        return value if kind is Kind.TEXT else _cell(value)
+    return value  # a number
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

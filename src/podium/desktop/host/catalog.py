@@ -1,0 +1,145 @@
+"""What the host knows about the applications: names, descriptions, file types, tools.
+
+Pure metadata taken from the `Application` objects once, so the host strategy can check a typed plan
+(a declared tool exists and changes files or not; a path's type is one its application opens) and
+resolve references against a tool's parameters, without touching the applications.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from podium.errors import ConfigError
+
+_FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    name: str
+    read_only: bool
+    parameters: str = "{}"  # JSON of its parameter schema (a string: the value stays hashable and frozen)
+    unapproved: str = ""  # how to do its work without approval (Tool.unapproved)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        value = json.loads(self.parameters)
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class AppInfo:
+    name: str
+    description: str = ""
+    file_types: tuple[str, ...] = ()
+    tools: tuple[ToolInfo, ...] = ()
+
+    @classmethod
+    def of(cls, app: Any) -> AppInfo:
+        """From an `Application` (`file_types` is optional: an application without it opens any file)."""
+        name = getattr(app, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"application {app!r} needs a non-empty string `name`")
+        try:
+            listed = tuple(app.tools())
+        except Exception as exc:  # an application that cannot list its tools is unusable
+            raise ConfigError(f"application {name!r}: tools() failed: {exc}") from exc
+        types = getattr(app, "file_types", None) or ()
+        return cls(name, getattr(app, "description", "") or "",
+                   tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in types),
+                   tuple(ToolInfo(t.name, bool(getattr(t, "read_only", False)),
+                                  json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
+                                  getattr(t, "unapproved", "") or "") for t in listed))
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tools)
+
+    @property
+    def changing(self) -> tuple[str, ...]:
+        """The tools that change something (not read-only)."""
+        return tuple(t.name for t in self.tools if not t.read_only)
+
+    def tool(self, name: str) -> ToolInfo | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def opens(self, path: str) -> bool:
+        """Whether the application can open a file of this path's type (one without file types: any)."""
+        return not self.file_types or path.lower().endswith(self.file_types)
+
+    def without_approval(self, tools: Iterable[str]) -> tuple[str, ...]:
+        """How to do the work of `tools` with nothing that needs approval, one line per tool that says."""
+        ways = {t.name: t.unapproved for t in self.tools if t.unapproved}
+        return tuple(f"{tool}: {ways[tool]}" for tool in dict.fromkeys(tools) if tool in ways)
+
+
+def file_names(text: str) -> tuple[str, ...]:
+    """The file names a text mentions ("report.docx", "data/q1.xlsx"), in order, once each."""
+    return tuple(dict.fromkeys(m.group(0).replace("\\", "/") for m in _FILE.finditer(text)))
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """The applications of a session, in a stable order (ControlLabel is an index into it)."""
+
+    apps: tuple[AppInfo, ...]
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.apps]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"duplicate application names: {names}")
+
+    @classmethod
+    def of(cls, apps: Iterable[Any]) -> Catalog:
+        return cls(tuple(a if isinstance(a, AppInfo) else AppInfo.of(a) for a in apps))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.apps)
+
+    def get(self, name: str) -> AppInfo | None:
+        return next((a for a in self.apps if a.name == name), None)
+
+    def only(self, names: Iterable[str]) -> Catalog:
+        """The applications named, in catalogue order."""
+        wanted = set(names)
+        return Catalog(tuple(a for a in self.apps if a.name in wanted))
+
+    def owner(self, path: str) -> str | None:
+        """The application of a typed file (.docx: documents), or None when no typed application opens it."""
+        lower = path.lower()
+        return next((a.name for a in self.apps if a.file_types and lower.endswith(a.file_types)), None)
+
+    def owned_types(self) -> tuple[str, ...]:
+        return tuple(t for a in self.apps for t in a.file_types)
+
+    def resolve(self, text: str, label: str = "") -> str | None:
+        """The application a model meant by `text` (its name, or a window title naming a file of one
+        application's type) or by `label` (its index in the catalogue); None if unsure."""
+        wanted = text.strip().lower()
+        by_name = next((a.name for a in self.apps if a.name.lower() == wanted), None)
+        if by_name is not None:
+            return by_name
+        owners = {self.owner(name) for name in file_names(text)} - {None}
+        if len(owners) == 1:
+            return owners.pop()
+        if label.strip().isdigit() and int(label) < len(self.apps):
+            return self.apps[int(label)].name
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (what a record keeps to rebuild the catalogue for replay)."""
+        return {"apps": [{"name": a.name, "description": a.description, "file_types": list(a.file_types),
+                          "tools": [{"name": t.name, "read_only": t.read_only, "parameters": t.parameters,
+                                     "unapproved": t.unapproved} for t in a.tools]} for a in self.apps]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Catalog:
+        return cls(tuple(AppInfo(a["name"], a.get("description", ""), tuple(a.get("file_types", ())),
+                                 tuple(ToolInfo(t["name"], bool(t["read_only"]), t.get("parameters", "{}"),
+                                                t.get("unapproved", "")) for t in a.get("tools", ())))
+                         for a in data.get("apps", ())))

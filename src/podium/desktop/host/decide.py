@@ -1,0 +1,130 @@
+"""The AppAgent's step as a pure machine: from the model's answer and the facts of its calls to what
+runs, and from what ran to the step memory.
+
+`decide` takes the answer, the application's facts about each call (podium.desktop.wire.messages
+.CallFacts, gathered before anything ran) and the subtask's record, and returns what runs now, what is not
+run and why (a repeat of a change already made, a call that cannot run), and what must wait for the
+person (podium.desktop.host.capability). `remember` folds a step's results into the record: the changes
+made (so none is made twice), the failures since the last change, the paths changed and how (the
+verifier's evidence), the tools that worked, and the data read (typed artifacts, by name).
+
+Both are functions of values: the host strategy calls them, so every decision is journaled and a replay
+re-derives them without a model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from podium.desktop.host import artifacts
+from podium.desktop.host.capability import Hold, holds
+from podium.desktop.host.state import SubtaskRecord
+from podium.desktop.rules import steps as rules
+from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, call_text
+from podium.desktop.wire.schemas import AppOutput, AppStatus
+
+MAX_FAILED = 16
+
+
+def call_key(function: str, arguments: Mapping[str, Any]) -> str:
+    """Identity of a call: the function and its (resolved) arguments, key order aside."""
+    return json.dumps([function, arguments], sort_keys=True, default=str)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    run: tuple[int, ...]  # the actions to run now, in order (indexes into the answer's actions)
+    skipped: tuple[tuple[int, str, bool], ...]  # (index, why, counts as done) of those not run
+    holds: tuple[Hold, ...] = ()  # not empty: nothing runs before the person approves
+    questions: tuple[str, ...] = ()  # the step becomes these questions for the person
+    fired: tuple[str, ...] = ()  # the named rules that fired
+    failed_again: tuple[str, ...] = ()  # tools whose failed call it proposed again, unchanged
+
+
+def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
+           created: Sequence[str], protected: Sequence[str], given: str = "") -> Decision:
+    """What runs of an answer. `given`: the person's words (request, answers), which may give values."""
+    run: list[int] = []
+    skipped: list[tuple[int, str, bool]] = []
+    fired: list[str] = []
+    questions: list[str] = []
+    again: list[str] = []
+    failed = dict(record.failed)
+    for index, fact in enumerate(facts):
+        if fact.error:
+            skipped.append((index, f"not run: {fact.error}", False))
+            continue
+        if not fact.known:
+            skipped.append((index, f"not run: there is no tool {fact.function!r}", False))
+            continue
+        key = call_key(fact.function, fact.arguments)
+        if not fact.read_only and key in record.done:
+            skipped.append((index, f"not run: {fact.function} already succeeded with these same arguments in this "
+                                    "subtask; do not repeat it", True))
+            continue
+        if key in failed:
+            again.append(fact.function)
+        refusal = rules.refusal(fact, failed.get(key), active, given)
+        if refusal is not None:
+            rule, why, asked = refusal
+            fired.append(rule)
+            skipped.append((index, why, False))
+            questions.extend(q for q in asked if q not in questions)
+            continue
+        run.append(index)
+    changing = [facts[i] for i in run if not facts[i].read_only]
+    writes = tuple(w for w in record.spec.writes if w not in record.untrusted)
+    found = holds(changing, writes=writes, untrusted=record.untrusted, created=created, protected=protected,
+                  asked=output.status is AppStatus.CONFIRM and bool(run))
+    return Decision(tuple(run), tuple(skipped), found, tuple(questions), tuple(dict.fromkeys(fired)),
+                    tuple(dict.fromkeys(again)))
+
+
+def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequence[ActionResult]) -> SubtaskRecord:
+    """The record after a step's calls ran (`results`, one per call that ran)."""
+    done, called = list(record.done), list(record.called)
+    failed = list(record.failed)
+    changed = dict(record.changed)
+    found = dict(record.artifacts)
+    names = dict(record.names)
+    by_call = {call_key(f.function, f.arguments): f for f in facts}
+    for result in results:
+        key = call_key(result.function, result.arguments)
+        if not result.ok:
+            if result.error and result.ran:
+                failed.append((key, result.error))
+            continue
+        called.append(result.function)
+        if not result.read_only:
+            done.append(key)
+            failed.clear()  # the files changed: a call that failed may work now
+            fact = by_call.get(key)
+            evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
+            for effect in evidence:
+                earlier = changed.get(effect.path)
+                changed[effect.path] = effect if earlier is None else earlier.model_copy(
+                    update={"after": effect.after, "change": effect.change})
+        base = artifacts.base_name(record.spec.id, result.function, names, key)
+        names[base] = key
+        for item in artifacts.extract(base, result.content, call_text(result.function, result.arguments)):
+            found[item.name] = item
+    return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
+                   failed=tuple(failed)[-MAX_FAILED:], changed=changed, artifacts=found, names=names)
+
+
+def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskRecord:
+    """The record with what DATA_COLLECTION read of its files as data it may refer to (a reading
+    subtask often has what it hands on before its first call)."""
+    return remember(record, (), [r for r in seen if r.ok and r.read_only])
+
+
+def made(results: Sequence[ActionResult]) -> tuple[str, ...]:
+    """The paths these results created (the run's own from now on)."""
+    return tuple(e.path for r in results if r.ok for e in r.changes if e.before is None and e.after is not None)
+
+
+def effects_of(results: Sequence[ActionResult]) -> tuple[EffectView, ...]:
+    return tuple(e for r in results if r.ok for e in r.changes)

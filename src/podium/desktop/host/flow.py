@@ -1,0 +1,520 @@
+"""The host strategy's shared moves: dispatching steps, scheduling the graph, limits, ending a request.
+
+Every function is pure: it takes the state and returns `(ops, new_state)`. Nothing here awaits or
+reads a clock; the HostAgent's whole life is a sequence of these values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from podium.agent.backend import Prompt
+from podium.agent.events import Event, EventKind, Response, Usage
+from podium.desktop.blackboard import ArtifactEntry, Screenshot, SubtaskResult, TrajectoryEntry
+from podium.desktop.host import artifacts
+from podium.desktop.host.catalog import Catalog, file_names
+from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
+from podium.desktop.host.state import (
+    JUDGE,
+    OBSERVER,
+    PLANNER,
+    HostState,
+    Proposal,
+    Run,
+    SubtaskRecord,
+    subtask_dict,
+    usage_dict,
+)
+from podium.desktop.person import RunFinished
+from podium.desktop.rules import steps as rules
+from podium.desktop.wire.messages import (
+    AppStepKind,
+    AppStepRequest,
+    Call,
+    HostStepRequest,
+    InputView,
+    SubtaskView,
+    summarize,
+)
+from podium.desktop.wire.prompts import judge_prompt
+from podium.desktop.wire.schemas import HostStatus, normal_path
+from podium.ensemble.ops import Dispatch, Forward, Op, Reply, ReplyError, Start
+from podium.ensemble.strategies.graph import GraphSchedule, Subtask
+from podium.errors import Reason, ReasonKind
+
+Result = tuple[list[Op], HostState]
+MAX_ARTIFACTS = 12  # references offered to one step
+MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
+MEMORY_KEPT = 30
+
+
+def run_of(s: HostState) -> Run:
+    assert s.run is not None, "no request is running"
+    return s.run
+
+
+def with_run(s: HostState, **changes: Any) -> HostState:
+    return replace(s, run=replace(run_of(s), **changes))
+
+
+def fire(s: HostState, event: HostEvent) -> HostState:
+    return with_run(s, machine=run_of(s).machine.fire(event))
+
+
+def update_subtask(s: HostState, sid: str, event: SubtaskEvent | None = None, **changes: Any) -> HostState:
+    run = run_of(s)
+    record = run.subtasks[sid]
+    if event is not None:
+        changes["machine"] = record.machine.fire(event)
+    return with_run(s, subtasks={**run.subtasks, sid: replace(record, **changes)})
+
+
+def set_record(s: HostState, record: SubtaskRecord) -> HostState:
+    run = run_of(s)
+    return with_run(s, subtasks={**run.subtasks, record.spec.id: record})
+
+
+def active(s: HostState) -> bool:
+    """A request is running and still accepts results (not ended, not waiting for the judge)."""
+    return s.run is not None and not s.run.machine.final and s.run.evaluating is None
+
+
+def add_usage(s: HostState, usage: Usage | None) -> HostState:
+    if usage is None:
+        return s
+    s = replace(s, usage=s.usage + usage)
+    return with_run(s, usage=run_of(s).usage + usage) if s.run is not None else s
+
+
+def record_step(s: HostState, agent: str, status: str, *, subtask: str | None = None, action: str = "",
+                outcome: str = "", timings: dict[str, float] | None = None, error: str | None = None,
+                confirmation: str | None = None, screenshot: str | None = None, fired: Iterable[str] = ()) -> HostState:
+    step = s.step_no + 1
+    board = s.blackboard.add_trajectory(TrajectoryEntry(
+        step=step, agent=agent, status=status, subtask=subtask, action=action, outcome=outcome,
+        confirmation=confirmation, timings_ms=dict(timings or {}), error=error, rules=tuple(fired)))
+    if screenshot:
+        board = board.add_screenshot(Screenshot(path=screenshot, agent=agent, step=step))
+    return replace(s, step_no=step, blackboard=board)
+
+
+def remember_line(s: HostState, application: str, line: str) -> HostState:
+    kept = (*s.memory.get(application, ()), line)[-MEMORY_KEPT:]
+    return replace(s, memory={**s.memory, application: kept})
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+def budget_reason(s: HostState) -> Reason | None:
+    cfg, usage = s.config, s.usage
+    if cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
+        return Reason(ReasonKind.BUDGET_EXCEEDED,
+                      f"token budget exhausted: {usage.total_tokens} tokens used of max_tokens={cfg.max_tokens}")
+    if cfg.max_cost is not None and usage.cost is not None and usage.cost >= cfg.max_cost:
+        return Reason(ReasonKind.BUDGET_EXCEEDED,
+                      f"cost budget exhausted: {usage.cost:.4f} spent of max_cost={cfg.max_cost}")
+    return None
+
+
+def step_limit_reason(s: HostState) -> Reason | None:
+    run, cfg = run_of(s), s.config
+    if run.steps >= cfg.max_steps:
+        return Reason(ReasonKind.LIMIT_REACHED, f"the request used all its {cfg.max_steps} steps (max_steps)")
+    if cfg.max_session_steps is not None and s.session_steps >= cfg.max_session_steps:
+        return Reason(ReasonKind.LIMIT_REACHED, f"the session used all its {cfg.max_session_steps} steps "
+                                                f"(max_session_steps)")
+    return None
+
+
+# -- the planner ----------------------------------------------------------------------------------
+
+def views(run: Run) -> tuple[SubtaskView, ...]:
+    return tuple(SubtaskView(id=r.spec.id, description=r.spec.description, application=r.spec.application,
+                             depends_on=r.spec.depends_on, writes=r.spec.writes, state=r.state.value,
+                             result=r.result, reason=None if r.reason is None else r.reason.detail)
+                 for r in run.subtasks.values())
+
+
+def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bool = False,
+                     preface: str = "") -> Result:
+    """Ask the planner for its next step (checks the limits first: a limit ends the request).
+    `preface` goes in front of the note for this step only (a re-ask after a restart keeps the note)."""
+    limit = budget_reason(s) or step_limit_reason(s)
+    if limit is not None:
+        return finish_run(s, HostEvent.LIMIT, limit)
+    run = run_of(s)
+    t = s.config.retry_temperature if retry else s.config.temperature
+    request = HostStepRequest(request=run.request, step=run.planner_steps + 1, applications=run.applications,
+                              subtasks=views(run), plan=run.plan,
+                              blackboard=s.blackboard.to_prompt(s.config.blackboard_chars, shown_request=run.request,
+                                                                hidden_agents={PLANNER}),
+                              answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t)
+    ops: list[Op] = []
+    if s.planner_down:  # it went down earlier: a fresh one, started right before its step
+        ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))
+        s = replace(s, planner_down=False)
+    s = replace(s, session_steps=s.session_steps + 1)
+    s = with_run(s, steps=run.steps + 1, planner_steps=run.planner_steps + 1, current="planner thinking",
+                 planner_ask=(note, feedback, retry))
+    return [*ops, Dispatch(PLANNER, Prompt(request.model_dump_json(), temperature=t), run.token)], s
+
+
+# -- the AppAgents -------------------------------------------------------------------------------
+
+def reserve_agent(s: HostState, app: str) -> tuple[HostState, str]:
+    """A new generation of the application's AppAgent in the cache, started at its first step."""
+    gen = s.generations.get(app, 0) + 1
+    name = f"app-{app}" if gen == 1 else f"app-{app}-{gen}"
+    s = replace(s, agents={**s.agents, app: name}, generations={**s.generations, app: gen},
+                fresh=(*s.fresh, name))
+    return s, name
+
+
+def agent_for(s: HostState, app: str) -> tuple[list[Op], HostState, str]:
+    """The application's AppAgent, started on first use and cached (reused with its memory)."""
+    name = s.agents.get(app)
+    if name is not None and name not in s.fresh:
+        return [], s, name
+    if name is None:
+        s, name = reserve_agent(s, app)
+    spec = s.app_specs[app]
+    s = replace(s, fresh=tuple(n for n in s.fresh if n != name))
+    return [Start(name, spec.behaviour, spec.opts)], s, name
+
+
+def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], tuple[ArtifactEntry, ...]]:
+    """What a subtask is given: the results of the subtasks it depends on, and the data it may refer to
+    (theirs, then its own newest first), bounded."""
+    inputs, given = [], []
+    for dep in record.spec.depends_on:
+        result = s.blackboard.result_of(dep)
+        if result is None:
+            continue
+        inputs.append(InputView(subtask=dep, application=result.application, description=result.description,
+                                status=result.status, result=result.result))
+        given.extend(result.artifacts)
+    own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
+           for a in reversed(list(record.artifacts.values()))]
+    return tuple(inputs), tuple(dict((a.name, a) for a in [*given, *own]).values())[:MAX_ARTIFACTS]
+
+
+def _memory(s: HostState, app: str) -> tuple[str, ...]:
+    items = list(s.memory.get(app, ()))[-MEMORY_SHOWN:]
+    return tuple([summarize(i, 400) for i in items[:-2]] + items[-2:])
+
+
+def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
+    limit = budget_reason(s) or step_limit_reason(s)
+    if limit is None and record.steps >= s.config.max_subtask_steps:
+        limit = Reason(ReasonKind.LIMIT_REACHED, f"subtask {record.spec.id} used all its {s.config.max_subtask_steps} "
+                                                 f"steps (max_subtask_steps) without finishing")
+    return limit
+
+
+def dispatch_propose(s: HostState, sid: str) -> Result:
+    """Send a subtask's next step to its AppAgent (checks the limits first)."""
+    record = run_of(s).subtasks[sid]
+    limit = _limit(s, record)
+    if limit is not None:
+        s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
+        return finish_run(s, HostEvent.LIMIT, limit)
+    app = s.catalog.get(record.spec.application)
+    ops, s, agent = agent_for(s, record.spec.application)
+    run = run_of(s)
+    inputs, given = handed(s, record)
+    sampled = record.repairs > 0 or (record.sampled and rules.SAMPLE in s.rules)
+    t = s.config.retry_temperature if sampled else s.config.temperature
+    tools = app.tool_names if app is not None else ()
+    offered = record.only or tuple(t for t in tools if t not in record.stuck)
+    request = AppStepRequest(
+        kind=AppStepKind.PROPOSE, application=record.spec.application, subtask_id=sid, step=record.steps + 1,
+        description=record.spec.description, reads=record.spec.reads, writes=record.spec.writes,
+        tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
+        memory=_memory(s, record.spec.application), answers=record.answers,
+        # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs; the
+        # HostAgent's steps are left out (its plan is the subtask itself).
+        blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4), shown_request=run.request,
+                                          own_subtask=sid, shown_results=set(record.spec.depends_on),
+                                          hidden_agents={PLANNER}),
+        note=record.note, feedback=record.feedback,
+        offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
+        rules=tuple(sorted(s.rules)))
+    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1)
+    s = replace(s, session_steps=s.session_steps + 1)
+    s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
+                 current=f"subtask {sid} step {record.steps + 1} on {agent}")
+    return [*ops, Dispatch(agent, Prompt(request.model_dump_json(), temperature=t), run.token)], s
+
+
+def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
+    """Send the calls the host decided to run (their intent: journaled before they run)."""
+    record = run_of(s).subtasks[sid]
+    ops, s, agent = agent_for(s, record.spec.application)
+    run = run_of(s)
+    intent = proposal.intent or f"{sid}.{run.intents + 1}"  # sent again after a crash: the same intent
+    calls = tuple(Call(function=proposal.facts[i].function, arguments=proposal.facts[i].arguments,
+                       effects=proposal.facts[i].effects or ()) for i in proposal.run)
+    request = AppStepRequest(kind=AppStepKind.EXECUTE, application=record.spec.application, subtask_id=sid,
+                             step=record.steps, intent=intent, calls=calls)
+    s = update_subtask(s, sid, agent=agent, proposal=replace(proposal, intent=intent))
+    s = with_run(s, intents=run.intents + (0 if proposal.intent else 1), busy={**run.busy, agent: sid},
+                 current=f"subtask {sid} step {record.steps}: running {len(calls)} call(s) on {agent}")
+    return [*ops, Dispatch(agent, Prompt(request.model_dump_json()), run.token)], s
+
+
+def _downstream(schedule: GraphSchedule) -> dict[str, int]:
+    # Longest chain of dependants below each subtask: starting the longest chain first shortens the
+    # makespan when several ready subtasks compete for one application's AppAgent.
+    below: dict[str, int] = {}
+    children: dict[str, list[str]] = {t.id: [] for t in schedule.subtasks}
+    for t in schedule.subtasks:
+        for dep in t.depends_on:
+            children[dep].append(t.id)
+    for t in reversed(schedule.subtasks):  # dependants come later in the stable order
+        below[t.id] = 1 + max((below[c] for c in children[t.id]), default=0)
+    return below
+
+
+def schedule_ready(s: HostState) -> Result:
+    """Start every ready subtask whose AppAgent is free (one subtask per AppAgent at a time)."""
+    ops: list[Op] = []
+    run = run_of(s)
+    if run.schedule is None:
+        return ops, s
+    depth = _downstream(run.schedule)
+    for task in sorted(run.schedule.ready(), key=lambda t: -depth[t.id]):  # sorted() is stable
+        run = run_of(s)
+        app = run.subtasks[task.id].spec.application
+        if s.agents.get(app) in run.busy:
+            continue
+        s = with_run(s, schedule=run.schedule.start(task.id))  # type: ignore[union-attr]
+        s = update_subtask(s, task.id, SubtaskEvent.DISPATCH)
+        more, s = dispatch_propose(s, task.id)
+        ops += more
+        if not active(s):
+            break
+    return ops, s
+
+
+def handed_on(record: SubtaskRecord, result: Any) -> tuple[Any, tuple[ArtifactEntry, ...]]:
+    """A finished subtask's result (a reference resolved to its value) and the data it hands on: what the
+    result names, else all it read."""
+    found = record.artifacts
+    entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
+                    for a in found.values())
+    if artifacts.is_ref(result):
+        name = artifacts.ref_name(result)
+        chosen = found.get(name)
+        if chosen is not None:
+            return chosen.value, (ArtifactEntry(name=name, kind=chosen.kind.value, value=chosen.value,
+                                                source=chosen.source),
+                                  *(e for e in entries if e.name != name))
+        return f"(it named {name}, which is none of its data)", entries
+    return result, entries
+
+
+def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, *, result: Any = None,
+                reason: Reason | None = None) -> HostState:
+    """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
+    record = run_of(s).subtasks[sid]
+    value, data = handed_on(record, result)
+    s = update_subtask(s, sid, event, result=value, reason=reason, proposal=None, holds=())
+    record = run_of(s).subtasks[sid]
+    schedule = run_of(s).schedule
+    if schedule is not None and record.spec.id in {t.id for t in schedule.subtasks}:
+        if record.state is SubtaskState.FINISH:
+            schedule = schedule.complete(sid, value)
+        elif schedule.status(sid).value in ("running", "ready"):
+            schedule = schedule.fail(sid, reason or Reason(ReasonKind.FAILED, f"subtask {sid} failed"))
+    busy = {a: t for a, t in run_of(s).busy.items() if a != agent}
+    s = with_run(s, schedule=schedule, busy=busy, seen_data=True)
+    if schedule is not None:  # dependants of a failure that will now never run
+        for other, rec in run_of(s).subtasks.items():
+            if rec.state is SubtaskState.WAITING and other in {t.id for t in schedule.subtasks} \
+                    and schedule.status(other).value == "skipped":
+                s = update_subtask(s, other, SubtaskEvent.SKIP, reason=schedule.outcome(other).reason)
+    entry = SubtaskResult(subtask=sid, application=record.spec.application, status=record.state.value,
+                          description=record.spec.description,
+                          result=value if reason is None else reason.detail,
+                          artifacts=data if record.state is SubtaskState.FINISH else ())
+    return replace(s, blackboard=s.blackboard.add_result(entry))
+
+
+def in_flight(s: HostState) -> bool:
+    """Whether a step of the request is out on an agent: the planner's (the host is in CONTINUE) or an
+    AppAgent's (a busy subtask in CONTINUE). The session fails a run that a crash leaves with none."""
+    run = run_of(s)
+    return run.machine.state is HostStatus.CONTINUE or \
+        any(run.subtasks[sid].state is SubtaskState.CONTINUE for sid in run.busy.values())
+
+
+REPLAN = ("Re-plan: FINISH subtasks are kept; ASSIGN new subtasks (new ids) for what is left, or answer FAIL "
+          "with the reason.")
+
+
+def failures(s: HostState) -> str:
+    """How the subtasks that failed ended, for a FAIL that gives no reason of its own."""
+    return "; ".join(f"subtask {r.spec.id} ({r.spec.description}) ended {r.state.value}: "
+                     f"{r.reason.detail if r.reason else 'no reason given'}"
+                     for r in run_of(s).subtasks.values()
+                     if r.state in (SubtaskState.FAIL, SubtaskState.ERROR, SubtaskState.SKIPPED))
+
+
+def graph_idle(s: HostState) -> bool:
+    schedule = run_of(s).schedule
+    return schedule is None or schedule.finished
+
+
+def unfinished(s: HostState) -> list[SubtaskRecord]:
+    """The subtasks of the current graph that did not end FINISH."""
+    run = run_of(s)
+    ids = {t.id for t in run.schedule.subtasks} if run.schedule is not None else set()
+    return [r for sid, r in run.subtasks.items() if sid in ids and r.state is not SubtaskState.FINISH]
+
+
+def after_graph(s: HostState) -> Result:
+    """Nothing is left to run: ask the planner to verify (all done) or to re-plan (failures)."""
+    run = run_of(s)
+    failed = unfinished(s)
+    if not failed:
+        return dispatch_planner(s, note="Every subtask has ended (see Subtasks so far). Compare the results with "
+                                        "the request: answer FINISH if it is done, or ASSIGN new subtasks for what "
+                                        "is still missing.")
+    first = failed[0]
+    if run.replans >= s.config.max_replans:
+        reason = Reason(ReasonKind.FAILED, f"subtask {first.spec.id} ({first.spec.description}) ended "
+                        f"{first.state.value}: {first.reason.detail if first.reason else 'no reason given'}; "
+                        f"no re-plan left (max_replans={s.config.max_replans})", first.agent, first.reason)
+        return finish_run(s, HostEvent.GIVE_UP, reason)
+    lines = "; ".join(f"subtask {r.spec.id} ended {r.state.value}: {r.reason.detail if r.reason else '?'}"
+                      for r in failed)
+    s = with_run(s, replans=run.replans + 1)
+    return dispatch_planner(s, note=f"{lines}. {REPLAN}")
+
+
+def settle(s: HostState) -> Result:
+    """After a subtask ended: start what it unblocked, or hand back to the planner when all is idle.
+    While the person is being asked the host state stays; the reply decides what comes next."""
+    if run_of(s).machine.state is HostStatus.ASSIGN and graph_idle(s):
+        return after_graph(fire(s, HostEvent.GRAPH_SETTLED))
+    s = fire(s, HostEvent.SUBTASK_SETTLED)
+    return schedule_ready(s)
+
+
+# -- the end of a request -----------------------------------------------------------------------
+
+def _abandon(s: HostState) -> HostState:
+    for sid, record in run_of(s).subtasks.items():
+        if not record.machine.final:
+            s = update_subtask(s, sid, SubtaskEvent.ABANDON,
+                               reason=record.reason or Reason(ReasonKind.CANCELLED, "the request ended first"))
+    return with_run(s, busy={})
+
+
+def outcome(s: HostState, reason: Reason | None, text: str) -> dict[str, Any]:
+    run = run_of(s)
+    return {
+        "token": run.token,
+        "request": run.request,
+        "status": run.machine.state.value,
+        "result": text,
+        "reason": None if reason is None else str(reason),
+        "reason_kind": None if reason is None else reason.kind.value,
+        "steps": run.steps,
+        "usage": usage_dict(run.usage),
+        "created": list(run.created),
+        "subtasks": [{**subtask_dict(r), "result": r.result, "reason": None if r.reason is None else r.reason.detail,
+                      "reason_kind": None if r.reason is None else r.reason.kind.value}
+                     for r in run.subtasks.values()],
+        "evaluation": None,
+        "blackboard": s.blackboard.to_dict(),
+    }
+
+
+def finish_run(s: HostState, event: HostEvent, reason: Reason | None = None, text: str = "") -> Result:
+    """End the request: the host's final state, every unfinished subtask abandoned, the reply (after the
+    judge, when evaluation is on), then the next queued request."""
+    s = _abandon(fire(s, event))
+    run = run_of(s)
+    if not text:
+        text = str(reason) if reason else (run.comment or run.machine.state.value)
+    s = record_step(s, PLANNER, run.machine.state.value, action="end of request",
+                    outcome=text if reason is None else str(reason))
+    result = outcome(s, reason, text)
+    if s.judge and s.config.evaluate:
+        board = s.blackboard
+        trajectory = "\n".join(f"step {t.step} {t.agent} {t.status}: {t.action} -> {t.outcome}"
+                               for t in board.trajectories[-60:])
+        inputs = [InputView(subtask=r.subtask, application=r.application, description=r.description,
+                            status=r.status, result=r.result) for r in board.results]
+        prompt = Prompt(judge_prompt(board.requests, summarize(trajectory, 12000), inputs), temperature=0.0)
+        s = with_run(s, evaluating=result, current="evaluating")
+        return [Dispatch(JUDGE, prompt, run.token)], s
+    return reply_and_close(s, result)
+
+
+def reply_and_close(s: HostState, result: dict[str, Any]) -> Result:
+    run = run_of(s)
+    ops: list[Op] = []
+    if s.observer:
+        ops.append(Forward(OBSERVER, RunFinished(run.token, result)))
+    if result["status"] == "FINISH":
+        text = str(result["result"])
+        # A fixed stamp: the strategy has no clock (a replay must decide the same reply).
+        ops.append(Reply(run.token, Response(text, (Event(EventKind.RESULT, {"text": text, "outcome": result}, 0.0),),
+                                             run.usage)))
+    else:
+        kind = ReasonKind(result["reason_kind"]) if result["reason_kind"] else ReasonKind.FAILED
+        detail = result["reason"] or result["result"]
+        if kind is not ReasonKind.BUDGET_EXCEEDED and kind is not ReasonKind.LIMIT_REACHED:
+            detail = f"HostAgent {result['status']}: {detail}"
+        ops.append(ReplyError(run.token, Reason(kind, detail)))
+    s = replace(s, run=None, last=result)
+    if s.queue:
+        (token, request), *rest = s.queue
+        more, s = start_run(replace(s, queue=tuple(rest)), token, request)
+        ops += more
+    return ops, s
+
+
+def start_run(s: HostState, token: str, request: str) -> Result:
+    offered = typed_apps(s.catalog, request) if "offer-typed-apps" in s.rules else s.catalog.names
+    named = tuple(normal_path(n) for n in file_names(request))
+    run = Run(token=token, request=request, applications=() if offered == s.catalog.names else offered,
+              trusted=named)
+    s = replace(s, run=run, blackboard=s.blackboard.add_request(request))
+    return dispatch_planner(s)
+
+
+def typed_apps(catalog: Catalog, request: str) -> tuple[str, ...]:
+    """Rule offer-typed-apps: the applications that open the files the request names, when every such
+    file has one (all of them otherwise)."""
+    owners = [catalog.owner(name) for name in file_names(request)]
+    if not owners or None in owners:
+        return catalog.names
+    return tuple(a.name for a in catalog.apps if a.file_types)
+
+
+def offered(s: HostState) -> Catalog:
+    """The applications the planner may plan with in this run."""
+    names = run_of(s).applications
+    return s.catalog.only(names) if names else s.catalog
+
+
+def kept_specs(run: Run) -> dict[str, Any]:
+    """Subtasks a re-plan keeps: the finished ones (and any still running)."""
+    return {sid: r.spec for sid, r in run.subtasks.items() if r.state is SubtaskState.FINISH or r.machine.active}
+
+
+def merge_schedule(run: Run, new: Iterable[Any]) -> GraphSchedule:
+    """The graph after a (re-)plan: kept subtasks with their results, then the new ones."""
+    kept = kept_specs(run)
+    nodes = [Subtask(spec.id, spec.description, spec.application, spec.depends_on) for spec in kept.values()]
+    nodes += [Subtask(spec.id, spec.description, spec.application, spec.depends_on) for spec in new]
+    schedule = GraphSchedule.build(nodes, on_failure="skip")
+    results = {sid: run.subtasks[sid].result for sid, r in run.subtasks.items()
+               if r.state is SubtaskState.FINISH and sid in kept}
+    running = frozenset(sid for sid, r in run.subtasks.items() if r.machine.active and sid in kept)
+    return replace(schedule, results=results, running=running)

@@ -1,0 +1,227 @@
+"""Checking a typed plan in code before anything runs: set operations on its declarations.
+
+Each subtask declares the paths it reads and writes and the tools it expects to call; the workspace's
+paths are known (the planner's DATA_COLLECTION lists them); the request names files. A plan is refused,
+with sentences the planner can act on, when
+- its graph is not one: duplicate or empty ids, unknown or later dependencies, cycles;
+- a subtask names an application or a tool that does not exist, or no tool;
+- it reads a path that neither exists nor is written by a subtask it waits for;
+- a typed application is given a path of a type it cannot open;
+- its tools change files and it declares no write, or it declares writes and its tools only read;
+- two subtasks that do not wait for each other write the same path;
+- a file the request names is left out: it does not exist and no subtask writes it, or it exists and no
+  subtask reads or writes it;
+- it writes a path the request never names and no other subtask reads.
+No check reads the meaning of a word: they compare paths, names and tool kinds.
+"""
+
+from __future__ import annotations
+
+import graphlib
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from podium.desktop.host.capability import covered
+from podium.desktop.host.catalog import Catalog, file_names
+from podium.desktop.wire.schemas import SubtaskSpec, normal_path
+
+SHOWN_FILES = 12  # how many workspace paths a problem lists
+
+
+@dataclass(frozen=True, slots=True)
+class PlanCheck:
+    subtasks: tuple[SubtaskSpec, ...]  # the new subtasks, applications resolved
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str = "",
+               files: Iterable[str] | None = None, kept: Mapping[str, SubtaskSpec] | None = None) -> PlanCheck:
+    """Check a (re-)plan. `files`: the workspace's paths (None: no workspace is known, so paths are not
+    checked against one); `kept`: subtasks already finished or running, which the plan may depend on (an
+    entry reusing one of their ids is that subtask again, and is dropped)."""
+    kept = kept or {}
+    listed = None if files is None else tuple(files)
+    items = [s for s in subtasks if s.id not in kept]
+    problems: list[str] = []
+    if not items:
+        problems.append("the plan has no new subtasks: list at least one subtask to ASSIGN, or answer FINISH if the "
+                        "request is done")
+    resolved: list[SubtaskSpec] = []
+    for index, spec in enumerate(items):
+        if any(spec.id == other.id for other in resolved):
+            problems.append(f"two subtasks have the id {spec.id!r}: give each subtask its own id")
+            continue
+        if not spec.id.strip():
+            problems.append(f"subtask number {index + 1} has an empty id")
+        if not spec.description.strip():
+            problems.append(f"subtask {spec.id!r} has no description: say what the application must do")
+        spec, found = _application(spec, catalog)
+        problems.extend(found)
+        resolved.append(spec)
+    problems.extend(_graph(resolved, kept))
+    everything = {**kept, **{s.id: s for s in resolved}}
+    for spec in resolved:
+        problems.extend(_declarations(spec, catalog, listed, everything))
+    problems.extend(_conflicts(everything))
+    if listed is not None:
+        problems.extend(_request_files(request, listed, everything))
+    problems.extend(_stray_writes(resolved, request, everything))
+    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)))
+
+
+def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
+    name = spec.application.strip()
+    app = catalog.resolve(name) if name else None
+    if app is None:
+        what = f"names unknown application {name!r}" if name else "names no application"
+        return spec, [f"subtask {spec.id!r} {what}: choose one of {', '.join(catalog.names)}"]
+    if app != spec.application:
+        spec = spec.model_copy(update={"application": app})
+    return spec, []
+
+
+def _graph(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec]) -> list[str]:
+    problems = []
+    position = {s.id: i for i, s in enumerate(specs)}
+    for spec in specs:
+        for dep in spec.depends_on:
+            if dep == spec.id:
+                problems.append(f"subtask {spec.id!r} depends on itself: remove {dep!r} from its depends_on")
+            elif dep in kept:
+                continue
+            elif dep not in position:
+                known = sorted({*position, *kept})
+                problems.append(f"subtask {spec.id!r} depends on unknown subtask {dep!r} (known ids: "
+                                f"{', '.join(known) or 'none'})")
+            elif position[dep] > position[spec.id]:
+                problems.append(f"subtask {spec.id!r} depends on {dep!r}, which comes after it: list subtasks in the "
+                                "order they must run")
+    ids = set(position)
+    sorter = graphlib.TopologicalSorter({s.id: [d for d in s.depends_on if d in ids and d != s.id] for s in specs})
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        problems.append("the dependencies form a cycle " + " -> ".join(reversed(exc.args[1]))
+                        + ": a subtask cannot wait for itself")
+    return problems
+
+
+def _before(sid: str, everything: Mapping[str, SubtaskSpec]) -> set[str]:
+    """Every subtask `sid` waits for, directly or not."""
+    seen: set[str] = set()
+    todo = list(everything[sid].depends_on) if sid in everything else []
+    while todo:
+        dep = todo.pop()
+        if dep not in seen and dep in everything:
+            seen.add(dep)
+            todo.extend(everything[dep].depends_on)
+    return seen
+
+
+def _shown(files: tuple[str, ...]) -> str:
+    listed = ", ".join(files[:SHOWN_FILES]) or "none"
+    return listed + (f" ... ({len(files)} in all)" if len(files) > SHOWN_FILES else "")
+
+
+def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | None,
+                  everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    app = catalog.get(spec.application)
+    if app is None:
+        return []
+    problems = []
+    unknown = [t for t in spec.tools if app.tool(t) is None]
+    if unknown:
+        problems.append(f"subtask {spec.id!r}: {spec.application} has no tool {', '.join(unknown)}; its tools are "
+                        f"{', '.join(app.tool_names)}")
+    if not spec.tools and app.tools:
+        problems.append(f"subtask {spec.id!r} declares no tools: list the tools of {spec.application} it will call")
+    earlier = [w for dep in _before(spec.id, everything) for w in everything[dep].writes]
+    for path in spec.reads if files is not None else ():
+        if path not in files and not covered(path, files) and not covered(path, earlier) and path != ".":
+            problems.append(f"subtask {spec.id!r} reads {path}, which is not in the workspace and no subtask it "
+                            f"waits for writes it; the workspace has: {_shown(files)}")
+    for path in (*spec.reads, *spec.writes):
+        if posixpath.isabs(path) or path == ".." or path.startswith("../"):
+            problems.append(f"subtask {spec.id!r}: {path} is outside the workspace; give paths relative to it")
+        elif app.file_types and not app.opens(path) and path != ".":
+            owner = catalog.owner(path)
+            other = f"plan it on {owner}" if owner else "plan it on an application that opens any file"
+            problems.append(f"subtask {spec.id!r}: {spec.application} opens only {', '.join(app.file_types)} files, "
+                            f"and {path} is not one: {other}")
+    changing = [t for t in spec.tools if t in app.changing]
+    if changing and not spec.writes:
+        problems.append(f"subtask {spec.id!r} declares {', '.join(changing)}, which change files, and writes "
+                        "nothing: list in writes the paths it changes")
+    if spec.writes and spec.tools and not changing:
+        problems.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}, but its tools "
+                        f"({', '.join(spec.tools)}) only read: add the tool that writes it")
+    return problems
+
+
+def _conflicts(everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    problems = []
+    specs = list(everything.values())
+    for i, first in enumerate(specs):
+        for second in specs[i + 1:]:
+            shared = [w for w in first.writes
+                      if covered(w, second.writes) or any(covered(o, (w,)) for o in second.writes)]
+            ordered = first.id in _before(second.id, everything) or second.id in _before(first.id, everything)
+            if shared and not ordered:
+                problems.append(f"subtasks {first.id!r} and {second.id!r} both write {', '.join(shared)} and neither "
+                                f"waits for the other: make {second.id!r} depend on {first.id!r}")
+    return problems
+
+
+def _request_files(request: str, files: tuple[str, ...], everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    problems = []
+    reads = [p for s in everything.values() for p in s.reads]
+    writes = [p for s in everything.values() for p in s.writes]
+    for name in file_names(request):
+        path = normal_path(name)
+        exists = path in files or any(f.rpartition("/")[2] == path for f in files)
+        if not exists and not covered(path, writes) and not _named_write(path, writes):
+            problems.append(f"the request names {path}, which does not exist yet, and no subtask writes it: add it "
+                            "to the writes of the subtask that makes it")
+        elif exists and not any(_same(path, p) for p in (*reads, *writes)) and not covered(path, (*reads, *writes)):
+            problems.append(f"the request names {path}, and no subtask reads or writes it: add it to the reads or "
+                            "writes of the subtask that uses it")
+    return problems
+
+
+def _same(named: str, path: str) -> bool:
+    return path == named or path.rpartition("/")[2] == named.rpartition("/")[2]
+
+
+def _named_write(path: str, writes: list[str]) -> bool:
+    return any(_same(path, w) for w in writes)
+
+
+def named_by(path: str, text: str) -> bool:
+    """Whether a text names a path: the path, its file name, its name without the suffix, or a folder above
+    it, as a whole name."""
+    name = path.rpartition("/")[2]
+    stem = name.rpartition(".")[0] if "." in name.strip(".") else name
+    parts = [path, name, stem, *path.split("/")[:-1]]
+    return any(part and part not in ("*", ".") and _mentions(text, part.replace("*", "")) for part in parts)
+
+
+def _mentions(text: str, name: str) -> bool:
+    return bool(name) and re.search(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", text, re.IGNORECASE) is not None
+
+
+def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    problems = []
+    for spec in specs:
+        for path in spec.writes:
+            read_later = any(covered(r, (path,)) or covered(path, (r,))
+                             for other in everything.values() if other.id != spec.id for r in other.reads)
+            if not named_by(path, request) and not read_later:
+                problems.append(f"subtask {spec.id!r} writes {path}, which the request does not name and no subtask "
+                                "reads: write only what the request asks for")
+    return problems

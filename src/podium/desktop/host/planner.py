@@ -1,0 +1,219 @@
+"""What the host does with a planner step's report (the HostAgent's own FSM moves).
+
+A plan is accepted only when its typed checks pass (podium.desktop.host.plan); its writes become the
+subtasks' capabilities, trusted when the request names them or when the plan was made before the
+planner had seen any result (what a file says never reaches the first plan). A FINISH is accepted only
+when the run shows it: every subtask of the graph ended FINISH (each verified against its declarations),
+and every file the request names that did not exist was made. Otherwise the run ends FAIL with what is
+missing, never a FINISH for work that was not done.
+"""
+
+from __future__ import annotations
+
+from podium.desktop.host.capability import covered
+from podium.desktop.host.catalog import file_names
+from podium.desktop.host.flow import (
+    REPLAN,
+    Result,
+    dispatch_planner,
+    failures,
+    finish_run,
+    fire,
+    kept_specs,
+    merge_schedule,
+    offered,
+    record_step,
+    run_of,
+    schedule_ready,
+    unfinished,
+    with_run,
+)
+from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent
+from podium.desktop.host.people import ask
+from podium.desktop.host.plan import check_plan, named_by
+from podium.desktop.host.state import PLANNER, HostState, InteractionKind, Run, SubtaskRecord
+from podium.desktop.host.subtask import repair_feedback
+from podium.desktop.wire.messages import HostStepReport, summarize
+from podium.desktop.wire.prompts import HOST_EXAMPLE_FILES
+from podium.desktop.wire.schemas import HostOutput, HostStatus, SubtaskSpec, normal_path
+from podium.ensemble.strategies.graph import GraphInvalid
+from podium.errors import Reason, ReasonKind
+
+EXAMPLE_RULE = "no-example-copy"
+
+
+def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None, fired: tuple[str, ...]) -> HostState:
+    if output is not None:
+        action = f"{output.status.value}"
+        if output.subtasks:
+            action += ": " + "; ".join(f"{t.id} [{t.application}] {t.description} (writes "
+                                       f"{', '.join(t.writes) or 'nothing'})" for t in output.subtasks)
+        elif output.current_subtask:
+            action += f": {output.current_subtask}"
+        outcome = output.comment
+    else:
+        action, outcome = "no valid answer", ""
+    if report.bash is not None:
+        outcome = f"{outcome}; Bash {report.bash.command!r}: {report.bash.detail}".lstrip("; ")
+    error = report.invalid or (str(report.failure.detail) if report.failure else None)
+    errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors)
+    return record_step(s, PLANNER, report.status.value if report.status else "ERROR", action=action,
+                       outcome=outcome, timings=report.timings_ms, error=error or errors or None,
+                       screenshot=report.screenshot, fired=fired)
+
+
+def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
+    """The subtask graph, or the seed's single Current Sub-Task on ControlText / ControlLabel."""
+    if output.subtasks:
+        return output.subtasks
+    run = run_of(s)
+    numbers = [int(i) for i in run.subtasks if i.isdigit()]
+    app = offered(s).resolve(output.control_text, output.control_label) or output.control_text
+    return (SubtaskSpec(id=str(max(numbers, default=0) + 1), description=output.current_subtask,
+                        application=app, message=output.message),)
+
+
+def _copies_example(texts: list[str], request: str) -> str | None:
+    """Rule no-example-copy: planner words naming the worked example's files that the request does not name."""
+    files = [name for name in HOST_EXAMPLE_FILES if name not in request]
+    for text in texts:
+        if any(name in text for name in files):
+            return (f"{text!r} is from the example in your instructions, not about this request; answer for the "
+                    "request in front of you")
+    return None
+
+
+def on_planner_report(s: HostState, report: HostStepReport) -> Result:
+    run = run_of(s)
+    if report.files is not None:
+        s = with_run(s, files=report.files)
+        run = run_of(s)
+    output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
+    fired: tuple[str, ...] = ()
+    if output is not None and EXAMPLE_RULE in s.rules:
+        copied = _copies_example([t.description for t in output.subtasks] + [w for t in output.subtasks
+                                                                             for w in t.writes], run.request)
+        if copied is not None:  # a plan of the worked example's subtasks is no plan: repaired like invalid output
+            output, report, fired = None, report.model_copy(update={"invalid": copied}), (EXAMPLE_RULE,)
+    s = _trajectory(s, report, output, fired)
+    if report.failure is not None:
+        failure = report.failure
+        if failure.kind is ReasonKind.BUDGET_EXCEEDED:
+            return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, failure.detail, PLANNER))
+        return finish_run(s, HostEvent.BROKEN, Reason(
+            ReasonKind.STAGE_FAILED, f"HostAgent step {run.planner_steps}: {failure.phase.value} failed: "
+                                     f"{failure.detail}", PLANNER))
+    if output is None:
+        problem = report.invalid or "no answer"
+        if run.repairs >= s.config.max_repairs:
+            return finish_run(s, HostEvent.BROKEN, Reason(
+                ReasonKind.INVALID_OUTPUT, f"the HostAgent's output stayed invalid after {run.repairs} repair(s): "
+                                           f"{problem}; last output: {summarize(report.raw, 300)!r}", PLANNER))
+        s = fire(with_run(s, repairs=run.repairs + 1), HostEvent.RETRY)
+        return dispatch_planner(s, feedback=repair_feedback(report.raw, problem), retry=True)
+    s = with_run(s, repairs=0, plan=output.plan or run.plan, comment=output.comment or run.comment)
+    status = output.status
+    if status is HostStatus.ASSIGN:
+        return _assign(s, output, report.raw)
+    if status is HostStatus.FINISH:
+        return _finish(s, output)
+    if status is HostStatus.FAIL:
+        if (refused := _refused(s)) is not None:
+            return finish_run(s, HostEvent.PLANNED_FAIL, refused)
+        # A small planner answers a re-plan with FAIL and the note's own words as its reason.
+        why = output.comment.replace(REPLAN, "").strip() or failures(s)
+        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
+            ReasonKind.FAILED, why or "the HostAgent gave up without saying why", PLANNER))
+    if status is HostStatus.ERROR:  # the model itself says something is broken
+        return finish_run(s, PLANNED_EVENTS[status], Reason(
+            ReasonKind.FAILED, f"the HostAgent reported ERROR: {output.comment or 'no reason given'}", PLANNER))
+    s = fire(s, PLANNED_EVENTS[status])
+    if status is HostStatus.CONTINUE:
+        note = f"Bash {report.bash.command!r}: {report.bash.detail}." if report.bash else ""
+        return dispatch_planner(s, note=f"{note} Look again and go on.".strip())
+    if status is HostStatus.PENDING:
+        return ask(s, InteractionKind.QUESTION, PLANNER, questions=output.questions, summary=output.comment)
+    summary = output.comment or output.current_subtask or "the HostAgent's next step"  # CONFIRM
+    if output.bash:
+        summary += f" (Bash: {output.bash})"
+    return ask(s, InteractionKind.APPROVAL, PLANNER, summary=summary)
+
+
+def _unmade(run: Run) -> list[str]:
+    """The files the request names that did not exist when planned and that no change of the run made."""
+    touched = [p for r in run.subtasks.values() for p in r.changed]
+    if run.files is None:  # no workspace to compare with
+        return []
+    return [path for path in (normal_path(n) for n in file_names(run.request))
+            if path not in run.files and not any(f.rpartition("/")[2] == path for f in run.files)
+            and not covered(path, touched) and not any(p.rpartition("/")[2] == path for p in touched)]
+
+
+def _refused(s: HostState) -> Reason | None:
+    """The run's end when what it was asked for was refused and nothing else was changed: said as such."""
+    run = run_of(s)
+    refused = [r.reason.detail for r in run.subtasks.values() if r.reason is not None
+               and r.reason.kind is ReasonKind.REFUSED]
+    refused += [f"refused (batch mode): {what}" for r in run.subtasks.values() for what in r.refused]
+    if not refused or any(r.changed for r in run.subtasks.values()):
+        return None
+    return Reason(ReasonKind.REFUSED, f"not done: {'; '.join(dict.fromkeys(refused))}", PLANNER)
+
+
+def _finish(s: HostState, output: HostOutput) -> Result:
+    """The planner says the request is done: accepted when the run shows it."""
+    run = run_of(s)
+    if (refused := _refused(s)) is not None:
+        return finish_run(s, HostEvent.PLANNED_FAIL, refused)
+    failed = unfinished(s)
+    if failed:
+        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
+            ReasonKind.FAILED, f"the HostAgent answered FINISH, but {failures(s)}", PLANNER))
+    if unmade := _unmade(run):
+        if not run.finish_checked:
+            s = fire(with_run(s, finish_checked=True), HostEvent.RETRY)
+            return dispatch_planner(s, note=f"You answered FINISH, but the request names {', '.join(unmade)}, which "
+                                            "no subtask made. ASSIGN the subtasks that make it (new ids, with it in "
+                                            "their writes), or answer FAIL with the reason.", retry=True)
+        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
+            ReasonKind.FAILED, f"not done: the request names {', '.join(unmade)}, which was never made", PLANNER))
+    text = output.comment
+    if EXAMPLE_RULE in s.rules and _copies_example([text], run.request) is not None:
+        text = _results(run)
+    return finish_run(s, HostEvent.PLANNED_FINISH, None, text=text or _results(run))
+
+
+def _results(run: Run) -> str:
+    """What the subtasks say they did, for a FINISH whose own words are not about this request."""
+    return "; ".join(f"subtask {r.spec.id}: {summarize(r.result, 200)}" for r in run.subtasks.values()
+                     if r.result not in (None, "")) or "every subtask ended FINISH"
+
+
+def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
+    run = run_of(s)
+    kept = kept_specs(run)
+    check = check_plan(_specs(s, output), offered(s), run.request, run.files, kept)
+    if not check.ok:
+        problems = "\n".join(f"- {p}" for p in check.problems)
+        if run.plan_retries >= s.config.max_plan_retries:
+            return finish_run(s, HostEvent.GIVE_UP, Reason(
+                ReasonKind.PLAN_INVALID, f"the plan still failed its checks after {run.plan_retries} "
+                                         f"retr{'y' if run.plan_retries == 1 else 'ies'}:\n{problems}", PLANNER))
+        s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
+        return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
+                                retry=True)
+    try:
+        schedule = merge_schedule(run, check.subtasks)
+    except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
+        return finish_run(s, HostEvent.GIVE_UP, Reason(ReasonKind.PLAN_INVALID, str(exc), PLANNER))
+    # What a plan made before any result declares is the person's request turned into paths; what a later
+    # plan adds may come from what a file said, and waits for the person unless the request names it.
+    trusted = run.trusted if run.seen_data else (*run.trusted, *(w for spec in check.subtasks for w in spec.writes))
+    records = dict(run.subtasks)
+    for spec in check.subtasks:
+        untrusted = tuple(w for w in spec.writes if not covered(w, trusted) and not named_by(w, run.request))
+        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted)
+    s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0, trusted=tuple(dict.fromkeys(trusted)))
+    s = fire(s, HostEvent.PLANNED_ASSIGN)
+    return schedule_ready(s)
+

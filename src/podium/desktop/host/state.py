@@ -1,0 +1,257 @@
+"""The host strategy's state (immutable values) and the read-only views of it: status, progress.
+
+Everything the host decides from is here, so a run is fully described by the inputs its strategy
+received: the plan with its declarations, each subtask's step memory (what its calls did, what they
+changed, what they handed on), what the run created, and who is being asked what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from podium.agent.events import Usage
+from podium.desktop.blackboard import QA, Blackboard
+from podium.desktop.host.artifacts import Artifact
+from podium.desktop.host.capability import Hold
+from podium.desktop.host.catalog import Catalog
+from podium.desktop.host.fsm import HostMachine, SubtaskMachine, SubtaskState
+from podium.desktop.person import Progress, SubtaskProgress
+from podium.desktop.rules import AUTO, PROFILES
+from podium.desktop.wire.messages import CallFacts, EffectView
+from podium.desktop.wire.schemas import Action, AppOutput, SubtaskSpec
+from podium.ensemble.ops import AgentSpec, Token
+from podium.ensemble.strategies.graph import GraphSchedule
+from podium.errors import ConfigError, Reason
+
+PLANNER = "host"
+OBSERVER = "observer"
+JUDGE = "judge"
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """Limits and policies of the HostAgent. Every limit ends the request with FAIL and a reason."""
+
+    max_steps: int = 100  # Host + App steps of one request
+    max_session_steps: int | None = None  # Host + App steps of all the session's requests
+    max_subtask_steps: int = 20
+    max_wall_time: float | None = None  # seconds; the shell sends Elapsed when it passes
+    max_tokens: int | None = None  # for the whole session
+    max_cost: float | None = None
+    max_repairs: int = 2  # re-asks after invalid output, per step
+    max_plan_retries: int = 2  # re-asks after a plan failed its checks
+    max_replans: int = 2  # re-plans after failed subtasks
+    # Fresh agents started after a crash interrupted a step: per subtask for its AppAgent, per request
+    # for the planner. The interrupted step is retried on the fresh agent; once spent, the subtask fails.
+    max_agent_restarts: int = 1
+    # Steps in a row in which a subtask's AppAgent ran no tool successfully: then the subtask ends, FINISH
+    # if the verifier finds its declared work done, FAIL otherwise.
+    max_idle_steps: int = 3
+    temperature: float = 0.0  # first attempt: greedy
+    retry_temperature: float = 0.7  # re-asks after an invalid answer: sampled, so the model does not repeat itself
+    interactive: bool = False  # False: batch mode, nobody answers
+    default_answer: str = "not available"  # batch mode's answer to every question
+    auto_approve: bool = False  # batch mode: grant holds --yes may grant (never an undeclared write)
+    evaluate: bool = False  # LLM judge at the end
+    blackboard_chars: int = 4000
+    rules: str = AUTO  # the profile of named rules (podium.desktop.rules); "auto": HostSession picks by model
+    protected: tuple[str, ...] = ("podium.toml",)  # workspace paths every change of needs approval
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_subtask_steps", "blackboard_chars", "max_idle_steps"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f"HostConfig.{name} must be an integer >= 1, got {value!r}")
+        for name in ("max_repairs", "max_plan_retries", "max_replans", "max_agent_restarts"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ConfigError(f"HostConfig.{name} must be an integer >= 0, got {value!r}")
+        for name in ("max_wall_time", "max_tokens", "max_cost", "max_session_steps"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int | float) or value <= 0):
+                raise ConfigError(f"HostConfig.{name} must be a positive number or None, got {value!r}")
+        if self.rules not in PROFILES:
+            raise ConfigError(f"HostConfig.rules must be one of {', '.join(PROFILES)}, got {self.rules!r}")
+
+
+class InteractionKind(StrEnum):
+    QUESTION = "question"
+    APPROVAL = "approval"
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """Something waiting for the person: questions (PENDING) or an approval (CONFIRM)."""
+
+    id: str
+    kind: InteractionKind
+    asked_by: str
+    subtask: str | None = None
+    questions: tuple[str, ...] = ()
+    summary: str = ""
+    actions: tuple[Action, ...] = ()
+    holds: tuple[Hold, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """An AppAgent's answer whose calls wait: for the person's approval, or for their EXECUTE turn."""
+
+    output: AppOutput
+    facts: tuple[CallFacts, ...]
+    run: tuple[int, ...]  # the actions to run (indexes into output.actions)
+    skipped: tuple[tuple[int, str, bool], ...] = ()  # (index, why, counts as done) of those not run
+    intent: str = ""  # set when its calls were sent to run (EXECUTE)
+    fired: tuple[str, ...] = ()  # the named rules that fired deciding it
+    failed_again: tuple[str, ...] = ()  # tools whose failed call it proposed again
+    timings_ms: Mapping[str, float] = field(default_factory=dict)  # of its PROPOSE turn
+    screenshot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubtaskRecord:
+    spec: SubtaskSpec
+    machine: SubtaskMachine = field(default_factory=SubtaskMachine)
+    untrusted: tuple[str, ...] = ()  # its declared writes that only data named (capability.BY_DATA)
+    agent: str | None = None
+    steps: int = 0
+    repairs: int = 0
+    feedback: str = ""
+    note: str = ""  # for the next step: a FINISH questioned, a restart, a refusal...
+    answers: tuple[QA, ...] = ()
+    proposal: Proposal | None = None
+    holds: tuple[Hold, ...] = ()
+    artifacts: Mapping[str, Artifact] = field(default_factory=dict)  # what its calls read, by name
+    names: Mapping[str, str] = field(default_factory=dict)  # artifact base name -> the call that made it
+    done: tuple[str, ...] = ()  # the changes that succeeded (call keys): the same change is not made twice
+    failed: tuple[tuple[str, str], ...] = ()  # (call key, error) since its last successful change
+    changed: Mapping[str, EffectView] = field(default_factory=dict)  # path -> what its calls did to it
+    called: tuple[str, ...] = ()  # the tools whose calls succeeded
+    refused: tuple[str, ...] = ()  # what was refused it, and it went on without
+    stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)
+    only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
+    result: Any = None
+    reason: Reason | None = None
+    restarts: int = 0
+    idle: int = 0  # steps in a row without a call that succeeded
+    finish_checked: bool = False  # a FINISH was questioned once already
+    fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
+    sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
+
+    @property
+    def state(self) -> SubtaskState:
+        return self.machine.state
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One request, from the ask to the reply."""
+
+    token: Token
+    request: str
+    machine: HostMachine = field(default_factory=HostMachine)
+    schedule: GraphSchedule | None = None
+    subtasks: Mapping[str, SubtaskRecord] = field(default_factory=dict)  # every subtask ever planned
+    files: tuple[str, ...] | None = None  # the workspace's paths, as the planner's last step listed them
+    trusted: tuple[str, ...] = ()  # writes the request or a plan made before any result named
+    created: tuple[str, ...] = ()  # paths the run itself made: its own to change again
+    seen_data: bool = False  # a subtask has handed results to the planner (later plans saw data)
+    plan: tuple[str, ...] = ()
+    steps: int = 0
+    planner_steps: int = 0
+    repairs: int = 0
+    plan_retries: int = 0
+    replans: int = 0
+    planner_restarts: int = 0
+    planner_ask: tuple[str, str, bool] = ("", "", False)  # the planner's last step: note, feedback, retry
+    answers: tuple[QA, ...] = ()  # the person's answers to the planner's own questions
+    waiting: tuple[Interaction, ...] = ()  # the head is the one shown to the person
+    usage: Usage = field(default_factory=Usage)
+    busy: Mapping[str, str] = field(default_factory=dict)  # AppAgent -> the subtask it works on
+    current: str = "planning"
+    comment: str = ""  # the planner's last comment
+    finish_checked: bool = False  # a FINISH that left named files unmade was questioned once already
+    applications: tuple[str, ...] = ()  # offered to the planner; () means all
+    evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
+    intents: int = 0  # EXECUTE batches sent (their ids)
+
+
+@dataclass(frozen=True, slots=True)
+class HostState:
+    config: HostConfig
+    catalog: Catalog
+    planner: AgentSpec
+    app_specs: Mapping[str, AgentSpec]  # application -> template of its AppAgent
+    rules: frozenset[str] = frozenset()  # the ids of the named rules in force
+    observer: bool = False
+    judge: bool = False
+    agents: Mapping[str, str] = field(default_factory=dict)  # application -> its AppAgent (the cache)
+    generations: Mapping[str, int] = field(default_factory=dict)
+    fresh: tuple[str, ...] = ()  # cached AppAgents not started yet (they start at their first step)
+    planner_down: bool = False  # it went down; a fresh one starts at the planner's next step
+    blackboard: Blackboard = field(default_factory=Blackboard)
+    memory: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # application -> its AppAgent's steps
+    run: Run | None = None
+    queue: tuple[tuple[Token, str], ...] = ()  # requests waiting for the current one to end
+    usage: Usage = field(default_factory=Usage)  # the whole session's
+    step_no: int = 0  # trajectory step numbers, across the session
+    session_steps: int = 0  # Host + App steps dispatched, across the session
+    interaction_no: int = 0
+    last: Mapping[str, Any] | None = None  # the outcome of the latest finished request
+
+
+def subtask_view(record: SubtaskRecord) -> SubtaskProgress:
+    spec = record.spec
+    return SubtaskProgress(spec.id, spec.description, spec.application, record.state.value, spec.depends_on,
+                           record.steps, record.agent, spec.writes)
+
+
+def progress(s: HostState) -> Progress:
+    run = s.run
+    usage = s.usage
+    if run is None:
+        last = s.last or {}
+        return Progress(None, str(last.get("status", "idle")), (), "idle", 0, usage.input_tokens,
+                        usage.output_tokens, usage.cost)
+    return Progress(run.token, run.machine.state.value, tuple(subtask_view(r) for r in run.subtasks.values()),
+                    run.current, run.steps, usage.input_tokens, usage.output_tokens, usage.cost,
+                    tuple(i.id for i in run.waiting))
+
+
+def usage_dict(usage: Usage) -> dict[str, Any]:
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "cost": usage.cost,
+            "cached_tokens": usage.cached_tokens, "read_ms": usage.read_ms, "write_ms": usage.write_ms}
+
+
+def subtask_dict(r: SubtaskRecord) -> dict[str, Any]:
+    spec = r.spec
+    return {"id": spec.id, "description": spec.description, "application": spec.application,
+            "depends_on": list(spec.depends_on), "reads": list(spec.reads), "writes": list(spec.writes),
+            "tools": list(spec.tools), "hands_on": spec.hands_on.value, "state": r.state.value, "steps": r.steps,
+            "agent": r.agent, "restarts": r.restarts, "changed": sorted(r.changed)}
+
+
+def status(s: HostState) -> dict[str, Any]:
+    """What `Session.status()["host"]` shows: the host state and every subtask's state."""
+    run = s.run
+    body: dict[str, Any] = {
+        "state": "idle" if run is None else run.machine.state.value,
+        "agents": dict(s.agents),
+        "queued_requests": len(s.queue),
+        "usage": usage_dict(s.usage),
+        "session_steps": s.session_steps,
+        "rules": sorted(s.rules),
+        "last": s.last,
+    }
+    if run is not None:
+        body.update({
+            "request": run.request, "token": run.token, "current": run.current, "steps": run.steps,
+            "plan": list(run.plan), "created": list(run.created),
+            "subtasks": [subtask_dict(r) for r in run.subtasks.values()],
+            "waiting_for": [{"id": i.id, "kind": i.kind.value, "asked_by": i.asked_by, "subtask": i.subtask,
+                             "questions": list(i.questions), "summary": i.summary} for i in run.waiting],
+        })
+    return body

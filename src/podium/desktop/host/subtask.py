@@ -1,0 +1,309 @@
+"""What the host does with an AppAgent's step: its answer decided on, its calls run, its status applied.
+
+A PROPOSE report carries the model's answer and the facts of its calls; `decide` says what runs, what is a
+repeat, what waits for the person. An EXECUTE report carries what ran; `remember` folds it into the step
+memory. Then the answer's status moves the subtask's machine: a FINISH is verified against the
+subtask's declarations (podium.desktop.host.verify), a PENDING asks the person, a FAIL ends it, and
+anything else is one more step with what went wrong in front of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from podium.desktop.host import verify
+from podium.desktop.host.decide import decide, made, observed, remember
+from podium.desktop.host.flow import (
+    Result,
+    dispatch_execute,
+    dispatch_propose,
+    end_subtask,
+    finish_run,
+    record_step,
+    remember_line,
+    run_of,
+    set_record,
+    settle,
+    update_subtask,
+    with_run,
+)
+from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
+from podium.desktop.host.people import ask
+from podium.desktop.host.state import HostState, InteractionKind, Proposal
+from podium.desktop.rules import steps as rules
+from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, call_text, summarize
+from podium.desktop.wire.schemas import AppOutput, AppStatus
+from podium.errors import Reason, ReasonKind
+
+
+def repair_feedback(raw: str, problem: str) -> str:
+    shown = raw if len(raw) <= 1500 else raw[:1500] + " ..."
+    return (f"Your answer was:\n{shown}\nIt was rejected: {problem}\n"
+            "Answer again with ONE JSON object with the fields of the example, and nothing else.")
+
+
+def on_app_report(s: HostState, agent: str, report: AppStepReport) -> Result:
+    sid = run_of(s).busy.get(agent)
+    if sid is None:
+        return [], s  # not working for this request (a late answer from an earlier one)
+    if report.kind is AppStepKind.EXECUTE:
+        return _executed(s, agent, sid, report)
+    return _proposed(s, agent, sid, report)
+
+
+def _broken(s: HostState, agent: str, sid: str, report: AppStepReport) -> Result:
+    failure = report.failure
+    assert failure is not None
+    where = f"AppAgent {agent} (subtask {sid})"
+    s = record_step(s, agent, "ERROR", subtask=sid, action="step failed", error=f"{failure.phase.value}: "
+                    f"{failure.detail}", timings=report.timings_ms, screenshot=report.screenshot)
+    if failure.kind is ReasonKind.BUDGET_EXCEEDED:
+        return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, failure.detail, agent))
+    reason = Reason(ReasonKind.STAGE_FAILED, f"{where}: {failure.phase.value} failed: {failure.detail}", agent)
+    s = update_subtask(s, sid, SubtaskEvent.BROKEN, reason=reason)
+    return finish_run(s, HostEvent.BROKEN, reason)
+
+
+def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Result:
+    run = run_of(s)
+    record = run.subtasks[sid]
+    if report.failure is not None:
+        return _broken(s, agent, sid, report)
+    record = observed(record, report.observed)  # what DATA_COLLECTION read is data it may refer to
+    s = set_record(s, record)
+    output = AppOutput.model_validate(report.output) if report.output is not None and report.status else None
+    if output is None:
+        problem = report.invalid or "no answer"
+        s = record_step(s, agent, "ERROR", subtask=sid, action="no valid answer", error=problem,
+                        timings=report.timings_ms, screenshot=report.screenshot)
+        if record.repairs >= s.config.max_repairs:
+            reason = Reason(ReasonKind.INVALID_OUTPUT, f"AppAgent {agent} (subtask {sid}): the output stayed invalid "
+                                                       f"after {record.repairs} repair(s): {problem}; last output: "
+                                                       f"{summarize(report.raw, 300)!r}", agent)
+            s = update_subtask(s, sid, SubtaskEvent.BROKEN, reason=reason)
+            return finish_run(s, HostEvent.BROKEN, reason)
+        s = update_subtask(s, sid, SubtaskEvent.RETRY, repairs=record.repairs + 1,
+                           feedback=repair_feedback(report.raw, problem))
+        return dispatch_propose(s, sid)
+    given = " ".join((run.request, *(qa.answer for qa in record.answers)))
+    facts = tuple(report.facts)
+    decision = decide(output, facts, record, active=s.rules, created=run.created, protected=s.config.protected,
+                      given=given)
+    proposal = Proposal(output, facts, decision.run, decision.skipped, fired=decision.fired,
+                        failed_again=decision.failed_again, timings_ms=dict(report.timings_ms),
+                        screenshot=report.screenshot)
+    s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")
+    asked = {qa.question.casefold() for qa in record.answers}
+    if questions := tuple(q for q in decision.questions if q.casefold() not in asked):
+        s = _trajectory(s, agent, sid, "PENDING", proposal, ())
+        s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING, proposal=None)
+        return ask(s, InteractionKind.QUESTION, agent, sid, questions=questions, summary=output.comment)
+    if decision.holds:
+        s = _trajectory(s, agent, sid, "CONFIRM", proposal, ())
+        held = [facts[i] for i in decision.run]
+        summary = f"{run.subtasks[sid].spec.application}: " + ", ".join(call_text(f.function, f.arguments, 200)
+                                                                         for f in held)
+        if output.comment:
+            summary += f" ({output.comment})"
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONFIRM, holds=decision.holds)
+        return ask(s, InteractionKind.APPROVAL, agent, sid, summary=summary,
+                   actions=tuple(output.actions[i] for i in decision.run), holds=decision.holds)
+    if decision.run:
+        return dispatch_execute(s, sid, proposal)
+    return _stepped(s, agent, sid, ())
+
+
+def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Result:
+    record = run_of(s).subtasks[sid]
+    proposal = record.proposal
+    if proposal is None:
+        return [], s
+    if report.failure is not None:
+        return _broken(s, agent, sid, report)
+    s = set_record(s, remember(record, proposal.facts, report.results))
+    run = run_of(s)
+    s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
+    timings = {**proposal.timings_ms, **report.timings_ms}
+    errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
+    return _stepped(s, agent, sid, tuple(report.results), timings, errors)
+
+
+def _shown(proposal: Proposal, results: tuple[ActionResult, ...]) -> tuple[str, str]:
+    """The step's calls and what came of each, in the answer's order (ran or not)."""
+    ran = dict(zip(proposal.run, results, strict=False))
+    skipped = {i: why for i, why, _ in proposal.skipped}
+    calls, outcomes = [], []
+    for index, action in enumerate(proposal.output.actions):
+        fact = proposal.facts[index] if index < len(proposal.facts) else None
+        arguments = fact.arguments if fact is not None else action.arguments
+        calls.append(call_text(action.function, arguments, 120))
+        if index in ran:
+            r = ran[index]
+            outcomes.append(f"{r.function}: " + (f"ok {summarize(r.content, 300)}" if r.ok else f"error {r.error}"))
+        elif index in skipped:
+            outcomes.append(f"{action.function}: {skipped[index]}")
+    output = proposal.output
+    if output.result not in (None, ""):
+        outcomes.append(f"result: {summarize(output.result, 200)}")
+    if output.comment:
+        outcomes.append(output.comment)
+    return "; ".join(calls), "; ".join(outcomes)
+
+
+def _trajectory(s: HostState, agent: str, sid: str, status: str, proposal: Proposal,
+                results: tuple[ActionResult, ...], timings: dict[str, float] | None = None, error: str | None = None,
+                fired: tuple[str, ...] = ()) -> HostState:
+    action, outcome = _shown(proposal, results)
+    s = record_step(s, agent, status, subtask=sid, action=action, outcome=outcome,
+                    timings=timings or dict(proposal.timings_ms), error=error, screenshot=proposal.screenshot,
+                    fired=(*proposal.fired, *fired))
+    output = proposal.output
+    line = f"- subtask {sid} step {run_of(s).subtasks[sid].steps}: {status}"
+    if output.thought:
+        line += f"; thought: {summarize(output.thought, 200)}"
+    if action:
+        line += f"\n  calls: {action}\n  -> {summarize(outcome, 1500)}"
+    return remember_line(s, run_of(s).subtasks[sid].spec.application, line)
+
+
+def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
+             timings: dict[str, float] | None = None, error: str | None = None) -> Result:
+    """The step's calls are done (or none ran): apply its status."""
+    record = run_of(s).subtasks[sid]
+    proposal = record.proposal
+    assert proposal is not None
+    output = proposal.output
+    repeats = sum(1 for _, _, done in proposal.skipped if done)
+    fired: list[str] = []
+    status = output.status
+    if (rule := rules.as_finish(output, results, repeats, record.spec.writes, s.rules)) is not None:
+        status = AppStatus.FINISH
+        fired.append(rule)
+    failed_change = [r for r in results if not r.ok and not r.read_only]
+    s = _trajectory(s, agent, sid, status.value, proposal, results, timings, error, tuple(fired))
+    stuck = record.stuck
+    if rules.STUCK_TOOL in s.rules and proposal.failed_again:
+        stuck = tuple(dict.fromkeys((*stuck, *proposal.failed_again)))
+    changed = any(r.ok and not r.read_only for r in results)
+    s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
+                       only=() if changed else record.only)
+    if status is AppStatus.FINISH and not failed_change:
+        return _finish(s, agent, sid, output)
+    if status is AppStatus.PENDING:
+        return _pending(s, agent, sid, output)
+    if status is AppStatus.FAIL:
+        return _fail(s, agent, sid, output, results)
+    if status is AppStatus.ERROR:
+        reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) reported ERROR: "
+                                           f"{output.comment or 'no reason given'}", agent)
+        s = update_subtask(s, sid, STEP_EVENTS[AppStatus.ERROR], reason=reason)
+        return finish_run(s, HostEvent.BROKEN, reason)
+    return _go_on(s, agent, sid, output, results, proposal)
+
+
+def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
+    record = replace(run_of(s).subtasks[sid], result=output.result)
+    missing = verify.missing(record, s.catalog.get(record.spec.application))
+    if missing and not record.finish_checked:
+        force = rules.FORCE_TOOL in s.rules and bool(missing.tools)
+        note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
+                f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make that change "
+                f"now with the data you were given, then FINISH.")
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, note=note,
+                           only=missing.tools if force else ())
+        if force:
+            s = _fired(s, rules.FORCE_TOOL)
+        return dispatch_propose(s, sid)
+    if missing.writes:
+        reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
+                        agent)
+        s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
+        return settle(s)
+    s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
+    return settle(s)
+
+
+def _pending(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
+    record = run_of(s).subtasks[sid]
+    asked = {qa.question.casefold() for qa in record.answers}
+    new = tuple(q for q in output.questions if q.casefold() not in asked)
+    if not new:
+        given = "; ".join(f"{qa.question!r}: {qa.answer!r}" for qa in record.answers)
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, note=f"Your question was answered already ({given}). "
+                           "Go on with that answer: call the tool for your subtask, or answer FINISH or FAIL.")
+        return dispatch_propose(s, sid)
+    s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
+    return ask(s, InteractionKind.QUESTION, agent, sid, questions=new, summary=output.comment)
+
+
+def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[ActionResult, ...]) -> Result:
+    record = run_of(s).subtasks[sid]
+    erred = [(r.function, r.error) for r in results if not r.ok and r.error] or \
+        [(json.loads(key)[0], error) for key, error in record.failed]
+    if rules.FAIL_QUESTION in s.rules and erred and not record.fail_checked:
+        function, error = erred[-1]
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, fail_checked=True, note=(
+            f"You answered FAIL after {function} failed: {error}. That error says what to change: call {function} "
+            "again with corrected arguments (or another tool). Answer FAIL only if your subtask truly cannot be "
+            "done."))
+        return dispatch_propose(_fired(s, rules.FAIL_QUESTION), sid)
+    reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}): "
+                                       f"{output.comment or 'failed without saying why'}", agent)
+    s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
+    return settle(s)
+
+
+def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[ActionResult, ...],
+           proposal: Proposal) -> Result:
+    """CONTINUE, or a FINISH whose own change failed: one more step, with what went wrong in front of it."""
+    record = run_of(s).subtasks[sid]
+    worked = any(r.ok for r in results)
+    idle = 0 if worked else record.idle + 1
+    problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
+    problems += [why for _, why, done in proposal.skipped if not done]
+    note = ""
+    if output.status is AppStatus.FINISH:
+        note = "You answered FINISH, but a change failed, so the subtask is not done. "
+    if problems:
+        note += "In your last step: " + "; ".join(problems[:3]) + ". Fix the arguments or call another tool."
+    elif not worked and not results:
+        note += "Your last step ran no call. Call the tool that does the next part of your subtask, or FINISH."
+    if idle >= s.config.max_idle_steps:
+        missing = verify.missing(record, s.catalog.get(record.spec.application))
+        if record.changed and not missing.writes:
+            s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=(
+                f"its declared changes were made ({', '.join(sorted(record.changed))}); then {idle} steps without "
+                "progress"))
+            return settle(s)
+        reason = Reason(ReasonKind.LIMIT_REACHED, f"AppAgent {agent} (subtask {sid}) made no progress: {idle} steps "
+                        f"in a row without a call that succeeded (max_idle_steps={s.config.max_idle_steps}); last: "
+                        f"{summarize(note, 300)}", agent)
+        s = end_subtask(s, sid, agent, SubtaskEvent.LIMIT, reason=reason)
+        return settle(s)
+    s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, idle=idle, note=note.strip(), sampled=not worked)
+    if not worked and rules.SAMPLE in s.rules:
+        s = _fired(s, rules.SAMPLE)
+    return dispatch_propose(s, sid)
+
+
+def _fired(s: HostState, rule: str) -> HostState:
+    """The latest trajectory entry with one more rule that fired."""
+    *before, last = s.blackboard.trajectories
+    if rule in last.rules:
+        return s
+    last = last.model_copy(update={"rules": (*last.rules, rule)})
+    return replace(s, blackboard=s.blackboard.model_copy(update={"trajectories": (*before, last)}))
+
+
+def on_app_error(s: HostState, agent: str, reason: Reason) -> Result:
+    """A turn of the AppAgent failed outside its step (watchdog timeout, a crash in the step itself):
+    the subtask fails; the planner may re-plan once the graph is idle."""
+    sid = run_of(s).busy.get(agent)
+    if sid is None:
+        return [], s
+    why = Reason(reason.kind, f"AppAgent {agent} (subtask {sid}): its turn failed: {reason.detail or reason.kind}",
+                 agent, reason)
+    s = record_step(s, agent, "FAIL", subtask=sid, action="turn failed", error=str(reason))
+    s = end_subtask(s, sid, agent, SubtaskEvent.CRASHED, reason=why)
+    return settle(s)

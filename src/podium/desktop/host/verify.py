@@ -1,0 +1,61 @@
+"""A FINISH is checked against what the files show, not against the model's words (OSWorld's lesson).
+
+A subtask declared what it `writes`, which of its application's `tools` it expects to call and what it
+`hands_on`. When its AppAgent answers FINISH, the host compares the declarations with the evidence its
+calls left: the paths each successful change touched (with content digests measured around the call),
+the tools that succeeded, the data read. What is missing is named; the FINISH is questioned once with
+those names, and a FINISH that still leaves a declared write untouched ends the subtask FAIL: a run never
+reports done for a file it never changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podium.desktop.host.artifacts import Kind
+from podium.desktop.host.capability import covered
+from podium.desktop.host.catalog import AppInfo
+from podium.desktop.host.state import SubtaskRecord
+from podium.desktop.wire.schemas import HandsOn
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    writes: tuple[str, ...] = ()  # declared writes no successful change touched
+    tools: tuple[str, ...] = ()  # declared changing tools that never succeeded
+    hands_on: str = ""  # the declared kind of data, when none was read
+
+    def __bool__(self) -> bool:
+        return bool(self.writes or self.tools or self.hands_on)
+
+    def text(self) -> str:
+        parts = []
+        if self.writes:
+            parts.append(f"{', '.join(self.writes)} {'is' if len(self.writes) == 1 else 'are'} unchanged")
+        if self.tools:
+            parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
+        if self.hands_on:
+            parts.append(f"no {self.hands_on} was read to hand on")
+        return "; ".join(parts)
+
+
+def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
+    """What the subtask's declarations ask for that its evidence does not show."""
+    spec = record.spec
+    touched = tuple(record.changed)
+    writes = tuple(w for w in spec.writes if not any(covered(path, (w,)) for path in touched)
+                   and not any(covered(w, (path,)) for path in touched))
+    changing = set(app.changing) if app is not None else set()
+    tools = tuple(t for t in spec.tools if t in changing and t not in record.called)
+    hands = ""
+    if spec.hands_on is not HandsOn.NOTHING:
+        wanted = Kind(spec.hands_on.value)
+        if not any(a.kind is wanted for a in record.artifacts.values()) and not _given(record.result, wanted):
+            hands = spec.hands_on.value
+    return Missing(writes, tools, hands)
+
+
+def _given(result: object, kind: Kind) -> bool:
+    if kind is Kind.NUMBER:
+        return isinstance(result, int | float) and not isinstance(result, bool)
+    return isinstance(result, str) and bool(result.strip()) and kind is Kind.TEXT

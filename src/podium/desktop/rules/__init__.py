@@ -1,0 +1,67 @@
+"""Named rules: what is still compensation for a model's known weaknesses, in its own room.
+
+Everything that decides safety or success is a mechanism of the host (typed plans, capabilities on
+paths, references, the verifier) and holds for every model. What remains is compensation for how a
+small model goes wrong: each such rule has an id, a one-line why, and the profiles it belongs to. A run
+chooses a profile (`HostConfig(rules=...)`, by default from the model: the embedded small model gets
+"small-local", a model behind an API gets "none"); the trajectory records which rule fired at each step,
+and `podium show` counts them. The README's table of rules is generated from `RULES` (`table()`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podium.errors import ConfigError
+
+SMALL_LOCAL = "small-local"
+NONE = "none"
+AUTO = "auto"  # the profile the model asks for (HostSession resolves it; the strategy reads it as none)
+PROFILES = (SMALL_LOCAL, NONE, AUTO)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    why: str
+    profiles: tuple[str, ...] = (SMALL_LOCAL,)
+
+
+RULES: dict[str, Rule] = {rule.id: rule for rule in (
+    Rule("offer-typed-apps", "When every file the request names has an application of its type, the planner is "
+                             "offered only those applications: a small model plans worse from a longer list."),
+    Rule("repeat-is-finish", "An answer whose calls all repeat changes that already succeeded is read as FINISH "
+                             "(and verified like one): a small model that made its change often cannot say so."),
+    Rule("failed-call-not-rerun", "A call identical to one that failed since the last successful change is not run "
+                                  "again; its earlier error is reported: nothing changed that could fix it."),
+    Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged is left out of the grammar "
+                                "until a change succeeds: told to call something else, a small model did not."),
+    Rule("force-missing-tool", "After a FINISH questioned for a declared tool never called, the next answer must "
+                               "call one of the missing tools (grammar): told in words, a small model did not."),
+    Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
+                                      "a small model gives up on an error that says how to fix the call."),
+    Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
+                                  "answer gives a result: a small model reads the same file again instead."),
+    Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
+                             "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
+    Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
+                            "model with no data at hand copies the example's."),
+    Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
+                                     "decoding gives the same useless answer again."),
+)}
+
+
+def profile_rules(profile: str) -> frozenset[str]:
+    """The ids of the rules of a profile ("none": no rule)."""
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown rules profile {profile!r}; the profiles are: {', '.join(PROFILES)}")
+    if profile == AUTO:
+        return frozenset()
+    return frozenset(rule.id for rule in RULES.values() if profile in rule.profiles)
+
+
+def table() -> str:
+    """The rules as a Markdown table (the README's)."""
+    lines = ["| rule | why | profiles |", "|---|---|---|"]
+    lines += [f"| `{r.id}` | {r.why} | {', '.join(r.profiles)} |" for r in RULES.values()]
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""The named rules that act on an AppAgent's step (ids in podium.desktop.rules.RULES). Each is a pure
+function of the step's values, called only when its rule is in force; each returns what it decided, so
+the host can record that it fired."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
+from podium.desktop.wire.prompts import EXAMPLE_ROW
+from podium.desktop.wire.schemas import AppOutput, AppStatus
+
+FAILED_CALL = "failed-call-not-rerun"
+EXAMPLE_COPY = "no-example-copy"
+COPY_QUESTION = "copy-is-question"
+REPEAT_FINISH = "repeat-is-finish"
+READ_FINISH = "read-result-is-finish"
+FAIL_QUESTION = "question-fail-after-error"
+STUCK_TOOL = "withhold-stuck-tool"
+FORCE_TOOL = "force-missing-tool"
+SAMPLE = "sample-after-no-progress"
+
+
+def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str
+            ) -> tuple[str, str, tuple[str, ...]] | None:
+    """(rule, why the call is not run, questions for the person) when a rule in force refuses it."""
+    if FAILED_CALL in active and failed is not None:
+        return FAILED_CALL, (f"not run: it already failed with these same arguments in this subtask "
+                             f"({summarize(failed, 200)}) and would fail again; call something else"), ()
+    if EXAMPLE_COPY in active and not fact.read_only and _has_example(fact.arguments):
+        return EXAMPLE_COPY, (f"not run: {EXAMPLE_ROW} is the data of the example in your instructions, not of "
+                              "your subtask; use the data your subtask was given or has read"), ()
+    if COPY_QUESTION in active and not fact.read_only:
+        copies = [c for c in fact.copies if str(c[1]).strip().casefold() not in given.casefold()]
+        if copies:
+            found = "; ".join(f"{where} would get {value!r}, already in {source}" for where, value, source, _ in copies)
+            file = fact.arguments.get("path")
+            place = f" in {file}" if isinstance(file, str) else ""
+            asked = tuple(f"What is the {what}{place}? No file gives it; {value!r} in {source} is another record's."
+                          for _, value, source, what in copies)
+            return COPY_QUESTION, (f"not run: {found}: another record's value is not this one's; the person is asked "
+                                   "for it"), asked
+    return None
+
+
+def _has_example(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_has_example(v) for v in value.values())
+    if isinstance(value, list):
+        return value == EXAMPLE_ROW or any(_has_example(v) for v in value)
+    return False
+
+
+def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, writes: Sequence[str],
+              active: frozenset[str]) -> str | None:
+    """The rule that reads a CONTINUE as FINISH, if one does: every call a repeat of a change already made
+    (repeat-is-finish), or a subtask that writes nothing whose reads worked and whose answer gives a
+    result (read-result-is-finish)."""
+    if output.status is not AppStatus.CONTINUE:
+        return None
+    if REPEAT_FINISH in active and repeats and repeats == len(output.actions):
+        return REPEAT_FINISH
+    if READ_FINISH in active and not writes and output.result not in (None, "") and results \
+            and all(r.ok and r.read_only for r in results):
+        return READ_FINISH
+    return None

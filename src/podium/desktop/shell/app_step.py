@@ -1,0 +1,282 @@
+"""The AppAgent's step runner: the backend of an AppAgent, the only place its application is touched.
+
+Why a backend and not Behaviour callbacks: the host strategy only ever sees what a turn's backend
+streamed (the agent's completion carries that response), and it must see the step's answer, the facts of
+its calls and what they did. Each turn is one of two kinds (podium.desktop.wire.messages):
+
+- PROPOSE: DATA_COLLECTION (make sure the application runs, take a screenshot when there is a display,
+  look at the files the subtask declares, build the prompt) and LLM_INTERACTION (ask the model under the
+  grammar of this step, validate the answer, and ask the application what each proposed call would do:
+  its references resolved, whether it only reads, which paths it would change and how).
+- EXECUTE: ACTION_EXECUTION: run exactly the calls the host sent, in order, stopping at the first failed
+  change (the calls after it assumed it worked; a failed read changed nothing), measuring the content of
+  every path a call declares before and after it, which is the evidence the host verifies a FINISH with.
+  A batch runs at most once per intent: a batch sent again (after a crash) whose calls already ran reports
+  what they did (`IntentLog`).
+
+MEMORY_UPDATE is the host strategy's: nothing here remembers anything between turns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
+from podium.agent.events import Event
+from podium.backends.structured import OutputErrors, validate
+from podium.desktop.host import artifacts
+from podium.desktop.rules.steps import COPY_QUESTION
+from podium.desktop.shell.launch import Lifecycle
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
+from podium.desktop.shell.observe import jsonable, observation_lines, observe
+from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
+from podium.desktop.wire.grammar import app_output_schema
+from podium.desktop.wire.messages import (
+    ActionResult,
+    AppStepKind,
+    AppStepReport,
+    AppStepRequest,
+    Call,
+    CallFacts,
+    EffectView,
+    StepFailure,
+    decode_app_request,
+)
+from podium.desktop.wire.prompts import app_system, app_user
+from podium.desktop.wire.schemas import AppOutput, normal_path
+from podium.errors import ReasonKind
+
+# A step's answer is 50-260 tokens; a model that runs on is cut here and re-asked, instead of writing for
+# minutes up to the backend's own limit.
+APP_MAX_TOKENS = 512
+
+
+class IntentLog(Protocol):
+    """Where a batch of calls is recorded before and after it runs (the journal), so that a batch sent
+    again runs at most once. `begun` returns the results of a batch that finished, or None."""
+
+    def begin(self, intent: str, calls: Sequence[Call]) -> Sequence[ActionResult] | None: ...
+
+    def done(self, intent: str, results: Sequence[ActionResult]) -> None: ...
+
+
+class _Step:
+    def __init__(self, request: AppStepRequest) -> None:
+        self.request = request
+        self.prompt: Prompt | None = None
+        self.answer: ModelAnswer | None = None
+        self.output: AppOutput | None = None
+        self.invalid: OutputErrors | None = None
+        self.failure_kind: ReasonKind | None = None
+        self.facts: list[CallFacts] = []
+        self.results: list[ActionResult] = []
+        self.screenshot: str | None = None
+        self.observed: list[ActionResult] = []
+
+
+class AppStepBackend(BaseBackend):
+    """Backend of one application's AppAgent; `model` is the model backend it asks."""
+
+    def __init__(self, model: Backend, application: Any, *, lifecycle: Lifecycle | None = None,
+                 screenshots: Screenshots | None = None, middleware: Sequence[Middleware[Any]] = (),
+                 intents: IntentLog | None = None) -> None:
+        self.model = model
+        self.application = application
+        self.lifecycle = lifecycle
+        self.screenshots = screenshots
+        self.middleware = tuple(middleware)
+        self.intents = intents
+        workspace = getattr(application, "workspace", None)
+        self.root: Path | None = getattr(workspace, "root", None)
+
+    async def start_session(self, opts: Mapping[str, Any]) -> Any:
+        return await self.model.start_session(opts)
+
+    async def terminate_session(self, session: Any) -> None:
+        await self.model.terminate_session(session)
+
+    async def prompt(self, session: Any, prompt: str | Prompt) -> AsyncIterator[Event]:  # type: ignore[override]
+        step = _Step(decode_app_request(prompt_text(prompt)))
+        if step.request.kind is AppStepKind.EXECUTE:
+            phases = ((Phase.ACTION_EXECUTION, self._execute),)
+        else:
+            phases = ((Phase.DATA_COLLECTION, self._collect),
+                      (Phase.LLM_INTERACTION, lambda s: self._think(session, s)))
+        run = await run_pipeline(phases, step, self.middleware)
+        for event in usage_events(step.answer):
+            yield event
+        output = step.output
+        failure = None if run.failed is None else StepFailure(
+            phase=run.failed.phase, detail=run.failed.detail, kind=step.failure_kind)
+        report = AppStepReport(
+            kind=step.request.kind,
+            status=output.status if output is not None and failure is None else None,
+            output=None if output is None else output.dump(),
+            raw=step.answer.text if step.answer else "",
+            invalid=None if step.invalid is None else step.invalid.message,
+            failure=failure, facts=tuple(step.facts), results=tuple(step.results), observed=tuple(step.observed),
+            errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
+            timings_ms={p.value: t for p, t in run.timings_ms.items()}, screenshot=step.screenshot)
+        yield Event.result(report.model_dump_json())
+
+    # -- PROPOSE ------------------------------------------------------------------------------------
+
+    async def _collect(self, step: _Step) -> None:
+        app = self.application
+        if not await app.is_running():
+            if self.lifecycle is not None:
+                await self.lifecycle.launch(app.name)
+            else:
+                await app.launch()
+        req = step.request
+        tools = app.tools()
+        if self.screenshots is not None:
+            step.screenshot = await self.screenshots.capture(f"app-{app.name}", req.step)
+        sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
+        step.observed = await observe(app, (*req.reads, *req.writes), req.description)
+        given = [(a.name, a.kind) for a in req.artifacts]
+        seen = [(f"{req.subtask_id}.{r.function}", kind.value) for r in step.observed if r.ok
+                for kind in [artifacts.kind_of(r.content)] if kind is not None]
+        refs = tuple(dict.fromkeys([*given, *seen]))
+        offered = [t for t in tools if not req.offered or t.name in req.offered]
+        step.prompt = Prompt(text=app_user(req, observation_lines(step.observed)),
+                             system=app_system(app.name, app.description, tools, sensitive),
+                             schema=app_output_schema(offered, refs, must_act=req.must_act),
+                             temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
+
+    async def _think(self, session: Any, step: _Step) -> None:
+        assert step.prompt is not None
+        try:
+            step.answer = await call_model(self.model, session, step.prompt)
+        except ModelFailed as exc:
+            step.invalid = exc.invalid_output()
+            if step.invalid is not None:
+                step.answer = ModelAnswer(exc.raw, exc.usage)
+                return
+            step.failure_kind = exc.reason.kind
+            raise PhaseFailed(f"the model failed: {exc.reason}") from exc
+        parsed = validate(AppOutput, step.answer.text)
+        if isinstance(parsed, OutputErrors):
+            step.invalid = parsed
+            return
+        step.output = parsed
+        data = {a.name: artifacts.Artifact(a.name, artifacts.Kind(a.kind), a.value, a.source)
+                for a in step.request.artifacts}
+        for result in step.observed:  # what DATA_COLLECTION read may be referred to as well
+            if result.ok:
+                base = f"{step.request.subtask_id}.{result.function}"
+                data.update({a.name: a for a in artifacts.extract(base, result.content)})
+        step.facts = [await self._facts(action.function, action.arguments, data, step.request)
+                      for action in parsed.actions]
+
+    async def _facts(self, function: str, arguments: Mapping[str, Any], data: Mapping[str, artifacts.Artifact],
+                     request: AppStepRequest) -> CallFacts:
+        app = self.application
+        tool = next((t for t in app.tools() if t.name == function), None)
+        if tool is None:
+            return CallFacts(function=function, arguments=dict(arguments), known=False)
+        try:
+            resolved = artifacts.resolve(arguments, data, tool.parameters)
+        except artifacts.RefError as exc:
+            return CallFacts(function=function, arguments=dict(arguments), read_only=tool.read_only, error=str(exc))
+        if tool.read_only:
+            return CallFacts(function=function, arguments=resolved, read_only=True)
+        effects: tuple[EffectView, ...] | None = None
+        declared = getattr(app, "effects", None)
+        if declared is not None:
+            try:
+                found = declared(function, resolved)
+            except Exception:  # a query of the files that fails says nothing: the call is held as unknown
+                found = None
+            if found is not None:
+                effects = tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
+                                           before=self._digest(normal_path(e.path))) for e in found)
+        copies: tuple[tuple[str, Any, str, str], ...] = ()
+        if COPY_QUESTION in request.rules and hasattr(app, "copies"):
+            try:
+                copies = tuple(tuple(c) for c in app.copies(function, resolved))  # type: ignore[misc]
+            except Exception:
+                copies = ()
+        return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
+                         effects=effects, copies=copies)
+
+    # -- EXECUTE ------------------------------------------------------------------------------------
+
+    async def _execute(self, step: _Step) -> None:
+        req = step.request
+        if self.intents is not None:
+            earlier = self.intents.begin(req.intent, req.calls)
+            if earlier is not None:  # it ran before the agent went down: reported, not run twice
+                step.results = list(earlier)
+                return
+        read_only = {t.name: t.read_only for t in self.application.tools()}
+        for index, call in enumerate(req.calls):
+            result = await self._run(call, read_only.get(call.function, False))
+            step.results.append(result)
+            if not result.ok and not result.read_only:
+                step.results += [ActionResult(function=c.function, arguments=c.arguments, ok=False, ran=False,
+                                              read_only=read_only.get(c.function, False),
+                                              error="not run: an earlier call failed")
+                                 for c in req.calls[index + 1:]]
+                break
+        if self.intents is not None:
+            self.intents.done(req.intent, step.results)
+
+    async def _run(self, call: Call, read_only: bool) -> ActionResult:
+        before = {e.path: self._digest(e.path) for e in call.effects}
+        try:
+            result = await self.application.call(call.function, call.arguments)
+        except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
+            return ActionResult(function=call.function, arguments=call.arguments, ok=False, read_only=read_only,
+                                error=f"{type(exc).__name__}: {exc}")
+        changes = tuple(EffectView(path=e.path, change=e.change, before=before[e.path], after=self._digest(e.path))
+                        for e in call.effects) if result.ok else ()
+        return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
+                            content=jsonable(result.content), error=result.error, read_only=read_only,
+                            changes=changes)
+
+    def _digest(self, path: str) -> str | None:
+        """The content digest of a workspace path (None: absent). Only regular files are read (a FIFO would
+        block); a folder's digest is that of its names."""
+        if self.root is None:
+            return None
+        full = self.root / path
+        try:
+            info = os.stat(full)
+        except OSError:
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            try:
+                names = sorted(os.listdir(full))
+            except OSError:
+                return "folder"
+            return "dir:" + hashlib.sha256("\n".join(names).encode()).hexdigest()
+        if not stat.S_ISREG(info.st_mode):
+            return f"special:{stat.S_IFMT(info.st_mode)}"
+        digest = hashlib.sha256()
+        try:
+            with open(full, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return None
+        return digest.hexdigest()
+
+
+def _sensitive(app: Any, tool: str, arguments: Mapping[str, Any]) -> bool:
+    try:
+        return bool(app.is_sensitive(tool, arguments))
+    except Exception:  # the application cannot tell: treated as sensitive, asked rather than run
+        return True
+
+
+def _always_sensitive(app: Any, tool: str) -> bool:
+    try:
+        return bool(app.is_sensitive(tool, {}))
+    except Exception:  # the check needs real arguments: the model learns it when the call is held
+        return False

@@ -1,0 +1,154 @@
+"""The HostAgent's step: the planner agent's backend runs one 4-phase step per prompt.
+
+- DATA_COLLECTION: which applications are running (lifecycle), a desktop screenshot when there is a
+  display, the workspace's file and folder NAMES (never their content: the plan is made from the
+  request and the names), and the prompt (request, applications, subtasks so far and their results,
+  answers, blackboard, why it is asked now, repair feedback).
+- LLM_INTERACTION: ask the model under the grammar of a typed plan over these applications and files,
+  and validate its answer against `HostOutput`.
+- ACTION_EXECUTION: `Bash` launches an application through the lifecycle (never a shell); it waits
+  when the status asks the person first (PENDING, CONFIRM).
+- MEMORY_UPDATE: none here: the planner's steps are on the blackboard, in the host strategy's state.
+
+The plan itself is checked by the host strategy, in code, where the whole graph is known.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
+from podium.agent.events import Event
+from podium.backends.structured import OutputErrors, validate
+from podium.desktop.host.catalog import Catalog
+from podium.desktop.shell.launch import Lifecycle, run_bash
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
+from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
+from podium.desktop.wire.grammar import MAX_LISTED, host_output_schema
+from podium.desktop.wire.messages import BashReport, HostStepReport, HostStepRequest, StepFailure, decode_host_request
+from podium.desktop.wire.prompts import host_system, host_user
+from podium.desktop.wire.schemas import HostOutput, HostStatus, normal_path
+from podium.errors import ReasonKind
+
+HOST_MAX_TOKENS = 768  # a plan is ~250 tokens; see APP_MAX_TOKENS
+MAX_DEPTH = 3  # folders below the workspace root that are listed
+
+
+def workspace_names(root: Path | None, limit: int = MAX_LISTED * 4) -> list[str]:
+    """The workspace's files and folders (folders end in '/'), names only, hidden ones left out, sorted,
+    at most `limit`: what the planner may see."""
+    if root is None:
+        return []
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        depth = len(rel.parts)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if depth < MAX_DEPTH else []
+        prefix = "" if depth == 0 else f"{rel.as_posix()}/"
+        found += [f"{prefix}{d}/" for d in dirs] + [f"{prefix}{f}" for f in sorted(files) if not f.startswith(".")]
+        if len(found) >= limit:
+            break
+    return sorted(found)[:limit]
+
+
+class _Step:
+    def __init__(self, request: HostStepRequest) -> None:
+        self.request = request
+        self.running: Mapping[str, bool] = {}
+        self.files: list[str] = []
+        self.prompt: Prompt | None = None
+        self.answer: ModelAnswer | None = None
+        self.output: HostOutput | None = None
+        self.invalid: OutputErrors | None = None
+        self.failure_kind: ReasonKind | None = None
+        self.bash: BashReport | None = None
+        self.screenshot: str | None = None
+
+
+class HostStepBackend(BaseBackend):
+    """Backend of the HostAgent's planner agent."""
+
+    def __init__(self, model: Backend, catalog: Catalog, lifecycle: Lifecycle, *, workspace: Path | None = None,
+                 screenshots: Screenshots | None = None, middleware: Sequence[Middleware[Any]] = ()) -> None:
+        self.model = model
+        self.catalog = catalog
+        self.lifecycle = lifecycle
+        self.workspace = workspace
+        self.screenshots = screenshots
+        self.middleware = tuple(middleware)
+
+    async def start_session(self, opts: Mapping[str, Any]) -> Any:
+        return await self.model.start_session(opts)
+
+    async def terminate_session(self, session: Any) -> None:
+        await self.model.terminate_session(session)
+
+    async def prompt(self, session: Any, prompt: str | Prompt) -> AsyncIterator[Event]:  # type: ignore[override]
+        step = _Step(decode_host_request(prompt_text(prompt)))
+        phases = ((Phase.DATA_COLLECTION, self._collect), (Phase.LLM_INTERACTION, lambda s: self._think(session, s)),
+                  (Phase.ACTION_EXECUTION, self._act))
+        run = await run_pipeline(phases, step, self.middleware)
+        for event in usage_events(step.answer):
+            yield event
+        failure = None if run.failed is None else StepFailure(
+            phase=run.failed.phase, detail=run.failed.detail, kind=step.failure_kind)
+        output = step.output
+        report = HostStepReport(
+            status=None if output is None or failure is not None else output.status,
+            output=None if output is None else output.dump(),
+            raw=step.answer.text if step.answer else "",
+            invalid=None if step.invalid is None else step.invalid.message,
+            failure=failure, bash=step.bash, running=dict(step.running),
+            files=None if self.workspace is None else tuple(normal_path(f) for f in step.files),
+            errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
+            timings_ms={p.value: t for p, t in run.timings_ms.items()},
+            screenshot=step.screenshot)
+        yield Event.result(report.model_dump_json())
+
+    async def _collect(self, step: _Step) -> None:
+        step.running = dict(await self.lifecycle.running())
+        if self.screenshots is not None:
+            step.screenshot = await self.screenshots.capture("host", step.request.step)
+        step.files = workspace_names(self.workspace)
+        names = step.request.applications
+        catalog = self.catalog.only(names) if names else self.catalog
+        applications = tuple((a.name, a.tool_names) for a in catalog.apps)
+        step.prompt = Prompt(text=host_user(step.request, step.files, step.running), system=host_system(catalog),
+                             schema=host_output_schema(applications, (*step.files, ".")),
+                             temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
+
+    async def _think(self, session: Any, step: _Step) -> None:
+        assert step.prompt is not None
+        try:
+            step.answer = await call_model(self.model, session, step.prompt)
+        except ModelFailed as exc:
+            step.invalid = exc.invalid_output()
+            if step.invalid is not None:
+                step.answer = ModelAnswer(exc.raw, exc.usage)
+                return
+            step.failure_kind = exc.reason.kind
+            raise PhaseFailed(f"the model failed: {exc.reason}") from exc
+        parsed = validate(HostOutput, step.answer.text)
+        if isinstance(parsed, OutputErrors):
+            step.invalid = parsed
+        else:
+            step.output = parsed
+
+    async def _act(self, step: _Step) -> None:
+        output = step.output
+        if output is None or not output.bash.strip():
+            return
+        if output.status in (HostStatus.PENDING, HostStatus.CONFIRM):
+            step.bash = BashReport(command=output.bash, ok=False,
+                                   detail="not run: waiting for the person (ask again after the answer)")
+            return
+        try:
+            outcome = await run_bash(output.bash, self.catalog, self.lifecycle)
+        except Exception as exc:
+            step.bash = BashReport(command=output.bash, ok=False, detail=f"launch failed: {type(exc).__name__}: {exc}")
+            raise
+        step.bash = BashReport(command=outcome.command, application=outcome.application, ok=outcome.ok,
+                               detail=outcome.detail)

@@ -1,0 +1,106 @@
+"""What an AppAgent sees of its application before it decides: the DATA_COLLECTION observation.
+
+UFO²'s AppAgent looks at the application (screenshot, controls) before every step. For applications that
+work on files, the equivalent is the current state of the files its subtask declares it reads and
+writes, as the application itself shows them: the tool the application names as its `observer`
+(read_sheet), else the first read-only tool whose only required argument is `path` (read the
+document...). An application whose observer needs no argument at all (a window's controls) is observed
+as it is. A small model then knows what budget.xlsx holds instead of guessing, and a reading subtask
+often has what it hands on at the first step. Only read-only tools run here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from podium.desktop.wire.messages import ActionResult, summarize
+
+MAX_FILES = 3
+MAX_CHARS = 1500  # per file: what the prompt of a 1.5B model can afford
+
+
+def _required(tool: Any) -> list[str]:
+    params = getattr(tool, "parameters", None) or {}
+    return list(params.get("required", ())) if isinstance(params, dict) else []
+
+
+def observer_tool(tools: Sequence[Any], preferred: str | None = None, *, needs: tuple[str, ...] = ("path",)
+                  ) -> Any | None:
+    """The read-only tool named `preferred`, else the first read-only tool whose required arguments are
+    exactly `needs`; None if the application has none."""
+    usable = [t for t in tools if getattr(t, "read_only", False) and tuple(_required(t)) == needs]
+    return next((t for t in usable if t.name == preferred), usable[0] if usable else None)
+
+
+def opens(app: Any, path: str) -> bool:
+    types = tuple(getattr(app, "file_types", ()) or ())
+    return "." in path.rpartition("/")[2] and (not types or path.lower().endswith(types))
+
+
+async def observe(app: Any, paths: Iterable[str], text: str = "") -> list[ActionResult]:
+    """What the application's read-only observer returned for each declared path it opens (or its error),
+    or for the application itself when its observer takes no argument."""
+    tools = app.tools()
+    preferred = getattr(app, "observer", None)
+    bare = observer_tool(tools, preferred, needs=())
+    if bare is not None and bare.name == preferred:
+        return [await _look(app, bare, {})]
+    tool = observer_tool(tools, preferred)
+    if tool is None:
+        return []
+    fallback = observer_tool(tools)
+    root = getattr(getattr(app, "workspace", None), "root", None)
+    seen = []
+    for path in [p for p in dict.fromkeys(paths) if opens(app, p)][:MAX_FILES]:
+        if root is not None and not (root / path).is_file():
+            continue  # a file the subtask will create: nothing to see yet
+        look = await _look(app, tool, {"path": path})
+        if not look.ok and fallback is not None and fallback is not tool:
+            look = await _look(app, fallback, {"path": path})  # a sheet too big to read whole still has a listing
+        elif (sheet := _sheet_named(look, tool, text)) is not None:
+            look = await _look(app, tool, {"path": path, "sheet": sheet})
+        seen.append(look)
+    return seen
+
+
+def _sheet_named(seen: ActionResult, tool: Any, text: str) -> str | None:
+    """Another sheet the observation lists (`other_sheets`) whose name the subtask's description holds, if
+    the tool takes a `sheet`: that sheet is the one to see."""
+    params = getattr(tool, "parameters", None) or {}
+    others = seen.content.get("other_sheets") if seen.ok and isinstance(seen.content, dict) else None
+    if not isinstance(others, list) or "sheet" not in (params.get("properties") or {}):
+        return None
+    return next((s for s in others if isinstance(s, str) and s.strip()
+                 and re.search(rf"(?<!\w){re.escape(s)}(?!\w)", text)), None)
+
+
+async def _look(app: Any, tool: Any, arguments: dict[str, Any]) -> ActionResult:
+    try:
+        result = await app.call(tool.name, arguments)
+        return ActionResult(function=tool.name, arguments=arguments, ok=result.ok, content=jsonable(result.content),
+                            error=result.error, read_only=True)
+    except Exception as exc:  # an observation that fails is shown, never fatal
+        return ActionResult(function=tool.name, arguments=arguments, ok=False, read_only=True,
+                            error=f"{type(exc).__name__}: {exc}")
+
+
+def observation_lines(seen: Sequence[ActionResult]) -> list[str]:
+    """One prompt line per file: `tool({"path": ...}) -> ok: what it returned` (or the error)."""
+    return [f"- {r.function}({json.dumps(r.arguments)}) -> "
+            + summarize(f"ok: {_text(r.content)}" if r.ok else f"error: {r.error}", MAX_CHARS) for r in seen]
+
+
+def jsonable(value: Any) -> Any:
+    """`value` if JSON can carry it, else its text (reports travel as JSON)."""
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)

@@ -1,0 +1,203 @@
+"""The shapes the models are asked to answer in: JSON schemas built for constrained decoding.
+
+`HostOutput` / `AppOutput` (podium.desktop.wire.schemas) say what a valid answer MEANS and accept sloppy
+spellings. The schemas here say what a model may WRITE, shaped for a grammar (llama.cpp turns the schema
+into one; OpenAI-style servers enforce it as a strict schema), so that an invalid answer is impossible
+rather than repaired:
+
+- one alternative per status, each with only the fields that status needs: PENDING has at least one
+  question, CONTINUE and CONFIRM at least one call, FAIL a reason, ASSIGN at least one subtask. ERROR is
+  not offered: it is what the orchestrator reports when something broke, not a model's choice.
+- a subtask's `application` is one of the catalogue's; its `tools` are that application's tools; what it
+  `reads` is a file of the workspace; `hands_on` is one of the kinds of data.
+- an action's `function` is one of the tools offered and its `arguments` follow that tool's parameter
+  schema; where an argument can take data by reference, the references that exist and fit are offered
+  (`{"ref": "1.read_table"}`), and nothing else is.
+- free text is bounded (observation, thought, comment): a small model that cannot stop writing is cut by
+  the grammar, not by the token limit in the middle of the JSON.
+- within each answer the fields come in the order a model should think in: observation, thought, then
+  the actions, then the status.
+
+Nothing here constrains a `path` a call writes: tried, a small model that meant another type could not
+close the string. A grammar constrains well where the choice is among names, not in free text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from podium.desktop.host.artifacts import REF, accepted
+from podium.desktop.wire.schemas import HandsOn
+
+MAX_ACTIONS = 4  # per step: enough to write and chart in one go, short enough to keep a step reviewable
+MAX_SUBTASKS = 8
+MAX_LISTED = 150  # workspace paths offered by name to `reads`; beyond that `reads` is free text
+OBSERVATION_CHARS = 160
+THOUGHT_CHARS = 300
+COMMENT_CHARS = 240
+QUESTION_CHARS = 200
+RESULT_CHARS = 400
+DESCRIPTION_CHARS = 200
+PATH_CHARS = 120
+
+
+def _text(limit: int, at_least: int = 0) -> dict[str, Any]:
+    spec: dict[str, Any] = {"type": "string", "maxLength": limit}
+    if at_least:
+        spec["minLength"] = at_least
+    return spec
+
+
+def _closed(properties: Mapping[str, Any]) -> dict[str, Any]:
+    # No "additionalProperties": false: llama.cpp's grammar already allows no other names when it is
+    # absent, and strict servers get it added (strict_schema).
+    return {"type": "object", "properties": dict(properties), "required": list(properties)}
+
+
+def _array(items: Any, at_least: int = 0, at_most: int | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"type": "array", "items": items}
+    if at_least:
+        spec["minItems"] = at_least
+    if at_most is not None:
+        spec["maxItems"] = at_most
+    return spec
+
+
+# A number's bounds are not in the grammar llama.cpp makes, so a call past one made the whole answer
+# invalid. Left to the tool, the bound refuses that one call with its own error, which the next step sees.
+_UNCHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+
+
+def _plain(node: Any) -> Any:
+    """A tool's parameter schema without what costs grammar size and prompt tokens but constrains
+    nothing (titles, descriptions, defaults, examples), nor what the tool checks itself and a grammar
+    cannot (_UNCHECKED). Property NAMES are kept whatever they are."""
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    if not isinstance(node, Mapping):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: _plain(spec) for name, spec in value.items()}
+        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties") \
+                and key not in _UNCHECKED:
+            out[key] = _plain(value)
+    return out
+
+
+def _with_refs(spec: Any, refs: Sequence[tuple[str, str]]) -> Any:
+    """An argument's schema that also takes a reference to data of a kind it can take."""
+    kinds = {k.value for k in accepted(spec)}
+    names = [name for name, kind in refs if kind in kinds]
+    if not names:
+        return spec
+    return {"anyOf": [spec, _closed({REF: {"type": "string", "enum": names}})]}
+
+
+def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    params = _plain(parameters) if isinstance(parameters, Mapping) else {}
+    if params.get("type") != "object" and "properties" not in params:
+        return {"type": "object", "properties": {}}
+    params.setdefault("type", "object")
+    props = params.get("properties") or {}
+    params["properties"] = {name: _with_refs(spec, refs) for name, spec in props.items()}
+    return params
+
+
+def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
+                      only: Sequence[str] = ()) -> dict[str, Any]:
+    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
+    ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
+    alone (names not among `tools` are ignored; none left: all tools). Cached on its inputs; shared:
+    read it, never change it."""
+    listed = list(tools)
+    chosen = [t for t in listed if t.name in only] or listed
+    key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in chosen], sort_keys=True, default=str)
+    return _app_schema(key, tuple(refs), must_act)
+
+
+@lru_cache(maxsize=64)
+def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool) -> dict[str, Any]:
+    tools = json.loads(key)
+    defs: dict[str, Any] = {}
+    if tools:
+        options = [_closed({"function": {"type": "string", "enum": [name]},
+                            "arguments": _arguments(params, refs)}) for name, params in tools]
+        defs["action"] = options[0] if len(options) == 1 else {"anyOf": options}
+    action = {"$ref": "#/$defs/action"}
+    head = {"observation": _text(OBSERVATION_CHARS), "thought": _text(THOUGHT_CHARS)}
+    some = _array(action, 1, MAX_ACTIONS) if tools else _array({"type": "object"}, 0, 0)
+    maybe = _array(action, 1 if must_act else 0, MAX_ACTIONS) if tools else _array({"type": "object"}, 0, 0)
+    none = _array({"type": "object"}, 0, 0)
+    result: dict[str, Any] = {"anyOf": [_text(RESULT_CHARS), {"type": "number"}]}
+    ref_names = [name for name, _ in refs]
+    if ref_names:
+        result["anyOf"].append(_closed({REF: {"type": "string", "enum": ref_names}}))
+
+    def status(value: str) -> dict[str, Any]:
+        return {"type": "string", "enum": [value]}
+
+    variants = [
+        _closed({**head, "actions": some, "status": status("CONTINUE"), "comment": _text(COMMENT_CHARS)}),
+        _closed({**head, "actions": maybe, "status": status("FINISH"), "result": result,
+                 "comment": _text(COMMENT_CHARS)}),
+        _closed({**head, "actions": some, "status": status("CONFIRM"), "comment": _text(COMMENT_CHARS, 1)}),
+    ]
+    if not must_act:
+        variants += [
+            _closed({**head, "actions": none, "status": status("FAIL"), "comment": _text(COMMENT_CHARS, 1)}),
+            _closed({**head, "actions": none, "status": status("PENDING"),
+                     "questions": _array(_text(QUESTION_CHARS, 1), 1, 3), "comment": _text(COMMENT_CHARS)}),
+        ]
+    if not tools:  # nothing to call: only the answers that call nothing
+        variants = [v for v in variants if v["properties"]["status"]["enum"][0] in ("FINISH", "FAIL", "PENDING")]
+    schema: dict[str, Any] = {"anyOf": variants}
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+@lru_cache(maxsize=32)
+def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = ()
+                       ) -> dict[str, Any]:
+    """The HostAgent's answer: the seed's fields the host acts on, one alternative per status, and the
+    typed subtask graph over these applications ((name, tool names) pairs) and workspace paths.
+    `Current Sub-Task`, `Message`, `ControlLabel`, `ControlText` and `Plan` (the seed's one-subtask form)
+    are accepted by `HostOutput` but not asked for: `Subtasks` carries the same, and every field a small
+    model writes costs seconds."""
+    listed = [*files[:MAX_LISTED]]
+    reads: dict[str, Any] = ({"type": "string", "enum": listed} if listed and len(files) <= MAX_LISTED
+                             else _text(PATH_CHARS, 1))
+    subtasks = [_closed({
+        "id": _text(4, 1),
+        "description": _text(DESCRIPTION_CHARS, 1),
+        "application": {"type": "string", "enum": [name]},
+        "reads": _array(reads, 0, 8),
+        "writes": _array(_text(PATH_CHARS, 1), 0, 8),
+        "tools": _array({"type": "string", "enum": list(tools)}, 1, 6) if tools else _array(_text(40), 0, 0),
+        "depends_on": _array(_text(4, 1), 0, MAX_SUBTASKS),
+        "hands_on": {"type": "string", "enum": [h.value for h in HandsOn]},
+    }) for name, tools in applications]
+    item = subtasks[0] if len(subtasks) == 1 else {"anyOf": subtasks}
+    head = {"Observation": _text(OBSERVATION_CHARS), "Thought": _text(THOUGHT_CHARS)}
+
+    def status(value: str) -> dict[str, Any]:
+        return {"type": "string", "enum": [value]}
+
+    variants = [
+        _closed({**head, "Status": status("ASSIGN"), "Subtasks": _array(item, 1, MAX_SUBTASKS),
+                 "Comment": _text(COMMENT_CHARS)}),
+        _closed({**head, "Status": status("FINISH"), "Comment": _text(COMMENT_CHARS)}),
+        _closed({**head, "Status": status("FAIL"), "Comment": _text(COMMENT_CHARS, 1)}),
+        _closed({**head, "Status": status("PENDING"), "Questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
+                 "Comment": _text(COMMENT_CHARS)}),
+        _closed({**head, "Status": status("CONFIRM"), "Comment": _text(COMMENT_CHARS, 1)}),
+        _closed({**head, "Status": status("CONTINUE"),
+                 "Bash": {"type": "string", "enum": [name for name, _ in applications]},
+                 "Comment": _text(COMMENT_CHARS)}),
+    ]
+    return {"anyOf": variants}

@@ -1,0 +1,72 @@
+"""Data by reference: typed artifacts from tool results, and references resolved to what an argument wants."""
+
+from __future__ import annotations
+
+import pytest
+
+from podium.desktop.host.artifacts import Artifact, Kind, RefError, accepted, base_name, extract, kind_of, resolve
+
+TABLE = [["Quarter", "Revenue"], ["Q1", 120], ["Q2", 80.5]]
+ROWS = {"type": "array", "items": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}
+TEXT = {"type": "string"}
+NUMBER = {"type": "number"}
+LINES = {"type": "array", "items": {"type": "string"}}
+
+
+def test_kinds_of_values() -> None:
+    assert kind_of(TABLE) is Kind.TABLE
+    assert kind_of(["a.docx", "b.docx"]) is Kind.NAMES
+    assert kind_of(3099.84) is Kind.NUMBER and kind_of(7) is Kind.NUMBER
+    assert kind_of("East") is Kind.TEXT
+    for nothing in (True, None, "", " ", [], {}, [1, "a"], [[1], {"x": 1}], float("nan")):
+        assert kind_of(nothing) is None, nothing
+
+
+def test_a_result_is_named_by_subtask_tool_and_key() -> None:
+    found = {a.name: a for a in extract("1.read_document", {"paragraphs": ["Minutes", "Actions"],
+                                                             "tables": [TABLE], "count": 2})}
+    assert found["1.read_document.paragraphs"].kind is Kind.NAMES
+    assert found["1.read_document.tables.0"].value == TABLE and found["1.read_document.tables.0"].kind is Kind.TABLE
+    assert found["1.read_document.count"].value == 2
+    assert "1.read_document" not in found  # a mapping is no artifact itself, its parts are
+    (whole,) = extract("2.read_table", TABLE)
+    assert whole.name == "2.read_table" and whole.kind is Kind.TABLE
+
+
+def test_a_second_call_of_a_tool_gets_its_own_name_and_the_same_call_keeps_it() -> None:
+    taken = {"1.read_table": "call-a"}
+    assert base_name("1", "read_table", taken, "call-a") == "1.read_table"
+    assert base_name("1", "read_table", taken, "call-b") == "1.read_table_2"
+    assert base_name("1", "read_table", {**taken, "1.read_table_2": "call-b"}, "call-c") == "1.read_table_3"
+
+
+def test_references_are_resolved_to_what_each_argument_takes() -> None:
+    data = {"1.read_table": Artifact("1.read_table", Kind.TABLE, TABLE),
+            "2.column_totals.Revenue": Artifact("2.column_totals.Revenue", Kind.NUMBER, 200.5),
+            "3.list_files": Artifact("3.list_files", Kind.NAMES, ["a.docx", "b.docx"])}
+    params = {"type": "object", "properties": {"rows": ROWS, "content": TEXT, "value": NUMBER, "lines": LINES}}
+    got = resolve({"rows": {"ref": "1.read_table"}, "content": {"$ref": "2.column_totals.Revenue"},
+                   "value": {"ref": "2.column_totals.Revenue"}, "lines": {"ref": "3.list_files"}, "path": "x.xlsx"},
+                  data, params)
+    assert got == {"rows": TABLE, "content": "200.5", "value": 200.5, "lines": ["a.docx", "b.docx"],
+                   "path": "x.xlsx"}
+    # a table as the text of a file: tab-separated lines; names as lines of text
+    assert resolve({"content": {"ref": "1.read_table"}}, data, {"properties": {"content": TEXT}}) == {
+        "content": "Quarter\tRevenue\nQ1\t120\nQ2\t80.5"}
+    assert resolve({"content": {"ref": "3.list_files"}}, data, {"properties": {"content": TEXT}}) == {
+        "content": "a.docx\nb.docx"}
+
+
+def test_a_bad_reference_is_a_clear_error() -> None:
+    data = {"1.read_table": Artifact("1.read_table", Kind.TABLE, TABLE)}
+    with pytest.raises(RefError, match=r"unknown reference '1\.read_tabel'; the references are: 1\.read_table"):
+        resolve({"rows": {"ref": "1.read_tabel"}}, data, {"properties": {"rows": ROWS}})
+    with pytest.raises(RefError, match=r"1\.read_table is a table; this argument takes number"):
+        resolve({"value": {"ref": "1.read_table"}}, data, {"properties": {"value": NUMBER}})
+
+
+def test_which_kinds_an_argument_takes_by_reference() -> None:
+    assert accepted(ROWS) == {Kind.TABLE, Kind.NAMES}
+    assert accepted(NUMBER) == {Kind.NUMBER}
+    assert Kind.TABLE in accepted(TEXT) and Kind.NUMBER in accepted(TEXT)
+    assert accepted({"type": "boolean"}) == frozenset() and accepted(None) == frozenset()

@@ -1,0 +1,66 @@
+"""Which changes wait for the person: decided from effects, declared writes and what the run made."""
+
+from __future__ import annotations
+
+from podium.desktop.host.capability import Hold, HoldKind, auto_granted, covered, holds
+from podium.desktop.wire.messages import CallFacts, EffectView
+
+
+def change(path: str, kind: str = "add", function: str = "write", sensitive: bool = False) -> CallFacts:
+    return CallFacts(function=function, effects=(EffectView(path=path, change=kind),), sensitive=sensitive)
+
+
+def kinds(found: tuple[Hold, ...]) -> dict[HoldKind, tuple[str, ...]]:
+    return {h.kind: h.paths for h in found}
+
+
+def test_covered_by_path_folder_pattern_or_the_whole_workspace() -> None:
+    assert covered("budget.xlsx", ["budget.xlsx"]) and covered("backup/a.xlsx", ["backup"])
+    assert covered("backup/a.xlsx", ["backup/*.xlsx"]) and not covered("backup/a.docx", ["backup/*.xlsx"])
+    assert covered("anything/at/all", ["."]) and not covered("budget.xlsx", ["budget"])
+    assert not covered("backups/a.xlsx", ["backup"])
+
+
+def test_a_declared_addition_runs_and_an_undeclared_one_waits() -> None:
+    assert holds([change("budget.xlsx")], writes=["budget.xlsx"]) == ()
+    assert kinds(holds([change("salaries.xlsx")], writes=["budget.xlsx"])) == {
+        HoldKind.UNDECLARED: ("salaries.xlsx",)}
+
+
+def test_destroying_what_the_person_had_waits_even_when_declared() -> None:
+    for kind in ("edit", "replace", "delete"):
+        assert kinds(holds([change("budget.xlsx", kind)], writes=["budget.xlsx"])) == {
+            HoldKind.DESTRUCTIVE: ("budget.xlsx",)}, kind
+    # a move keeps the content (at its new path): declared, it runs
+    assert holds([change("a.txt", "move"), change("notes/a.txt", "create")], writes=["a.txt", "notes"]) == ()
+
+
+def test_what_the_run_made_is_its_own() -> None:
+    assert holds([change("notes.txt", "replace")], writes=[], created=["notes.txt"]) == ()
+    assert holds([change("backup/x.xlsx", "delete")], writes=[], created=["backup"]) == ()
+
+
+def test_protected_paths_always_wait_whatever_was_declared_or_made() -> None:
+    assert kinds(holds([change("podium.toml", "replace")], writes=["."], created=["podium.toml"],
+                       protected=["podium.toml"])) == {HoldKind.PROTECTED: ("podium.toml",)}
+
+
+def test_writes_only_data_named_wait_with_that_reason() -> None:
+    found = holds([change("public/salaries.xlsx", "create")], writes=["report.txt"], untrusted=["public"])
+    assert kinds(found) == {HoldKind.BY_DATA: ("public/salaries.xlsx",)}
+    assert "not the person's instruction" in found[0].text()
+
+
+def test_unknown_effects_and_an_agents_own_asking_wait() -> None:
+    unknown = CallFacts(function="send", effects=None)
+    assert kinds(holds([unknown], writes=["."])) == {HoldKind.UNKNOWN: ()}
+    assert kinds(holds([change("a.txt")], writes=["a.txt"], asked=True)) == {HoldKind.ASKED: ()}
+    assert holds([CallFacts(function="read", read_only=True, effects=None)], writes=[]) == ()
+    closing = CallFacts(function="close", sensitive=True, effects=())
+    assert kinds(holds([closing], writes=[])) == {HoldKind.DESTRUCTIVE: ()}
+
+
+def test_yes_grants_only_what_the_plan_declared() -> None:
+    assert auto_granted([Hold(HoldKind.DESTRUCTIVE, ("a.xlsx",)), Hold(HoldKind.ASKED)])
+    for kind in (HoldKind.UNDECLARED, HoldKind.BY_DATA, HoldKind.PROTECTED):
+        assert not auto_granted([Hold(kind, ("x",))]), kind

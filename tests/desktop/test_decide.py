@@ -1,0 +1,153 @@
+"""The AppAgent's step as a pure machine: what runs, what is a repeat, what waits; the step memory; the
+verifier; the named rules that act on a step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podium.desktop.host.capability import HoldKind
+from podium.desktop.host.catalog import AppInfo, ToolInfo
+from podium.desktop.host.decide import call_key, decide, made, observed, remember
+from podium.desktop.host.state import SubtaskRecord
+from podium.desktop.host.verify import missing
+from podium.desktop.rules import RULES, SMALL_LOCAL, profile_rules, table
+from podium.desktop.rules import steps as rules
+from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView
+from podium.desktop.wire.prompts import EXAMPLE_ROW
+from podium.desktop.wire.schemas import AppOutput, SubtaskSpec
+
+SHEETS = AppInfo("spreadsheets", "", (".xlsx",), (ToolInfo("read_sheet", True), ToolInfo("write_rows", False),
+                                                  ToolInfo("add_chart", False)))
+ROWS = [["Quarter", "Revenue"], ["Q1", 120]]
+SMALL = profile_rules(SMALL_LOCAL)
+
+
+def record(**fields: Any) -> SubtaskRecord:
+    spec = SubtaskSpec(id="2", description="Write the rows and chart them", application="spreadsheets",
+                       writes=("budget.xlsx",), tools=("write_rows", "add_chart"))
+    return SubtaskRecord(spec=spec, **fields)
+
+
+def write(path: str = "budget.xlsx", change: str = "add", **arguments: Any) -> CallFacts:
+    args = {"path": path, "rows": ROWS, **arguments}
+    return CallFacts(function="write_rows", arguments=args, effects=(EffectView(path=path, change=change),))
+
+
+def answer(status: str = "CONTINUE", n: int = 1, **fields: Any) -> AppOutput:
+    actions = [{"function": "write_rows", "arguments": {}}] * n
+    return AppOutput.model_validate({"status": status, "actions": actions, **fields})
+
+
+def test_a_declared_change_runs() -> None:
+    decision = decide(answer(), [write()], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == (0,) and decision.holds == () and decision.skipped == ()
+
+
+def test_an_undeclared_or_destructive_change_waits_and_nothing_runs_before_the_person() -> None:
+    decision = decide(answer(n=2), [write(), write("salaries.xlsx")], record(), active=frozenset(), created=(),
+                      protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.UNDECLARED] and decision.run == (0, 1)
+    decision = decide(answer(), [write(change="edit")], record(), active=frozenset(), created=(), protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.DESTRUCTIVE]
+    # what the run made is its own
+    assert decide(answer(), [write(change="edit")], record(), active=frozenset(), created=("budget.xlsx",),
+                  protected=()).holds == ()
+    # a change its plan declared only because data named it
+    found = decide(answer(), [write()], record(untrusted=("budget.xlsx",)), active=frozenset(), created=(),
+                   protected=()).holds
+    assert [h.kind for h in found] == [HoldKind.BY_DATA]
+
+
+def test_confirm_asks_before_its_calls_run() -> None:
+    decision = decide(answer("CONFIRM"), [write()], record(), active=frozenset(), created=(), protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.ASKED]
+
+
+def test_the_same_change_is_not_made_twice() -> None:
+    done = record(done=(call_key("write_rows", write().arguments),))
+    decision = decide(answer(), [write()], done, active=frozenset(), created=(), protected=())
+    assert decision.run == () and decision.skipped[0][2] is True and "already succeeded" in decision.skipped[0][1]
+
+
+def test_calls_that_cannot_run_are_not_run() -> None:
+    unknown = CallFacts(function="explode", known=False)
+    bad_ref = CallFacts(function="write_rows", error="unknown reference '9.x'; the references are: 1.read_table")
+    decision = decide(answer(n=2), [unknown, bad_ref], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == () and "no tool 'explode'" in decision.skipped[0][1] and "9.x" in decision.skipped[1][1]
+
+
+def test_remember_folds_a_steps_results_into_the_record() -> None:
+    facts = [CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True), write()]
+    results = [ActionResult(function="read_sheet", arguments={"path": "budget.xlsx"}, ok=True, content=ROWS,
+                            read_only=True),
+               ActionResult(function="write_rows", arguments=write().arguments, ok=True, content="ok",
+                            changes=(EffectView(path="budget.xlsx", change="create", before=None, after="d1"),))]
+    after = remember(record(failed=(("k", "boom"),)), facts, results)
+    assert after.done == (call_key("write_rows", write().arguments),) and after.failed == ()
+    assert after.changed["budget.xlsx"].after == "d1" and after.called == ("read_sheet", "write_rows")
+    assert after.artifacts["2.read_sheet"].value == ROWS
+    assert made(results) == ("budget.xlsx",)
+    failed = remember(after, [write("x.xlsx")], [ActionResult(function="write_rows", arguments={"path": "x.xlsx"},
+                                                              ok=False, error="no such sheet")])
+    assert failed.failed[-1][1] == "no such sheet"
+    not_run = remember(after, [], [ActionResult(function="write_rows", ok=False, ran=False, error="not run")])
+    assert not_run.failed == ()
+
+
+def test_what_data_collection_read_becomes_data() -> None:
+    seen = [ActionResult(function="read_sheet", arguments={"path": "budget.xlsx"}, ok=True, content=ROWS,
+                         read_only=True)]
+    assert observed(record(), seen).artifacts["2.read_sheet"].value == ROWS
+
+
+def test_the_verifier_names_what_a_finish_lacks() -> None:
+    lacking = missing(record(), SHEETS)
+    assert lacking.writes == ("budget.xlsx",) and lacking.tools == ("write_rows", "add_chart")
+    assert lacking.text() == "budget.xlsx is unchanged; write_rows, add_chart were not called"
+    done = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="add")},
+                  called=("write_rows", "add_chart"))
+    assert not missing(done, SHEETS)
+    # a folder declared is written when anything inside it changed
+    folder = SubtaskRecord(spec=SubtaskSpec(id="1", description="copy", application="files", writes=("backup",)),
+                           changed={"backup/a.xlsx": EffectView(path="backup/a.xlsx", change="create")})
+    assert not missing(folder, None)
+    reader = SubtaskRecord(spec=SubtaskSpec(id="1", description="read", application="spreadsheets",
+                                            tools=("read_sheet",), hands_on="table"))
+    assert missing(reader, SHEETS).hands_on == "table"
+    assert not missing(observed(reader, [ActionResult(function="read_sheet", ok=True, content=ROWS,
+                                                      read_only=True)]), SHEETS)
+
+
+def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() -> None:
+    key = call_key("write_rows", write().arguments)
+    failing = record(failed=((key, "sheet Q9 does not exist"),))
+    decision = decide(answer(), [write()], failing, active=SMALL, created=(), protected=())
+    assert decision.run == () and decision.fired == (rules.FAILED_CALL,) and decision.failed_again == ("write_rows",)
+    assert decide(answer(), [write()], failing, active=frozenset(), created=(), protected=()).run == (0,)
+    example = write(rows=[["Region", "Total"], EXAMPLE_ROW])
+    assert decide(answer(), [example], record(), active=SMALL, created=(), protected=()).fired == (rules.EXAMPLE_COPY,)
+    copy = write().model_copy(update={"copies": (("C3", "555-0100", "C2", "Phone of Acme Corp"),)})
+    decision = decide(answer(), [copy], record(), active=SMALL, created=(), protected=())
+    assert decision.fired == (rules.COPY_QUESTION,)
+    assert decision.questions == ("What is the Phone of Acme Corp in budget.xlsx? No file gives it; '555-0100' in C2 "
+                                  "is another record's.",)
+    given = decide(answer(), [copy], record(), active=SMALL, created=(), protected=(), given="use 555-0100")
+    assert given.run == (0,)
+
+
+def test_rules_that_read_a_continue_as_finish() -> None:
+    assert rules.as_finish(answer(n=2), [], 2, ("budget.xlsx",), SMALL) == rules.REPEAT_FINISH
+    assert rules.as_finish(answer(n=2), [], 1, ("budget.xlsx",), SMALL) is None
+    read = ActionResult(function="read_sheet", ok=True, content=ROWS, read_only=True)
+    reading = answer(result="the rows")
+    assert rules.as_finish(reading, [read], 0, (), SMALL) == rules.READ_FINISH
+    assert rules.as_finish(reading, [read], 0, ("budget.xlsx",), SMALL) is None
+    assert rules.as_finish(reading, [read], 0, (), frozenset()) is None
+
+
+def test_every_rule_is_named_with_a_why_and_a_profile() -> None:
+    assert profile_rules("none") == frozenset()
+    assert frozenset(RULES) == SMALL
+    for rule in RULES.values():
+        assert rule.id and rule.why.endswith(".") and rule.profiles
+    assert table().count("\n") == len(RULES) + 1

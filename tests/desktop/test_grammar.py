@@ -1,0 +1,103 @@
+"""The answer grammars: what a model may write is what the host can act on. Checked against llama.cpp's
+own schema-to-grammar converter and its grammar parser (the embedded model decodes under them)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from podium.apps.base import Tool
+from podium.desktop.wire.grammar import app_output_schema, host_output_schema
+
+APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
+FILES = ("report.docx", "budget.xlsx", "reports/", ".")
+ROWS = {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}
+TOOLS = [Tool("read_sheet", "read", {"type": "object", "properties": {"path": {"type": "string"}},
+                                     "required": ["path"]}, read_only=True),
+         Tool("write_rows", "write", {"type": "object", "properties": {
+             "path": {"type": "string"}, "rows": ROWS, "count": {"type": "integer", "maximum": 10}},
+             "required": ["path", "rows"]})]
+
+
+def valid(schema: dict[str, Any], value: dict[str, Any]) -> bool:
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError:
+        return False
+    return True
+
+
+def plan(**subtask: Any) -> dict[str, Any]:
+    base = {"id": "1", "description": "Read it", "application": "documents", "reads": ["report.docx"], "writes": [],
+            "tools": ["read_table"], "depends_on": [], "hands_on": "table"}
+    return {"Observation": "", "Thought": "", "Status": "ASSIGN", "Subtasks": [{**base, **subtask}], "Comment": ""}
+
+
+def test_a_plan_names_only_real_applications_tools_and_files() -> None:
+    schema = host_output_schema(APPS, FILES)
+    assert valid(schema, plan())
+    assert not valid(schema, plan(application="excel"))
+    assert not valid(schema, plan(tools=["add_chart"]))  # a spreadsheets tool on documents
+    assert not valid(schema, plan(tools=[]))
+    assert not valid(schema, plan(reads=["invented.docx"]))
+    assert not valid(schema, plan(hands_on="a chart"))
+    assert valid(schema, plan(application="spreadsheets", tools=["add_chart"], writes=["new.xlsx"], reads=[]))
+
+
+def test_each_status_carries_what_it_needs() -> None:
+    schema = host_output_schema(APPS, FILES)
+    head = {"Observation": "", "Thought": ""}
+    assert not valid(schema, {**head, "Status": "PENDING", "Questions": [], "Comment": ""})
+    assert valid(schema, {**head, "Status": "PENDING", "Questions": ["Which year?"], "Comment": ""})
+    assert not valid(schema, {**head, "Status": "ASSIGN", "Subtasks": [], "Comment": ""})
+    assert not valid(schema, {**head, "Status": "FAIL", "Comment": ""})
+    assert not valid(schema, {**head, "Status": "ERROR", "Comment": "broken"})
+    assert valid(schema, {**head, "Status": "CONTINUE", "Bash": "spreadsheets", "Comment": ""})
+    assert not valid(schema, {**head, "Status": "CONTINUE", "Bash": "rm -rf /", "Comment": ""})
+    assert not valid(schema, {**head, "Observation": "x" * 500, "Status": "FINISH", "Comment": ""})
+
+
+def answer(**fields: Any) -> dict[str, Any]:
+    return {"observation": "", "thought": "", "actions": [], "status": "FINISH", "result": "done", "comment": "",
+            **fields}
+
+
+def call(rows: Any, count: int = 1) -> dict[str, Any]:
+    return {"function": "write_rows", "arguments": {"path": "a.xlsx", "rows": rows, "count": count}}
+
+
+def test_an_answer_calls_real_tools_with_references_that_exist_and_fit() -> None:
+    schema = app_output_schema(TOOLS, [("1.read_table", "table"), ("1.total", "number")])
+    assert valid(schema, answer(actions=[call([["a"]])]))
+    assert valid(schema, answer(actions=[call({"ref": "1.read_table"})]))
+    assert not valid(schema, answer(actions=[call({"ref": "1.total"})]))  # a number is no rows
+    assert not valid(schema, answer(actions=[call({"ref": "9.invented"})]))
+    assert not valid(schema, answer(actions=[{"function": "delete_everything", "arguments": {}}]))
+    assert valid(schema, answer(result={"ref": "1.total"}))
+    # a number's bounds are the tool's to check (a grammar cannot): one bad call must not spoil the answer
+    assert valid(schema, answer(actions=[call([["a"]], count=1_000_000)]))
+
+
+def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> None:
+    schema = app_output_schema(TOOLS)
+    assert not valid(schema, answer(status="CONTINUE", actions=[], comment=""))
+    assert not valid(schema, {"observation": "", "thought": "", "actions": [], "status": "PENDING", "questions": [],
+                              "comment": ""})
+    assert not valid(schema, {"observation": "", "thought": "", "actions": [], "status": "FAIL", "comment": ""})
+    forced = app_output_schema(TOOLS, must_act=True)
+    assert not valid(forced, answer(actions=[]))
+    assert valid(forced, answer(actions=[call([["a"]])]))
+    only = app_output_schema(TOOLS, only=["read_sheet"])
+    assert not valid(only, answer(actions=[call([["a"]])]))
+
+
+@pytest.mark.parametrize("schema", [host_output_schema(APPS, FILES), app_output_schema(TOOLS, [("1.t", "table")])])
+def test_llama_cpp_turns_both_into_a_grammar(schema: dict[str, Any]) -> None:
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+
+    gbnf = json_schema_to_gbnf(json.dumps(schema))
+    assert "root ::=" in gbnf
+    LlamaGrammar.from_string(gbnf, verbose=False)
