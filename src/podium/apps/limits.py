@@ -106,9 +106,9 @@ class _Checked:
 _CHECKED = _Checked()
 
 
-def check_package(data: bytes, name: str, limits: PackageLimits | None = None) -> None:
+def check_package(data: bytes, name: str, limits: PackageLimits | None = None, what: str = "Office file") -> None:
     """Raise FileRefused (what is past which limit, in which part) unless the zip package `data` (the file
-    `name`) is within `limits`; a package that passed is not scanned again."""
+    `name`, a `what`: ".docx file") is within `limits`; a package that passed is not scanned again."""
     limits = limits or PackageLimits()
     key = (hashlib.blake2b(data, digest_size=16).hexdigest(), limits)
     if _CHECKED.seen(key):
@@ -118,7 +118,7 @@ def check_package(data: bytes, name: str, limits: PackageLimits | None = None) -
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FileRefused(f"{name!r} is not a readable Office file (not a zip package: {exc})") from exc
+        raise FileRefused(f"{name!r} is not a readable {what} (not a zip package: {exc})") from exc
     with archive:
         members = archive.infolist()
         if len(members) > limits.max_members:
