@@ -82,7 +82,9 @@ async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
     assert not (root / "copy.txt").exists() and (root / "sub/moved.txt").exists()
     refused = await files.call("move", {"source": "sub", "destination": "sub/deeper"})
     assert not refused.ok
-    assert files.is_sensitive("delete", {"path": "sub2"})
+    # a delete that will be refused (a folder that is not empty) changes nothing: nothing to approve
+    assert files.is_sensitive("delete", {"path": "sub2", "recursive": True})
+    assert not files.is_sensitive("delete", {"path": "sub2"})
     not_empty = await files.call("delete", {"path": "sub2"})
     assert not not_empty.ok and "recursive=true" in not_empty.error and (root / "sub2").exists()
     assert (await files.call("delete", {"path": "sub2", "recursive": True})).ok

@@ -46,7 +46,9 @@ async def test_launch_registers_and_stops_only_what_it_launched(program_dir: Pat
     assert not lifecycle.is_running(config)
     entry = await lifecycle.ensure_running(config)
     assert entry is not None and psutil.pid_exists(entry.pid)
-    assert [p.pid for p in find_processes(sleeper)] == [entry.pid]
+    # the program runs sandboxed, in the process group launched (bwrap leads it)
+    [found] = find_processes(sleeper)
+    assert os.getpgid(found.pid) == entry.pid
     assert lifecycle.is_running(config) and [e.config.name for e in lifecycle.launched()] == ["sleeper"]
     assert await lifecycle.ensure_running(config) is None  # already running: not launched twice
     assert len(find_processes(sleeper)) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -34,7 +35,8 @@ async def test_runs_in_the_workspace_root(shell: ShellApplication, root: Path) -
 
 async def test_failure_keeps_output_and_says_status(shell: ShellApplication) -> None:
     result = await shell.call("run_command", {"command": "ls missing"})
-    assert result.error == "ls exited with status 2"
+    assert result.error == ("ls exited with status 2 (it ran sandboxed: the workspace read-only, the rest of the "
+                            "file system read-only or absent, no network)")
     assert "missing" in result.content["stderr"]
 
 
@@ -47,10 +49,13 @@ async def test_environment_carries_no_secrets(workspace: Workspace, monkeypatch)
 
 
 async def test_timeout_kills_the_whole_process_group(workspace: Workspace, root: Path) -> None:
-    # The program starts a child and waits: the timeout must kill the child too, not just the program.
+    # The program starts a child (one that even leaves the process group) and waits: the timeout must kill
+    # the child too, not just the program. Its pid inside the sandbox is not the machine's: it is found by
+    # its own arguments.
+    marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"
     (root / "spawn.py").write_text(
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen(['sleep', '60'])\n"
+        "import os, subprocess, sys, time\n"
+        f"child = subprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
@@ -59,8 +64,17 @@ async def test_timeout_kills_the_whole_process_group(workspace: Workspace, root:
     )
     result = await ShellApplication(workspace, policy).call("run_command", {"command": "python3 spawn.py"})
     assert result.content["timed_out"] and "did not finish within 3 s" in result.error
-    child = int(result.content["stdout"].split()[0])
-    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    assert result.content["stdout"].split()  # the child was started
+
+    def alive() -> list[int]:
+        return [p.pid for p in psutil.process_iter(["cmdline", "status"])
+                if p.info["cmdline"] == ["sleep", marker] and p.info["status"] != psutil.STATUS_ZOMBIE]
+
+    for _ in range(100):  # the kernel ends a process namespace's members right after its first process
+        if not alive():
+            break
+        await asyncio.sleep(0.02)
+    assert alive() == []
 
 
 async def test_timeout_argument_cannot_exceed_configured_limit(workspace: Workspace) -> None:

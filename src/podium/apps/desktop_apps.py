@@ -1,8 +1,10 @@
 """A configured desktop program (a LibreOffice component, a text editor...) as an Application.
 
 Its tools tell its state and open a workspace file in it; `launch()` starts it through the shared
-Lifecycle when it is not running and waits until it is up. Closing it is sensitive, and only ever
-closes what this session launched.
+Lifecycle when it is not running and waits until it is up, in its sandbox. Closing it is sensitive (the
+application's own sensitive action), and only ever closes what this session launched. Opening a file
+changes nothing while the program sees the workspace read-only; a program allowed to write there (or run
+without a sandbox) may change the file it opened: an EDIT, so that asks for approval.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps import display
+from podium.apps import approval, display
+from podium.apps.approval import declared
+from podium.apps.base import Change, Effect
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
+from podium.apps.sandbox import Access
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 
@@ -43,20 +48,34 @@ class DesktopApplication(ToolApplication):
             ToolSpec(
                 "status", "Whether it runs, its processes and windows.", NoArgs, self._status, True, blocking=False
             ),
-            ToolSpec("close", "Close it (only if this session launched it).", NoArgs, self._close, blocking=False),
+            ToolSpec("close", "Close it (only if this session launched it).", NoArgs, self._close, blocking=False,
+                     effects=lambda args: ()),
         ]
         if self.config.opens_files and self.workspace is not None:
-            specs.append(ToolSpec("open_file", "Open a workspace file in it.", OpenArgs, self._open, blocking=False))
+            specs.append(ToolSpec("open_file", "Open a workspace file in it.", OpenArgs, self._open, blocking=False,
+                                  effects=declared(self._open_effects)))
         return specs
 
     def _sensitive(self, tool: str, args: Any) -> bool:
-        return tool == "close"
+        if tool == "close":
+            return True  # it may lose what the person has not saved in it
+        if self.workspace is None:
+            return not self._by_name[tool].read_only
+        return approval.sensitive(self._by_name[tool], args, self.workspace)
+
+    def _open_effects(self, args: OpenArgs) -> tuple[Effect, ...]:
+        assert self.workspace is not None
+        path = self.workspace.physical(args.path)
+        if not path.is_file():
+            return ()  # refused
+        writes = not self.config.sandbox.enabled or self.config.workspace_access is Access.WRITE
+        return (self.workspace.effect(path, Change.EDIT),) if writes else ()
 
     async def is_running(self) -> bool:
         return await asyncio.to_thread(self.lifecycle.is_running, self.config)
 
     async def launch(self) -> None:
-        await self.lifecycle.ensure_running(self.config)
+        await self.lifecycle.ensure_running(self.config, self.workspace)
 
     async def _status(self, args: NoArgs) -> Mapping[str, Any]:
         processes = await asyncio.to_thread(find_processes, self.config.process or self.config.program)
@@ -74,7 +93,7 @@ class DesktopApplication(ToolApplication):
         path = self.workspace.resolve(args.path)
         if not path.is_file():
             raise ToolError(f"{args.path!r} is not a file in the workspace")
-        entry = await self.lifecycle.launch(self.config, extra_args=(str(path),))
+        entry = await self.lifecycle.launch(self.config, extra_args=(str(path),), workspace=self.workspace)
         return {"opened": args.path, "pid": entry.pid, "window": entry.window.title if entry.window else None}
 
     async def _close(self, args: NoArgs) -> Mapping[str, Any]:

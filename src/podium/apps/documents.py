@@ -7,18 +7,28 @@ only, leave the positions it covers as "", and list every merge as {row, column,
 `repeat_merged: true` asks for python-docx's repetition instead. Empty cells are "". A cell's
 paragraphs are joined with newlines and stripped (merging cells in Word leaves empty paragraphs).
 
-Every write tool saves the file at once (atomic replace): nothing is ever left unsaved.
+Every write tool saves the file at once (atomic replace): nothing is ever left unsaved. A path that is a
+link is read and written where it points (and must be a .docx there too). A file is checked against the
+package limits before python-docx parses it (limits.check_package: a compression bomb, a table cell
+spanning millions of columns are refused with the reason), and what a read returns is capped
+(limits.MAX_RESULT_CHARS). Each changing tool declares its effects (approval): appending is an ADD,
+writing over a cell's text an EDIT, replacing a file a REPLACE.
 """
 
 from __future__ import annotations
 
 import contextlib
-import zipfile
+import hashlib
+import io
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from podium.apps import approval
+from podium.apps.approval import declared
+from podium.apps.base import Change, Effect
+from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.table_math import table_totals
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
@@ -70,6 +80,9 @@ class DocumentsApplication(ToolApplication):
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        self.limits = PackageLimits()
+        # The document as the file holds it, parsed once for a call's effects and then handed to the call.
+        self._peeked: tuple[tuple[str, str], Any] | None = None
         self.description = "Word documents (.docx): read and write paragraphs and tables"
         super().__init__()
 
@@ -98,27 +111,43 @@ class DocumentsApplication(ToolApplication):
                 read_only=True,
             ),
             ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create,
-                     unapproved="a document that exists is added to (add_paragraphs, add_table), not created again"),
-            ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras),
-            ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading),
-            ToolSpec("add_table", "Append a table at the end and save.", TableArgs, self._add_table),
-            ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell),
+                     unapproved="a document that exists is added to (add_paragraphs, add_table), not created again",
+                     effects=declared(self._create_effects)),
+            ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras,
+                     effects=declared(self._add_effects)),
+            ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading,
+                     effects=declared(self._add_effects)),
+            ToolSpec("add_table", "Append a table at the end and save.", TableArgs, self._add_table,
+                     effects=declared(self._add_effects)),
+            ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
+                     effects=declared(self._cell_effects)),
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         # Appending loses nothing; replacing a whole file, or a cell's existing text, does.
-        if tool == "create_document" and args.overwrite:
-            try:
-                return self.workspace.resolve(args.path).exists()
-            except ToolError:
-                return False
-        if tool == "set_table_cell":
-            try:
-                old = self._table(self._open(args.path), args.path, args.table).cell(args.row, args.column).text
-            except Exception:
-                return False  # the call itself will fail: nothing is written
-            return old.strip() != "" and old != args.text
-        return False
+        return approval.sensitive(self._by_name[tool], args, self.workspace)
+
+    # -- effects -------------------------------------------------------------------------------
+    def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
+        path = self._target(args.path)
+        if path.exists():
+            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
+        return (self.workspace.effect(path, Change.CREATE),)
+
+    def _add_effects(self, args: PathArgs) -> tuple[Effect, ...]:
+        path = self._target(args.path)
+        return (self.workspace.effect(path, Change.ADD),) if path.exists() else ()
+
+    def _cell_effects(self, args: CellArgs) -> tuple[Effect, ...]:
+        document = self._peek(args.path)
+        table = self._table(document, args.path, args.table)
+        if args.row >= len(table.rows) or args.column >= len(table.columns):
+            return ()  # refused
+        old = table.cell(args.row, args.column).text
+        if old == args.text:
+            return ()
+        change = Change.ADD if old.strip() == "" else Change.EDIT
+        return (self.workspace.effect(self._target(args.path), change),)
 
     # -- reading -------------------------------------------------------------------------------
     def _read_document(self, args: PathArgs) -> dict[str, Any]:
@@ -127,25 +156,49 @@ class DocumentsApplication(ToolApplication):
 
         document = self._open(args.path)
         blocks: list[dict[str, Any]] = []
-        table_index = 0
+        table_index, budget, cut = 0, MAX_RESULT_CHARS, False
         for block in document.iter_inner_content():
             if isinstance(block, Paragraph):
-                blocks.append(
-                    {"kind": "paragraph", "style": block.style.name if block.style else None, "text": block.text}
-                )
+                shown: dict[str, Any] = {"kind": "paragraph", "style": block.style.name if block.style else None,
+                                         "text": block.text}
+                size = len(block.text)
             elif isinstance(block, Table):
-                grid = read_table_grid(block)
-                blocks.append({"kind": "table", "index": table_index, **grid})
+                shown = {"kind": "table", "index": table_index, **read_table_grid(block)}
+                size = sum(len(cell) for row in shown["rows"] for cell in row)
                 table_index += 1
-        return {"path": args.path, "blocks": blocks, "tables": table_index}
+            else:
+                continue
+            if size > budget and blocks:
+                cut = True  # the rest is counted, not shown: a result a model can read
+                continue
+            budget -= size
+            blocks.append(shown)
+        done = {"path": args.path, "blocks": blocks, "tables": table_index}
+        if cut:
+            done |= {"truncated": True, "note": f"the document holds more than {MAX_RESULT_CHARS:,} characters: "
+                                                "only its first blocks are shown; read a table with read_table"}
+        return done
 
     def _read_table(self, args: ReadTableArgs) -> dict[str, Any]:
         document = self._open(args.path)
         table = self._table(document, args.path, args.index)
-        return {"path": args.path, "index": args.index, **read_table_grid(table, repeat_merged=args.repeat_merged)}
+        grid = read_table_grid(table, repeat_merged=args.repeat_merged)
+        budget, kept = MAX_RESULT_CHARS, 0
+        for row in grid["rows"]:
+            budget -= sum(len(cell) for cell in row)
+            if budget < 0 and kept:
+                break
+            kept += 1
+        done = {"path": args.path, "index": args.index, **grid}
+        if kept < len(grid["rows"]):
+            done |= {"rows": grid["rows"][:kept], "truncated": True,
+                     "note": f"the table holds more than {MAX_RESULT_CHARS:,} characters: its first {kept} of "
+                             f"{len(grid['rows'])} rows are shown"}
+        return done
 
     def _table_totals(self, args: ReadTableArgs) -> dict[str, Any]:
-        rows = self._read_table(args)["rows"]
+        document = self._open(args.path)
+        rows = read_table_grid(self._table(document, args.path, args.index), repeat_merged=args.repeat_merged)["rows"]
         try:
             return {"path": args.path, "index": args.index, **table_totals(rows)}
         except ValueError as exc:
@@ -216,24 +269,48 @@ class DocumentsApplication(ToolApplication):
 
     # -- helpers -------------------------------------------------------------------------------
     def _target(self, path: str) -> Path:
-        resolved = self.workspace.resolve(path)
-        if resolved.suffix.lower() != ".docx":
+        """Where the document is: a link followed to its file, which must be a .docx too."""
+        resolved = self.workspace.physical(path)
+        if resolved.suffix.lower() != ".docx" or self.workspace.resolve(path).suffix.lower() != ".docx":
             raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)"
                             f"{self.workspace.of_type('.docx')}")
         return resolved
 
     def _open(self, path: str) -> Any:
-        import docx
-        from docx.opc.exceptions import PackageNotFoundError
+        """The document, parsed from its bytes once they passed the package limits; the one a call's effects
+        just parsed, when the file is unchanged (it is then the call's to change)."""
+        resolved, data = self._bytes(path)
+        key = (str(resolved), hashlib.blake2b(data, digest_size=16).hexdigest())
+        if self._peeked is not None and self._peeked[0] == key:
+            document, self._peeked = self._peeked[1], None
+            return document
+        return self._parse(data, path)
 
+    def _peek(self, path: str) -> Any:
+        """The document as the file holds it, for a call's effects (read only; _open hands it to the call)."""
+        resolved, data = self._bytes(path)
+        key = (str(resolved), hashlib.blake2b(data, digest_size=16).hexdigest())
+        if self._peeked is None or self._peeked[0] != key:
+            self._peeked = (key, self._parse(data, path))
+        return self._peeked[1]
+
+    def _bytes(self, path: str) -> tuple[Path, bytes]:
         resolved = self._target(path)
         if not resolved.exists():
             raise self.workspace.missing(path, f"{self.workspace.of_type('.docx')}; a new one is made with "
                                                "create_document")
+        return resolved, self.workspace.read_bytes(resolved, self.limits.max_file_bytes, path)
+
+    def _parse(self, data: bytes, path: str) -> Any:
+        import docx
+
+        check_package(data, path, self.limits, ".docx file")
         try:
-            return docx.Document(str(resolved))
-        except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:
-            raise ToolError(f"{path!r} is not a readable .docx file ({exc})") from exc
+            return docx.Document(io.BytesIO(data))
+        except FileRefused:
+            raise
+        except Exception as exc:  # python-docx on a damaged package: any of a dozen exceptions
+            raise ToolError(f"{path!r} is not a readable .docx file ({type(exc).__name__}: {exc})") from exc
 
     def _save(self, document: Any, path: str) -> None:
         atomic_save(self._target(path), lambda tmp: document.save(str(tmp)))

@@ -1,8 +1,10 @@
 """copy and move, planned whole before anything is touched (like cp and mv, and all or nothing).
 
 A destination that is a folder receives the source under its own name, and a source may be a pattern on the
-names of one folder ('reports/*.xlsx'). The plan is also what decides whether a call is sensitive: it lists
-exactly the targets the call will write.
+names of one folder ('reports/*.xlsx'). The plan is also what the call's effects are: it lists exactly the
+targets the call will write. A copy streams (a large file is never held in memory) and copies only regular
+files, folders and links: a FIFO, a device or a socket, alone or in a folder, is refused before anything is
+copied.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import fnmatch
 import os
 import posixpath
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from podium.apps.tooling import ToolError
-from podium.apps.workspace import Workspace, atomic_save
+from podium.apps.workspace import PathRefused, Workspace, atomic_save, open_regular
 
 
 class TransferArgs(Protocol):
@@ -153,6 +156,8 @@ class Transfer:
             raise ToolError(f"{rel(source)!r} is already there; name another path or folder")
         if folder and target.is_relative_to(source):
             raise ToolError(f"cannot {verb} folder {rel(source)!r} into itself ({rel(target)!r})")
+        if verb == "copy":
+            _only_plain(source, rel(source))
         if verb == "copy" and not folder:
             target = Path(os.path.realpath(target))  # overwriting through a link writes its file, as before
             kinds = source.suffix.lower(), target.suffix.lower()
@@ -171,9 +176,11 @@ class Transfer:
 
 def copy_one(overwrite: bool, source: Path, target: Path) -> None:
     if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, target, symlinks=True)  # refuses an existing target itself
+        # refuses an existing target itself; a special file that appeared since the plan is refused too
+        shutil.copytree(source, target, symlinks=True, copy_function=_copy_regular)
         return
-    store(target, source.read_bytes(), overwrite)
+    with open_regular(source, source.name) as handle:
+        store(target, handle, overwrite)
     shutil.copystat(source, target)
 
 
@@ -191,9 +198,48 @@ def move_one(overwrite: bool, source: Path, target: Path) -> None:
     os.unlink(source)
 
 
-def store(path: Path, data: bytes, overwrite: bool) -> None:
-    if overwrite:
-        atomic_save(path, lambda tmp: tmp.write_bytes(data))
-    else:
-        with open(path, "xb") as handle:  # exclusive: never replaces a file that appeared meanwhile
+def store(path: Path, data: bytes | BinaryIO, overwrite: bool) -> None:
+    """Write `data` (bytes, or a file read to its end in chunks) to `path`: replacing it atomically with
+    overwrite, else created exclusively (never replaces a file that appeared meanwhile)."""
+    def write(handle: BinaryIO) -> None:
+        if isinstance(data, bytes):
             handle.write(data)
+        else:
+            shutil.copyfileobj(data, handle, 1 << 20)
+
+    if overwrite:
+        def save(tmp: Path) -> None:
+            with open(tmp, "wb") as handle:
+                write(handle)
+
+        atomic_save(path, save)
+    else:
+        with open(path, "xb") as handle:
+            write(handle)
+
+
+def _copy_regular(source: str, target: str) -> None:
+    with open_regular(Path(source), os.path.basename(source)) as handle, open(target, "xb") as out:
+        shutil.copyfileobj(handle, out, 1 << 20)
+    shutil.copystat(source, target)
+
+
+def _only_plain(source: Path, shown: str) -> None:
+    """Refuse a copy whose source is, or holds, a FIFO, a device or a socket (reading one blocks or never
+    ends); links are copied as links, so where they point does not matter here."""
+    def check(path: Path, name: str) -> None:
+        mode = path.lstat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            raise PathRefused(f"{name!r} is not a regular file (a FIFO, a device or a socket): it is not copied, "
+                              "and nothing was copied")
+
+    if source.is_symlink():
+        if not os.path.isdir(source):
+            with open_regular(source, source.name):  # the file a copy would read through the link
+                pass
+        return
+    check(source, shown)
+    if source.is_dir():
+        for folder, dirs, files in os.walk(source):
+            for name in dirs + files:
+                check(Path(folder) / name, posixpath.join(shown, os.path.relpath(Path(folder) / name, source)))

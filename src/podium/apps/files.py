@@ -6,7 +6,12 @@ target is sensitive (it needs the person's approval first); without it, creation
 never destroy data even if a file appears in between. Folders are never replaced. Every delete is
 sensitive.
 
+Each changing tool declares its effects (the paths it would change, after links are followed), and
+whether a call is sensitive follows from them (approval): a write through a link to podium.toml, or a
+rename of podium.toml away or of another file into its place, changes a protected path.
+
 copy and move behave like cp and mv, every target checked before anything is touched (file_transfer).
+Only regular files are read or copied: a FIFO, a device or a socket is refused, never opened.
 """
 
 from __future__ import annotations
@@ -22,16 +27,19 @@ from typing import Any
 
 from pydantic import Field
 
+from podium.apps import approval
+from podium.apps.approval import declared
+from podium.apps.base import Change, Effect
 from podium.apps.file_transfer import Transfer, store
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
-from podium.apps.workspace import Workspace
+from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
 
 MAX_LISTED = 2000
 # Names no one gives a folder: make_folder refuses them (they are files to write).
 FILE_SUFFIXES = frozenset({".txt", ".md", ".csv", ".json", ".docx", ".xlsx", ".pdf", ".html", ".xml", ".log",
                            ".yaml", ".yml", ".toml", ".ini", ".py", ".doc", ".xls", ".pptx", ".odt", ".ods"})
 DEFAULT_READ_BYTES = 200_000
-CONFIG_FILE = "podium.toml"
+CONFIG_FILE = CONFIG_NAME
 _NEW_NAME = "a destination no file has yet (a new name or folder) replaces nothing and needs no approval"
 
 
@@ -102,45 +110,74 @@ class FilesApplication(ToolApplication):
             ToolSpec("list_files", "List a folder (names, kinds, sizes).", ListArgs, self._list, True),
             ToolSpec("read_file", "Read a text file.", ReadArgs, self._read, True),
             ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write,
-                     unapproved=_NEW_NAME),
-            ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir),
+                     unapproved=_NEW_NAME, effects=declared(self._write_effects)),
+            ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir,
+                     effects=declared(self._mkdir_effects)),
             # Handed a listing, the 1.5B AppAgent wrote docx_files.txt as "" or "\n", three times: copying a
             # tool's output into another call is what it cannot do, so the tool writes the names itself.
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
-                     unapproved=_NEW_NAME),
+                     unapproved=_NEW_NAME, effects=declared(self._names_effects)),
             ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
                      "source copies every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self.transfer.run, copying=True), unapproved=_NEW_NAME),
+                     CopyArgs, partial(self.transfer.run, copying=True), unapproved=_NEW_NAME,
+                     effects=declared(partial(self._transfer_effects, copying=True))),
             ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
                      "pattern source moves every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self.transfer.run, copying=False), unapproved=_NEW_NAME),
+                     CopyArgs, partial(self.transfer.run, copying=False), unapproved=_NEW_NAME,
+                     effects=declared(partial(self._transfer_effects, copying=False))),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
                      "expression; refuses any rename that would collide and then renames nothing.",
-                     RenameArgs, self._rename_pattern),
-            ToolSpec("delete", "Delete a file or folder.", DeleteArgs, self._delete),
+                     RenameArgs, self._rename_pattern, effects=declared(self._rename_effects)),
+            ToolSpec("delete", "Delete a file or folder.", DeleteArgs, self._delete,
+                     effects=declared(self._delete_effects)),
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
-        if tool == "delete":
-            return True
-        try:  # what the call will touch, planned exactly as it will run
-            if tool in ("copy", "move"):
-                pairs = self.transfer.plan(args, copying=tool == "copy").pairs
-            elif tool in ("write_file", "write_file_names"):
-                target = self.workspace.resolve(args.path if tool == "write_file" else args.into)
-                if tool == "write_file" and _holds(target, args.content.encode("utf-8")):
-                    return False  # nothing would be lost: the call finds it done (`unchanged`)
-                pairs = ((target, target),)
-            else:
-                return False
-        except (ToolError, OSError):
-            return False  # refused at call time: nothing runs, and the model learns why at once
-        # podium's own configuration (allow-lists, models) may sit in the workspace: an agent must not
-        # change what the next run is allowed to do without the person's yes.
-        if any(path.name == CONFIG_FILE for pair in pairs for path in pair):
-            return True
-        return args.overwrite and any(os.path.lexists(target) for _, target in pairs)
+        return approval.sensitive(self._by_name[tool], args, self.workspace)
+
+    # -- effects: what a call would change, planned exactly as it will run -----------------------
+    def _write_effects(self, args: WriteArgs) -> tuple[Effect, ...]:
+        return self._file_effect(args.path, args.content, args.overwrite)
+
+    def _names_effects(self, args: NamesArgs) -> tuple[Effect, ...]:
+        return self._file_effect(args.into, self._names_text(args)[0], args.overwrite)
+
+    def _file_effect(self, path: str, content: str, overwrite: bool) -> tuple[Effect, ...]:
+        """A text file written at `path`: nothing when it holds the text already, CREATE where a write lands
+        (through a link, at its target), REPLACE of an existing file (with overwrite; else refused)."""
+        if _holds(self.workspace.resolve(path), content.encode("utf-8")):
+            return ()
+        target = self._writable_target(path, overwrite)
+        return (self.workspace.effect(target, Change.REPLACE if target.exists() else Change.CREATE),)
+
+    def _mkdir_effects(self, args: FolderArgs) -> tuple[Effect, ...]:
+        path = self.workspace.resolve(args.path)
+        if path.exists() or path.suffix.lower() in FILE_SUFFIXES:
+            return ()  # there already, or refused
+        return (self.workspace.effect(Path(os.path.realpath(path)), Change.CREATE),)
+
+    def _transfer_effects(self, args: CopyArgs, *, copying: bool) -> tuple[Effect, ...]:
+        effects: list[Effect] = []
+        for source, target in self.transfer.plan(args, copying=copying).pairs:
+            if not copying:
+                effects.append(self.workspace.effect(source, Change.DELETE))
+            effects.append(self.workspace.effect(target, Change.REPLACE if os.path.lexists(target)
+                                                 else Change.CREATE))
+        return tuple(effects)
+
+    def _rename_effects(self, args: RenameArgs) -> tuple[Effect, ...]:
+        folder, plan = self._rename_plan(args)
+        if args.dry_run:
+            return ()
+        return tuple(effect for old, new in plan for effect in (
+            self.workspace.effect(folder / old, Change.DELETE), self.workspace.effect(folder / new, Change.CREATE)))
+
+    def _delete_effects(self, args: DeleteArgs) -> tuple[Effect, ...]:
+        path = self._existing(args.path)
+        if path.is_dir() and not path.is_symlink() and not args.recursive and any(path.iterdir()):
+            return ()  # refused: not empty
+        return (self.workspace.effect(path, Change.DELETE),)
 
     # -- read-only -----------------------------------------------------------------------------
     def _list(self, args: ListArgs) -> dict[str, Any]:
@@ -167,7 +204,7 @@ class FilesApplication(ToolApplication):
 
     def _read(self, args: ReadArgs) -> dict[str, Any]:
         path = self._existing_file(args.path)
-        with open(path, "rb") as handle:
+        with self.workspace.open_regular(path, args.path) as handle:
             data = handle.read(args.max_bytes + 1)
         truncated = len(data) > args.max_bytes
         data = data[: args.max_bytes]
@@ -196,15 +233,19 @@ class FilesApplication(ToolApplication):
             raise ToolError(f"{args.path!r} is a file, not a folder: write_file_names writes the names of a "
                             f"folder's files. To write a text (a name, a number) into {args.into!r}, call "
                             f"write_file with that text as its content")
+        text, names, truncated = self._names_text(args)
+        written = self._write(WriteArgs(path=args.into, content=text, overwrite=args.overwrite))
+        return {**written, "names": names[:50], "count": len(names), "truncated": truncated}
+
+    def _names_text(self, args: NamesArgs) -> tuple[str, list[str], bool]:
+        """The file write_file_names writes, its names, and whether the listing was cut."""
         listing = self._list(args)
         folder = self.workspace.resolve(args.path, allow_root=True)
         into = self.workspace.resolve(args.into)
         # paths from the folder listed, as a person reads them; never the file being written
         names = [os.path.relpath(self.workspace.resolve(e["path"]), folder) for e in listing["entries"]
                  if e["kind"] == "file" and self.workspace.resolve(e["path"]) != into]
-        written = self._write(WriteArgs(path=args.into, content="".join(f"{n}\n" for n in names),
-                                        overwrite=args.overwrite))
-        return {**written, "names": names[:50], "count": len(names), "truncated": listing["truncated"]}
+        return "".join(f"{n}\n" for n in names), names, listing["truncated"]
 
     def _mkdir(self, args: FolderArgs) -> dict[str, Any]:
         path = self.workspace.resolve(args.path)
@@ -219,6 +260,14 @@ class FilesApplication(ToolApplication):
         return {"path": self.workspace.relative(path)}
 
     def _rename_pattern(self, args: RenameArgs) -> dict[str, Any]:
+        folder, plan = self._rename_plan(args)
+        if not args.dry_run:
+            for old, new in plan:
+                os.rename(folder / old, folder / new)
+        return {"folder": self.workspace.relative(folder), "renamed": [list(p) for p in plan], "dry_run": args.dry_run}
+
+    def _rename_plan(self, args: RenameArgs) -> tuple[Path, list[tuple[str, str]]]:
+        """The folder and its (old, new) names, checked whole; ToolError says why not."""
         folder = self.workspace.resolve(args.folder, allow_root=True)
         if not folder.is_dir():
             raise ToolError(f"{args.folder!r} is not a folder")
@@ -242,10 +291,7 @@ class FilesApplication(ToolApplication):
             raise ToolError(f"no name in {self.workspace.relative(folder)!r} matches {args.pattern!r} (or the "
                             f"replacement leaves it as it is); the names there: {shown or 'none'}")
         self._check_rename_plan(folder, names, plan)
-        if not args.dry_run:
-            for old, new in plan:
-                os.rename(folder / old, folder / new)
-        return {"folder": self.workspace.relative(folder), "renamed": [list(p) for p in plan], "dry_run": args.dry_run}
+        return Path(os.path.realpath(folder)), plan
 
     def _check_rename_plan(self, folder: Path, names: list[str], plan: list[tuple[str, str]]) -> None:
         moving = {old for old, _ in plan}
@@ -295,10 +341,13 @@ class FilesApplication(ToolApplication):
 
 
 def _holds(path: Path, data: bytes) -> bool:
-    """Whether the path is a file whose bytes are exactly `data`."""
+    """Whether the path is a regular file whose bytes are exactly `data` (a FIFO is not read: never blocks)."""
     try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
+        if not is_regular(path) or path.stat().st_size != len(data):
+            return False
+        with open_regular(path, path.name) as handle:
+            return handle.read(len(data) + 1) == data
+    except (OSError, ToolError):
         return False
 
 

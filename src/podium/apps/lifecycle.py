@@ -6,6 +6,11 @@ waits until it is up: its process alive (or, for launchers that hand over and ex
 its group or of its configured process name) and, when a display can be asked, one of its windows
 shown. Everything launched is registered; `stop_launched()` stops exactly those process groups and
 nothing else (a process that was already running before is never touched).
+
+A program is launched in its sandbox (sandbox.Sandbox, unless its configuration turns it off): the
+workspace read-only by default (`workspace = "write"` lets it save there), its display, no network,
+a scrubbed environment and a private home. The sandbox keeps the program in the process group that
+is launched, so a stop's SIGTERM reaches it and it can close cleanly.
 """
 
 from __future__ import annotations
@@ -23,10 +28,17 @@ from dataclasses import dataclass, field
 import psutil
 
 from podium.apps import display
-from podium.apps.shell_policy import SAFE_PATH
+from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
+from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
 
+# A desktop program runs as long as the person uses it: no CPU-time or address-space limit (an office
+# suite reserves gigabytes it never touches), a bound on what it writes and how many processes it runs.
+DESKTOP_SANDBOX = Sandbox(limits=Limits(cpu_seconds=None, memory_bytes=None, processes=512, open_files=8192),
+                          display=True, die_with_parent=False)
+
 POLL = 0.1
+SETTLE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +61,8 @@ class DesktopAppConfig:
     aliases: tuple[str, ...] = ()
     opens_files: bool = False  # the command takes a file to open as its last argument
     search_path: tuple[str, ...] = SAFE_PATH
+    sandbox: Sandbox = DESKTOP_SANDBOX
+    workspace_access: Access = Access.READ  # what it may do with the workspace, inside its sandbox
 
     def __post_init__(self) -> None:
         if not self.command or not all(isinstance(a, str) and a for a in self.command):
@@ -141,21 +155,35 @@ class Lifecycle:
             return any(config.matches_window(window, pids) for window in display.list_windows())
         return bool(processes)
 
-    async def ensure_running(self, config: DesktopAppConfig) -> Launched | None:
+    async def ensure_running(self, config: DesktopAppConfig, workspace: Workspace | None = None) -> Launched | None:
         """Launch `config` unless it already runs; None when it was already running."""
         if await asyncio.to_thread(self.is_running, config):
             return None
-        return await self.launch(config)
+        return await self.launch(config, workspace=workspace)
 
-    async def launch(self, config: DesktopAppConfig, extra_args: Sequence[str] = ()) -> Launched:
+    async def launch(self, config: DesktopAppConfig, extra_args: Sequence[str] = (),
+                     workspace: Workspace | None = None) -> Launched:
+        """Start `config` (in its sandbox, with the workspace as its configuration says) and wait until it is up."""
         executable = config.executable()
+        argv, env = [config.command[0], *config.command[1:], *extra_args], None
+        if config.sandbox.enabled:
+            access = config.workspace_access if workspace is not None else Access.NONE
+            try:
+                argv = config.sandbox.wrap(
+                    [executable, *config.command[1:], *extra_args], access=access,
+                    workspace=workspace.root if workspace is not None else None,
+                    protected=workspace.protected_paths() if workspace is not None else (),
+                    search_path=(*config.search_path, os.path.dirname(executable)))
+            except SandboxUnavailable as exc:
+                raise StartFailed(f"{config.name}: {exc}") from None
+            env = config.sandbox.environment(config.search_path, home=os.environ.get("HOME", "/"))
+            executable = argv[0]
         started = time.time()
         try:
             process = await asyncio.create_subprocess_exec(
-                config.command[0],
-                *config.command[1:],
-                *extra_args,
+                *argv,
                 executable=executable,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -176,6 +204,9 @@ class Lifecycle:
     async def _wait_until_up(self, entry: Launched) -> display.Window | None:
         config = entry.config
         deadline = time.monotonic() + config.startup_timeout
+        # Without a window to wait for, up means still running a moment after the start: a program that
+        # exits at once (a wrong argument, a sandbox it cannot start in) fails the launch.
+        settled = time.monotonic() + SETTLE
         want_window = await asyncio.to_thread(display.window_listing_available)
         while True:
             members = set(await asyncio.to_thread(group_members, entry.pid))
@@ -189,7 +220,7 @@ class Lifecycle:
                 raise StartFailed(
                     f"{config.name}: {config.program} exited with status {entry.process.returncode} before it was up"
                 )
-            if alive and not want_window:
+            if alive and not want_window and time.monotonic() >= settled:
                 return None
             if alive:
                 for window in await asyncio.to_thread(display.list_windows):

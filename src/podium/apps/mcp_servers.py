@@ -8,7 +8,13 @@ plain messages on its streams). `launch()` starts the owner and waits until the 
 session and stops a stdio server's process.
 
 MCP tools are sensitive unless the server marks them read-only (`readOnlyHint`) or the
-configuration lists them as read-only; `confirm = "all"` / `"none"` override that.
+configuration lists them as read-only; `confirm = "all"` / `"none"` override that. What a tool
+changes is not known (`effects()` is None), except that a read-only one changes nothing.
+
+A stdio server the configuration marks `untrusted = true` runs in the sandbox (sandbox.Sandbox): the
+workspace absent unless `workspace = "read"` or `"write"`, no network unless `network = true`, its own
+folder (`cwd`) and `read_paths` read-only, a scrubbed environment (only its configured `env`), limits.
+Without bubblewrap such a server is not started, and the error says why.
 """
 
 from __future__ import annotations
@@ -16,15 +22,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from podium.apps.base import Tool, ToolResult
+from podium.apps.base import Effect, Tool, ToolResult
+from podium.apps.limits import MAX_RESULT_CHARS, within
+from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
+from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
 
 Confirm = Literal["writes", "all", "none"]
+# A server lives as long as the session: no CPU-time limit; memory, files and processes bounded.
+SERVER_LIMITS = Limits(cpu_seconds=None, memory_bytes=4 << 30, processes=128)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +56,10 @@ class McpServerConfig:
     confirm: Confirm = "writes"
     timeout: float = 60.0
     connect_timeout: float = 30.0
+    untrusted: bool = False  # run a stdio server in the sandbox
+    network: bool = False  # an untrusted server's network
+    workspace: Access = Access.NONE  # what an untrusted server may do with the workspace
+    read_paths: tuple[str, ...] = ()  # more read-only folders for an untrusted server (its installation)
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -53,13 +70,25 @@ class McpServerConfig:
             raise ConfigError(f"MCP server {self.name!r}: confirm must be 'writes', 'all' or 'none'")
         if self.timeout <= 0 or self.connect_timeout <= 0:
             raise ConfigError(f"MCP server {self.name!r}: timeouts must be positive")
+        if self.untrusted and self.command is None:
+            raise ConfigError(f"MCP server {self.name!r}: untrusted applies to a stdio server (command); a server "
+                              "at a url runs elsewhere, and its tools' calls need approval anyway")
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox an untrusted stdio server runs in (None: trusted, it runs as configured)."""
+        if not self.untrusted:
+            return None
+        return Sandbox(network=self.network, limits=SERVER_LIMITS,
+                       read_paths=(*self.read_paths, *([self.cwd] if self.cwd else [])))
 
 
 class McpApplication:
     """The tools of one MCP server; connect with `launch()` (or `async with`), end with `aclose()`."""
 
-    def __init__(self, config: McpServerConfig) -> None:
+    def __init__(self, config: McpServerConfig, workspace: Workspace | None = None) -> None:
         self.config = config
+        self.workspace = workspace
         self.name = config.name
         where = config.url or " ".join([config.command or "", *config.args])
         self.description = config.description or f"MCP server {config.name} ({where})"
@@ -82,6 +111,11 @@ class McpApplication:
         known = self._tools.get(tool)
         return not (known is not None and known.read_only)
 
+    def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
+        """A read-only tool changes nothing; what any other does is the server's own business (None)."""
+        known = self._tools.get(tool)
+        return () if known is not None and known.read_only else None
+
     async def is_running(self) -> bool:
         return self._session is not None and self._owner is not None and not self._owner.done() and not self._broken
 
@@ -93,6 +127,8 @@ class McpApplication:
             await self.aclose()
             self._ready, self._closing = asyncio.Event(), asyncio.Event()
             self._owner, self._failure, self._broken, self._tools = None, None, False, {}
+        if self.config.sandbox is not None:
+            self._confined(self.config.sandbox)  # refused before anything starts, with the reason
         # The server's stderr, kept to explain a failed start; closed by aclose().
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.name}")
@@ -186,13 +222,33 @@ class McpApplication:
         from mcp import StdioServerParameters, stdio_client
 
         assert self.config.command is not None
-        parameters = StdioServerParameters(
-            command=self.config.command,
-            args=list(self.config.args),
-            env=dict(self.config.env) or None,
-            cwd=self.config.cwd,
-        )
+        command, args, env = self.config.command, list(self.config.args), dict(self.config.env) or None
+        sandbox = self.config.sandbox
+        if sandbox is not None:
+            command, args, env = self._confined(sandbox)
+        parameters = StdioServerParameters(command=command, args=args, env=env, cwd=self.config.cwd)
         return stdio_client(parameters, errlog=self._errlog)
+
+    def _confined(self, sandbox: Sandbox) -> tuple[str, list[str], dict[str, str]]:
+        """The bwrap command, its arguments and the environment that run this server sandboxed."""
+        assert self.config.command is not None
+        program = shutil.which(self.config.command)
+        if program is None:
+            raise StartFailed(f"MCP server {self.name!r}: program {self.config.command!r} not found")
+        program = os.path.realpath(program)
+        workspace, access = self.workspace, self.config.workspace
+        if workspace is None:
+            access = Access.NONE
+        try:
+            argv = sandbox.wrap(
+                [program, *self.config.args], access=access, workspace=workspace.root if workspace else None,
+                protected=workspace.protected_paths() if workspace else (),
+                cwd=Path(self.config.cwd) if self.config.cwd else None,
+                search_path=(*SAFE_PATH, os.path.dirname(program)))
+        except SandboxUnavailable as exc:
+            raise StartFailed(f"MCP server {self.name!r}: {exc}") from None
+        # bwrap passes its environment on: only what the configuration gives the server, and no home of ours
+        return argv[0], argv[1:], sandbox.environment(SAFE_PATH, home="/", extra=self.config.env)
 
     def _server_output(self) -> str:
         if self._errlog is None or self._errlog.closed:
@@ -242,7 +298,9 @@ def _tool_result(result: Any) -> ToolResult:
     others = [
         block.model_dump(mode="json", exclude_none=True) for block in blocks if getattr(block, "type", None) != "text"
     ]
-    text = "\n".join(texts)
+    text, cut = within("\n".join(texts), MAX_RESULT_CHARS)
+    if cut:
+        text += f"\n[cut: the server answered more than {MAX_RESULT_CHARS:,} characters]"
     if _field(result, "is_error", "isError"):
         return ToolResult(content=others or None, error=text or "the MCP tool reported an error")
     structured = _field(result, "structured_content", "structuredContent")
@@ -285,6 +343,10 @@ def server_config(name: str, options: Mapping[str, Any]) -> McpServerConfig:
         "confirm",
         "timeout",
         "connect_timeout",
+        "untrusted",
+        "network",
+        "workspace",
+        "read_paths",
     }
     unknown = sorted(set(options) - known)
     if unknown:
@@ -295,6 +357,12 @@ def server_config(name: str, options: Mapping[str, Any]) -> McpServerConfig:
         raise ConfigError(f"MCP server {name!r}: args must be a list of strings")
     values["args"] = tuple(args)
     values["read_only_tools"] = frozenset(values.get("read_only_tools", ()))
+    values["read_paths"] = tuple(values.get("read_paths", ()))
+    if "workspace" in values:
+        try:
+            values["workspace"] = Access(values["workspace"])
+        except ValueError:
+            raise ConfigError(f"MCP server {name!r}: workspace must be 'none', 'read' or 'write'") from None
     for key in ("env", "headers"):
         mapping = values.get(key, {})
         if not isinstance(mapping, Mapping) or not all(isinstance(v, str) for v in mapping.values()):

@@ -3,26 +3,34 @@
     {
       "workspace": "examples/quarterly",          # relative to `base`; default "."
       "enabled": ["files", "documents", "spreadsheets", "shell"],   # the built-ins (default: all four)
+      "protected": ["records/journal.db"],        # more paths whose change always needs approval
       "shell": {"allow": ["wc"], "read_only": ["wc"], "interpreters": [], "defaults": true,
                 "timeout": 30, "max_output": 64000, "search_path": ["/usr/bin", "/bin"],
-                "confine_paths": true},
-      "mcp": {"weather": {"command": "weather-mcp", "args": ["--stdio"], "env": {"KEY": "$WEATHER_KEY"}},
+                "confine_paths": true, "sandbox": "on", "network": false, "cpu_seconds": 60,
+                "memory_mb": 2048, "file_size_mb": 1024, "processes": 64, "read_paths": []},
+      "mcp": {"weather": {"command": "weather-mcp", "args": ["--stdio"], "env": {"KEY": "$WEATHER_KEY"},
+                          "untrusted": true, "network": true},
               "remote": {"url": "http://127.0.0.1:8000/mcp", "read_only_tools": ["lookup"]}},
       "desktop": {"calc": {"command": ["localc"], "process": "soffice.bin", "window": "LibreOffice Calc",
-                           "file_types": [".xlsx", ".ods"], "opens_files": true, "startup_timeout": 60}},
+                           "file_types": [".xlsx", ".ods"], "opens_files": true, "startup_timeout": 60,
+                           "sandbox": "on", "workspace": "write", "read_paths": ["/opt/libreoffice"]}},
     }
 
 `Applications` is the session's set: a read-only mapping name -> Application, plus `start()` (connect
-the MCP servers) and `aclose()` (close them and stop every desktop program this session launched).
+the MCP servers), `aclose()` (close them and stop every desktop program this session launched) and
+`sandbox_status()` (one line: what confines the programs they start, for a run's header).
+
+`build_applications(..., protect=[...])` names podium's own files (the configuration file read, the
+journal's database): with the workspace's podium.toml they are protected (Workspace.protected).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,8 +39,9 @@ from podium.apps.base import Application
 from podium.apps.desktop_apps import DesktopApplication
 from podium.apps.documents import DocumentsApplication
 from podium.apps.files import FilesApplication
-from podium.apps.lifecycle import DesktopAppConfig, Lifecycle
+from podium.apps.lifecycle import DESKTOP_SANDBOX, DesktopAppConfig, Lifecycle
 from podium.apps.mcp_servers import McpApplication, server_config
+from podium.apps.sandbox import Access, Limits, Sandbox
 from podium.apps.shell import ShellApplication
 from podium.apps.shell_policy import DEFAULT_ALLOW, DEFAULT_READ_ONLY, SAFE_PATH, ShellPolicy
 from podium.apps.spreadsheets import SpreadsheetsApplication
@@ -56,6 +65,23 @@ class ShellOptions(_Strict):
     max_output: int = 64_000
     search_path: list[str] = Field(default_factory=lambda: list(SAFE_PATH))
     confine_paths: bool = True
+    # The sandbox every command runs in ("off": unconfined, said in every run's header).
+    sandbox: Literal["on", "off"] = "on"
+    network: bool = False
+    cpu_seconds: int | None = Field(60, gt=0)
+    memory_mb: int | None = Field(2048, gt=0)
+    file_size_mb: int | None = Field(1024, gt=0)
+    processes: int | None = Field(64, gt=0)
+    read_paths: list[str] = Field(default_factory=list)
+
+    def confinement(self) -> Sandbox:
+        mb = 1 << 20
+        limits = Limits(cpu_seconds=self.cpu_seconds,
+                        memory_bytes=None if self.memory_mb is None else self.memory_mb * mb,
+                        file_size_bytes=None if self.file_size_mb is None else self.file_size_mb * mb,
+                        processes=self.processes)
+        return Sandbox(enabled=self.sandbox == "on", network=self.network, limits=limits,
+                       read_paths=tuple(self.read_paths))
 
     def policy(self) -> ShellPolicy:
         allow = frozenset(self.allow) | frozenset(self.interpreters)
@@ -83,9 +109,15 @@ class DesktopOptions(_Strict):
     aliases: list[str] = Field(default_factory=list)
     opens_files: bool = False
     search_path: list[str] = Field(default_factory=lambda: list(SAFE_PATH))
+    sandbox: Literal["on", "off"] = "on"
+    workspace: Literal["none", "read", "write"] = "read"
+    network: bool = False
+    read_paths: list[str] = Field(default_factory=list)
 
     def config(self, name: str) -> DesktopAppConfig:
         command = shlex.split(self.command) if isinstance(self.command, str) else self.command
+        sandbox = Sandbox(enabled=self.sandbox == "on", network=self.network, limits=DESKTOP_SANDBOX.limits,
+                          read_paths=tuple(self.read_paths), display=True, die_with_parent=False)
         return DesktopAppConfig(
             name,
             tuple(command),
@@ -97,12 +129,15 @@ class DesktopOptions(_Strict):
             tuple(self.aliases),
             self.opens_files,
             tuple(self.search_path),
+            sandbox,
+            Access(self.workspace),
         )
 
 
 class AppsOptions(_Strict):
     workspace: str = "."
     enabled: list[str] = Field(default_factory=lambda: list(BUILTINS))
+    protected: list[str] = Field(default_factory=list)
     shell: ShellOptions = Field(default_factory=ShellOptions)
     mcp: dict[str, dict[str, Any]] = Field(default_factory=dict)
     desktop: dict[str, DesktopOptions] = Field(default_factory=dict)
@@ -149,6 +184,24 @@ class Applications(Mapping[str, Application]):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def sandbox_status(self) -> str:
+        """One line for a run's header: what confines the programs these applications start (the shell's
+        commands, desktop programs, untrusted MCP servers), and which run unconfined by the configuration."""
+        sandboxes: list[tuple[str, Sandbox]] = []
+        for name, app in self._apps.items():
+            found = app.sandbox if isinstance(app, ShellApplication) else app.config.sandbox if isinstance(
+                app, DesktopApplication | McpApplication) else None
+            if found is not None:
+                sandboxes.append((name, found))
+        if not sandboxes:
+            return "sandbox: no application here starts programs"
+        off = [name for name, sandbox in sandboxes if not sandbox.enabled]
+        on = [sandbox for _, sandbox in sandboxes if sandbox.enabled]
+        line = on[0].describe() if on else sandboxes[0][1].describe()
+        if on and off:
+            line += f"; OFF for {', '.join(off)} (sandbox = \"off\" in the configuration)"
+        return line
+
     async def running(self) -> dict[str, bool]:
         return {name: bool(await app.is_running()) for name, app in self._apps.items()}
 
@@ -160,8 +213,11 @@ class Applications(Mapping[str, Application]):
         return display.list_windows()
 
 
-def build_applications(config: Mapping[str, Any] | None = None, *, base: str | os.PathLike[str] = ".") -> Applications:
-    """The applications a configuration describes; ConfigError says what is wrong and where."""
+def build_applications(config: Mapping[str, Any] | None = None, *, base: str | os.PathLike[str] = ".",
+                       protect: Iterable[str | os.PathLike[str]] = ()) -> Applications:
+    """The applications a configuration describes; ConfigError says what is wrong and where. `protect`:
+    podium's own files (the configuration read, the journal's database), protected with their SQLite
+    companions (-wal, -shm, -journal) wherever they lie."""
     try:
         options = AppsOptions.model_validate(dict(config or {}))
     except ValidationError as exc:
@@ -171,8 +227,11 @@ def build_applications(config: Mapping[str, Any] | None = None, *, base: str | o
     if unknown:
         raise ConfigError(f"unknown built-in application(s) {unknown}; the built-ins are {list(BUILTINS)}")
     root = Path(base) / options.workspace
+    owned = [Path(path) for path in protect]
+    protected = [*(root / path for path in options.protected), *owned,
+                 *(Path(f"{path}{suffix}") for path in owned for suffix in ("-wal", "-shm", "-journal"))]
     try:
-        workspace = Workspace.at(root)
+        workspace = Workspace.at(root, protected)
     except ToolError as exc:
         raise ConfigError(f"workspace: {exc}") from exc
     lifecycle = Lifecycle()
@@ -180,10 +239,10 @@ def build_applications(config: Mapping[str, Any] | None = None, *, base: str | o
         "files": lambda: FilesApplication(workspace),
         "documents": lambda: DocumentsApplication(workspace),
         "spreadsheets": lambda: SpreadsheetsApplication(workspace),
-        "shell": lambda: ShellApplication(workspace, options.shell.policy()),
+        "shell": lambda: ShellApplication(workspace, options.shell.policy(), options.shell.confinement()),
     }
     apps: list[Application] = [factories[name]() for name in dict.fromkeys(options.enabled)]
-    apps += [McpApplication(server_config(name, table)) for name, table in options.mcp.items()]
+    apps += [McpApplication(server_config(name, table), workspace) for name, table in options.mcp.items()]
     apps += [DesktopApplication(table.config(name), lifecycle, workspace) for name, table in options.desktop.items()]
     seen: set[str] = set()
     for app in apps:

@@ -12,8 +12,9 @@ from podium.apps.tooling import Args
 
 # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
 # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
-# argument, and a chart over numbers written as text is empty.)
-_VALUES = "'=...' strings are formulas, a leading ' keeps numeric-looking text as text"
+# argument, and a chart over numbers written as text is empty.) Text starting with "=" is data, written as
+# text: formulas are the work of the tools that make them (add_totals_row).
+_VALUES = "a leading ' keeps numeric-looking text as text; '=...' is written as text, not a formula"
 
 
 class PathArgs(Args):

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from podium.apps.formulas import formula_problem, is_formula
+from podium.apps.limits import check_sheet_area
 from podium.apps.tooling import ToolError
 
 CellValue = str | int | float | bool | None
@@ -22,8 +24,8 @@ _NUMBER = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
 def cell_value(value: CellValue) -> CellValue:
     """What a written value becomes, as in a spreadsheet program: "'007" the text '007', "1,200" the
     number 1200 (values copied from a document's table arrive as text, and a chart over text cells
-    is empty), "=SUM(B2:B4)" a formula; "'Friday'", quoted at both ends as the request quoted it, the
-    text Friday."""
+    is empty); "'Friday'", quoted at both ends as the request quoted it, the text Friday. Text starting
+    with "=" stays that text: `put` writes it as text, never as a formula."""
     if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
     if isinstance(value, str) and value.startswith("'"):
@@ -32,6 +34,44 @@ def cell_value(value: CellValue) -> CellValue:
         text = value.strip().replace(",", "")
         return float(text) if "." in text else int(text)
     return value
+
+
+def put(cell: Any, value: CellValue) -> bool:
+    """Write a value into an openpyxl cell as a value: text starting with "=" is stored as text, never as a
+    live formula (data is not code: "=HYPERLINK(\"http://...?\"&B2)" written from a document would send the
+    workbook's data away when the person opens it). True when the value was such text."""
+    cell.value = value
+    if is_formula(value):
+        cell.data_type = "s"  # openpyxl took it for a formula
+        return True
+    return False
+
+
+def put_formula(cell: Any, formula: str) -> None:
+    """Write a formula made by a tool whose job is one (a Total row's =SUM), if every function it calls is
+    allowed (formulas.formula_problem); else ToolError, and the cell is left as it was."""
+    problem = formula_problem(formula)
+    if problem is not None:
+        raise ToolError(problem)
+    cell.value = formula
+
+
+def holds(cell: Any, value: CellValue) -> bool:
+    """Whether `put(cell, value)` would leave the cell as it is (text "=x" over a formula "=x" would not)."""
+    return cell.value == value and (not is_formula(value) or cell.data_type == "s")
+
+
+def check_write_bounds(sheet: Any, first_col: int, first_row: int, rows: list[list[Any]] | tuple[Any, ...],
+                       what: str) -> None:
+    """Refuse a write (ToolError) that would grow the sheet's used range past what podium opens."""
+    width = max((len(row) for row in rows), default=1) or 1
+    last_col, last_row = first_col + width - 1, first_row + len(rows) - 1
+    area = used_range(sheet)
+    if area is not None:
+        min_col, min_row, max_col, max_row = bounds(area)
+        first_col, first_row = min(first_col, min_col), min(first_row, min_row)
+        last_col, last_row = max(last_col, max_col), max(last_row, max_row)
+    check_sheet_area(first_col, first_row, last_col, last_row, what)
 
 
 _ADDRESS = re.compile(r"\$?[A-Za-z]{1,3}\$?[1-9][0-9]{0,6}")
@@ -185,9 +225,9 @@ def overwrites(sheet: Any, first_col: int, first_row: int, rows: list[list[CellV
     """Whether writing the rows from a cell would replace a value the sheet holds (it would be lost)."""
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
-            old = value_at(sheet, first_row + r, first_col + c)
-            if old is not None and old != cell_value(value):
-                return True
+            at = (first_row + r, first_col + c)
+            if value_at(sheet, *at) is not None and not holds(sheet.cell(*at), cell_value(value)):
+                return True  # a value, or a formula replaced by its text
     return False
 
 

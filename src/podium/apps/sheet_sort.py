@@ -6,10 +6,12 @@ of the sheet: the used range, from its header row (the first row with two or mor
 above it is left where it is) down. Values are the stored ones: a formula is its text, and its
 result is not known, so a formula cell sorts with the empty ones, last.
 
-Sorting in place rewrites cells, so it is sensitive (the caller asks the person first), and a table
-whose rows hold formulas is not sorted in place: a moved formula would still point at the old rows.
-Into another sheet, the header and the sorted rows are written from A1, and each formula is moved
-with its row (its relative references follow it), as a spreadsheet program's copy does.
+Sorting in place rewrites cells (its effect is an EDIT: sensitive, the caller asks the person first), and
+a table whose rows hold formulas is not sorted in place: a moved formula would still point at the old rows.
+Into another sheet (an ADD), the header and the sorted rows are written from A1, and each formula is moved
+with its row (its relative references follow it), as a spreadsheet program's copy does; a formula calling a
+function outside formulas.ALLOWED is not written anywhere. A cell holding text that starts with "=" stays
+text wherever it moves: only a cell that is a formula is one.
 """
 
 from __future__ import annotations
@@ -21,8 +23,21 @@ from typing import Any
 
 from pydantic import Field
 
+from podium.apps.base import Change
+from podium.apps.formulas import formula_problem
 from podium.apps.sheet_args import PathArgs
-from podium.apps.sheet_cells import area_of, bounds, coordinate, filled, header_index, plain, sheet_named, used_range
+from podium.apps.sheet_cells import (
+    area_of,
+    bounds,
+    coordinate,
+    filled,
+    header_index,
+    plain,
+    put,
+    put_formula,
+    sheet_named,
+    used_range,
+)
 from podium.apps.tooling import ToolError
 
 # Rows a result shows: enough for a model to write from, not a whole sheet in its context.
@@ -42,6 +57,11 @@ class SortArgs(PathArgs):
 class Cell:
     value: Any
     style: Any  # openpyxl's style array: a number format (date, percent) moves with its value
+    kind: str = "n"  # openpyxl's data type: "f" a formula, "s" text (which may start with "=")
+
+    @property
+    def formula(self) -> bool:
+        return self.kind == "f" or _is_formula(self.value)
 
 
 Row = tuple[Cell, ...]
@@ -88,7 +108,7 @@ def plan_sort(workbook: Any, args: SortArgs) -> SortPlan:
     if area is None:
         raise ToolError(f"sheet {sheet.title!r} is empty: there is no table to sort")
     min_col, min_row, max_col, max_row = bounds(area)
-    cells = [tuple(Cell(c.value, c._style) for c in row)
+    cells = [tuple(Cell(c.value, c._style, c.data_type) for c in row)
              for row in sheet.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col)]
     top = header_index([list(_values(r)) for r in cells])
     if top is None:
@@ -101,22 +121,23 @@ def plan_sort(workbook: Any, args: SortArgs) -> SortPlan:
                         "under it: nothing to sort")
     index = _column(header, args.by, min_col, sheet.title)
     target = _target_title(workbook, args.target_sheet, sheet.title)
-    if target is None and any(_is_formula(c.value) for i in filled_rows for c in data[i]):
+    if target is None and any(c.formula for i in filled_rows for c in data[i]):
         raise ToolError(f"the rows of {sheet.title}!{area} hold formulas: sorting them in place would break their "
                         "references; give target_sheet to write a sorted copy into another sheet")
-    order = _sorted(filled_rows, [data[i][index].value for i in filled_rows], args.descending)
+    order = _sorted(filled_rows, [data[i][index] for i in filled_rows], args.descending)
     return SortPlan(source=sheet.title, target=target, column=_letter(min_col + index),
                     header_name=str(plain(header[index].value)).strip(), first_col=min_col,
                     header_row=min_row + top, header=header, order=order, original=data)
 
 
-def sorting_moves_values(workbook: Any, args: SortArgs) -> bool:
-    """In place, values move to other cells (the order they had is lost); a copy replaces nothing."""
-    try:
-        plan = plan_sort(workbook, _direction(workbook, args)[0])
-    except Exception:
-        return False  # the call itself will fail: nothing is written
-    return plan.in_place and plan.moves
+def sort_effect(workbook: Any, args: SortArgs) -> Change | None:
+    """What a sort does to its file: in place, values move to other cells (an EDIT: the order they had is
+    lost), or nothing when they are in order already; a sorted copy into another sheet is an ADD. Raises
+    ToolError when the call will be refused."""
+    plan = plan_sort(workbook, _direction(workbook, args)[0])
+    if plan.in_place:
+        return Change.EDIT if plan.moves else None
+    return Change.ADD
 
 
 def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
@@ -202,11 +223,11 @@ def _target_title(workbook: Any, target: str | None, source: str) -> str | None:
     return None if existing == source else existing
 
 
-def _sorted(rows: list[int], values: list[Any], descending: bool) -> tuple[int, ...]:
-    """The rows ordered by their values: numbers by value, dates by date, text ignoring case; empty
+def _sorted(rows: list[int], cells: list[Cell], descending: bool) -> tuple[int, ...]:
+    """The rows ordered by their cells' values: numbers by value, dates by date, text ignoring case; empty
     cells (and formulas, whose result is not stored) last whichever the direction. Python's sort is
     stable in both directions."""
-    keys = [_key(v) for v in values]
+    keys = [None if c.formula else _key(c.value) for c in cells]
     keyed = [(k, r) for k, r in zip(keys, rows, strict=True) if k is not None]
     ordered = [r for _, r in sorted(keyed, key=lambda pair: pair[0], reverse=descending)]
     return tuple(ordered + [r for k, r in zip(keys, rows, strict=True) if k is None])
@@ -214,7 +235,7 @@ def _sorted(rows: list[int], values: list[Any], descending: bool) -> tuple[int, 
 
 def _key(value: Any) -> tuple[int, Any] | None:
     # Kinds in a spreadsheet program's order: numbers, then dates, then text, then true/false.
-    if not filled(value) or _is_formula(value):
+    if not filled(value):
         return None
     if isinstance(value, bool):
         return (3, value)
@@ -226,9 +247,8 @@ def _key(value: Any) -> tuple[int, Any] | None:
 
 
 def _is_formula(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.startswith("=")
-    return value is not None and not isinstance(value, bool | int | float | dt.date | dt.datetime | dt.time
+    """A formula object openpyxl keeps (an array formula); text is never one by itself (see Cell.kind)."""
+    return value is not None and not isinstance(value, str | bool | int | float | dt.date | dt.datetime | dt.time
                                                 | dt.timedelta)
 
 
@@ -241,10 +261,13 @@ def _moved(plan: SortPlan) -> list[Row]:
         cells = []
         for c, cell in enumerate(plan.original[i]):
             value = cell.value
-            if isinstance(value, str) and value.startswith("="):
+            if cell.kind == "f" and isinstance(value, str):
                 origin = coordinate(plan.first_col + c, plan.header_row + 1 + i)
                 value = Translator(value, origin=origin).translate_formula(coordinate(1 + c, new_row))
-            cells.append(Cell(value, cell.style))
+                if (problem := formula_problem(value)) is not None:
+                    raise ToolError(f"row {plan.header_row + 1 + i} of {plan.source!r}: {problem}; nothing was "
+                                    "written")
+            cells.append(Cell(value, cell.style, cell.kind))
         moved.append(tuple(cells))
     return moved
 
@@ -263,10 +286,16 @@ def _holds(sheet: Any, rows: tuple[Row, ...]) -> bool:
 
 
 def _write(sheet: Any, first_col: int, first_row: int, rows: tuple[Row, ...]) -> None:
+    """The cells as they were: a formula stays a formula, text (even "=...") stays text."""
     for r, row in enumerate(rows):
         for c, cell in enumerate(row):
             target = sheet.cell(row=first_row + r, column=first_col + c)
-            target.value = cell.value
+            if cell.kind == "f" and isinstance(cell.value, str):
+                put_formula(target, cell.value)
+            elif isinstance(cell.value, str):
+                put(target, cell.value)
+            else:
+                target.value = cell.value
             target._style = copy(cell.style)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.sheet_args import PathArgs
-from podium.apps.sheet_cells import bounds, coordinate, find_table, header_index, sheet_named
+from podium.apps.sheet_cells import bounds, coordinate, find_table, header_index, put, put_formula, sheet_named
 from podium.apps.tooling import ToolError
 
 
@@ -52,12 +52,12 @@ def add_totals_row(workbook: Any, args: TotalsArgs) -> dict[str, Any]:
     taken = [coordinate(c, below) for c in (table.first_col, *wanted) if sheet.cell(below, c).value is not None]
     if taken:
         raise ToolError(f"row {below}, under the table, is not empty ({', '.join(taken)}): nothing was written")
-    sheet.cell(below, table.first_col).value = args.label
+    put(sheet.cell(below, table.first_col), args.label)  # a label, even one starting with "=", is text
     cells, totals = {}, {}
     for c in wanted:
         letter = get_column_letter(c)
         formula = f"=SUM({letter}{first}:{letter}{last})"
-        sheet.cell(below, c).value = formula
+        put_formula(sheet.cell(below, c), formula)
         cells[coordinate(c, below)] = formula
         totals[str(header[c] or letter)] = round(sum(numeric[c]), 10)
     return {"path": args.path, "sheet": sheet.title, "row": below, "label": args.label, "cells": cells,

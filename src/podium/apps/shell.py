@@ -1,9 +1,12 @@
 """shell: run one allow-listed program at a time in the workspace root, without a shell.
 
-The policy (shell_policy) decides what may run; this module runs it: in its own process group
-(so a timeout kills everything it started), with stdin closed, a minimal environment (the
-session's secrets are not passed on), a time limit and a cap on the output kept. A command whose
-output passes the cap is stopped there: it said more than anyone will read.
+The policy (shell_policy) states what is meant to run; the sandbox (sandbox.Sandbox) is what keeps it in
+bounds: a read-only command sees the workspace read-only, one that needs approval sees it writable (but
+for its protected paths), nothing else is writable, there is no network, and CPU, memory, file size and
+processes are limited. This module runs the command: in its own process group (so a timeout kills
+everything it started), with stdin closed, a scrubbed environment (the session's secrets are not passed
+on), a time limit and a cap on the output kept. A command whose output passes the cap is stopped there: it
+said more than anyone will read.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps.base import ToolResult
+from podium.apps.base import Change, Effect, ToolResult
 from podium.apps.lifecycle import group_members
+from podium.apps.sandbox import Access, Sandbox, watch
 from podium.apps.shell_policy import CommandRefused, ShellPolicy, Vetted
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
+
+# Exit statuses of a sandboxed program killed by a limit's signal (128 + the signal).
+_LIMIT_SIGNALS = {128 + signal.SIGXCPU: "its CPU time limit", 128 + signal.SIGXFSZ: "its file size limit"}
 
 
 class RunArgs(Args):
@@ -34,9 +41,11 @@ class RunArgs(Args):
 class ShellApplication(ToolApplication):
     name = "shell"
 
-    def __init__(self, workspace: Workspace, policy: ShellPolicy | None = None) -> None:
+    def __init__(self, workspace: Workspace, policy: ShellPolicy | None = None, sandbox: Sandbox | None = None
+                 ) -> None:
         self.workspace = workspace
         self.policy = policy or ShellPolicy()
+        self.sandbox = sandbox or Sandbox()
         self.description = f"Run one allow-listed program in {workspace.root} (no shell): " + ", ".join(
             sorted(self.policy.allow)
         )
@@ -45,52 +54,80 @@ class ShellApplication(ToolApplication):
     def _specs(self) -> list[ToolSpec]:
         return [
             ToolSpec(
-                "run_command", "Run one allow-listed program and return its output.", RunArgs, self._run, blocking=False
+                "run_command", "Run one allow-listed program and return its output.", RunArgs, self._run,
+                blocking=False, effects=self._effects,
             ),
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         try:
-            return not self.vet(args.command).read_only
+            return bool(self._effects(args))
         except ToolError:
             return False  # refused at call time: nothing runs
+
+    def _effects(self, args: RunArgs) -> tuple[Effect, ...]:
+        """A read-only command changes nothing (in the sandbox it cannot: the workspace is read-only to it);
+        any other may change anything in the workspace but its protected paths. A refused one changes nothing."""
+        try:
+            vetted = self.vet(args.command)
+            self.sandbox.check()
+        except ToolError:
+            return ()
+        return () if vetted.read_only else (Effect(".", Change.EDIT),)
 
     def vet(self, command: str | list[str]) -> Vetted:
         return self.policy.vet(command, self.workspace.root)
 
     async def _run(self, args: RunArgs) -> dict[str, Any] | ToolResult:
         vetted = self.vet(args.command)
+        access = Access.READ if vetted.read_only else Access.WRITE
+        argv = self.sandbox.wrap(vetted.argv, access=access, workspace=self.workspace.root,
+                                 protected=self.workspace.protected_paths(), search_path=self.policy.search_path)
         limit = min(args.timeout or self.policy.timeout, self.policy.timeout)
         outcome = await run_vetted(
             vetted,
+            argv=argv,
             cwd=str(self.workspace.root),
             timeout=limit,
             max_output=self.policy.max_output,
-            search_path=self.policy.search_path,
+            env=self.sandbox.environment(self.policy.search_path, home=str(self.workspace.root)),
+            processes=self.sandbox.limits.processes if self.sandbox.enabled else None,
         )
         program = vetted.argv[0]
+        bounds = ""
+        if self.sandbox.enabled:
+            bounds = (f" (it ran sandboxed: the workspace {'read-only' if access is Access.READ else 'writable'}, "
+                      "the rest of the file system read-only or absent, no network)")
         if outcome["timed_out"]:
             return ToolResult(outcome, f"{program} did not finish within {limit:g} s; it was killed")
+        if outcome["too_many_processes"]:
+            return ToolResult(outcome, f"{program} started more than {self.sandbox.limits.processes} processes; "
+                                       "it was killed")
         if outcome["truncated"]:
             return ToolResult(
                 outcome,
                 f"{program} wrote more than {self.policy.max_output} bytes; it was "
                 "stopped and its output cut: narrow the command",
             )
+        if self.sandbox.enabled and outcome["exit_code"] in _LIMIT_SIGNALS:
+            return ToolResult(outcome, f"{program} was stopped by {_LIMIT_SIGNALS[outcome['exit_code']]}{bounds}")
         if outcome["exit_code"] != 0:
-            return ToolResult(outcome, f"{program} exited with status {outcome['exit_code']}")
+            return ToolResult(outcome, f"{program} exited with status {outcome['exit_code']}{bounds}")
         return outcome
 
 
 async def run_vetted(
-    vetted: Vetted, *, cwd: str, timeout: float, max_output: int, search_path: tuple[str, ...]
+    vetted: Vetted, *, argv: list[str], cwd: str, timeout: float, max_output: int, env: dict[str, str],
+    processes: int | None = None,
 ) -> dict[str, Any]:
-    env = {"PATH": os.pathsep.join(search_path), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": cwd, "TERM": "dumb"}
+    """Run `argv` (the vetted command, or the sandbox's argv around it); `processes`: the sandbox's process
+    limit, watched here (None: the command is not sandboxed)."""
+    sandboxed = argv != list(vetted.argv)
     try:
         process = await asyncio.create_subprocess_exec(
-            vetted.argv[0],
-            *vetted.argv[1:],
-            executable=vetted.executable,
+            argv[0],
+            *argv[1:],
+            executable=argv[0] if sandboxed else vetted.executable,
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -106,19 +143,22 @@ async def run_vetted(
         asyncio.create_task(budget.read(process.stdout, stdout)),
         asyncio.create_task(budget.read(process.stderr, stderr)),
     ]
-    timed_out = False
+    finished = asyncio.gather(process.wait(), *readers)
+    watcher = asyncio.create_task(watch(process.pid, processes if sandboxed else None))
+    timed_out = too_many = False
     try:
-        await asyncio.wait_for(asyncio.gather(process.wait(), *readers), timeout)
-    except TimeoutError:
-        timed_out = True
+        done, _ = await asyncio.wait([finished, watcher], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        timed_out, too_many = not done, watcher in done
     finally:
         _kill_group(process.pid)  # also whatever it left behind in its group
-        for reader in readers:
-            reader.cancel()
+        for task in (finished, *readers, watcher):
+            task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*readers, return_exceptions=True)
+            await asyncio.gather(finished, watcher, return_exceptions=True)
         await process.wait()
-        await _until_group_gone(process.pid)
+        if not sandboxed:
+            # In the sandbox nothing outlives it: its processes die with bwrap's process namespace.
+            await _until_group_gone(process.pid)
     return {
         "command": list(vetted.argv),
         "exit_code": process.returncode,
@@ -126,6 +166,7 @@ async def run_vetted(
         "stderr": stderr.decode("utf-8", errors="replace"),
         "truncated": budget.exceeded,
         "timed_out": timed_out,
+        "too_many_processes": too_many,
     }
 
 

@@ -1,5 +1,12 @@
 """What the shell application may run: a pure check from a command to a vetted argv, or a refusal.
 
+This is a statement of intent, not the boundary: every program has its own option grammar, and no
+check of arguments can know them all (GNU tools take `--out=` for `--output`, `-uo<path>` for
+`-u -o <path>`). What keeps a command in bounds is the sandbox it runs in (sandbox.Sandbox: a
+read-only command sees the workspace read-only, whatever its options say). The policy says what is
+meant: which programs, which of them only read (they run read-only; the others need approval), and it
+refuses what is plainly not meant, early and with a clear reason.
+
 Commands never go through a shell (shell=False), so pipes, redirections and substitutions could
 not work anyway; characters that would mean them in a shell are refused outright all the same,
 quoted or not, because a command that is refused says more than one that silently does something
@@ -7,8 +14,10 @@ else. The program is a bare name from the allow-list, found only on a fixed safe
 `/tmp/ls` or `../bin/ls` are refused. Programs that run other programs (env, xargs, nohup,
 sudo...) are refused whatever the configuration says; interpreters (shells, python, perl, awk,
 git, pagers, editors...) only when configuration names them explicitly, and even then their
-inline-code flags (`-c`, `-e`...) are refused. Arguments that name a path outside the workspace
-root are refused (defence in depth: this is a policy, not a sandbox).
+inline-code flags (`-c`, `-e`...) are refused. Options are matched as GNU getopt reads them: a long
+option by any unambiguous abbreviation (`--compress-prog`, `--out=`), a short one inside a cluster
+(`-uo<path>`). Arguments that name a path outside the workspace root are refused, in an option's value
+or a cluster's tail too, and every argument after `--` is a path.
 """
 
 from __future__ import annotations
@@ -68,7 +77,9 @@ _FORBIDDEN_ARGS = {
         "--rsh-command",
         "--rmt-command",
     ),
-    "sort": ("--compress-program",),
+    "sort": ("--compress-program", "--files0-from"),
+    "wc": ("--files0-from",),
+    "du": ("--files0-from",),
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "zip": ("-TT", "--unzip-command"),
     "rg": ("--pre",),
@@ -213,26 +224,44 @@ def _check_inline_code(program: str, args: Sequence[str]) -> None:
 
 def _check_forbidden(program: str, args: Sequence[str]) -> None:
     forbidden = _FORBIDDEN_ARGS.get(program, ())
-    short_letters = {option[1] for option in forbidden if len(option) == 2}
     for position, arg in enumerate(args):
         if arg == "--":
             break
-        name = arg.split("=", 1)[0]
         # tar also takes its first argument as an option cluster without a dash ("tar xIf ...").
-        cluster = arg[1:] if arg.startswith("-") and not arg.startswith("--") else None
-        if program == "tar" and position == 0 and not arg.startswith("-"):
-            cluster = arg
-        if name in forbidden or (cluster is not None and short_letters & set(cluster)):
-            raise CommandRefused(f"{program} {arg}: this option runs other programs or writes files, and is refused")
+        bare_cluster = program == "tar" and position == 0 and not arg.startswith("-")
+        if any(names_option(arg, option, bare_cluster=bare_cluster) for option in forbidden):
+            raise CommandRefused(f"{program} {arg}: this option runs other programs or reads a list of paths "
+                                 "podium cannot check, and is refused")
+
+
+def names_option(arg: str, option: str, *, bare_cluster: bool = False) -> bool:
+    """Whether the argument `arg` gives `option` as GNU getopt reads it: a long option ('--output') exactly,
+    with '=value', or abbreviated to any prefix ('--out', '--o=x'); a short one ('-o') alone, with its value
+    attached ('-ofile') or inside a cluster ('-uo<path>'); find's single-dash words ('-exec') exactly.
+    `bare_cluster`: a cluster without its dash (tar's first argument)."""
+    if option.startswith("--"):
+        name = arg.split("=", 1)[0]
+        return arg.startswith("--") and len(name) > 2 and option.startswith(name)
+    if len(option) > 2:  # a single-dash word: no abbreviations, no clusters
+        return arg.split("=", 1)[0] == option
+    if bare_cluster:
+        return option[1] in arg
+    return arg.startswith("-") and not arg.startswith("--") and option[1] in arg[1:]
 
 
 def _check_paths(args: Sequence[str], root: Path) -> None:
+    operands = False
     for arg in args:
         candidates = [arg]
-        if arg.startswith("-"):
-            candidates = [arg.split("=", 1)[1]] if "=" in arg else []
-            if not arg.startswith("--") and len(arg) > 2:
-                candidates.append(arg[2:])
+        if arg == "--" and not operands:
+            operands = True  # everything after it is an operand, '-'-named folders included
+            continue
+        if arg.startswith("-") and not operands:
+            # a '-'-named path ('--/../../x' once a folder '--' exists), an option's value, or any tail of a
+            # short-option cluster ('-uf/etc/passwd': -u, then -f with /etc/passwd)
+            candidates = [arg] + ([arg.split("=", 1)[1]] if "=" in arg else [])
+            if not arg.startswith("--"):
+                candidates += [arg[i:] for i in range(2, len(arg))]
         for candidate in candidates:
             if not ("/" in candidate or candidate.startswith("~") or candidate in ("..", ".")):
                 continue
@@ -243,9 +272,8 @@ def _check_paths(args: Sequence[str], root: Path) -> None:
 
 
 def _writes(program: str, args: Sequence[str]) -> bool:
+    """Whether a read-only program is asked to write (then it needs approval and runs writable); a form this
+    misses runs read-only, where the write fails harmlessly."""
     if program == "uniq":  # `uniq IN OUT` writes OUT
         return len([a for a in args if not a.startswith("-")]) >= 2
-    for option in _WRITING_ARGS.get(program, ()):
-        if any(a == option or a.startswith(option + "=") or (len(option) == 2 and a.startswith(option)) for a in args):
-            return True
-    return False
+    return any(names_option(a, option) for option in _WRITING_ARGS.get(program, ()) for a in args)

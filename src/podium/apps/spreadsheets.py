@@ -1,15 +1,23 @@
 """spreadsheets: Excel (.xlsx) workbooks through openpyxl: read, write rows, cells and formulas, append
 rows under a table, a Total row of =SUM formulas (sheet_totals), sort a table (sheet_sort), add charts.
 
-A cell value that is a string starting with "=" is a formula. By default, text that reads as a
-number ("1200", "-3.5", "1,200") is written as a number, because values copied from a document's
-table arrive as text and a chart over text cells is empty (sheet_cells.cell_value).
+A written value that is text starting with "=" is written as text, never as a live formula: data is not
+code (`=WEBSERVICE(...)` appended from a document would run when the person opens the workbook). A formula
+is written only by a tool whose job is one (add_totals_row's =SUM), and only with the functions
+formulas.ALLOWED names. By default, text that reads as a number ("1200", "-3.5", "1,200") is written as
+a number, because values copied from a document's table arrive as text and a chart over text cells is
+empty (sheet_cells.cell_value).
 
-Every write tool saves the workbook at once (atomic replace). Writing over cells that already hold
-other values is sensitive (those values would be lost), as is replacing a whole file; appending under a
-table never is. The drawings already in the file (charts, pictures, shapes, text boxes) are kept exactly
-as they were: see xlsx_package. A change the file already shows (the values already in the cells, the
-chart or rows this application just added) is not made again, and the result says `unchanged`.
+Every write tool saves the workbook at once (atomic replace). Each changing tool declares its effects
+(approval): writing over cells that already hold other values is an EDIT (those values would be lost, so
+it is sensitive), replacing a whole file a REPLACE; appending under a table, a chart, a sheet an ADD. The
+drawings already in the file (charts, pictures, shapes, text boxes) are kept exactly as they were: see
+xlsx_package. A change the file already shows (the values already in the cells, the chart or rows this
+application just added) is not made again, and the result says `unchanged`.
+
+A workbook is checked against the package limits before openpyxl parses it (limits.check_package: a
+compression bomb, a cell at XFD1048576 or a merged range to it are refused with the reason), a write that
+would grow a sheet past them is refused, and a link is read and written where it points.
 """
 
 from __future__ import annotations
@@ -17,11 +25,14 @@ from __future__ import annotations
 import hashlib
 import io
 import warnings
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from podium.apps import approval
+from podium.apps.approval import declared
+from podium.apps.base import Change, Effect
+from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
     AppendArgs,
     CellArgs,
@@ -37,21 +48,24 @@ from podium.apps.sheet_cells import (
     area_of,
     bounds,
     cell_value,
-    check_formulas,
     check_rows,
+    check_write_bounds,
     coordinate,
     copied_cells,
     filled,
     find_table,
+    holds,
     overwrites,
     parse_cell,
     plain,
+    put,
     sheet_named,
     split_sheet,
     used_range,
+    value_at,
 )
 from podium.apps.sheet_charts import chart_sheets, place_chart
-from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
+from podium.apps.sheet_sort import SortArgs, sort_effect, sort_rows
 from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
@@ -86,7 +100,8 @@ class SpreadsheetsApplication(ToolApplication):
         # than a repeated call; the note says how (write_rows at the next row).
         self._appended: dict[str, tuple[str, Rows, str, dict[str, Any]]] = {}
         self._peeked: tuple[tuple[str, str], Any] | None = None
-        self.description = "Excel workbooks (.xlsx): read and write cells and formulas, add native charts"
+        self.limits = PackageLimits()
+        self.description = "Excel workbooks (.xlsx): read and write cells, add Total rows and native charts"
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
@@ -96,55 +111,71 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
                      "its header.", ReadArgs, self._totals, True),
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create,
-                     unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again"),
-            ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet),
-            ToolSpec("write_rows", "Write rows of values/formulas from a start cell and save.", WriteArgs, self._write,
-                     unapproved=_EMPTY_CELLS),
+                     unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
+                     effects=declared(self._create_effects)),
+            ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
+                     effects=declared(self._add_effects)),
+            ToolSpec("write_rows", "Write rows of values from a start cell and save.", WriteArgs, self._write,
+                     unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),
             # A small model cannot work out a start cell: given only write_rows, it wrote a cell's address
             # as a value, and rows meant for under a table beside it.
             ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell,
-                     unapproved=_EMPTY_CELLS),
+                     unapproved=_EMPTY_CELLS, effects=declared(lambda args: self._write_effects(_as_rows(args)))),
             ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
-                     self._append),
+                     self._append, effects=declared(self._add_effects)),
             ToolSpec("add_totals_row", "Add a labelled row (Total) under a sheet's table with a =SUM under each "
-                     "column of numbers, or under the columns named, and save.", TotalsArgs, self._add_totals),
+                     "column of numbers, or under the columns named, and save.", TotalsArgs, self._add_totals,
+                     effects=declared(self._add_effects)),
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
             ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter) into "
                      "target_sheet, or sort it in place, and save.", SortArgs, self._sort,
                      unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
-                                "the rows stay where they are, and no approval is needed"),
+                                "the rows stay where they are, and no approval is needed",
+                     effects=declared(self._sort_effects)),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save.",
                 ChartArgs,
                 self._add_chart,
+                effects=declared(self._add_effects),
             ),
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
-        if tool == "create_workbook" and args.overwrite:
-            try:
-                return self.workspace.resolve(args.path).exists()
-            except ToolError:
-                return False
-        if tool == "write_rows":
-            try:
-                check_rows(args.rows, args.start)
-            except ToolError:
-                return False  # refused at call time: nothing is written, and the model learns why at once
-            return self._overwrites_cells(args)
-        if tool == "set_cell":
-            try:
-                return self._overwrites_cells(_as_rows(args))
-            except ToolError:
-                return False  # the call itself will fail: nothing is written
-        if tool == "sort_rows":
-            try:
-                return sorting_moves_values(self._peek(args.path), args)
-            except Exception:
-                return False  # the call itself will fail: nothing is written
-        return False  # append_rows writes only under the last value: it replaces none
+        return approval.sensitive(self._by_name[tool], args, self.workspace)
+
+    # -- effects: what a call would change, from the workbook as the file holds it (parsed once) -----
+    def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
+        path = self._xlsx_path(args.path)
+        if path.exists():
+            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
+        return (self.workspace.effect(path, Change.CREATE),)
+
+    def _add_effects(self, args: Any) -> tuple[Effect, ...]:
+        """Rows under a table, a Total row, a chart, a sheet: added, nothing the file holds is lost."""
+        return (self.workspace.effect(self._existing(args.path), Change.ADD),)
+
+    def _write_effects(self, args: WriteArgs) -> tuple[Effect, ...]:
+        """EDIT when a cell's value would be written over, ADD into empty cells, nothing when the cells hold
+        the values already; a write that will be refused (rows, bounds) has none."""
+        check_rows(args.rows, args.start)
+        sheet = sheet_named(self._peek(args.path), args.sheet)
+        first_col, first_row = parse_cell(args.start, "start")
+        check_write_bounds(sheet, first_col, first_row, args.rows, f"writing at {args.start}")
+        if overwrites(sheet, first_col, first_row, args.rows):
+            change = Change.EDIT
+        elif all(value_at(sheet, first_row + r, first_col + c) is not None
+                 and holds(sheet.cell(first_row + r, first_col + c), cell_value(v))
+                 for r, row in enumerate(args.rows) for c, v in enumerate(row)):
+            return ()
+        else:
+            change = Change.ADD
+        return (self.workspace.effect(self._existing(args.path), change),)
+
+    def _sort_effects(self, args: SortArgs) -> tuple[Effect, ...]:
+        change = sort_effect(self._peek(args.path), args)
+        return () if change is None else (self.workspace.effect(self._existing(args.path), change),)
 
     def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str, str]]:
         try:
@@ -157,19 +188,10 @@ class SpreadsheetsApplication(ToolApplication):
             return []  # the call itself will fail: nothing is written
         return copied_cells(sheet, first_col, first_row, rows.rows)
 
-    def _overwrites_cells(self, args: WriteArgs) -> bool:
-        """Whether writing would replace a value already in the sheet (that value would be lost)."""
-        try:
-            sheet = sheet_named(self._peek(args.path), args.sheet)
-            first_col, first_row = parse_cell(args.start, "start")
-        except Exception:
-            return False  # the call itself will fail: nothing is written
-        return overwrites(sheet, first_col, first_row, args.rows)
-
     # -- reading -------------------------------------------------------------------------------
     def _list(self, args: PathArgs) -> dict[str, Any]:
         path = self._existing(args.path)
-        data = path.read_bytes()
+        data = self._bytes(path, args.path)
         workbook = self._load_bytes(data, args.path)
         drawings = drawing_summary(data)
         empty = {"charts": 0, "pictures": 0, "shapes": 0}
@@ -188,7 +210,8 @@ class SpreadsheetsApplication(ToolApplication):
         return {"path": args.path, "active": workbook.active.title if workbook.active else None, "sheets": sheets}
 
     def _read(self, args: ReadArgs) -> dict[str, Any]:
-        workbook = self._load(self._existing(args.path), data_only=args.cached_values)
+        workbook = self._load_bytes(self._bytes(self._existing(args.path), args.path), args.path,
+                                    data_only=args.cached_values)
         sheet = sheet_named(workbook, args.sheet)
         area = args.range or used_range(sheet)
         if area is None:
@@ -196,15 +219,22 @@ class SpreadsheetsApplication(ToolApplication):
         min_col, min_row, max_col, max_row = bounds(area)
         if (max_col - min_col + 1) * (max_row - min_row + 1) > MAX_READ_CELLS:
             raise ToolError(f"range {area} holds more than {MAX_READ_CELLS} cells; read a smaller range")
-        rows = [
-            [plain(value) for value in row]
-            for row in sheet.iter_rows(
-                min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
-            )
-        ]
+        rows, budget = [], MAX_RESULT_CHARS
+        for row in sheet.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col,
+                                   values_only=True):
+            shown = [plain(value) for value in row]
+            budget -= sum(len(str(value)) for value in shown if value is not None)
+            if budget < 0 and rows:
+                break
+            rows.append(shown)
         others = [name for name in workbook.sheetnames if name != sheet.title]
-        return {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
+        done = {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
                 **({"other_sheets": others} if others else {})}
+        if len(rows) < max_row - min_row + 1:
+            done |= {"truncated": True, "note": f"{sheet.title}!{area} holds more than {MAX_RESULT_CHARS:,} "
+                                                f"characters: its first {len(rows)} rows are shown; read a "
+                                                "smaller range"}
+        return done
 
     def _totals(self, args: ReadArgs) -> dict[str, Any]:
         """Arithmetic is what a small model gets wrong and a tool gets right. The header is the first
@@ -260,16 +290,18 @@ class SpreadsheetsApplication(ToolApplication):
 
         def change(workbook: Any) -> dict[str, Any]:
             sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
-            check_formulas(workbook, args.rows)
-            col, note = first_col, {}
+            col, notes = first_col, []
             if (aligned := aligned_under(sheet, first_col, first_row, args.rows)) is not None:
                 col = aligned
-                note = {"note": f"written from {coordinate(col, first_row)}, under the table's own columns "
-                                f"({args.start} would have put each value under the next column's header)"}
-            done = {"path": args.path, "sheet": sheet.title, "range": _area(col, first_row, args.rows), **note}
-            if not _put(sheet, col, first_row, [[cell_value(v) for v in row] for row in args.rows]):
+                notes.append(f"written from {coordinate(col, first_row)}, under the table's own columns "
+                             f"({args.start} would have put each value under the next column's header)")
+            check_write_bounds(sheet, col, first_row, args.rows, f"writing at {coordinate(col, first_row)}")
+            done = {"path": args.path, "sheet": sheet.title, "range": _area(col, first_row, args.rows)}
+            changed, texts = _put(sheet, col, first_row, [[cell_value(v) for v in row] for row in args.rows])
+            if not changed:
                 return {**done, "unchanged": True, "note": "the cells already hold these values: nothing written"}
-            return done
+            notes += [_as_text(texts)] if texts else []
+            return {**done, "note": "; ".join(notes)} if notes else done
 
         return self._edit(args.path, change)
 
@@ -280,7 +312,7 @@ class SpreadsheetsApplication(ToolApplication):
         result = {"path": args.path, "sheet": done["sheet"], "cell": write.start, "value": value}
         if done.get("unchanged"):
             return {**result, "unchanged": True, "note": "the cell already holds this value: nothing written"}
-        return result
+        return {**result, "note": done["note"]} if "note" in done else result
 
     def _append(self, args: AppendArgs) -> dict[str, Any]:
         rows: Rows = tuple(tuple(cell_value(v) for v in row) for row in args.rows)
@@ -292,10 +324,9 @@ class SpreadsheetsApplication(ToolApplication):
         def change(workbook: Any) -> dict[str, Any]:
             nonlocal title
             sheet = sheet_named(workbook, args.sheet, _NEW_SHEET)
-            check_formulas(workbook, args.rows)
             title = sheet.title
             last = self._appended.get(str(resolved))
-            if last is not None and last[:3] == (title, rows, _stamp(resolved)):
+            if last is not None and last[:3] == (title, rows, self._stamp(resolved)):
                 first, _, _, end = bounds(last[3]["range"])
                 return {**last[3], "unchanged": True, "note": "these rows were just appended and are there: not "
                         f"appended again (another copy, if wanted: write_rows at {coordinate(first, end + 1)})"}
@@ -311,13 +342,14 @@ class SpreadsheetsApplication(ToolApplication):
                         "note": "these rows are the whole table already: not appended again (another copy, "
                                 f"if wanted: write_rows at {coordinate(first_col, first_row)})"}
             under = table.data_rows if table else None
-            _put(sheet, first_col, first_row, rows)
+            check_write_bounds(sheet, first_col, first_row, rows, f"appending at {coordinate(first_col, first_row)}")
+            texts = _put(sheet, first_col, first_row, rows)[1]
             return {"path": args.path, "sheet": title, "range": _area(first_col, first_row, rows),
-                    **({"under": under} if under else {})}
+                    **({"under": under} if under else {}), **({"note": _as_text(texts)} if texts else {})}
 
         result = self._edit(args.path, change)
         if not result.get("unchanged"):
-            self._appended[str(resolved)] = (title, rows, _stamp(resolved), result)
+            self._appended[str(resolved)] = (title, rows, self._stamp(resolved), result)
         return result
 
     def _add_totals(self, args: TotalsArgs) -> dict[str, Any]:
@@ -328,7 +360,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
         resolved = self._existing(args.path)
-        free_rows = first_free_rows(resolved.read_bytes())
+        free_rows = first_free_rows(self._bytes(resolved, args.path))
         key: tuple[str, ...] = ()
 
         def change(workbook: Any) -> dict[str, Any]:
@@ -336,7 +368,7 @@ class SpreadsheetsApplication(ToolApplication):
             data_sheet, target, area, notes = chart_sheets(workbook, args, resolved)
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
                    args.title)
-            if self._charted.get(key) == _stamp(resolved):
+            if self._charted.get(key) == self._stamp(resolved):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
                         "note": "this chart was added already and is there: not added again"}
@@ -344,15 +376,20 @@ class SpreadsheetsApplication(ToolApplication):
 
         result = self._edit(args.path, change)
         if not result.get("unchanged"):
-            self._charted[key] = _stamp(resolved)
+            self._charted[key] = self._stamp(resolved)
         return result
 
     # -- workbook I/O --------------------------------------------------------------------------
     def _edit(self, path: str, change: Callable[[Any], T]) -> T:
-        """Load, change, save: openpyxl writes the cells, the original drawings are grafted back."""
+        """Load, change, save: openpyxl writes the cells, the original drawings are grafted back. The
+        workbook a call's effects just parsed is the one changed, when the file is as it was then."""
         resolved = self._existing(path)
-        original = resolved.read_bytes()
-        workbook = self._load_bytes(original, path)
+        original = self._bytes(resolved, path)
+        key = (str(resolved), _digest(original))
+        if self._peeked is not None and self._peeked[0] == key:
+            workbook, self._peeked = self._peeked[1], None
+        else:
+            workbook = self._load_bytes(original, path)
         for sheet in [*workbook.worksheets, *workbook.chartsheets]:
             # What openpyxl re-read from the drawings is lossy; the originals are grafted back below.
             sheet._charts = []
@@ -373,30 +410,40 @@ class SpreadsheetsApplication(ToolApplication):
         (sensitivity, copied identifiers): keyed by the file's digest, so any change reparses it. Only
         read: a write loads its own copy (_edit)."""
         resolved = self._existing(path)
-        data = resolved.read_bytes()
-        key = (str(resolved), hashlib.blake2b(data, digest_size=16).hexdigest())
+        data = self._bytes(resolved, path)
+        key = (str(resolved), _digest(data))
         if self._peeked is None or self._peeked[0] != key:
             self._peeked = (key, self._load_bytes(data, path))
         return self._peeked[1]
 
-    def _load(self, path: Path, *, data_only: bool = False) -> Any:
-        return self._load_bytes(path.read_bytes(), str(path), data_only=data_only)
+    def _bytes(self, path: Path, name: str) -> bytes:
+        """The workbook file's bytes: a regular file (never a FIFO), of at most the package limit."""
+        return self.workspace.read_bytes(path, self.limits.max_file_bytes, name)
 
-    @staticmethod
-    def _load_bytes(data: bytes, name: str, *, data_only: bool = False) -> Any:
+    def _stamp(self, path: Path) -> str:
+        """The file's content digest: "as this application left it" exactly (two saves within one tick of a
+        coarse file clock, at the same size, share a modification stamp)."""
+        return _digest(self._bytes(path, path.name))
+
+    def _load_bytes(self, data: bytes, name: str, *, data_only: bool = False) -> Any:
+        """The workbook, parsed once its package passed the limits."""
         from openpyxl import load_workbook
 
+        check_package(data, name, self.limits, ".xlsx workbook")
         try:
             with warnings.catch_warnings():
                 # openpyxl warns that it drops shapes; we keep them (xlsx_package), so the warning misleads.
                 warnings.simplefilter("ignore", UserWarning)
                 return load_workbook(io.BytesIO(data), data_only=data_only)
-        except (zipfile.BadZipFile, KeyError, OSError) as exc:
-            raise ToolError(f"{name!r} is not a readable .xlsx workbook ({exc})") from exc
+        except FileRefused:
+            raise
+        except Exception as exc:  # openpyxl on a damaged package: any of a dozen exceptions
+            raise ToolError(f"{name!r} is not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from exc
 
     def _xlsx_path(self, path: str) -> Path:
-        resolved = self.workspace.resolve(path)
-        if resolved.suffix.lower() != ".xlsx":
+        """Where the workbook is: a link followed to its file, which must be an .xlsx too."""
+        resolved = self.workspace.physical(path)
+        if resolved.suffix.lower() != ".xlsx" or self.workspace.resolve(path).suffix.lower() != ".xlsx":
             raise ToolError(f"{path!r} is not an .xlsx path (only Excel .xlsx workbooks are supported)"
                             f"{self.workspace.of_type('.xlsx')}")
         return resolved
@@ -409,10 +456,14 @@ class SpreadsheetsApplication(ToolApplication):
         return resolved
 
 
-def _stamp(path: Path) -> str:
-    """The file's content digest: "as this application left it" exactly (two saves within one tick of a
-    coarse file clock, at the same size, share a modification stamp)."""
-    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _as_text(cells: list[str]) -> str:
+    shown = ", ".join(cells[:8]) + (", ..." if len(cells) > 8 else "")
+    return (f"{shown}: written as text, not as a formula (a value starting with '=' is data); a Total row of "
+            "=SUM formulas is add_totals_row's work")
 
 
 def _as_rows(args: CellArgs) -> WriteArgs:
@@ -431,13 +482,12 @@ def _area(first_col: int, first_row: int, rows: Any) -> str:
     return area_of(first_col, first_row, first_col + width - 1, first_row + len(rows) - 1)
 
 
-def _put(sheet: Any, first_col: int, first_row: int, rows: Any) -> bool:
-    """Write the values (already through cell_value) from a cell; False, writing nothing, when the
-    cells already hold them (the call repeats a change made)."""
+def _put(sheet: Any, first_col: int, first_row: int, rows: Any) -> tuple[bool, list[str]]:
+    """Write the values (already through cell_value) from a cell, text starting with "=" as text (put);
+    (whether anything changed, the cells written as such text). Nothing is written when the cells already
+    hold the values (the call repeats a change made)."""
     cells = [(sheet.cell(row=first_row + r, column=first_col + c), value)
              for r, row in enumerate(rows) for c, value in enumerate(row)]
-    if all(cell.value == value for cell, value in cells):
-        return False
-    for cell, value in cells:
-        cell.value = value
-    return True
+    if all(holds(cell, value) for cell, value in cells):
+        return False, []
+    return True, [cell.coordinate for cell, value in cells if put(cell, value)]

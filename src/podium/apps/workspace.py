@@ -4,6 +4,15 @@ Every path an agent gives is resolved physically (symlinks followed, `..` applie
 refused when it ends up outside the root, before anything is touched. The last component is kept
 as given (not followed) so that deleting or renaming a symlink acts on the link, never on its
 target; a symlink whose target leaves the root is refused outright.
+
+A file is opened only if it is a regular file (`open_regular`): a FIFO named notes.txt would block a
+reader forever (and the event loop with it), a device would read without end, a socket cannot be read.
+The check is made on the path first, and again on the descriptor, which is opened non-blocking, so a
+file swapped in between cannot block either.
+
+Some paths are protected (`protected`: podium's own configuration, the journal's files, filled by the
+registry): any change to them, or to a folder holding them, needs the person's approval, and sandboxed
+commands see them read-only.
 """
 
 from __future__ import annotations
@@ -11,11 +20,18 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import BinaryIO
 
+from podium.apps.base import Change, Effect
 from podium.apps.tooling import ToolError
+
+# podium's configuration file: wherever it sits in the workspace, podium run there reads it.
+CONFIG_NAME = "podium.toml"
+_KINDS = {stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
 
 
 class PathRefused(ToolError):
@@ -25,13 +41,78 @@ class PathRefused(ToolError):
 @dataclass(frozen=True, slots=True)
 class Workspace:
     root: Path
+    # Physical paths (absolute, links followed) whose change always needs approval; see the module docstring.
+    protected: frozenset[Path] = field(default=frozenset())
 
     @classmethod
-    def at(cls, root: str | os.PathLike[str]) -> Workspace:
+    def at(cls, root: str | os.PathLike[str], protected: Iterable[str | os.PathLike[str]] = ()) -> Workspace:
         real = Path(os.path.realpath(root))
         if not real.is_dir():
             raise ToolError(f"workspace root {str(root)!r} is not an existing folder")
-        return cls(real)
+        return cls(real, frozenset(Path(os.path.realpath(path)) for path in protected))
+
+    # -- protected paths and effects -----------------------------------------------------------
+    def protected_paths(self) -> tuple[Path, ...]:
+        """The protected paths inside the workspace, the configuration file at its root included (what a
+        sandbox shows read-only even where the workspace is writable)."""
+        inside = {path for path in self.protected if self._inside(path)}
+        return tuple(sorted(inside | {self.root / CONFIG_NAME}))
+
+    def is_protected(self, path: Path) -> bool:
+        """Whether a change at `path` (physical) changes something protected: a path outside the workspace,
+        a configuration file, a protected path, a folder holding one, or another name of a protected file
+        (a hard link)."""
+        if not self._inside(path) or path.name == CONFIG_NAME:
+            return True
+        if any(p == path or p.is_relative_to(path) for p in self.protected):
+            return True
+        try:
+            held = path.lstat()
+        except OSError:
+            return False
+        if stat.S_ISDIR(held.st_mode):
+            return _holds_config(path)
+        if held.st_nlink > 1:
+            for other in self.protected:
+                try:
+                    found = other.stat()
+                except OSError:
+                    continue
+                if (found.st_dev, found.st_ino) == (held.st_dev, held.st_ino):
+                    return True
+        return False
+
+    def effect(self, path: Path, change: Change) -> Effect:
+        """The Effect of `change` at the physical `path`: workspace-relative in POSIX form, absolute outside."""
+        return Effect(self.relative(path) if self._inside(path) else path.as_posix(), change)
+
+    def physical(self, path: str) -> Path:
+        """`resolve(path)` with the last link followed too: where a write through `path` lands."""
+        return Path(os.path.realpath(self.resolve(path)))
+
+    def at_path(self, effect: Effect) -> Path:
+        """The physical path an Effect names."""
+        return Path(effect.path) if effect.path.startswith("/") else self.root / effect.path
+
+    # -- opening files -------------------------------------------------------------------------
+    def open_regular(self, path: Path, name: str | None = None) -> BinaryIO:
+        """`path` opened for reading, if it is a regular file (PathRefused otherwise, nothing blocks)."""
+        return open_regular(path, name or self._shown(path))
+
+    def read_bytes(self, path: Path, limit: int | None = None, name: str | None = None) -> bytes:
+        """The bytes of the regular file `path`; a file of more than `limit` bytes is refused unread."""
+        shown = name or self._shown(path)
+        with self.open_regular(path, shown) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if limit is not None and size > limit:
+                raise PathRefused(f"{shown!r} is {size:,} bytes; files over {limit:,} bytes are not opened")
+            data = handle.read() if limit is None else handle.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise PathRefused(f"{shown!r} grew past {limit:,} bytes while it was read; not opened")
+        return data
+
+    def _shown(self, path: Path) -> str:
+        return self.relative(path) if self._inside(path) else str(path)
 
     def resolve(self, path: str, *, allow_root: bool = False) -> Path:
         """The physical path for `path` (relative to the root, or absolute inside it).
@@ -109,6 +190,49 @@ class Workspace:
             f"path {path!r} {why} outside the workspace root {str(self.root)!r}; "
             "refused and nothing was touched: use a path inside the workspace"
         )
+
+
+def open_regular(path: Path, shown: str) -> BinaryIO:
+    """`path` opened for reading if it is a regular file; else PathRefused naming it as `shown` and what it
+    is. Checked on the path, then on the descriptor opened non-blocking: a FIFO swapped in between is
+    refused too, and nothing ever waits on one."""
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise ToolError(f"{shown!r} does not exist") from None
+    _must_be_regular(before.st_mode, shown)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _must_be_regular(os.fstat(fd).st_mode, shown)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_regular(path: Path) -> bool:
+    """Whether `path` (links followed) is a regular file; never blocks, never raises."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _must_be_regular(mode: int, shown: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise PathRefused(f"{shown!r} is {kind}, not a regular file: it is not opened")
+
+
+def _holds_config(folder: Path, budget: int = 10_000) -> bool:
+    """Whether a configuration file lies anywhere under `folder` (past `budget` entries: assumed so)."""
+    seen = 0
+    for _, dirs, files in os.walk(folder):
+        seen += len(dirs) + len(files)
+        if CONFIG_NAME in files or CONFIG_NAME in dirs or seen > budget:
+            return True
+    return False
 
 
 def atomic_save(path: Path, write: Callable[[Path], None]) -> None:
