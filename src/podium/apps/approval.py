@@ -6,9 +6,8 @@ A call needs approval when it
 - changes a protected path (podium's configuration, the journal's files, a folder holding one, anything
   outside the workspace), whatever the change: renaming podium.toml away, renaming another file into its
   place, writing through a link that points at it;
-- or may lose what an existing path holds: an EDIT, a REPLACE or a DELETE of a path that exists. The DELETE
-  of a move's source is not a loss when the same call CREATEs its new path (the content goes on there): that
-  is what a move or a rename is, and no built-in tool deletes one thing and creates another otherwise.
+- or may lose what an existing path holds: an EDIT, a REPLACE or a DELETE of a path that exists. The source
+  of a move or a rename is a MOVE: its content goes on at the new path, so nothing is lost.
 A call whose effects are not known (None) needs approval unless its tool only reads.
 """
 
@@ -19,19 +18,17 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from podium.apps.base import Change, Effect
+from podium.apps.base import Effect
 from podium.apps.tooling import Effects, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 
 
 def needs_approval(effects: Iterable[Effect], workspace: Workspace) -> bool:
-    effects = tuple(effects)
-    moves = any(e.change is Change.CREATE for e in effects)
     for effect in effects:
         path = workspace.at_path(effect)
         if workspace.is_protected(path):
             return True
-        if effect.change.destructive and os.path.lexists(path) and not (effect.change is Change.DELETE and moves):
+        if effect.change.destructive and os.path.lexists(path):
             return True
     return False
 

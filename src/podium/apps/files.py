@@ -161,7 +161,7 @@ class FilesApplication(ToolApplication):
         effects: list[Effect] = []
         for source, target in self.transfer.plan(args, copying=copying).pairs:
             if not copying:
-                effects.append(self.workspace.effect(source, Change.DELETE))
+                effects.append(self.workspace.effect(source, Change.MOVE))
             effects.append(self.workspace.effect(target, Change.REPLACE if os.path.lexists(target)
                                                  else Change.CREATE))
         return tuple(effects)
@@ -171,7 +171,7 @@ class FilesApplication(ToolApplication):
         if args.dry_run:
             return ()
         return tuple(effect for old, new in plan for effect in (
-            self.workspace.effect(folder / old, Change.DELETE), self.workspace.effect(folder / new, Change.CREATE)))
+            self.workspace.effect(folder / old, Change.MOVE), self.workspace.effect(folder / new, Change.CREATE)))
 
     def _delete_effects(self, args: DeleteArgs) -> tuple[Effect, ...]:
         path = self._existing(args.path)
