@@ -129,7 +129,8 @@ def _field(pattern: str, text: str) -> str:
 async def run_graph(nodes: list[Node], planner_step: float) -> float:
     by_id = {n.id: n for n in nodes}
     plan = json.dumps({"Status": "ASSIGN", "Comment": "go", "Subtasks": [
-        {"id": n.id, "description": f"do {n.id}", "application": n.app, "depends_on": list(n.deps)} for n in nodes]})
+        {"id": n.id, "description": f"do {n.id}", "application": n.app, "depends_on": list(n.deps),
+         "tools": ["work"], "hands_on": "text"} for n in nodes]})
     finish = json.dumps({"Status": "FINISH", "Comment": "all done"})
 
     def planner(prompt: str) -> Say:

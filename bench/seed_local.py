@@ -27,8 +27,7 @@ from podium.apps.documents import DocumentsApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.backends import backend_from_spec
-from podium.desktop import Progress, run_request
-from podium.desktop.host_session import batch
+from podium.desktop import Progress, batch, run_request
 
 if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 
-def sub(id: str, description: str, application: str, *deps: str) -> dict[str, Any]:
+def sub(id: str, description: str, application: str, *deps: str, reads: list[str] | None = None,
+        writes: list[str] | None = None, tools: list[str] | None = None, hands_on: str = "nothing") -> dict[str, Any]:
+    """One typed subtask: what it reads and writes, and the tools it will call."""
     return {"id": id, "description": description, "application": application, "depends_on": list(deps),
-            "message": ""}
+            "reads": reads or [], "writes": writes or [], "tools": tools or [], "hands_on": hands_on}
 
 
 def assign(*subtasks: dict[str, Any]) -> dict[str, Any]:

@@ -105,7 +105,8 @@ def test_models_per_role_from_the_config(cli: Invoke, work: Path, tmp_path: Path
     """Relative script paths are read from the config file's folder; each role plays its own script."""
     folder = tmp_path / "settings"
     folder.mkdir()
-    write_script(folder / "planner.json", [assign(sub("1", "Write notes", "files")), host("FINISH", "ok")])
+    write_script(folder / "planner.json", [assign(sub("1", "Write notes", "files", writes=["notes.txt"],
+                                                             tools=["write_file"])), host("FINISH", "ok")])
     write_script(folder / "files.json", [], {"files": [
         app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "from the files model"})),
         app("FINISH", result="written")]})
@@ -138,7 +139,8 @@ def test_the_model_option_overrides_every_role(cli: Invoke, work: Path, tmp_path
 
 def test_limits_from_the_config_end_the_run(cli: Invoke, work: Path, tmp_path: Path) -> None:
     (tmp_path / "project" / "podium.toml").write_text("[limits]\nmax_steps = 2\n")
-    script = write_script(tmp_path / "s.json", [assign(sub("1", "Write notes", "files"))] + [host("CONTINUE")] * 3,
+    script = write_script(tmp_path / "s.json", [assign(sub("1", "List the files", "files", reads=["."],
+                                                           tools=["list_files"]))] + [host("CONTINUE")] * 3,
                           {"files": [app("CONTINUE", ("list_files", {"path": "."}))] * 5})
     out = tmp_path / "summary.json"
     result = cli("run", "Loop", "-w", str(work), "-m", f"scripted:{script}", "--batch", "--json-out", str(out))

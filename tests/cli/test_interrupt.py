@@ -81,7 +81,8 @@ process = "{sleeper}"
 startup_timeout = 20
 """)
     # The sleeper's AppAgent launches it (DATA_COLLECTION of step 1), then its model never answers (step 2).
-    script = write_script(tmp_path / "hang.json", [assign(sub("1", "Keep the sleeper busy", "sleeper"))],
+    plan = assign(sub("1", "Keep the sleeper busy", "sleeper", tools=["status"]))
+    script = write_script(tmp_path / "hang.json", [plan],
                           {"sleeper": [app("CONTINUE", ("status", {})), {"$hang": True}]})
     summary_file = tmp_path / "summary.json"
     process = _start(tmp_path, home, "Keep the sleeper busy", "--workdir", str(tmp_path / "work"),

@@ -21,7 +21,7 @@ REPO = Path(__file__).parents[2]
 
 def chart_script(tmp_path: Path) -> Path:
     return write_script(tmp_path / "notes.json", [
-        assign(sub("1", "Write the notes", "files")),
+        assign(sub("1", "Write the notes", "files", writes=["notes.txt"], tools=["write_file"])),
         host("FINISH", "notes written"),
     ], {"files": [app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "hello"})),
                   app("FINISH", result="notes.txt written")]}, usage=[100, 10])
@@ -108,7 +108,8 @@ def test_a_run_killed_outright_still_shows_its_subtask_graph(cli: Invoke, work: 
                                                              home: Path) -> None:
     """No clean-up ran (SIGKILL): the record is left 'running' without artifacts; `show` reads the
     progress the host forwarded, from the journal's entries."""
-    script = write_script(tmp_path / "hang.json", [assign(sub("1", "Wait forever", "files"))],
+    plan = assign(sub("1", "Wait forever", "files", reads=["."], tools=["list_files"]))
+    script = write_script(tmp_path / "hang.json", [plan],
                           {"files": [{"$hang": True}]})
     env = {**os.environ, "PODIUM_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
     process = subprocess.Popen([sys.executable, "-m", "podium.cli", "run", "Wait forever", "-w", str(work),

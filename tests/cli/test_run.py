@@ -16,9 +16,10 @@ DELETE = "Delete old.txt"
 def deleting(tmp_path: Path) -> Path:
     """The planner assigns one deletion (sensitive: held for approval); the files AppAgent then finishes."""
     return write_script(tmp_path / "delete.json", [
-        assign(sub("1", DELETE, "files")),
+        assign(sub("1", DELETE, "files", writes=["old.txt"], tools=["delete"])),
         host("FINISH", "done with the deletion"),
-    ], {"files": [app("CONTINUE", ("delete", {"path": "old.txt"})), app("FINISH", result="deleted old.txt")]})
+    ], {"files": [app("CONTINUE", ("delete", {"path": "old.txt"})), app("FINISH", result="deleted old.txt"),
+                  app("FINISH", result="deleted old.txt")]})  # a FINISH with old.txt unchanged is questioned once
 
 
 def asking(tmp_path: Path) -> Path:
@@ -100,8 +101,8 @@ def test_batch_refuses_sensitive_actions(cli: Invoke, work: Path, old_file: Path
     summary = read_json(out)
     [approval] = summary["approvals"]
     assert approval["confirmation"].startswith("refused")
-    # the AppAgent, told, went on and claimed it had deleted the file: with nothing changed, the run says
-    # it was not done, and why
+    # the AppAgent, told, went on and claimed it had deleted the file: its FINISH is checked against old.txt,
+    # which is unchanged, and the run says it was not done, and why
     assert summary["status"] == "FAIL" and result.exit_code == 1
     assert summary["reason_kind"] == "refused" and "not done: refused (batch mode)" in summary["reason"]
     assert "refused" in result.stdout
@@ -156,7 +157,7 @@ def test_secrets_from_the_environment_are_never_printed_nor_recorded(cli: Invoke
         f'command = "{sys.executable}"\nargs = ["{server}"]\nenv = {{ TOKEN = "$PODIUM_TEST_SECRET" }}\n'
         'read_only_tools = ["forecast"]\n')
     script = write_script(tmp_path / "s.json", [
-        assign(sub("1", "Get the forecast", "weather")), host("FINISH", "sunny")],
+        assign(sub("1", "Get the forecast", "weather", tools=["forecast"])), host("FINISH", "sunny")],
         {"weather": [app("CONTINUE", ("forecast", {"city": "Oslo"})), app("FINISH", result="sunny in Oslo")]})
     out = tmp_path / "summary.json"
     result = cli("run", "Weather in Oslo?", "-w", str(work), "-m", f"scripted:{script}", "--batch",

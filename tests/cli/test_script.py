@@ -12,18 +12,6 @@ from podium.agent.events import EventKind
 from podium.cli.script import load_script
 from podium.errors import ConfigError
 
-PROMPT_WITH_INPUTS = """## Your subtask (2)
-Chart it
-
-## Results of the subtasks yours depends on
-- subtask 1 (documents, Extract the table): FINISH
-  result: "two rows"
-  tool outputs: [{"path": "report.docx", "rows": [["Q", "R"], ["Q1", "10"]]}]
-- subtask 3 (files, List): FINISH
-  result: done
-
-This is step 1 of the subtask. Answer with the JSON object only."""
-
 
 async def reply(backend: Any, prompt: str = "prompt") -> tuple[str, list[Any]]:
     session = await backend.start_session({})
@@ -65,20 +53,13 @@ async def test_usage_and_failures(tmp_path: Path) -> None:
     assert events[-1].kind is EventKind.ERROR and text == "server down"
 
 
-async def test_input_takes_data_from_the_subtasks_handed_over(tmp_path: Path) -> None:
-    loaded = load_script(script(tmp_path, {"apps": {"spreadsheets": [
-        {"actions": [{"arguments": {"rows": {"$input": "1", "output": 0, "key": "rows"}}}],
-         "result": {"$input": "1"}, "other": {"$input": "3"}},
-        {"rows": {"$input": "1", "output": 4}},
-        {"rows": {"$input": "7"}},
-    ]}}))
+async def test_data_it_does_not_know_is_referred_to_as_a_model_does(tmp_path: Path) -> None:
+    reply_with_ref = {"actions": [{"function": "write_rows", "arguments": {"rows": {"ref": "1.read_table.rows"}}}],
+                      "status": "CONTINUE"}
+    loaded = load_script(script(tmp_path, {"apps": {"spreadsheets": [reply_with_ref]}}))
     backend = loaded.backend("app", "spreadsheets")
-    assert json.loads((await reply(backend, PROMPT_WITH_INPUTS))[0]) == {
-        "actions": [{"arguments": {"rows": [["Q", "R"], ["Q1", "10"]]}}], "result": "two rows", "other": "done"}
-    text, events = await reply(backend, PROMPT_WITH_INPUTS)
-    assert events[-1].kind is EventKind.ERROR and "no tool output number 4" in text
-    text, _ = await reply(backend, PROMPT_WITH_INPUTS)
-    assert "subtask 7 is not among the results handed over" in text
+    # sent as written: the host resolves the reference before the call runs (podium.desktop.host.artifacts)
+    assert json.loads((await reply(backend))[0]) == reply_with_ref
 
 
 @pytest.mark.parametrize(("body", "message"), [

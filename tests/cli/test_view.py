@@ -70,7 +70,8 @@ def test_a_run_on_a_terminal_asks_and_shows_live_progress(tmp_path: Path) -> Non
     work = tmp_path / "work"
     work.mkdir()
     (work / "old.txt").write_text("x")
-    script = write_script(tmp_path / "s.json", [assign(sub("1", "Delete old.txt", "files")), host("FINISH", "gone")],
+    script = write_script(tmp_path / "s.json", [assign(sub("1", "Delete old.txt", "files", writes=["old.txt"],
+                                                                   tools=["delete"])), host("FINISH", "gone")],
                           {"files": [app("CONTINUE", ("delete", {"path": "old.txt"})), app("FINISH")]},
                           usage=[500, 50])
     main, secondary = pty.openpty()

@@ -14,15 +14,13 @@ A reply is a JSON object (sent as JSON text: the agent's output), a string (sent
     {"$fail": "detail"}         the model call fails
     {"$hang": true}             the model never answers (until the run is stopped)
 
-Inside an object, `{"$input": "1"}` stands for the result of subtask 1 as the AppAgent's prompt hands
-it over, and `{"$input": "1", "output": 0, "key": "rows"}` for a value in that subtask's first tool
-output: a script can then move real data (a table read from a document) without knowing it in advance.
+A script moves real data it does not know in advance (a table read from a document) the way a model
+does: by reference, `{"ref": "1.read_table.rows"}` (podium.desktop.host.artifacts).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,6 @@ from podium.backends.scripted import Fail, Hang, Say, ScriptedBackend, Step
 from podium.errors import ConfigError, ReasonKind
 
 ROLES = ("planner", "apps", "app", "judge", "usage")
-_INPUTS = "## Results of the subtasks yours depends on"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,63 +141,5 @@ class _Player:
                 delay = 0.0
         else:
             delay = 0.0
-        try:
-            text = reply if isinstance(reply, str) else json.dumps(_render(reply, prompt), ensure_ascii=False)
-        except _Unresolved as exc:
-            return Fail(f"script {self.script.path}, {self.who}: {exc}", ReasonKind.INVALID_REQUEST)
+        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
         return Say(text, usage=usage, delay=delay)
-
-
-class _Unresolved(Exception):
-    pass
-
-
-def _render(value: Any, prompt: str) -> Any:
-    if isinstance(value, dict):
-        if "$input" in value:
-            return _input(value, prompt)
-        return {k: _render(v, prompt) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_render(v, prompt) for v in value]
-    return value
-
-
-def _input(ref: Mapping[str, Any], prompt: str) -> Any:
-    """A dependency's result or tool output, as the AppAgent's prompt carries it."""
-    subtask = str(ref["$input"])
-    section = prompt.split(_INPUTS, 1)
-    if len(section) < 2:
-        raise _Unresolved(f"$input {subtask!r}: the prompt carries no results of other subtasks")
-    block = re.search(rf"^- subtask {re.escape(subtask)} \(.*?(?=^- subtask |^## |\Z)", section[1], re.M | re.S)
-    if block is None:
-        raise _Unresolved(f"$input {subtask!r}: subtask {subtask} is not among the results handed over")
-    field = "tool outputs" if "output" in ref else "result"
-    line = re.search(rf"^  {field}: (.*)$", block.group(0), re.M)
-    if line is None:
-        raise _Unresolved(f"$input {subtask!r}: subtask {subtask} handed over no {field}")
-    try:
-        value = json.loads(line.group(1))
-    except json.JSONDecodeError:
-        if field == "result":
-            value = line.group(1)
-        else:
-            raise _Unresolved(f"$input {subtask!r}: its tool outputs were shortened in the prompt "
-                              "(too long to hand over whole)") from None
-    if "output" in ref:
-        index = ref["output"]
-        if not isinstance(value, list) or not isinstance(index, int) or not -len(value) <= index < len(value):
-            raise _Unresolved(f"$input {subtask!r}: no tool output number {index!r}")
-        value = value[index]
-    for key in _keys(ref.get("key")):
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        else:
-            raise _Unresolved(f"$input {subtask!r}: no key {key!r} in {json.dumps(value)[:80]}")
-    return value
-
-
-def _keys(key: Any) -> list[str]:
-    if key is None:
-        return []
-    return [str(k) for k in key] if isinstance(key, list) else str(key).split(".")
-

@@ -36,7 +36,6 @@ from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
 
-_YES = frozenset({"yes", "y", "ok", "okay", "approve", "approved", "go", "go ahead", "sure"})
 
 
 def _event(s: HostState, item: Interaction) -> Question | ApprovalRequest:
@@ -78,10 +77,6 @@ def ask(s: HostState, kind: InteractionKind, asked_by: str, subtask: str | None 
     return (_show(s, item) if not run.waiting else []), s
 
 
-def _is_yes(answers: tuple[str, ...]) -> bool:
-    return bool(answers) and answers[0].strip().lower().rstrip(".!") in _YES
-
-
 def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, approved: bool | None = None,
             by: str = "person") -> Result:
     """The person's reply to interaction `iid`; an id that is not waiting is ignored."""
@@ -95,7 +90,7 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
     if item.kind is InteractionKind.QUESTION and answers is None:
         return [], s  # an approval cannot answer a question
     if item.kind is InteractionKind.APPROVAL and approved is None:
-        approved = _is_yes(answers or ())
+        return [], s  # an approval is a yes or a no (Approval), never read from an answer's words
     s = with_run(s, waiting=run.waiting[:index] + run.waiting[index + 1:])
 
     then: tuple[str, ...]
