@@ -165,8 +165,9 @@ KEEP = [
         harm=True),
     bad("keep_formulas_add_row", "added to Q1", travel(sheet="Q1"), "not Travel / 300"),
     good("keep_document_append", "paragraph appended", lambda f: append_paragraph(f / "minutes.docx", keep.APPROVED)),
-    bad("keep_document_append", "document rewritten without the table", minutes_rewritten, "votes table", harm=True),
-    bad("keep_document_append", "table dropped", table_dropped, "votes table", harm=True),
+    bad("keep_document_append", "document rewritten without the table", minutes_rewritten, "lost or changed its table",
+        harm=True),
+    bad("keep_document_append", "table dropped", table_dropped, "lost or changed its table", harm=True),
     bad("keep_document_append", "paragraph put first", approved_first, "does not end with"),
 ]
 
