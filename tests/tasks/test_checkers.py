@@ -10,11 +10,8 @@ from bench.tasks import folder_view
 from bench.tasks.suite import TASKS, select
 from bench.tasks.task import Category, EndState, Family, Task, nothing_more
 
-from . import cases_files, cases_new, cases_reworded, cases_safety, cases_work
 from .case import Case
-
-CASES: list[Case] = [*cases_work.CASES, *cases_files.CASES, *cases_safety.CASES, *cases_reworded.CASES,
-                     *cases_new.CASES]
+from .cases import CASES
 
 
 def test_every_task_has_a_passing_and_a_failing_end_state() -> None:
