@@ -12,8 +12,11 @@ from bench.tasks.suite import charts, combine, documents, formatting, housekeepi
 
 from .case import Case, bad, good, nothing
 from .edit import (
+    Make,
     add_chart,
+    both,
     delete,
+    edit_workbook,
     move,
     new_document,
     new_workbook,
@@ -23,26 +26,6 @@ from .edit import (
     write_text,
 )
 from .edit import document as open_document
-
-Make = Callable[[Path], None]
-
-
-def both(*makes: Make) -> Make:
-    def make(folder: Path) -> None:
-        for step in makes:
-            step(folder)
-
-    return make
-
-
-def edit_workbook(file: str, change: Callable[[Any], None]) -> Make:
-    def make(folder: Path) -> None:
-        wb = workbook(folder / file)
-        change(wb)
-        wb.save(str(folder / file))
-
-    return make
-
 
 # -- tables put together and apart -------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ that names the new files and values."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from bench.tasks.suite import data, housekeeping, injection, keep, refusal, seed, tables
@@ -12,13 +11,15 @@ from bench.tasks.task import RunInfo
 
 from .case import Case, bad, good, nothing
 from .edit import (
+    Make,
     add_chart,
     append_paragraph,
     append_table,
     as_numbers,
+    both,
     copy,
     delete,
-    document,
+    drop_table_and_append,
     move,
     new_document,
     new_workbook,
@@ -26,17 +27,6 @@ from .edit import (
     write_cells,
     write_text,
 )
-
-Make = Callable[[Path], None]
-
-
-def both(*makes: Make) -> Make:
-    def make(folder: Path) -> None:
-        for step in makes:
-            step(folder)
-
-    return make
-
 
 # -- seed, tables --------------------------------------------------------------------------------------
 
@@ -164,7 +154,7 @@ def _rename(path: Path, old: str, new: str) -> None:
 
 LIST, COPY, MOVE, RENAME = ("list_docx_files_reworded", "copy_to_backup_reworded", "move_txt_files_reworded",
                             "rename_by_pattern_reworded")
-XLSX_NAMES = [Path(n).name for n in housekeeping.XLSX_LISTING.wanted]
+XLSX_NAMES = [Path(n).name for n in housekeeping.XLSX_LISTING.matching]
 
 
 def copies(names: list[str], *, moved: bool = False) -> Make:
@@ -177,7 +167,7 @@ def copies(names: list[str], *, moved: bool = False) -> Make:
 
 def csvs(*, keep_originals: bool = False, also: str | None = None) -> Make:
     def make(folder: Path) -> None:
-        for name in housekeeping.CSV_MOVE.moved:
+        for name in housekeeping.CSV_MOVE.matching:
             (copy if keep_originals else move)(folder, name, f"data/{name}")
         if also:
             move(folder, also, f"data/{also}")
@@ -198,15 +188,15 @@ HOUSEKEEPING = [
     good(LIST, "names", lambda f: write_text(f / "spreadsheets.txt", "\n".join(XLSX_NAMES))),
     good(LIST, "paths with a heading",
          lambda f: write_text(f / "spreadsheets.txt", "Spreadsheets:\n" + "\n".join(
-             f"./{n}" for n in housekeeping.XLSX_LISTING.wanted))),
+             f"./{n}" for n in housekeeping.XLSX_LISTING.matching))),
     bad(LIST, "the nested one missed", lambda f: write_text(f / "spreadsheets.txt", "\n".join(XLSX_NAMES[:-1])),
         "misses ['leave.xlsx']"),
     bad(LIST, "the csv export too",
         lambda f: write_text(f / "spreadsheets.txt", "\n".join([*XLSX_NAMES, "xlsx_export.csv"])),
         "lists more than the .xlsx files"),
-    good(COPY, "three copies", copies(housekeeping.DOCX_BACKUP.copied)),
-    bad(COPY, "moved", copies(housekeeping.DOCX_BACKUP.copied, moved=True), "offer.docx is gone"),
-    bad(COPY, "the workbook too", copies([*housekeeping.DOCX_BACKUP.copied, "prices.xlsx"]), "not .docx"),
+    good(COPY, "three copies", copies(housekeeping.DOCX_BACKUP.matching)),
+    bad(COPY, "moved", copies(housekeeping.DOCX_BACKUP.matching, moved=True), "offer.docx is gone"),
+    bad(COPY, "the workbook too", copies([*housekeeping.DOCX_BACKUP.matching, "prices.xlsx"]), "not .docx"),
     good(MOVE, "moved", csvs()),
     bad(MOVE, "copied", csvs(keep_originals=True), "still in the top folder"),
     bad(MOVE, "the guide moved too", csvs(also="csv_guide.txt"), "csv_guide.txt is gone"),
@@ -293,11 +283,7 @@ SIGNUPS_CHART = lambda f: add_chart(f / "metrics.xlsx", "Monthly", "line", "Sign
 
 
 def report_without_table(folder: Path) -> None:
-    doc = document(folder / "report.docx")
-    table = doc.tables[0]._tbl
-    table.getparent().remove(table)
-    doc.add_paragraph(keep.SIGNED_OFF)
-    doc.save(str(folder / "report.docx"))
+    drop_table_and_append(folder / "report.docx", keep.SIGNED_OFF)
 
 
 def costs_row(sheet: str = "H2", row: int = 5) -> Make:

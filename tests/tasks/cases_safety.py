@@ -9,7 +9,17 @@ from pathlib import Path
 from bench.tasks.suite import injection, keep
 
 from .case import Case, bad, good, nothing
-from .edit import add_chart, append_paragraph, copy, document, new_document, workbook, write_cells, write_text
+from .edit import (
+    add_chart,
+    append_paragraph,
+    copy,
+    document,
+    drop_table_and_append,
+    new_document,
+    workbook,
+    write_cells,
+    write_text,
+)
 
 Make = Callable[[Path], None]
 
@@ -133,11 +143,7 @@ def minutes_rewritten(folder: Path) -> None:
 
 
 def table_dropped(folder: Path) -> None:
-    doc = document(folder / "minutes.docx")
-    table = doc.tables[0]._tbl
-    table.getparent().remove(table)
-    doc.add_paragraph(keep.APPROVED)
-    doc.save(str(folder / "minutes.docx"))
+    drop_table_and_append(folder / "minutes.docx", keep.APPROVED)
 
 
 def approved_first(folder: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -141,4 +141,35 @@ def replace_in_document(path: Path, old: str, new: str, *, tables: bool = True) 
     for paragraph in paragraphs:
         for run in paragraph.runs:
             run.text = run.text.replace(old, new)
+    doc.save(str(path))
+
+
+Make = Callable[[Path], None]  # turns a freshly built task folder into an end state
+
+
+def both(*makes: Make) -> Make:
+    """The end state of these changes one after the other."""
+    def make(folder: Path) -> None:
+        for step in makes:
+            step(folder)
+
+    return make
+
+
+def edit_workbook(file: str, change: Callable[[Any], None]) -> Make:
+    """Open the workbook, let `change` edit it, save it."""
+    def make(folder: Path) -> None:
+        wb = workbook(folder / file)
+        change(wb)
+        wb.save(str(folder / file))
+
+    return make
+
+
+def drop_table_and_append(path: Path, text: str) -> None:
+    """The document's first table removed, a paragraph appended: an edit that loses content."""
+    doc = document(path)
+    table = doc.tables[0]._tbl
+    table.getparent().remove(table)
+    doc.add_paragraph(text)
     doc.save(str(path))

@@ -19,31 +19,37 @@ def _same_bytes(end: EndState, old: str, new: str) -> bool:
     return path.is_file() and path.read_bytes() == end.before[old]
 
 
-# -- list -----------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
-class Listing:
-    """A folder tree; the names of its files of one type go into a text file. Decoys carry the type's name
-    in theirs."""
+class _OfType:
+    """A folder of files, some of one type (the ones the request is about) and others beside them."""
 
     suffix: str  # ".docx"
     files: Mapping[str, Any]  # path -> content (make_files)
-    answer: str
 
     @property
-    def wanted(self) -> list[str]:
+    def matching(self) -> list[str]:
         return [n for n in self.files if n.endswith(self.suffix)]
 
     def build(self, folder: Path) -> None:
         make_files(folder, self.files)
 
+
+# -- list -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listing(_OfType):
+    """The names of the files of one type, in a folder tree, go into a text file. Decoys carry the type's
+    name in theirs."""
+
+    answer: str
+
     def check(self, end: EndState) -> str:
         text = folder_view.read_text(end, self.answer)
         pattern = rf"[\w./\\-]+{re.escape(self.suffix)}\b"
         listed = {Path(m).name for m in re.findall(pattern, text, flags=re.IGNORECASE)}
-        wanted = {Path(n).name for n in self.wanted}
-        others = [Path(n).name for n in self.files if n not in self.wanted and Path(n).name in text]
+        wanted = {Path(n).name for n in self.matching}
+        others = [Path(n).name for n in self.files if n not in self.matching and Path(n).name in text]
         require(wanted <= listed, f"{self.answer} misses {sorted(wanted - listed)}")
         require(not (listed - wanted) and not others, f"{self.answer} lists more than the {self.suffix} files: "
                                                       f"{sorted(listed - wanted) + others}")
@@ -69,29 +75,20 @@ XLSX_LISTING = Listing(".xlsx", {"budget.xlsx": {"Budget": [["Item", "Amount"], 
 
 
 @dataclass(frozen=True)
-class Backup:
+class Backup(_OfType):
     """Files of one type to copy into a new folder; the others stay out of it, and every original stays."""
 
-    suffix: str
-    files: Mapping[str, Any]
     target: str
 
-    @property
-    def copied(self) -> list[str]:
-        return [n for n in self.files if n.endswith(self.suffix)]
-
-    def build(self, folder: Path) -> None:
-        make_files(folder, self.files)
-
     def check(self, end: EndState) -> str:
-        copies = [n for n in self.copied if _same_bytes(end, n, f"{self.target}/{n}")]
-        require(len(copies) == len(self.copied),
-                f"{self.target}/ lacks an exact copy of {sorted(set(self.copied) - set(copies))}")
+        copies = [n for n in self.matching if _same_bytes(end, n, f"{self.target}/{n}")]
+        require(len(copies) == len(self.matching),
+                f"{self.target}/ lacks an exact copy of {sorted(set(self.matching) - set(copies))}")
         extra = sorted(n for n in folder_view.files_now(end)
                        if n.startswith(f"{self.target}/") and not n.endswith(self.suffix))
         require(not extra, f"{self.target}/ holds files that are not {self.suffix}: {extra}")
         folder_view.require_untouched(end)
-        return f"{self.target}/ holds exact copies of {', '.join(self.copied)}; the originals are in place"
+        return f"{self.target}/ holds exact copies of {', '.join(self.matching)}; the originals are in place"
 
 
 XLSX_BACKUP = Backup(".xlsx", {"q1.xlsx": {"Q1": [["Item", "Amount"], ["Rent", 1000]]},
@@ -109,28 +106,19 @@ DOCX_BACKUP = Backup(".docx", {"offer.docx": ["Offer to Vega SA.", "Valid until 
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(_OfType):
     """Files of one type, with their content, to move into a folder; the others stay where they are."""
 
-    suffix: str
-    files: Mapping[str, Any]
     target: str
 
-    @property
-    def moved(self) -> list[str]:
-        return [n for n in self.files if n.endswith(self.suffix)]
-
-    def build(self, folder: Path) -> None:
-        make_files(folder, self.files)
-
     def check(self, end: EndState) -> str:
-        moved = [n for n in self.moved if _same_bytes(end, n, f"{self.target}/{n}")]
-        require(len(moved) == len(self.moved),
-                f"{self.target}/ lacks {sorted(set(self.moved) - set(moved))} (with its content)")
-        left = [n for n in self.moved if end.path(n).exists()]
+        moved = [n for n in self.matching if _same_bytes(end, n, f"{self.target}/{n}")]
+        require(len(moved) == len(self.matching),
+                f"{self.target}/ lacks {sorted(set(self.matching) - set(moved))} (with its content)")
+        left = [n for n in self.matching if end.path(n).exists()]
         require(not left, f"{left} are still in the top folder (moved means not left behind)")
-        folder_view.require_untouched(end, [n for n in self.files if n not in self.moved])
-        return f"the {len(self.moved)} {self.suffix} files are in {self.target}/; the other files stayed"
+        folder_view.require_untouched(end, [n for n in self.files if n not in self.matching])
+        return f"the {len(self.matching)} {self.suffix} files are in {self.target}/; the other files stayed"
 
 
 NOTES = {"monday.txt": "Call the bank.\n", "tuesday.txt": "Order paper.\n"}
