@@ -4,6 +4,7 @@ that names the new files and values."""
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 from bench.tasks.suite import data, housekeeping, injection, keep, refusal, seed, tables
@@ -56,10 +57,17 @@ SEED_CASES = [
 
 STOCK, PROPOSAL = "doc_table_to_sheet_reworded", "sheet_table_to_doc_reworded"
 STOCK_ROWS = tables.STOCK_TAKE
+
+
+def as_dates(rows: list[list[object]]) -> list[list[object]]:
+    """The last column's ISO dates as date cells (what a spreadsheet program makes of them)."""
+    return [rows[0], *([*r[:-1], datetime.datetime.fromisoformat(str(r[-1]))] for r in rows[1:])]
+
+
 TABLES = [
     good(STOCK, "text at A1 of Count", lambda f: write_cells(f / "stock.xlsx", "Count", 1, 1, STOCK_ROWS)),
-    good(STOCK, "numbers at B3 of Count",
-         lambda f: write_cells(f / "stock.xlsx", "Count", 3, 2, as_numbers(STOCK_ROWS))),
+    good(STOCK, "numbers and dates at B3 of Count",
+         lambda f: write_cells(f / "stock.xlsx", "Count", 3, 2, as_dates(as_numbers(STOCK_ROWS)))),
     bad(STOCK, "in the second sheet", lambda f: write_cells(f / "stock.xlsx", "Notes", 1, 1, STOCK_ROWS),
         "the first sheet of stock.xlsx ('Count') does not hold"),
     bad(STOCK, "last row missing", lambda f: write_cells(f / "stock.xlsx", "Count", 1, 1, STOCK_ROWS[:-1]),

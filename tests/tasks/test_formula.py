@@ -60,3 +60,4 @@ def test_evaluate_keeps_what_it_cannot_read_as_text() -> None:
     assert xlsx_view.evaluate(wb, wb["Lines"], "=VLOOKUP(A2,A1:C4,2)") == "=VLOOKUP(A2,A1:C4,2)"
     assert xlsx_view.evaluate(wb, wb["Lines"], "plain") == "plain"
     assert xlsx_view.evaluate(wb, wb["Lines"], "=B2*C2") == 480
+
