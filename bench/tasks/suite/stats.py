@@ -3,6 +3,7 @@ match a value, a computed column written as formulas."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .. import folder_view, formula, xlsx_view
@@ -86,7 +87,8 @@ def check_computed(end: EndState) -> str:
     require(not changed, f"the order lines were changed: {changed[:3]}")
     ws = xlsx_view.sheet(workbook, "Lines", "order_lines.xlsx")
     header = xlsx_view.rows(ws)[0]
-    columns = [c for c, v in enumerate(header) if words(v) == "total"]
+    # "Total", "total (EUR)", "Line total": the header names the column a Total
+    columns = [c for c, v in enumerate(header) if re.search(r"\btotal\b", words(v))]
     require(columns, f"the Lines sheet has no column headed Total (header: {[v for v in header if v is not None]})")
     column = columns[0] + 1
     for r, (item, qty, price) in enumerate(LINES[1:], 2):
