@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from podium.ensemble.inputs import (
@@ -22,11 +23,25 @@ from podium.ensemble.session import Session
 from podium.ensemble.strategy import Strategy, decide
 from podium.errors import PodiumError, Reason, ReasonKind
 from podium.journal import codec
+from podium.journal.files import read_regular, relative
+from podium.journal.liveness import this_process
 from podium.journal.store import Entry, SessionStatus, Store
 
 
 class Journal:
-    """A `Recorder`: every strategy input of a session and the ops it produced, durably, in order."""
+    """A `Recorder`: every strategy input of a session and the ops it produced, durably, in order; and,
+    for a run that changes files, copies of their bytes and the change log that `podium undo` and the
+    report read.
+
+    The change log's contract, for whoever runs a changing tool call (the desktop's executor):
+
+        before = {p: journal.save_file(session, workspace / p) for p in paths}   # right before the call
+        ...the call runs...
+        for p in paths:                                                          # right after it
+            journal.record_change(session, workspace, p, before[p], journal.save_file(session, workspace / p))
+
+    Each write is durable when the method returns. The first change of a path in a run keeps its
+    `before`; later ones only move `after`, so `before` is the file as it was before the run."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -34,6 +49,7 @@ class Journal:
 
     def opened(self, session: str, strategy: str) -> None:
         self.store.open_session(session, strategy)
+        self.store.set_process(session, this_process())  # `podium sessions` tells a dead writer from a live one
         entries = self.store.entries(session)
         self._seq[session] = entries[-1].seq if entries else 0  # a resumed session numbers on
 
@@ -46,6 +62,30 @@ class Journal:
         status = SessionStatus.STOPPED if reason.kind is ReasonKind.STOPPED else SessionStatus.HALTED
         self.store.close_session(session, status, str(reason))
         self._seq.pop(session, None)
+
+    def keep(self, session: str, key: str, value: Any) -> None:
+        """Keep a named JSON value with the session's record (what replay or a report needs later)."""
+        self.store.put(session, key, value)
+
+    # -- copies of files and the change log ----------------------------------------------------------
+
+    def save_bytes(self, session: str, data: bytes) -> str:
+        """Keep `data` in the artifact store for `session`; returns its SHA-256 (hex). Raises JournalFull
+        when the session's copies would pass the store's limit (nothing is then kept)."""
+        return self.store.save_bytes(session, data)
+
+    def save_file(self, session: str, path: str | Path) -> str | None:
+        """Keep the current bytes of `path`; returns their SHA-256, or None when nothing is at `path`.
+        Regular files only (a FIFO or a device raises PodiumError rather than block)."""
+        data = read_regular(Path(path), self.store.max_session_bytes)  # type: ignore[attr-defined]
+        return None if data is None else self.save_bytes(session, data)
+
+    def record_change(self, session: str, workspace: str | Path, path: str | Path, before: str | None,
+                      after: str | None) -> None:
+        """Log that `path` (relative to `workspace`, or absolute inside it) changed from the bytes named
+        `before` to those named `after` (None: absent). Both must have been saved for this session."""
+        root = Path(workspace).resolve()
+        self.store.record_change(session, str(root), relative(root, path), before, after)
 
 
 @dataclass(frozen=True, slots=True)
