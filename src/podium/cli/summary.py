@@ -71,11 +71,13 @@ class RunSummary:
     approvals: list[dict[str, Any]] = field(default_factory=list)
     stopped_programs: list[str] = field(default_factory=list)
     recorded: bool = False
+    evaluation: dict[str, Any] | None = None  # the judge's verdict, when evaluation was asked for
+    report: str | None = None  # the run's HTML report
 
     @classmethod
-    def begin(cls, session: str, journal: Path, options: RunOptions, workdir: Path, models: Models,
-              config: PodiumConfig) -> RunSummary:
-        return cls(session=session, journal=str(journal), config=config.where, request=options.request,
+    def begin(cls, session: str, journal: str, options: RunOptions, workdir: Path, models: Models,
+              config: PodiumConfig, request: str | None = None) -> RunSummary:
+        return cls(session=session, journal=journal, config=config.where, request=request or options.request,
                    workdir=str(workdir), mode="batch" if options.batch else "interactive",
                    auto_approve=options.yes, models=models.specs.as_dict(models.apps))
 
@@ -95,7 +97,31 @@ class RunSummary:
             subtasks=[{k: s.get(k) for k in ("id", "description", "application", "depends_on", "state", "steps",
                                              "result", "reason")} for s in result.subtasks],
             questions=[dict(q) for q in board.get("questions", ())], approvals=approvals,
-            stopped_programs=list(stopped), recorded=recorded)
+            stopped_programs=list(stopped), recorded=recorded,
+            evaluation=None if result.evaluation is None else dict(result.evaluation))
+
+    def with_report(self, path: str) -> RunSummary:
+        return replace(self, report=path)
+
+    def headline(self) -> tuple[str, list[str]]:
+        """The result line, and the lines that explain it. A run that did not finish is headed by what
+        really ended it (the limit, the refusal, the failed subtask and why), never by the planner's
+        last comment, which is shown below it as what it is."""
+        label = "INTERRUPTED" if self.interrupted else self.status
+        if self.ok:
+            return f"{label}  {self.text}", []
+        failed = [s for s in self.subtasks if s.get("state") in ("FAIL", "ERROR")]
+        why = [f"subtask {s.get('id')} [{s.get('application')}] {s.get('state')}: "
+               f"{s.get('reason') or s.get('result') or 'no reason given'}" for s in failed]
+        if self.reason:
+            head = self.reason
+        elif why:
+            head = why.pop(0)
+        else:
+            head = "the HostAgent ended the request without saying why"
+        if self.text and self.text not in (head, self.reason):
+            why.append(f"the HostAgent's last comment: {self.text}")
+        return f"{label}  {head}", why
 
     @property
     def ok(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -95,17 +96,20 @@ class ReplayStep:
     ops: list[Op]
     state: Any
     matches: bool  # the strategy decided now what it decided then
+    recorded: str = ""  # the ops it decided then (JSON text)
 
 
 def replay(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> list[ReplayStep]:
     """Re-run a strategy over a recorded session without any agent or model: the recorded responses
-    are fed back in. Each step says whether the strategy still decides the same ops."""
+    are fed back in. Each step says whether the strategy still decides the same ops; objects that are not
+    values (a backend, a behaviour: recorded by type only) are not compared."""
     state, _ = strategy.init(opts)
     steps = []
     for entry in entries:
         input = codec.loads(entry.input)
         ops, state = decide(strategy, input, state)
-        steps.append(ReplayStep(entry.seq, input, ops, state, codec.dumps(ops) == entry.ops))
+        same = codec.same_values(json.loads(codec.dumps(ops)), json.loads(entry.ops))
+        steps.append(ReplayStep(entry.seq, input, ops, state, same, entry.ops))
     return steps
 
 
@@ -186,8 +190,26 @@ async def resume(strategy: Strategy[Any], store: Store, name: str, *, runtime: A
         raise PodiumError(f"session {name!r} ended ({record.status.value}: {record.close_reason}); "
                           "only a session that did not end can be resumed")
     state, plan = _plan(strategy, opts, store.entries(name))
-    # In the order they were first sent: strategies correlate an agent's answers by that order.
-    redispatch = [Dispatch(agent, prompt, token) for (agent, token), prompt in plan.prompts.items()
-                  for _ in range(plan.in_flight[(agent, token)]) if token in plan.pending and agent in plan.agents]
+    redispatch = _redispatch(plan)
     return await Session._restore(strategy, name, state, list(plan.agents.values()), list(plan.pending),
                                   plan.next_token, redispatch, runtime=runtime, recorder=Journal(store))
+
+
+def _redispatch(plan: _Plan) -> list[Dispatch]:
+    # In the order they were first sent: strategies correlate an agent's answers by that order.
+    return [Dispatch(agent, prompt, token) for (agent, token), prompt in plan.prompts.items()
+            for _ in range(plan.in_flight[(agent, token)]) if token in plan.pending and agent in plan.agents]
+
+
+@dataclass(frozen=True, slots=True)
+class InFlight:
+    """What a record left unfinished: the dispatches a resume sends again, the tokens still pending."""
+
+    dispatches: tuple[Dispatch, ...]
+    pending: tuple[Token, ...]
+
+
+def in_flight(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> InFlight:
+    """What `resume` would send again and wait for, without starting anything."""
+    _, plan = _plan(strategy, opts, entries)
+    return InFlight(tuple(_redispatch(plan)), tuple(plan.pending))
