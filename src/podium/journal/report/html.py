@@ -29,7 +29,7 @@ h1{font-size:20px;margin:8px 0}h2{font-size:17px;margin:28px 0 8px;border-bottom
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border:1px solid #ddd;padding:4px 6px;
 vertical-align:top;text-align:left}th{background:#f0f0f0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:4px;margin:4px 0;
-max-height:480px;overflow:auto;font-size:12px}
+max-height:480px;overflow:auto;font-size:12px}td pre{max-height:180px}
 .scroll{overflow-x:auto;background:#fff;border:1px solid #ddd;padding:6px}
 article.step{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;margin:10px 0;
 padding:8px 12px}article.step h3{font-size:14px;margin:0 0 4px}

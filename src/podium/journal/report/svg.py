@@ -73,7 +73,7 @@ def subtask_graph(subtasks: Sequence[Mapping[str, Any]]) -> str:
         sid, state = str(s.get("id")), str(s.get("state") or "WAITING")
         x, y = xy(sid)
         description = str(s.get("description") or "")
-        short = description if len(description) <= 34 else description[:33] + "…"
+        short = description if len(description) <= 30 else description[:29] + "…"
         application = str(s.get("application"))
         title = f"subtask {sid} [{application}] {state}: {description}"
         parts.append(
