@@ -32,8 +32,8 @@ def replay_run(store: Any, ident: str, console: Console) -> bool:
             continue
         console.print(f"[red]divergence[/] at entry {step.seq} of {len(steps)} ({type(step.input).__name__}"
                       f"{_who(step.input)}):")
-        recorded = json.dumps(json.loads(step.recorded), indent=1, ensure_ascii=False).splitlines()
-        now = json.dumps(json.loads(codec.dumps(step.ops)), indent=1, ensure_ascii=False).splitlines()
+        recorded = _lines(json.loads(step.recorded))
+        now = _lines(json.loads(codec.dumps(step.ops)))
         diff = list(difflib.unified_diff(recorded, now, "recorded", "replayed", n=2, lineterm=""))
         for line in diff[:60]:
             style = "red" if line.startswith("-") else "green" if line.startswith("+") else "dim"
@@ -43,6 +43,24 @@ def replay_run(store: Any, ident: str, console: Console) -> bool:
         return False
     console.print(f"no divergence: {len(steps)} entries of run {record.name} decided as recorded, no model called")
     return True
+
+
+def _lines(value: Any) -> list[str]:
+    return json.dumps(_expanded(value), indent=1, ensure_ascii=False, sort_keys=True).splitlines()
+
+
+def _expanded(value: Any) -> Any:
+    """JSON held in strings (a step's prompt is JSON text) opened up, so a diff points at the value."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return _expanded(json.loads(value))
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {k: _expanded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expanded(v) for v in value]
+    return value
 
 
 def _who(input: Any) -> str:

@@ -104,23 +104,12 @@ class RunSummary:
         return replace(self, report=path)
 
     def headline(self) -> tuple[str, list[str]]:
-        """The result line, and the lines that explain it. A run that did not finish is headed by what
-        really ended it (the limit, the refusal, the failed subtask and why), never by the planner's
-        last comment, which is shown below it as what it is."""
+        """The result line and the lines that explain it (podium.journal.outcome.explain)."""
+        from podium.journal.outcome import explain
+
         label = "INTERRUPTED" if self.interrupted else self.status
-        if self.ok:
-            return f"{label}  {self.text}", []
-        failed = [s for s in self.subtasks if s.get("state") in ("FAIL", "ERROR")]
-        why = [f"subtask {s.get('id')} [{s.get('application')}] {s.get('state')}: "
-               f"{s.get('reason') or s.get('result') or 'no reason given'}" for s in failed]
-        if self.reason:
-            head = self.reason
-        elif why:
-            head = why.pop(0)
-        else:
-            head = "the HostAgent ended the request without saying why"
-        if self.text and self.text not in (head, self.reason):
-            why.append(f"the HostAgent's last comment: {self.text}")
+        head, why = explain({"status": self.status, "result": self.text, "reason": self.reason,
+                             "reason_kind": self.reason_kind, "subtasks": self.subtasks})
         return f"{label}  {head}", why
 
     @property

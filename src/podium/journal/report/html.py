@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from podium.journal.outcome import explain
 from podium.journal.report.diffs import diff_file
 from podium.journal.report.model import Report, Step
 from podium.journal.report.svg import colour, phases_bar, subtask_graph, timeline
@@ -79,19 +80,13 @@ def render(report: Report) -> str:
 def _headline(result: Mapping[str, Any]) -> str:
     if not result:
         return "The run did not end in this record (its process stopped first)."
-    if result.get("status") == "FINISH":
-        return str(result.get("result") or "")
-    return str(result.get("reason") or "the HostAgent ended the request without saying why")
+    return explain(result)[0]
 
 
 def _reasons(result: Mapping[str, Any]) -> str:
-    if not result or result.get("status") == "FINISH":
+    if not result:
         return ""
-    lines = [f"subtask {s.get('id')} [{s.get('application')}] {s.get('state')}: {s.get('reason') or ''}"
-             for s in result.get("subtasks") or () if s.get("state") in ("FAIL", "ERROR")]
-    if result.get("result") and result.get("result") != result.get("reason"):
-        lines.append(f"the HostAgent's last comment: {result.get('result')}")
-    return "".join(f'<p class="muted">{escape(line)}</p>' for line in lines)
+    return "".join(f'<p class="muted">{escape(line)}</p>' for line in explain(result)[1])
 
 
 def _evaluation(verdict: Any) -> str:
