@@ -32,7 +32,8 @@ def notes_script(tmp_path: Path, name: str = "notes.json") -> Path:
 
 
 def kill_during_first_app_step(home: Path, work: Path, script: Path, request: str) -> str:
-    """A `podium run` in its own process, killed with SIGKILL while its AppAgent's first step is in flight."""
+    """A `podium run` in its own process, killed with SIGKILL while its AppAgent's first step is in flight
+    (in the current folder: its podium.toml names the journal)."""
     env = {**os.environ, "PODIUM_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
     process = subprocess.Popen([sys.executable, "-m", "podium.cli", "run", request, "-w", str(work),
                                 "-m", f"scripted:{script}", "--batch"], env=env, stdout=subprocess.PIPE,
@@ -50,7 +51,12 @@ def kill_during_first_app_step(home: Path, work: Path, script: Path, request: st
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-    [record] = [r for r in SqliteStore(home / "journal.db").sessions() if r.status is SessionStatus.RUNNING]
+    from podium.cli.config import load_config
+    from podium.cli.journal_store import open_journal
+
+    store = open_journal(load_config())
+    [record] = [r for r in store.sessions() if r.status is SessionStatus.RUNNING]
+    store.close()
     return record.name
 
 
