@@ -67,7 +67,8 @@ def make_quarterly(folder: Path) -> Path:
 
 
 async def recorded_run(store: Any, workspace: Path, script: Path, request: str, name: str,
-                       enabled: tuple[str, ...] = ("documents", "spreadsheets"), **host: Any) -> Any:
+                       enabled: tuple[str, ...] = ("documents", "spreadsheets"), screenshots: Any = None,
+                       **host: Any) -> Any:
     """One request on the real applications with scripted models, recorded with its change log, and its
     artifacts saved as `podium run` saves them."""
     journal = Journal(store)
@@ -76,7 +77,7 @@ async def recorded_run(store: Any, workspace: Path, script: Path, request: str, 
     models = load_script(script)
     async with apps, await HostSession.start(
             wrapped, models.backend("planner"), app_models={a: models.backend("app", a) for a in apps},
-            config=batch(**host), name=name, recorder=journal) as session:
+            config=batch(**host), name=name, recorder=journal, screenshots=screenshots) as session:
         result = await session.run(request)
     data = result.to_dict()
     for key, value in {"request": request, "result": data, "subtasks": data["subtasks"],
@@ -87,6 +88,6 @@ async def recorded_run(store: Any, workspace: Path, script: Path, request: str, 
     return result
 
 
-async def seed_run(store: Any, workspace: Path, name: str = "seed") -> Any:
+async def seed_run(store: Any, workspace: Path, name: str = "seed", **options: Any) -> Any:
     make_quarterly(workspace)
-    return await recorded_run(store, workspace, QUARTERLY / "scripted.json", SEED_REQUEST, name)
+    return await recorded_run(store, workspace, QUARTERLY / "scripted.json", SEED_REQUEST, name, **options)
