@@ -7,16 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from podium.journal import SessionStatus, SqliteStore
+from podium.journal import SqliteStore
 from tests.cli.conftest import Invoke, read_json
+from tests.cli.processes import kill_during_first_app_step
 from tests.cli.scripts import app, assign, host, sub, write_script
 from tests.journal.recording import make_quarterly, recorded_run, seed_run
 
@@ -29,35 +26,6 @@ def notes_script(tmp_path: Path, name: str = "notes.json") -> Path:
         host("FINISH", "notes written"),
     ], {"files": [app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "hello"})),
                   app("FINISH", result="notes.txt written")]}, usage=[100, 10])
-
-
-def kill_during_first_app_step(home: Path, work: Path, script: Path, request: str) -> str:
-    """A `podium run` in its own process, killed with SIGKILL while its AppAgent's first step is in flight
-    (in the current folder: its podium.toml names the journal)."""
-    env = {**os.environ, "PODIUM_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
-    process = subprocess.Popen([sys.executable, "-m", "podium.cli", "run", request, "-w", str(work),
-                                "-m", f"scripted:{script}", "--batch"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-    started = threading.Event()
-
-    def watch() -> None:
-        for line in iter(process.stdout.readline, ""):  # type: ignore[union-attr]
-            if "step 1 on app-files" in line:
-                started.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    try:
-        assert started.wait(60), "the run did not reach its first AppAgent step"
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-    from podium.cli.config import load_config
-    from podium.cli.journal_store import open_journal
-
-    store = open_journal(load_config())
-    [record] = [r for r in store.sessions() if r.status is SessionStatus.RUNNING]
-    store.close()
-    return record.name
 
 
 def test_a_killed_run_is_interrupted_and_resumes_to_its_end(cli: Invoke, home: Path, work: Path,
@@ -229,7 +197,9 @@ def test_undo_restores_the_workspace_and_refuses_later_edits(cli: Invoke, home: 
     assert (workspace / "budget.xlsx").read_bytes() == b"edited by the person"
     forced = cli("undo", "seed", "--force")
     assert forced.exit_code == 0, forced.output
-    assert {p.name: p.read_bytes() for p in workspace.iterdir()} == original
+    after = {p.name: p.read_bytes() for p in workspace.iterdir()}
+    assert sorted(after) == sorted(original), forced.stdout
+    assert after == original, forced.stdout
     assert "nothing to undo" in cli("undo", "seed").stdout
 
 

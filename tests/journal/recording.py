@@ -89,5 +89,7 @@ async def recorded_run(store: Any, workspace: Path, script: Path, request: str, 
 
 
 async def seed_run(store: Any, workspace: Path, name: str = "seed", **options: Any) -> Any:
-    make_quarterly(workspace)
+    """The seed's example in `workspace` (its files made there first unless report.docx is there already)."""
+    if not (workspace / "report.docx").exists():
+        make_quarterly(workspace)
     return await recorded_run(store, workspace, QUARTERLY / "scripted.json", SEED_REQUEST, name, **options)

@@ -119,16 +119,21 @@ def _legend() -> str:
                                           for s in states) + "</p>"
 
 
+def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A table of cells that are HTML already (escaped by the caller)."""
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
 def _subtask_table(subtasks: list[Mapping[str, Any]]) -> str:
     if not subtasks:
         return ""
-    rows = "".join(
-        f"<tr><td>{escape(str(s.get('id')))}</td><td>{escape(str(s.get('application')))}</td>"
-        f"<td style=\"color:{colour(str(s.get('state')))}\"><b>{escape(str(s.get('state')))}</b></td>"
-        f"<td>{escape(', '.join(s.get('depends_on') or []) or '-')}</td><td>{escape(str(s.get('description')))}</td>"
-        f"<td>{escape(_short(s.get('reason') or s.get('result')))}</td></tr>" for s in subtasks)
-    return ("<table><tr><th>id</th><th>application</th><th>state</th><th>after</th><th>subtask</th>"
-            f"<th>result / reason</th></tr>{rows}</table>")
+    return _table(("id", "application", "state", "after", "subtask", "result / reason"), [
+        (escape(str(s.get("id"))), escape(str(s.get("application"))),
+         f'<b style="color:{colour(str(s.get("state")))}">{escape(str(s.get("state")))}</b>',
+         escape(", ".join(s.get("depends_on") or []) or "-"), escape(str(s.get("description"))),
+         escape(_short(s.get("reason") or s.get("result")))) for s in subtasks])
 
 
 def _step(step: Step, started: float) -> str:
@@ -233,22 +238,19 @@ def _people(report: Report) -> str:
     approvals = [t for t in report.trajectory if t.get("confirmation")]
     if not questions and not approvals:
         return '<p class="none">Nobody was asked anything.</p>'
-    rows = "".join(f"<tr><td>question</td><td>{escape(str(q.get('asked_by')))}</td>"
-                   f"<td>{escape(str(q.get('question')))}</td><td>{escape(str(q.get('answer')))} "
-                   f"<span class=muted>({escape(str(q.get('answered_by')))})</span></td></tr>" for q in questions)
-    rows += "".join(f"<tr><td>approval</td><td>{escape(str(t.get('agent')))}</td>"
-                    f"<td>{escape(_short(t.get('action'), 400))}</td><td>{escape(str(t.get('confirmation')))}</td></tr>"
-                    for t in approvals)
-    return f"<table><tr><th>kind</th><th>asked by</th><th>what</th><th>answer</th></tr>{rows}</table>"
+    rows = [("question", escape(str(q.get("asked_by"))), escape(str(q.get("question"))),
+             f'{escape(str(q.get("answer")))} <span class="muted">({escape(str(q.get("answered_by")))})</span>')
+            for q in questions]
+    rows += [("approval", escape(str(t.get("agent"))), escape(_short(t.get("action"), 400)),
+              escape(str(t.get("confirmation")))) for t in approvals]
+    return _table(("kind", "asked by", "what", "answer"), rows)
 
 
 def _trajectory(entries: list[Mapping[str, Any]]) -> str:
     if not entries:
         return '<p class="none">No trajectory was saved (the run did not end cleanly).</p>'
-    rows = "".join(
-        f"<tr><td>{escape(str(t.get('step')))}</td><td>{escape(str(t.get('agent')))}</td>"
-        f"<td>{escape(str(t.get('subtask') or '-'))}</td><td>{escape(str(t.get('status')))}</td>"
-        f"<td>{escape(_short(t.get('action'), 300))}</td><td>{escape(_short(t.get('error') or t.get('outcome'), 300))}"
-        f"</td><td>{escape(', '.join(str(r) for r in t.get('rules') or ()))}</td></tr>" for t in entries)
-    return ("<table><tr><th>step</th><th>agent</th><th>subtask</th><th>status</th><th>action</th><th>outcome</th>"
-            f"<th>rules</th></tr>{rows}</table>")
+    return _table(("step", "agent", "subtask", "status", "action", "outcome", "rules"), [
+        (escape(str(t.get("step"))), escape(str(t.get("agent"))), escape(str(t.get("subtask") or "-")),
+         escape(str(t.get("status"))), escape(_short(t.get("action"), 300)),
+         escape(_short(t.get("error") or t.get("outcome"), 300)),
+         escape(", ".join(str(r) for r in t.get("rules") or ()))) for t in entries])
