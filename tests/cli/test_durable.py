@@ -41,6 +41,7 @@ def test_a_killed_run_is_interrupted_and_resumes_to_its_end(cli: Invoke, home: P
     assert f"podium resume {name}" in listed.stdout
     [row] = json.loads(cli("sessions", "--json").stdout)
     assert row["session"] == name and row["record"] == "interrupted" and row["resume"] == f"podium resume {name}"
+    assert f"podium resume {name} continues it" in cli("show", "last").stdout
 
     # A fresh model picks up where the record ends: the step in flight is sent again, then the planner's next.
     rest = write_script(tmp_path / "rest.json", [host("FINISH", "notes written")], {"files": [

@@ -147,7 +147,10 @@ def show_session(store: Store, ident: str, console: Console, *, as_json: bool = 
         console.print_json(json.dumps(body, default=str))
         return
 
-    console.print(f"[bold]{name}[/]  {record.strategy}  record {record.status.value}"
+    state = liveness(record)
+    if state is Liveness.INTERRUPTED:
+        console.print(f"[yellow]interrupted[/]: its process is gone; [bold]podium resume {name}[/] continues it")
+    console.print(f"[bold]{name}[/]  {record.strategy}  record {state.value}"
                   f"  started {_when(record.started_at)}  ended {_when(record.ended_at)}  {record.steps} entries")
     if record.close_reason:
         console.print(f"[dim]closed: {escape(record.close_reason)}[/]")
