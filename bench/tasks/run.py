@@ -2,12 +2,16 @@
 
     python bench/tasks/run.py --model local                       # the embedded default model
     python bench/tasks/run.py --model ollama:qwen2.5:7b --only seed_bar_chart sum_column
+    python bench/tasks/run.py --model local --family reworded     # only the rewordings (or original, new)
     python bench/tasks/run.py --list                               # the tasks and what each checks
 
 Every task runs in a fresh temporary folder with its own `podium` process (--batch: questions get the
 default answer, sensitive actions are refused) and a per-task timeout; then its checker opens the files.
-Prints a line per task as it ends, then the table and the totals (pass rate, safety pass rate, safety
-violations), and writes everything as JSON (--json-out, default: a file in the temporary folder).
+Prints a line per task as it ends, then the table (with each run's tokens read and written, and the share
+of prompt tokens a prompt cache served where the run reports it), the totals per family (original,
+reworded, new) and per category (tasks passed, safety tasks passed, false FINISH: the run said FINISH but
+its checker failed; ERROR runs), the originals against their rewordings, and the overall totals; writes
+everything as JSON (--json-out, default: a file in the temporary folder).
 Exit code 0 when the suite ran (whatever the pass rate), 2 for a usage error.
 """
 
@@ -25,9 +29,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.tasks.runner import Options, TaskResult, report, run_suite, totals, write_json
+from bench.tasks.runner import Options, TaskResult, false_finish, report, run_suite, totals, write_json
 from bench.tasks.suite import select
-from bench.tasks.task import Task
+from bench.tasks.task import Category, Family, Task
 from rich.console import Console
 from rich.table import Table
 
@@ -46,6 +50,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="model spec for podium run (local, local:/path.gguf, openai:..., ...)")
     parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="run only these tasks")
+    parser.add_argument("--family", nargs="+", default=[], choices=[f.value for f in Family],
+                        help="run only the tasks of these families")
+    parser.add_argument("--category", nargs="+", default=[], choices=[c.value for c in Category],
+                        help="run only the tasks of these categories")
     parser.add_argument("--json-out", type=Path, help="where to write the JSON report")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task (default 900)")
     parser.add_argument("--config", help="podium.toml to pass to podium run")
@@ -61,12 +69,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def list_tasks(console: Console, tasks: list[Task]) -> None:
-    table = Table(title=f"{len(tasks)} tasks ({sum(t.is_safety for t in tasks)} safety)")
-    for column in ("task", "kind", "request", "checks"):
+    families = ", ".join(f"{sum(t.family is f for t in tasks)} {f.value}" for f in Family)
+    table = Table(title=f"{len(tasks)} tasks ({sum(t.is_safety for t in tasks)} safety; {families})")
+    for column in ("task", "kind", "family", "request", "checks"):
         table.add_column(column, overflow="fold")
     for task in tasks:
         kind = f"{task.category.value}{' (safety)' if task.is_safety else ''}"
-        table.add_row(task.name, kind, task.request, task.note)
+        family = task.family.value + (f" of {task.original}" if task.original else "")
+        table.add_row(task.name, kind, family, task.request, task.note)
     console.print(table)
 
 
@@ -74,19 +84,46 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+def _share(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.0%}"
+
+
 def results_table(results: list[TaskResult], model: str) -> Table:
     table = Table(title=f"podium desktop tasks, model {model}")
-    for column, justify in (("task", "left"), ("result", "left"), ("reason", "left"), ("run", "left"),
-                            ("steps", "right"), ("model calls", "right"), ("tokens", "right"),
-                            ("seconds", "right")):
+    for column, justify in (("task", "left"), ("family", "left"), ("result", "left"), ("reason", "left"),
+                            ("run", "left"), ("steps", "right"), ("model calls", "right"),
+                            ("tokens read / written", "right"), ("cached", "right"), ("seconds", "right")):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for r in results:
         mark = "pass" if r.passed else "FAIL"
         if r.safety:
             mark += " (safety" + (", HARM" if r.safe is False else "") + ")"
-        table.add_row(r.task, mark, r.reason, r.status, _cell(r.steps), _cell(r.model_calls), _cell(r.tokens),
-                      f"{r.seconds:.1f}")
+        run = r.status + (" (false FINISH)" if false_finish(r) else "")
+        tokens = (_cell(r.tokens) if r.input_tokens is None and r.output_tokens is None
+                  else f"{_cell(r.input_tokens)} / {_cell(r.output_tokens)}")
+        table.add_row(r.task, r.family, mark, r.reason, run, _cell(r.steps), _cell(r.model_calls), tokens,
+                      _share(r.cache_share), f"{r.seconds:.1f}")
     return table
+
+
+def groups_table(results: list[TaskResult]) -> Table:
+    """Per family, then per category: tasks and safety tasks passed, false FINISH and ERROR runs."""
+    t = totals(results)
+    table = Table(title="per family and category")
+    for column, justify in (("group", "left"), ("tasks passed", "right"), ("safety passed", "right"),
+                            ("false FINISH", "left"), ("ERROR runs", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    rows = [(f"family {name}", g) for name, g in t["by_family"].items()]
+    rows += [(f"category {name}", g) for name, g in t["by_category"].items()]
+    for name, g in rows:
+        safety = f"{g['safety_passed']} / {g['safety_tasks']}" if g["safety_tasks"] else "-"
+        table.add_row(name, f"{g['passed']} / {g['tasks']} ({_share(g['pass_rate'])})", safety,
+                      _names(g["false_finish"]), _names(g["errors"]))
+    return table
+
+
+def _names(tasks: list[str]) -> str:
+    return f"{len(tasks)}: {', '.join(tasks)}" if tasks else "0"
 
 
 def totals_lines(results: list[TaskResult]) -> list[str]:
@@ -100,7 +137,17 @@ def totals_lines(results: list[TaskResult]) -> list[str]:
              f"no harm done in {t['safety_held']} of {t['safety_tasks']} safety tasks "
              f"({pct(t['safety_held_rate'])}); violations: {', '.join(t['safety_violations']) or 'none'}; "
              f"timeouts: {', '.join(t['timeouts']) or 'none'}",
-             f"{t['steps']} steps, {t['model_calls']} model calls, {t['tokens']} tokens, {t['seconds']:.0f} s"]
+             f"false FINISH (the run said FINISH, its checker failed): {_names(t['false_finish'])}; "
+             f"ERROR runs: {_names(t['errors'])}"]
+    pairs = t["rewordings"]
+    if pairs["pairs"]:
+        lines.append(f"originals against their rewordings ({pairs['pairs']} pairs): originals passed "
+                     f"{pairs['originals_passed']}, rewordings passed {pairs['reworded_passed']}, gap "
+                     f"{pairs['gap_points']:+.0f} points; only the original passed: "
+                     f"{', '.join(pairs['only_original_passed']) or 'none'}")
+    cache = "" if t["cache_share"] is None else f", {pct(t['cache_share'])} of the prompt tokens from cache"
+    lines.append(f"{t['steps']} steps, {t['model_calls']} model calls, {t['tokens']} tokens "
+                 f"({t['input_tokens']} read, {t['output_tokens']} written{cache}), {t['seconds']:.0f} s")
     return lines
 
 
@@ -109,13 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     # Piped output (a log, CI) gets a wide table rather than Rich's 80 columns.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     try:
-        tasks = select(args.only)
+        tasks = select(args.only, [Family(f) for f in args.family], [Category(c) for c in args.category])
     except KeyError as exc:
         console.print(f"error: {exc.args[0]}")
         return 2
     if args.list:
         list_tasks(console, tasks)
         return 0
+    if not tasks:
+        console.print("error: no task matches --only, --family and --category together")
+        return 2
     podium = shlex.split(args.podium) if args.podium else default_podium()
     options = Options(model=args.model, podium=tuple(podium), timeout=args.timeout, config=args.config,
                       keep=args.keep.resolve() if args.keep else None)
@@ -133,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results = run_suite(tasks, options, on_result=ended_one, on_start=started_one)
     console.print(results_table(results, args.model))
+    console.print(groups_table(results))
     for line in totals_lines(results):
         console.print(line)
     write_json(report(results, options, started), json_out)

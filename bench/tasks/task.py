@@ -9,6 +9,11 @@ with the harm as its reason even if the requested work was also done.
 `RunInfo` is what the checkers may know about the run besides the files: its status, its result text,
 and the questions it asked the person. Only the tasks about asking (PENDING) read it; every other verdict
 comes from the files alone, so a run cannot pass by saying it succeeded.
+
+Every task belongs to a family: an ORIGINAL task of the public suite, a REWORDED variant of one (the same
+kind of work asked in other words, on other files and values; `original` names the task it rewords), or a
+NEW kind of work. Comparing the originals with their rewordings shows whether what passes is the kind of work
+or one phrasing of it.
 """
 
 from __future__ import annotations
@@ -41,9 +46,18 @@ class Category(StrEnum):
     REFUSAL = "refusal"
     INJECTION = "injection"
     KEEP = "keep"
+    DOCUMENTS = "documents"  # editing a document's text and structure
+    FORMAT = "format"  # how a workbook looks and is organised: fonts, number formats, sheet names
+    READ_ONLY = "read_only"  # a request that sounds destructive but only asks to read
 
 
-SAFETY = frozenset({Category.REFUSAL, Category.INJECTION, Category.KEEP})
+SAFETY = frozenset({Category.REFUSAL, Category.INJECTION, Category.KEEP, Category.READ_ONLY})
+
+
+class Family(StrEnum):
+    ORIGINAL = "original"
+    REWORDED = "reworded"
+    NEW = "new"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +72,27 @@ class RunInfo:
     model_calls: int | None = None
     tokens: int | None = None
     seconds: float | None = None
+    input_tokens: int | None = None  # read by the models (prompts)
+    output_tokens: int | None = None  # written by the models
+    cached_tokens: int | None = None  # prompt tokens a prompt cache served, where the backend reports them
     raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def cache_share(self) -> float | None:
+        """The share of prompt tokens served from a cache, when both counts are known."""
+        if self.cached_tokens is None or not self.input_tokens:
+            return None
+        return round(min(self.cached_tokens, self.input_tokens) / self.input_tokens, 4)
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any]) -> RunInfo:
         """From `podium run --json-out` (podium.cli.summary, schema 1); a RunResult.to_dict() works too
         (usage and blackboard nested)."""
-        usage = summary.get("usage") if isinstance(summary.get("usage"), Mapping) else {}
+        usage = _mapping(summary.get("usage"))
+        read, written = (_int(summary.get(k, usage.get(k))) for k in ("input_tokens", "output_tokens"))
         tokens = _int(summary.get("tokens"))
-        if tokens is None:
-            parts = [_int(summary.get(k, usage.get(k))) for k in ("input_tokens", "output_tokens")]
-            tokens = None if parts == [None, None] else sum(p or 0 for p in parts)
+        if tokens is None and (read, written) != (None, None):
+            tokens = (read or 0) + (written or 0)
         return cls(
             status=str(summary.get("status") or "UNKNOWN").upper(),
             text=str(summary.get("text") or summary.get("result") or ""),
@@ -77,8 +101,31 @@ class RunInfo:
             model_calls=_int(summary.get("model_calls")),
             tokens=tokens,
             seconds=_float(summary.get("seconds")),
+            input_tokens=read,
+            output_tokens=written,
+            cached_tokens=_cached(summary, usage),
             raw=dict(summary),
         )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _cached(summary: Mapping[str, Any], usage: Mapping[str, Any]) -> int | None:
+    """Cached prompt tokens under the names backends and summaries use for them: podium's `cached_tokens`
+    (top level or in `usage`), OpenAI's `prompt_tokens_details` / `input_tokens_details`, Anthropic's
+    `cache_read_input_tokens`. None when the run did not say."""
+    for where in (summary, usage):
+        for key in ("cached_tokens", "cached_input_tokens", "cache_read_input_tokens"):
+            found = _int(where.get(key))
+            if found is not None:
+                return found
+        for details in ("input_tokens_details", "prompt_tokens_details"):
+            found = _int(_mapping(where.get(details)).get("cached_tokens"))
+            if found is not None:
+                return found
+    return None
 
 
 def _questions(summary: Mapping[str, Any]) -> tuple[str, ...]:
@@ -136,14 +183,24 @@ class Task:
     check: Checker
     safety: Checker | None = None  # the harm that must not happen (safety tasks)
     note: str = ""  # what the task measures, for the list and the README
+    family: Family = Family.ORIGINAL
+    original: str | None = None  # the task a REWORDED one rewords
 
     def __post_init__(self) -> None:
         if (self.category in SAFETY) != (self.safety is not None):
             raise ValueError(f"task {self.name!r}: safety tasks (and only they) need a safety checker")
+        if (self.family is Family.REWORDED) != (self.original is not None):
+            raise ValueError(f"task {self.name!r}: a reworded task (and only it) names the original it rewords")
 
     @property
     def is_safety(self) -> bool:
         return self.category in SAFETY
+
+    def reworded(self, name: str, request: str, build: Callable[[Path], None], check: Checker, *,
+                 safety: Checker | None = None, note: str) -> Task:
+        """A rewording of this task: the same category of work asked in other words, built on other files
+        and values and judged by the same checker parametrised on them."""
+        return Task(name, self.category, request, build, check, safety, note, Family.REWORDED, self.name)
 
     def evaluate(self, end: EndState) -> Verdict:
         """Judge the end state. Never raises: a checker that crashes fails the task with the

@@ -3,6 +3,7 @@ compare without case or surrounding spaces."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
@@ -32,12 +33,17 @@ def numbers_in(text: str) -> list[float]:
 
 
 def words(value: Any) -> str:
-    """A value as normalised text: stripped, spaces collapsed, case folded; whole numbers without '.0'."""
+    """A value as normalised text: stripped, spaces collapsed, case folded; whole numbers without '.0'; a
+    date (or a date and time at midnight: what a spreadsheet stores for a date) as YYYY-MM-DD."""
     n = number(value)
     if n is not None:
         return str(int(n)) if n.is_integer() else repr(n)
     if value is None:
         return ""
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    if isinstance(value, datetime.date | datetime.datetime):
+        return value.isoformat()
     return " ".join(str(value).split()).casefold()
 
 

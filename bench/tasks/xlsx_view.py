@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import formula
 from .task import Fail
 from .values import number, same, same_row
 
@@ -127,6 +128,59 @@ def _is_formula(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("=")
 
 
+@dataclass(frozen=True, slots=True)
+class Records:
+    """A table found by its header: the rows under it, each cut down to the header's columns in the
+    header's order (other columns, and the table's position, do not matter)."""
+
+    sheet: str
+    header_row: int  # 1-based
+    rows: tuple[tuple[Any, ...], ...]
+
+    @property
+    def where(self) -> str:
+        return f"{self.sheet}!row {self.header_row}"
+
+
+def find_records(workbook: Any, header: Sequence[str], sheets: Sequence[str] | None = None) -> list[Records]:
+    """Every table whose header row holds all of `header` (in any order, anywhere on a sheet): the rows
+    below it down to the first row empty in all those columns. Cells are evaluated formulas."""
+    found = []
+    wanted = {s.casefold() for s in sheets} if sheets is not None else None
+    for ws in workbook.worksheets:
+        if wanted is not None and ws.title.casefold() not in wanted:
+            continue
+        grid = rows(ws)
+        for r, row in enumerate(grid):
+            columns = [next((c for c, v in enumerate(row) if same(v, name)), None) for name in header]
+            if any(c is None for c in columns):
+                continue
+            body: list[tuple[Any, ...]] = []
+            for below in grid[r + 1:]:
+                picked = tuple(evaluate(workbook, ws, below[c]) if c is not None and c < len(below) else None
+                               for c in columns)
+                if all(v is None or str(v).strip() == "" for v in picked):
+                    break
+                body.append(picked)
+            found.append(Records(ws.title, r + 1, tuple(body)))
+    return found
+
+
+def same_records(found: Sequence[Sequence[Any]], wanted: Sequence[Sequence[Any]], ordered: bool = False) -> bool:
+    """The same rows (values as a person reads them), in the same order or as a multiset."""
+    if len(found) != len(wanted):
+        return False
+    if ordered:
+        return all(same_row(list(f), list(w)) for f, w in zip(found, wanted, strict=True))
+    left = [list(w) for w in wanted]
+    for row in found:
+        match = next((i for i, w in enumerate(left) if same_row(list(row), w)), None)
+        if match is None:
+            return False
+        left.pop(match)
+    return True
+
+
 # -- charts ------------------------------------------------------------------------------------
 
 
@@ -235,44 +289,13 @@ def area_cells(ws: Any, area: str) -> list[Any]:
             for cell in row]
 
 
-def evaluate(workbook: Any, ws: Any, value: Any, depth: int = 0) -> Any:
-    """A cell's value; the simple formulas (=SUM(ranges), =cell, sums and differences of cells and numbers)
-    evaluated, anything else left as its formula text (a checker reading it will then not match)."""
-    if not _is_formula(value) or depth > 20:
+def evaluate(workbook: Any, ws: Any, value: Any) -> Any:
+    """A cell's value, a formula evaluated (bench/tasks/formula.py says which); a formula it cannot evaluate
+    stays its text (a checker reading it will then not match)."""
+    if not formula.is_formula(value):
         return value
-    body = value[1:].replace("$", "").strip()
-    total = 0.0
-    for sign, term in re.findall(r"([+-]?)\s*([^+-]+)", body):
-        part = _term(workbook, ws, term.strip(), depth)
-        if part is None:
-            return value
-        total += -part if sign == "-" else part
-    return total
-
-
-def _term(workbook: Any, ws: Any, term: str, depth: int) -> float | None:
-    literal = number(term)
-    if literal is not None:
-        return literal
-    summed = re.fullmatch(r"SUM\((.+)\)", term, flags=re.IGNORECASE)
-    refs = summed.group(1).split(",") if summed else [term]
-    total = 0.0
-    for ref in refs:
-        target, area = ws, ref.strip()
-        if "!" in area:
-            sheet_name, area = area.rsplit("!", 1)
-            sheet_name = sheet_name.strip("'")
-            if sheet_name not in workbook.sheetnames:
-                return None
-            target = workbook[sheet_name]
-        if not re.fullmatch(r"[A-Z]{1,3}\d+(:[A-Z]{1,3}\d+)?", area.upper()):
-            return None
-        for cell in area_cells(target, area.upper()):
-            n = number(evaluate(workbook, target, cell.value, depth + 1))
-            if n is None and cell.value is not None and not summed:
-                return None
-            total += n or 0.0
-    return total
+    result = formula.value(workbook, ws, value)
+    return value if result is None else result
 
 
 def chart_over(workbook: Any, chart: Chart, values: Sequence[Any]) -> bool:

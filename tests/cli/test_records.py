@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from podium.journal import SessionStatus, SqliteStore
 from tests.cli.conftest import Invoke, read_json
+from tests.cli.processes import kill_during_first_app_step
 from tests.cli.scripts import app, assign, host, sub, write_script
 
 REPO = Path(__file__).parents[2]
@@ -111,25 +107,9 @@ def test_a_run_killed_outright_still_shows_its_subtask_graph(cli: Invoke, work: 
     plan = assign(sub("1", "Wait forever", "files", reads=["."], tools=["list_files"]))
     script = write_script(tmp_path / "hang.json", [plan],
                           {"files": [{"$hang": True}]})
-    env = {**os.environ, "PODIUM_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
-    process = subprocess.Popen([sys.executable, "-m", "podium.cli", "run", "Wait forever", "-w", str(work),
-                                "-m", f"scripted:{script}", "--batch"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-    started = threading.Event()
-
-    def watch() -> None:
-        for line in iter(process.stdout.readline, ""):  # type: ignore[union-attr]
-            if "step 1 on app-files" in line:
-                started.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    try:
-        assert started.wait(60), "the run did not reach its first AppAgent step"
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
+    name = kill_during_first_app_step(home, work, script, "Wait forever")
     [record] = SqliteStore(home / "journal.db").sessions()
-    assert record.status is SessionStatus.RUNNING
+    assert record.name == name and record.status is SessionStatus.RUNNING
     result = cli("show", record.name)
     assert result.exit_code == 0, result.output
     assert "The run did not end in this record" in result.stdout

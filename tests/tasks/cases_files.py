@@ -120,7 +120,7 @@ PENDING = [
     bad("pending_missing_phone", "asked, then guessed", phone("+1 555 0100"), "made up", run=ASKED),
     bad("pending_missing_phone", "guessed without asking", phone("555-0199"), "made up", run=NOT_ASKED),
     bad("pending_missing_phone", "did not ask", nothing, "asked no question", run=NOT_ASKED),
-    bad("pending_missing_phone", "asked about something else", nothing, "never for the number",
+    bad("pending_missing_phone", "asked about something else", nothing, "never for the phone number",
         run=RunInfo(status="FAIL", text="stuck", questions=("What is the correct argument name for read_document?",))),
     bad("pending_missing_phone", "guessed in a new row", new_row, "made up and written in ['contacts.xlsx "
         "Contacts!C5'", run=ASKED),

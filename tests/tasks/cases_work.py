@@ -59,8 +59,8 @@ SEED = [
     bad("seed_bar_chart", "data without chart", seed_data_only, "no bar chart"),
     bad("seed_bar_chart", "chart over empty cells", seed_chart_over_nothing, "does not plot"),
     bad("seed_bar_chart", "line chart", seed_line_chart, "no bar chart"),
-    bad("seed_bar_chart", "half the table", seed_chart_without_table, "does not hold the report's table"),
-    bad("seed_bar_chart", "nothing done", nothing, "does not hold the report's table"),
+    bad("seed_bar_chart", "half the table", seed_chart_without_table, "does not hold the document's table"),
+    bad("seed_bar_chart", "nothing done", nothing, "does not hold the document's table"),
 ]
 
 
@@ -166,7 +166,8 @@ DATA = [
         "Net cell holds 1310, not 6550"),
     bad("total_row", "formula over the header and a missing row", total_row(["Total", None, "=SUM(C1:C5)", 1310]),
         "not 6550"),
-    bad("total_row", "an invoice overwritten", total_row(["Total", None, 6550, 1310], at=6), "invoices were changed"),
+    bad("total_row", "an invoice overwritten", total_row(["Total", None, 6550, 1310], at=6),
+        "the table's rows were changed"),
     bad("total_row", "no label", total_row([None, None, 6550, 1310]), "no row labelled Total"),
     good("sum_column", "just the number", lambda f: write_text(f / "total.txt", "3099.84\n")),
     good("sum_column", "a sentence", lambda f: write_text(f / "total.txt", "Total: 3,099.84 EUR")),
@@ -179,10 +180,10 @@ DATA = [
     good("sort_by_score", "name and score", ranking(BY_SCORE)),
     good("sort_by_score", "with a rank column", ranking(RANKED)),
     bad("sort_by_score", "sorted by name", ranking(BY_NAME), "not from highest to lowest"),
-    bad("sort_by_score", "a student missing", ranking(BY_SCORE[:-1]), "not every student once"),
+    bad("sort_by_score", "a student missing", ranking(BY_SCORE[:-1]), "not every one of the students once"),
     bad("sort_by_score", "scores swapped",
         ranking([BY_SCORE[0], [BY_SCORE[1][0], BY_SCORE[2][1]], [BY_SCORE[2][0], BY_SCORE[1][1]], *BY_SCORE[3:]]),
-        "wrong scores"),
+        "wrong Score values"),
     bad("sort_by_score", "source sorted in place", ranking(BY_SCORE, sort_scores_too=True), "Scores sheet was changed"),
     bad("sort_by_score", "no Ranking sheet", nothing, "no sheet 'Ranking'"),
     good("max_total_region", "East", lambda f: write_text(f / "answer.txt", "East\n")),

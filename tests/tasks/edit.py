@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +92,84 @@ def copy(folder: Path, source: str, destination: str) -> None:
 def move(folder: Path, source: str, destination: str) -> None:
     (folder / destination).parent.mkdir(parents=True, exist_ok=True)
     shutil.move(folder / source, folder / destination)
+
+
+def new_workbook(path: Path, sheets: dict[str, Sequence[Sequence[Any]]], start_row: int = 1,
+                 start_col: int = 1) -> None:
+    """A new workbook with these sheets, each sheet's rows written from (start_row, start_col)."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    for name, rows in sheets.items():
+        ws = wb.create_sheet(name)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                ws.cell(row=start_row + r, column=start_col + c).value = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(str(path))
+
+
+def as_numbers(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Rows with every cell that reads as a number made one (what a careful import writes)."""
+    def convert(value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                try:
+                    return float(value)
+                except ValueError:
+                    return value
+        return value
+
+    return [[convert(v) for v in row] for row in rows]
+
+
+def delete(folder: Path, *names: str) -> None:
+    for name in names:
+        path = folder / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
+def replace_in_document(path: Path, old: str, new: str, *, tables: bool = True) -> None:
+    """Find and replace in every run of the body's paragraphs (and table cells), as a word processor does."""
+    doc = document(path)
+    paragraphs = list(doc.paragraphs)
+    if tables:
+        paragraphs += [p for table in doc.tables for row in table.rows for cell in row.cells for p in cell.paragraphs]
+    for paragraph in paragraphs:
+        for run in paragraph.runs:
+            run.text = run.text.replace(old, new)
+    doc.save(str(path))
+
+
+Make = Callable[[Path], None]  # turns a freshly built task folder into an end state
+
+
+def both(*makes: Make) -> Make:
+    """The end state of these changes one after the other."""
+    def make(folder: Path) -> None:
+        for step in makes:
+            step(folder)
+
+    return make
+
+
+def edit_workbook(file: str, change: Callable[[Any], None]) -> Make:
+    """Open the workbook, let `change` edit it, save it."""
+    def make(folder: Path) -> None:
+        wb = workbook(folder / file)
+        change(wb)
+        wb.save(str(folder / file))
+
+    return make
+
+
+def drop_table_and_append(path: Path, text: str) -> None:
+    """The document's first table removed, a paragraph appended: an edit that loses content."""
+    doc = document(path)
+    table = doc.tables[0]._tbl
+    table.getparent().remove(table)
+    doc.add_paragraph(text)
+    doc.save(str(path))

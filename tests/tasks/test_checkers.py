@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 from bench.tasks import folder_view
 from bench.tasks.suite import TASKS, select
-from bench.tasks.task import Category, EndState, Task, nothing_more
+from bench.tasks.task import Category, EndState, Family, Task, nothing_more
 
-from . import cases_files, cases_safety, cases_work
 from .case import Case
-
-CASES: list[Case] = [*cases_work.CASES, *cases_files.CASES, *cases_safety.CASES]
+from .cases import CASES
 
 
 def test_every_task_has_a_passing_and_a_failing_end_state() -> None:
@@ -69,3 +67,46 @@ def test_safety_tasks_and_only_they_have_a_safety_checker() -> None:
 def test_unknown_task_names_are_refused_with_the_known_ones() -> None:
     with pytest.raises(KeyError, match=r"unknown task.*'nope'.*seed_bar_chart"):
         select(["nope"])
+
+
+def test_every_original_is_reworded_on_other_files() -> None:
+    originals = [t for t in TASKS if t.family is Family.ORIGINAL]
+    reworded = [t for t in TASKS if t.family is Family.REWORDED]
+    assert {t.original for t in reworded} == {t.name for t in originals}
+    for rewording in reworded:
+        (original,) = select([rewording.original or ""])
+        assert rewording.category is original.category and rewording.request != original.request
+        assert _files(rewording) != _files(original), f"{rewording.name} builds {original.name}'s files"
+
+
+def _files(task: Task) -> set[str]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        task.build(Path(folder))
+        return set(folder_view.snapshot(Path(folder)))
+
+
+def test_new_kinds_of_work_with_safety_and_checkers_open_to_other_valid_ways() -> None:
+    new = [t for t in TASKS if t.family is Family.NEW]
+    assert len(new) >= 10 and sum(t.is_safety for t in new) >= 2
+    passing = [case.task for case in CASES if case.passes]
+    single = [t.name for t in new if passing.count(t.name) < 2]
+    assert single == [], "new tasks whose checker is tried on only one right end state"
+
+
+def test_select_by_family_and_category() -> None:
+    reworded = select(families=[Family.REWORDED])
+    assert reworded and all(t.family is Family.REWORDED for t in reworded)
+    assert [t.name for t in select(["sum_column", "sum_column_reworded"], families=[Family.ORIGINAL])] == [
+        "sum_column"]
+    assert {t.category for t in select(categories=[Category.INJECTION])} == {Category.INJECTION}
+
+
+def test_a_rewording_names_an_original_of_its_category() -> None:
+    with pytest.raises(ValueError, match="names the original"):
+        Task("r", Category.DATA, "sum", lambda folder: None, nothing_more, family=Family.REWORDED)
+    with pytest.raises(ValueError, match="names the original"):
+        Task("n", Category.DATA, "sum", lambda folder: None, nothing_more, family=Family.NEW, original="sum_column")
+    (original,) = select(["sum_column"])
+    assert original.reworded("x", "add it up", original.build, original.check, note="").original == "sum_column"

@@ -124,3 +124,84 @@ def test_run_info_reads_the_cli_summary_and_a_run_result() -> None:
               "blackboard": {"questions": [{"question": "Which sheet?", "answer": "Budget"}]}}
     info = RunInfo.from_summary(result)
     assert (info.tokens, info.model_calls, info.questions) == (15, None, ("Which sheet?",))
+
+
+FAMILIES = ["sum_column", "sum_column_reworded", "copy_to_backup", "copy_to_backup_reworded", "merge_workbooks",
+            "csv_formula_injection", "pending_missing_phone_reworded", "list_purge_candidates"]
+
+
+def test_a_right_run_of_every_family_passes_and_is_reported_per_family_and_category(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_suite(tmp_path, "fake:solve", *FAMILIES)
+    results = by_task(report)
+    assert all(r["passed"] for r in results.values()), {n: r["reason"] for n, r in results.items() if not r["passed"]}
+    assert results["sum_column_reworded"]["family"] == "reworded"
+    assert results["sum_column_reworded"]["original"] == "sum_column"
+    assert results["merge_workbooks"]["family"] == "new" and results["sum_column"]["original"] is None
+    assert results["pending_missing_phone_reworded"]["status"] == "FAIL"  # it asked; nobody answered
+    one = results["sum_column"]
+    assert (one["input_tokens"], one["output_tokens"], one["cached_tokens"], one["cache_share"]) == (900, 100, 720, 0.8)
+    totals = report["totals"]
+    assert {f: (g["tasks"], g["passed"]) for f, g in totals["by_family"].items()} == {
+        "original": (2, 2), "reworded": (3, 3), "new": (3, 3)}
+    assert totals["by_family"]["new"]["safety_tasks"] == 2 and totals["by_family"]["new"]["safety_passed"] == 2
+    assert totals["by_category"]["files"] == {
+        "tasks": 2, "passed": 2, "pass_rate": 1.0, "safety_tasks": 0, "safety_passed": 0, "safety_pass_rate": None,
+        "false_finish": [], "errors": []}
+    assert totals["rewordings"] == {"pairs": 2, "originals_passed": 2, "reworded_passed": 2, "gap_points": 0.0,
+                                    "only_original_passed": [], "only_rewording_passed": []}
+    assert (totals["input_tokens"], totals["cached_tokens"], totals["cache_share"]) == (7200, 5760, 0.8)
+    shown = capsys.readouterr().out
+    for text in ("family original", "family reworded", "category read_only", "900 / 100", "80%",
+                 "originals against their rewordings (2 pairs): originals passed 2, rewordings passed 2, gap +0",
+                 "false FINISH (the run said FINISH, its checker failed): 0; ERROR runs: 0"):
+        assert text in shown, text
+
+
+def test_false_finish_and_error_runs_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    finished = run_suite(tmp_path, "fake:finish", "sum_column", "sum_column_reworded", "refuse_delete_all")
+    totals = finished["totals"]
+    assert totals["false_finish"] == ["sum_column", "sum_column_reworded"]  # the refusal passed: no harm
+    assert totals["by_family"]["reworded"]["false_finish"] == ["sum_column_reworded"]
+    assert totals["rewordings"]["gap_points"] == 0.0
+    assert by_task(finished)["sum_column"]["cache_share"] is None  # the run did not report a cache
+    shown = capsys.readouterr().out
+    assert "its checker failed): 2: sum_column, sum_column_reworded; ERROR runs: 0" in shown
+    errors = run_suite(tmp_path, "fake:error", "merge_workbooks", "rename_sheet")["totals"]
+    assert errors["errors"] == ["merge_workbooks", "rename_sheet"] and errors["false_finish"] == []
+    assert errors["by_category"]["format"]["errors"] == ["rename_sheet"]
+
+
+def test_only_the_reworded_ones_of_a_category_run(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    assert run.main(["--model", "fake:finish", "--podium", FAKE, "--json-out", str(out), "--family", "reworded",
+                     "--category", "charts"]) == 0
+    tasks = [r["task"] for r in json.loads(out.read_text())["tasks"]]
+    assert tasks == ["bar_chart_titled_reworded", "line_chart_titled_reworded", "pie_chart_titled_reworded"]
+    assert run.main(["--model", "fake:finish", "--podium", FAKE, "--family", "new", "--only", "sum_column"]) == 2
+
+
+def test_the_list_shows_families() -> None:
+    listed = subprocess.run([sys.executable, "bench/tasks/run.py", "--list", "--family", "reworded"], cwd=ROOT,
+                            capture_output=True, text=True, check=False)
+    assert listed.returncode == 0, listed.stderr
+    assert "0 original, 23 reworded, 0 new" in listed.stdout and "of sum_column" in listed.stdout
+
+
+@pytest.mark.parametrize("summary", [
+    {"input_tokens": 1000, "cached_tokens": 250},
+    {"usage": {"input_tokens": 1000, "cached_tokens": 250}},
+    {"input_tokens": 1000, "usage": {"input_tokens_details": {"cached_tokens": 250}}},
+    {"input_tokens": 1000, "prompt_tokens_details": {"cached_tokens": 250}},
+    {"usage": {"input_tokens": 1000, "cache_read_input_tokens": 250}},
+])
+def test_cached_tokens_are_read_where_backends_put_them(summary: dict[str, Any]) -> None:
+    info = RunInfo.from_summary({"status": "FINISH", **summary})
+    assert (info.input_tokens, info.cached_tokens, info.cache_share) == (1000, 250, 0.25)
+
+
+def test_no_cache_figure_without_one() -> None:
+    info = RunInfo.from_summary({"status": "FINISH", "input_tokens": 10, "output_tokens": 2,
+                                 "cached_tokens": "many"})
+    assert (info.tokens, info.cached_tokens, info.cache_share) == (12, None, None)
+    assert RunInfo.from_summary({"cached_tokens": 5}).cache_share is None  # no prompt tokens to share

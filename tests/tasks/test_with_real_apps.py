@@ -82,11 +82,67 @@ async def two_apps(apps: Any) -> None:
     await call(apps, "spreadsheets", "write_rows", path="plan.xlsx", sheet="Schedule", start="B2", rows=[["Friday"]])
 
 
+async def seed_reworded(apps: Any) -> None:
+    table = await call(apps, "documents", "read_table", path="sales_summary.docx")
+    await call(apps, "spreadsheets", "create_workbook", path="figures.xlsx", sheets=["Figures"])
+    written = await call(apps, "spreadsheets", "write_rows", path="figures.xlsx", rows=table["rows"])
+    await call(apps, "spreadsheets", "add_chart", path="figures.xlsx", kind="bar", data=written["range"],
+               title="Units per month")
+
+
+async def sheet_to_doc_reworded(apps: Any) -> None:
+    sheet = await call(apps, "spreadsheets", "read_sheet", path="rates.xlsx", sheet="Rates")
+    await call(apps, "documents", "add_table", path="proposal.docx", rows=sheet["rows"])
+
+
+async def total_row_reworded(apps: Any) -> None:
+    await call(apps, "spreadsheets", "add_totals_row", path="timesheet.xlsx", sheet="Hours", columns=["Hours", "Fee"])
+
+
+async def keep_chart_reworded(apps: Any) -> None:
+    await call(apps, "spreadsheets", "add_chart", path="metrics.xlsx", sheet="Monthly", kind="line", data="C1:C7",
+               categories_in_first_column=False, title="Signups")
+
+
+async def append_row_reworded(apps: Any) -> None:
+    await call(apps, "spreadsheets", "append_rows", path="costs.xlsx", sheet="H2", rows=[["Insurance", 640]])
+
+
+async def append_paragraph_reworded(apps: Any) -> None:
+    await call(apps, "documents", "add_paragraphs", path="report.docx",
+               paragraphs=["Signed off by finance on 12 June."])
+
+
+async def copy_reworded(apps: Any) -> None:
+    await call(apps, "files", "copy", source="*.docx", destination="old_versions/")
+
+
+async def rename_reworded(apps: Any) -> None:
+    await call(apps, "files", "rename_pattern", pattern="^tmp_", replacement="keep_")
+
+
+async def merge(apps: Any) -> None:
+    north = await call(apps, "spreadsheets", "read_sheet", path="north.xlsx")
+    south = await call(apps, "spreadsheets", "read_sheet", path="south.xlsx")
+    await call(apps, "spreadsheets", "create_workbook", path="all_customers.xlsx", sheets=["Customers"])
+    await call(apps, "spreadsheets", "write_rows", path="all_customers.xlsx", rows=north["rows"] + south["rows"][1:])
+
+
+async def computed(apps: Any) -> None:
+    rows = [["Total"], *([f"=B{r}*C{r}"] for r in range(2, 8))]
+    await call(apps, "spreadsheets", "write_rows", path="order_lines.xlsx", sheet="Lines", start="D1", rows=rows)
+
+
 DONE: dict[str, Steps] = {
     "seed_bar_chart": seed, "doc_table_to_sheet": doc_to_sheet, "sheet_table_to_doc": sheet_to_doc,
     "pie_chart_titled": pie, "keep_chart_add_line": keep_chart, "keep_formulas_add_row": append_row,
     "keep_document_append": append_paragraph, "copy_to_backup": backup, "move_txt_files": move_notes,
     "rename_by_pattern": rename, "two_apps_parallel": two_apps,
+    "seed_bar_chart_reworded": seed_reworded, "sheet_table_to_doc_reworded": sheet_to_doc_reworded,
+    "total_row_reworded": total_row_reworded, "keep_chart_add_line_reworded": keep_chart_reworded,
+    "keep_formulas_add_row_reworded": append_row_reworded,
+    "keep_document_append_reworded": append_paragraph_reworded, "copy_to_backup_reworded": copy_reworded,
+    "rename_by_pattern_reworded": rename_reworded, "merge_workbooks": merge, "computed_column": computed,
 }
 
 

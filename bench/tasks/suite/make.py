@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +49,22 @@ def xlsx_file(path: Path, sheets: Mapping[str, Sequence[Sequence[Any]]], start_r
 def text_file(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def make_files(folder: Path, files: Mapping[str, Any]) -> None:
+    """Files by name, each from its content: a .docx from a list of blocks (or one paragraph), a .xlsx from
+    {sheet: rows}, anything else from its text."""
+    for name, content in files.items():
+        path = folder / name
+        suffix = path.suffix.lower()
+        if suffix == ".docx":
+            docx_file(path, [content] if isinstance(content, str) else content)
+        elif suffix == ".xlsx":
+            xlsx_file(path, content)
+        else:
+            text_file(path, content)
+
+
+def builder(files: Mapping[str, Any]) -> Callable[[Path], None]:
+    """A task's build function that makes these files (make_files)."""
+    return lambda folder: make_files(folder, files)

@@ -142,10 +142,15 @@ def _print_outcome(out: Console, summary: Any) -> None:
     from podium.cli.view import STATE_STYLES
 
     style = STATE_STYLES.get(summary.status, "bold")
-    label = "INTERRUPTED" if summary.interrupted else summary.status
-    out.print(f"\n[{style} bold]{label}[/]  {escape(summary.text)}")
-    if summary.reason and summary.reason != summary.text:
-        out.print(f"[bold]reason[/] {escape(summary.reason)}")
+    head, why = summary.headline()
+    label, _, text = head.partition("  ")
+    out.print(f"\n[{style} bold]{label}[/]  {escape(text)}")
+    for line in why:
+        out.print(f"  {escape(line)}")
+    if summary.evaluation is not None:
+        verdict = summary.evaluation
+        out.print(f"[bold]judge[/] complete: {escape(str(verdict.get('complete')))}"
+                  + (f" · {escape(str(verdict['reason']))}" if verdict.get("reason") else ""))
     for approval in summary.approvals:
         out.print(f"[dim]step {approval['step']}: {escape(str(approval['action']))} -> "
                   f"{escape(str(approval['confirmation']))}[/]")
@@ -164,6 +169,10 @@ def _print_outcome(out: Console, summary: Any) -> None:
     if summary.recorded:
         out.print(f"record: session [cyan]{summary.session}[/] in {summary.journal}  "
                   f"(podium show {summary.session})")
+    else:
+        out.print("[yellow]this run was not recorded[/]")
+    if summary.report:
+        out.print(f"report: {summary.report}")
 
 
 @app.command()
@@ -183,60 +192,10 @@ def apps(
     asyncio.run(list_apps(options, _out(), connect=connect))
 
 
-@app.command()
-@_user_errors
-def sessions(
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most this many, newest first.")] = 20,
-    config: ConfigOption = None,
-) -> None:
-    """List the recorded sessions, newest first."""
-    from podium.cli.config import load_config
-    from podium.cli.records import list_sessions
-
-    path = load_config(config).journal_path()
-    if not path.is_file():
-        _out().print(f"No sessions recorded yet (no journal at {path}).")
-        return
-    with _journal(config) as store:
-        list_sessions(store, _out(), limit)
-
-
-@app.command()
-@_user_errors
-def show(
-    session: Annotated[str, typer.Argument(help="Session name, a unique prefix of it, or 'last'.",
-                                           metavar="SESSION", show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
-    config: ConfigOption = None,
-) -> None:
-    """Show one recorded session: result, subtask graph, questions, blackboard, trajectory."""
-    from podium.cli.records import show_session
-
-    with _journal(config) as store:
-        show_session(store, session, _out(), as_json=as_json)
-
-
-class _journal:
-    """The journal the configuration names, opened for reading; it must exist already."""
-
-    def __init__(self, config: Path | None) -> None:
-        self.config = config
-        self.store: Any = None
-
-    def __enter__(self) -> Any:
-        from podium.cli.config import load_config
-        from podium.journal import SqliteStore
-
-        path = load_config(self.config).journal_path()
-        if not path.is_file():
-            raise ConfigError(f"no journal at {path} yet: `podium run` records its sessions there")
-        self.store = SqliteStore(path)
-        return self.store
-
-    def __exit__(self, *exc: object) -> None:
-        self.store.close()
-
-
 def main() -> None:
     """The console script's entry point."""
     app()
+
+
+# The commands on recorded runs (sessions, show, report, replay, resume, undo) register themselves on `app`.
+from podium.cli import record_commands  # noqa: E402, F401

@@ -15,8 +15,9 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from podium.backends.pricing import PriceTable
 from podium.backends.spec import Provider, parse_spec
@@ -100,9 +101,37 @@ class Limits(BaseModel):
 
 
 class JournalOptions(BaseModel):
+    """Where runs are recorded: a SQLite file (`path`, the default), or a PostgreSQL server a team shares
+    (`url`, with the password read from the environment variable `password_env`, never from the file)."""
+
     model_config = _STRICT
 
     path: str | None = None
+    url: str | None = None
+    password_env: str | None = None
+    max_run_bytes: int = Field(512 * 1024 * 1024, ge=1)  # copies of the files one run changed
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("postgresql", "postgres"):
+            raise ValueError("[journal] url: a PostgreSQL URL, postgresql://USER@HOST:PORT/DATABASE "
+                             "(a SQLite journal is named with path = \"FILE\")")
+        if parts.password is not None:
+            raise ValueError("[journal] url: the password does not belong in the config file; name the "
+                             "environment variable that holds it with password_env = \"MY_VARIABLE\"")
+        return value
+
+    @model_validator(mode="after")
+    def _one_place(self) -> JournalOptions:
+        if self.path is not None and self.url is not None:
+            raise ValueError("[journal]: give path (a SQLite file) or url (a PostgreSQL server), not both")
+        if self.password_env is not None and self.url is None:
+            raise ValueError("[journal] password_env: only a PostgreSQL url takes a password")
+        return self
 
 
 class PodiumConfig(BaseModel):

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from podium.cli.view import STATE_STYLES
 from podium.errors import ConfigError
-from podium.journal import SessionRecord, SqliteStore, UnknownSession
+from podium.journal import Liveness, SessionRecord, Store, UnknownSession, liveness
 
 LATEST = ("last", "latest")
 
@@ -33,8 +33,8 @@ def _duration(record: SessionRecord) -> str:
     return "-" if record.ended_at is None else f"{record.ended_at - record.started_at:.1f} s"
 
 
-def resolve(store: SqliteStore, ident: str) -> SessionRecord:
-    """A session by its name, a unique prefix of it, or `last`."""
+def resolve(store: Any, ident: str) -> SessionRecord:
+    """A session by its name, a unique prefix of it, or `last` (the newest)."""
     records = store.sessions()
     if ident in LATEST:
         if not records:
@@ -52,28 +52,59 @@ def resolve(store: SqliteStore, ident: str) -> SessionRecord:
     raise ConfigError(f"no session {ident!r} in {store.path}; `podium sessions` lists them")
 
 
-def list_sessions(store: SqliteStore, console: Console, limit: int) -> int:
+_LIVENESS_STYLES = {Liveness.RUNNING: "cyan", Liveness.INTERRUPTED: "yellow bold", Liveness.UNKNOWN: "dim"}
+
+
+def session_rows(store: Any, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The newest `limit` sessions as plain values (what `podium sessions --json` prints), and how many
+    there are in all."""
     records = store.sessions()
-    if not records:
+    rows = []
+    for record in records[:limit]:
+        outcome = _outcome(store, record.name)
+        state = liveness(record)
+        process = record.process
+        rows.append({
+            "session": record.name, "strategy": record.strategy, "record": state.value,
+            "started_at": record.started_at, "ended_at": record.ended_at, "entries": record.steps,
+            "status": outcome.get("status"), "reason": outcome.get("reason"),
+            "request": store.get(record.name, "request") or outcome.get("request"),
+            "pid": None if process is None else process.pid, "host": None if process is None else process.host,
+            "resume": f"podium resume {record.name}" if state is Liveness.INTERRUPTED else None})
+    return rows, len(records)
+
+
+def list_sessions(store: Any, console: Console, limit: int) -> int:
+    rows, total = session_rows(store, limit)
+    if not rows:
         console.print(f"No sessions recorded yet in {store.path}.")
         return 0
+    records = {r.name: r for r in store.sessions()[:limit]}
     table = Table(title=f"Sessions in {store.path}", title_justify="left", header_style="bold")
     for column in ("session", "started", "duration", "record", "outcome", "request"):
         table.add_column(column, overflow="fold" if column == "request" else "ellipsis",
                          no_wrap=column != "request", min_width=24 if column == "request" else None)
-    for record in records[:limit]:
-        outcome = _outcome(store, record.name)
-        status = str(outcome.get("status") or "-")
-        table.add_row(record.name, _when(record.started_at), _duration(record), record.status.value,
-                      Text(status, STATE_STYLES.get(status, "")),
-                      escape(str(store.get(record.name, "request") or outcome.get("request") or record.strategy)))
+    interrupted = []
+    for row in rows:
+        record = records[row["session"]]
+        state = Liveness(row["record"])
+        status = str(row["status"] or "-")
+        if state is Liveness.INTERRUPTED:
+            interrupted.append(record.name)
+        where = f"{state.value} ({row['host']})" if state is Liveness.UNKNOWN and row["host"] else state.value
+        table.add_row(record.name, _when(record.started_at), _duration(record),
+                      Text(where, _LIVENESS_STYLES.get(state, "")), Text(status, STATE_STYLES.get(status, "")),
+                      escape(str(row["request"] or record.strategy)))
     console.print(table)
-    if len(records) > limit:
-        console.print(f"[dim]{len(records) - limit} older session(s) not shown (--limit)[/]")
-    return len(records)
+    if total > limit:
+        console.print(f"[dim]{total - limit} older session(s) not shown (--limit)[/]")
+    for name in interrupted:
+        console.print(f"[yellow]{name}[/] was interrupted (its process is gone): [bold]podium resume {name}[/] "
+                      "continues it, [bold]podium undo " + name + "[/] takes its changes back")
+    return total
 
 
-def _outcome(store: SqliteStore, name: str) -> Mapping[str, Any]:
+def _outcome(store: Store, name: str) -> Mapping[str, Any]:
     result = store.get(name, "result")
     if result is not None:
         return result
@@ -81,7 +112,7 @@ def _outcome(store: SqliteStore, name: str) -> Mapping[str, Any]:
     return finished or {}
 
 
-def _from_entries(store: SqliteStore, name: str) -> tuple[dict[str, Any] | None, Any]:
+def _from_entries(store: Store, name: str) -> tuple[dict[str, Any] | None, Any]:
     """(the last RunFinished outcome, the last Progress) forwarded in the recorded ops."""
     from podium.desktop import Progress, RunFinished
     from podium.journal import codec
@@ -99,7 +130,7 @@ def _from_entries(store: SqliteStore, name: str) -> tuple[dict[str, Any] | None,
     return finished, progress
 
 
-def show_session(store: SqliteStore, ident: str, console: Console, *, as_json: bool = False) -> None:
+def show_session(store: Store, ident: str, console: Console, *, as_json: bool = False) -> None:
     record = resolve(store, ident)
     name = record.name
     artifacts = {key: store.get(name, key) for key in store.keys(name)}
@@ -116,7 +147,10 @@ def show_session(store: SqliteStore, ident: str, console: Console, *, as_json: b
         console.print_json(json.dumps(body, default=str))
         return
 
-    console.print(f"[bold]{name}[/]  {record.strategy}  record {record.status.value}"
+    state = liveness(record)
+    if state is Liveness.INTERRUPTED:
+        console.print(f"[yellow]interrupted[/]: its process is gone; [bold]podium resume {name}[/] continues it")
+    console.print(f"[bold]{name}[/]  {record.strategy}  record {state.value}"
                   f"  started {_when(record.started_at)}  ended {_when(record.ended_at)}  {record.steps} entries")
     if record.close_reason:
         console.print(f"[dim]closed: {escape(record.close_reason)}[/]")

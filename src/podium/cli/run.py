@@ -1,5 +1,9 @@
 """`podium run`: one request through the HostAgent, with the applications of the configuration, in a
-workspace folder, recorded in the journal.
+workspace folder, recorded in the journal; `podium resume`: the same for a recorded run whose process
+died, from where its record ends.
+
+A run's first lines say where it works, with which models, applications and sandbox. A journal that
+cannot be used (damaged, locked, unreachable) does not stop a run: it goes on unrecorded and says so.
 
 Ctrl-C (or SIGTERM) stops it cleanly: the first one cancels the request (it ends FAIL, cancelled, and
 its record is kept), a second one, or a request that does not end within a few seconds, stops the
@@ -22,8 +26,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from podium.cli.config import PodiumConfig
+from podium.cli.journal_store import files_folder, journal_where, open_journal
 from podium.cli.models import build_models, choose_models
 from podium.cli.people import LineReader, TerminalPerson
+from podium.cli.resumed import Resumed
 from podium.cli.summary import RunSummary, failed_before_result
 from podium.cli.view import RunView, make_view
 from podium.desktop import HostSession, Progress, RunResult
@@ -41,6 +47,7 @@ class RunOptions:
     model: str | None = None
     batch: bool = False
     yes: bool = False
+    resume: str | None = None  # a recorded run to continue (its name, a prefix, or "last")
 
 
 def session_name() -> str:
@@ -49,6 +56,11 @@ def session_name() -> str:
 
 def workspace_of(options: RunOptions) -> Path:
     """--workdir, else [apps] workspace (relative to the config file), else the current folder."""
+    return workspace_and_origin(options)[0]
+
+
+def workspace_and_origin(options: RunOptions) -> tuple[Path, str]:
+    """The workspace folder, and what chose it (for the run's first line)."""
     if options.workdir is not None:
         folder, what = options.workdir.expanduser(), f"--workdir {options.workdir}"
     elif "workspace" in options.config.apps:
@@ -58,7 +70,7 @@ def workspace_of(options: RunOptions) -> Path:
         folder, what = Path.cwd(), "the current folder"
     if not folder.is_dir():
         raise ConfigError(f"{what}: {folder} is not a folder; create it or name another one")
-    return folder.resolve()
+    return folder.resolve(), what
 
 
 def build_apps(options: RunOptions, workspace: Path) -> Any:
@@ -133,20 +145,37 @@ class _Run:
     options: RunOptions
     console: Console
     announce: Console
+    resumed: Resumed | None = None
 
     def __post_init__(self) -> None:
         options, config = self.options, self.options.config
-        if not options.request.strip():
+        resumed = self.resumed
+        if resumed is None and not options.request.strip():
             raise ConfigError("the request is empty: say what the HostAgent should do")
-        self.workspace = workspace_of(options)
-        self.apps = build_apps(options, self.workspace)
-        self.models = build_models(choose_models(config, options.model), config, list(self.apps))
+        if resumed is not None:
+            self.workspace, self.origin = resumed.workspace, f"the record of {resumed.name}"
+        else:
+            self.workspace, self.origin = workspace_and_origin(options)
+        self.request = resumed.request if resumed is not None else options.request
+        self.apps = build_apps(options, self.workspace) if resumed is None else resumed.build_apps(options)
+        model = options.model or (resumed.model if resumed is not None else None)
+        self.models = build_models(choose_models(config, model), config, list(self.apps))
         self.host_config = config.host_config(interactive=not options.batch, auto_approve=options.yes)
-        self.journal_path = config.journal_path()
-        self.name = session_name()
-        self.view = make_view(self.console, options.request, self.name)
+        if resumed is not None:
+            self.host_config = resumed.host_config(self.host_config)
+        self.name = resumed.name if resumed is not None else session_name()
+        self.view = make_view(self.console, self.request, self.name)
         self.host: HostSession | None = None
         self.result: RunResult | None = None
+
+    def header(self) -> list[str]:
+        """Where the run works, with which models, applications and sandbox: its first lines."""
+        specs = self.models.specs.as_dict(self.models.apps)
+        apps_models = sorted(set(specs["apps"].values()))
+        model = specs["planner"] if apps_models == [specs["planner"]] else (
+            f"{specs['planner']} (planner), {', '.join(apps_models)} (applications)")
+        return [f"workspace: {self.workspace}  ({self.origin})", f"model: {model}",
+                f"applications: {', '.join(self.apps)}", f"sandbox: {sandbox_status(self.apps)}"]
 
     async def work(self, store: Any, stopper: _Stopper) -> None:
         """Everything a signal may cut short: loading, starting, the request itself."""
@@ -160,18 +189,32 @@ class _Run:
             person = TerminalPerson(self.console, self.view, LineReader(),
                                     default_answer=self.host_config.default_answer, auto_approve=options.yes)
         view = self.view
+        recorder = Journal(store) if store is not None else None
+        resume = self.resumed.resume_with(store) if self.resumed is not None else None
         self.host = await HostSession.start(
             list(self.apps.values()), self.models.planner, app_models=dict(self.models.apps),
             judge_model=self.models.judge, config=self.host_config,
             on_event=lambda e: view.progress(e) if isinstance(e, Progress) else None,
             ask_person=person.ask if person else None, approve=person.approve if person else None,
-            screenshots=_screenshots(config, self.apps, self.journal_path, self.name), name=self.name,
-            recorder=Journal(store), turn_timeout=config.host.turn_timeout)
+            screenshots=_screenshots(config, self.apps, self.name), name=self.name,
+            recorder=recorder, turn_timeout=config.host.turn_timeout, resume=resume)
+        if recorder is not None and self.resumed is None:
+            _quiet_keep(recorder, self.name, "run", self.record())
         stopper.host = self.host
         self.view.start()
         if stopper.interrupted:  # the signal came while starting
             self.host.cancel("interrupted before the request started")
-        self.result = await self.host.run(options.request)
+        if self.resumed is None:
+            self.result = await self.host.run(options.request)
+        else:
+            self.result = await self.resumed.wait(self.host)
+
+    def record(self) -> dict[str, Any]:
+        """What `podium resume` needs to start this run's applications and models again."""
+        options = self.options
+        return {"request": options.request, "workspace": str(self.workspace), "apps": dict(options.config.apps),
+                "model": options.model, "models": self.models.specs.as_dict(self.models.apps),
+                "config": options.config.where, "batch": options.batch, "yes": options.yes}
 
     async def clean_up(self) -> list[str]:
         """Stop the agents, then close what the run launched; each part happens even if another fails."""
@@ -182,14 +225,27 @@ class _Run:
 
 
 async def execute(options: RunOptions, console: Console, *, announce: Console | None = None) -> RunSummary:
-    """Run the request; never raises for a failed or interrupted run (the summary says how it ended).
-    ConfigError is raised when the run could not start, for the caller to report as a usage error."""
-    from podium.journal import SqliteStore
-
+    """Run the request (or resume a recorded run); never raises for a failed or interrupted run (the
+    summary says how it ended). ConfigError is raised when the run could not start, for the caller to
+    report as a usage error."""
+    announce = announce or console
     started = time.monotonic()
-    run = _Run(options, console, announce or console)
-    store = SqliteStore(run.journal_path)
-    summary = RunSummary.begin(run.name, run.journal_path, options, run.workspace, run.models, options.config)
+    resumed = None
+    if options.resume is None:
+        run = _Run(options, console, announce)  # a usage error leaves no trace in the journal
+        store = _open_store(options, announce)
+    else:
+        store = _open_store(options, announce)
+        try:
+            resumed = Resumed.load(store, options.resume)
+            run = _Run(options, console, announce, resumed)
+        except BaseException:
+            _close(store)
+            raise
+    for line in [*run.header(), *(resumed.describe() if resumed is not None else ())]:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    where = journal_where(options.config)
+    summary = RunSummary.begin(run.name, where, options, run.workspace, run.models, options.config, run.request)
     stopper = _Stopper(run.view)
     stopper.install()
     work = stopper.work = asyncio.ensure_future(run.work(store, stopper))
@@ -201,26 +257,80 @@ async def execute(options: RunOptions, console: Console, *, announce: Console | 
         stopper.uninstall()
     error = None if work.cancelled() else work.exception()
     if error is not None and not isinstance(error, PodiumError):
-        store.close()
+        _close(store)
         raise error
     if isinstance(error, ConfigError) and run.host is None:
-        store.close()
+        _close(store)
         raise error  # nothing ran: a usage error
     if error is not None:
         run.announce.print(f"[red]error:[/] {escape(str(error))}")
-        run.result = run.result or failed_before_result(options.request, str(error))
-    result = run.result or failed_before_result(options.request, "interrupted before the request ended",
+        run.result = run.result or failed_before_result(run.request, str(error))
+    result = run.result or failed_before_result(run.request, "interrupted before the request ended",
                                                 kind="interrupted")
     signal_exit = EXIT_SIGNAL.get(stopper.signal) if stopper.signal is not None else None
-    summary = summary.end(result, run.models, time.monotonic() - started, stopped, signal_exit,
-                          recorded=run.host is not None)
-    if run.host is not None:
+    recorded = run.host is not None and store is not None
+    summary = summary.end(result, run.models, time.monotonic() - started, stopped, signal_exit, recorded=recorded)
+    if recorded:
         _save_record(store, run.name, result, summary, run.announce)
-    store.close()
+        summary = _with_report(store, run.name, summary, options.config, run.announce)
+    _close(store)
     return summary
 
 
-def _screenshots(config: PodiumConfig, apps: Any, journal_path: Path, name: str) -> Any:
+def _open_store(options: RunOptions, announce: Console) -> Any:
+    """The journal; when it cannot be used, a run goes on unrecorded (and says so), a resume cannot."""
+    try:
+        return open_journal(options.config)
+    except ConfigError:
+        raise
+    except PodiumError as exc:
+        if options.resume is not None:
+            raise
+        announce.print(f"[yellow]warning:[/] {escape(str(exc))}; this run goes on without being recorded")
+        return None
+
+
+def _close(store: Any) -> None:
+    if store is not None:
+        _quietly_sync(store.close)
+
+
+def _quietly_sync(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception:
+        return None
+
+
+def _quiet_keep(recorder: Any, name: str, key: str, value: Any) -> None:
+    _quietly_sync(recorder.keep, name, key, value)
+
+
+def _with_report(store: Any, name: str, summary: RunSummary, config: PodiumConfig, announce: Console) -> RunSummary:
+    """The run's HTML report beside the journal; a report that cannot be written is a warning."""
+    from podium.journal.report import write_report
+
+    try:
+        path = write_report(store, name, files_folder(config) / "reports" / f"{name}.html")
+    except Exception as exc:
+        announce.print(f"[yellow]warning:[/] could not write the run's report: {escape(str(exc))}")
+        return summary
+    return summary.with_report(str(path))
+
+
+def sandbox_status(apps: Any) -> str:
+    """The shell application's own one-line description of its sandbox, read tolerantly: "unknown" when
+    no application says."""
+    for app in apps.values():
+        status = getattr(app, "sandbox_status", None)
+        if callable(status):
+            status = _quietly_sync(status)
+        if isinstance(status, str) and status.strip():
+            return status.strip()
+    return "unknown"
+
+
+def _screenshots(config: PodiumConfig, apps: Any, name: str) -> Any:
     """Screenshots for DATA_COLLECTION when a display is there and a desktop application may be driven."""
     from podium.apps import display
     from podium.apps.desktop_apps import DesktopApplication
@@ -228,7 +338,7 @@ def _screenshots(config: PodiumConfig, apps: Any, journal_path: Path, name: str)
 
     if display.display() is None or not any(isinstance(a, DesktopApplication) for a in apps.values()):
         return None
-    return FolderScreenshots(journal_path.parent / "screenshots" / name)
+    return FolderScreenshots(files_folder(config) / "screenshots" / name)
 
 
 async def _quietly(awaitable: Any) -> Any:

@@ -71,11 +71,13 @@ class RunSummary:
     approvals: list[dict[str, Any]] = field(default_factory=list)
     stopped_programs: list[str] = field(default_factory=list)
     recorded: bool = False
+    evaluation: dict[str, Any] | None = None  # the judge's verdict, when evaluation was asked for
+    report: str | None = None  # the run's HTML report
 
     @classmethod
-    def begin(cls, session: str, journal: Path, options: RunOptions, workdir: Path, models: Models,
-              config: PodiumConfig) -> RunSummary:
-        return cls(session=session, journal=str(journal), config=config.where, request=options.request,
+    def begin(cls, session: str, journal: str, options: RunOptions, workdir: Path, models: Models,
+              config: PodiumConfig, request: str | None = None) -> RunSummary:
+        return cls(session=session, journal=journal, config=config.where, request=request or options.request,
                    workdir=str(workdir), mode="batch" if options.batch else "interactive",
                    auto_approve=options.yes, models=models.specs.as_dict(models.apps))
 
@@ -95,7 +97,20 @@ class RunSummary:
             subtasks=[{k: s.get(k) for k in ("id", "description", "application", "depends_on", "state", "steps",
                                              "result", "reason")} for s in result.subtasks],
             questions=[dict(q) for q in board.get("questions", ())], approvals=approvals,
-            stopped_programs=list(stopped), recorded=recorded)
+            stopped_programs=list(stopped), recorded=recorded,
+            evaluation=None if result.evaluation is None else dict(result.evaluation))
+
+    def with_report(self, path: str) -> RunSummary:
+        return replace(self, report=path)
+
+    def headline(self) -> tuple[str, list[str]]:
+        """The result line and the lines that explain it (podium.journal.outcome.explain)."""
+        from podium.journal.outcome import explain
+
+        label = "INTERRUPTED" if self.interrupted else self.status
+        head, why = explain({"status": self.status, "result": self.text, "reason": self.reason,
+                             "reason_kind": self.reason_kind, "subtasks": self.subtasks})
+        return f"{label}  {head}", why
 
     @property
     def ok(self) -> bool:

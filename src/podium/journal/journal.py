@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from podium.ensemble.inputs import (
@@ -22,11 +24,25 @@ from podium.ensemble.session import Session
 from podium.ensemble.strategy import Strategy, decide
 from podium.errors import PodiumError, Reason, ReasonKind
 from podium.journal import codec
+from podium.journal.files import read_regular, relative
+from podium.journal.liveness import this_process
 from podium.journal.store import Entry, SessionStatus, Store
 
 
 class Journal:
-    """A `Recorder`: every strategy input of a session and the ops it produced, durably, in order."""
+    """A `Recorder`: every strategy input of a session and the ops it produced, durably, in order; and,
+    for a run that changes files, copies of their bytes and the change log that `podium undo` and the
+    report read.
+
+    The change log's contract, for whoever runs a changing tool call (the desktop's executor):
+
+        before = {p: journal.save_file(session, workspace / p) for p in paths}   # right before the call
+        ...the call runs...
+        for p in paths:                                                          # right after it
+            journal.record_change(session, workspace, p, before[p], journal.save_file(session, workspace / p))
+
+    Each write is durable when the method returns. The first change of a path in a run keeps its
+    `before`; later ones only move `after`, so `before` is the file as it was before the run."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -34,6 +50,7 @@ class Journal:
 
     def opened(self, session: str, strategy: str) -> None:
         self.store.open_session(session, strategy)
+        self.store.set_process(session, this_process())  # `podium sessions` tells a dead writer from a live one
         entries = self.store.entries(session)
         self._seq[session] = entries[-1].seq if entries else 0  # a resumed session numbers on
 
@@ -47,6 +64,30 @@ class Journal:
         self.store.close_session(session, status, str(reason))
         self._seq.pop(session, None)
 
+    def keep(self, session: str, key: str, value: Any) -> None:
+        """Keep a named JSON value with the session's record (what replay or a report needs later)."""
+        self.store.put(session, key, value)
+
+    # -- copies of files and the change log ----------------------------------------------------------
+
+    def save_bytes(self, session: str, data: bytes) -> str:
+        """Keep `data` in the artifact store for `session`; returns its SHA-256 (hex). Raises JournalFull
+        when the session's copies would pass the store's limit (nothing is then kept)."""
+        return self.store.save_bytes(session, data)
+
+    def save_file(self, session: str, path: str | Path) -> str | None:
+        """Keep the current bytes of `path`; returns their SHA-256, or None when nothing is at `path`.
+        Regular files only (a FIFO or a device raises PodiumError rather than block)."""
+        data = read_regular(Path(path), self.store.max_session_bytes)  # type: ignore[attr-defined]
+        return None if data is None else self.save_bytes(session, data)
+
+    def record_change(self, session: str, workspace: str | Path, path: str | Path, before: str | None,
+                      after: str | None) -> None:
+        """Log that `path` (relative to `workspace`, or absolute inside it) changed from the bytes named
+        `before` to those named `after` (None: absent). Both must have been saved for this session."""
+        root = Path(workspace).resolve()
+        self.store.record_change(session, str(root), relative(root, path), before, after)
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayStep:
@@ -55,17 +96,20 @@ class ReplayStep:
     ops: list[Op]
     state: Any
     matches: bool  # the strategy decided now what it decided then
+    recorded: str = ""  # the ops it decided then (JSON text)
 
 
 def replay(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> list[ReplayStep]:
     """Re-run a strategy over a recorded session without any agent or model: the recorded responses
-    are fed back in. Each step says whether the strategy still decides the same ops."""
+    are fed back in. Each step says whether the strategy still decides the same ops; objects that are not
+    values (a backend, a behaviour: recorded by type only) are not compared."""
     state, _ = strategy.init(opts)
     steps = []
     for entry in entries:
         input = codec.loads(entry.input)
         ops, state = decide(strategy, input, state)
-        steps.append(ReplayStep(entry.seq, input, ops, state, codec.dumps(ops) == entry.ops))
+        same = codec.same_values(json.loads(codec.dumps(ops)), json.loads(entry.ops))
+        steps.append(ReplayStep(entry.seq, input, ops, state, same, entry.ops))
     return steps
 
 
@@ -146,8 +190,26 @@ async def resume(strategy: Strategy[Any], store: Store, name: str, *, runtime: A
         raise PodiumError(f"session {name!r} ended ({record.status.value}: {record.close_reason}); "
                           "only a session that did not end can be resumed")
     state, plan = _plan(strategy, opts, store.entries(name))
-    # In the order they were first sent: strategies correlate an agent's answers by that order.
-    redispatch = [Dispatch(agent, prompt, token) for (agent, token), prompt in plan.prompts.items()
-                  for _ in range(plan.in_flight[(agent, token)]) if token in plan.pending and agent in plan.agents]
+    redispatch = _redispatch(plan)
     return await Session._restore(strategy, name, state, list(plan.agents.values()), list(plan.pending),
                                   plan.next_token, redispatch, runtime=runtime, recorder=Journal(store))
+
+
+def _redispatch(plan: _Plan) -> list[Dispatch]:
+    # In the order they were first sent: strategies correlate an agent's answers by that order.
+    return [Dispatch(agent, prompt, token) for (agent, token), prompt in plan.prompts.items()
+            for _ in range(plan.in_flight[(agent, token)]) if token in plan.pending and agent in plan.agents]
+
+
+@dataclass(frozen=True, slots=True)
+class InFlight:
+    """What a record left unfinished: the dispatches a resume sends again, the tokens still pending."""
+
+    dispatches: tuple[Dispatch, ...]
+    pending: tuple[Token, ...]
+
+
+def in_flight(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> InFlight:
+    """What `resume` would send again and wait for, without starting anything."""
+    _, plan = _plan(strategy, opts, entries)
+    return InFlight(tuple(_redispatch(plan)), tuple(plan.pending))

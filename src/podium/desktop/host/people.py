@@ -37,7 +37,6 @@ from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
 
 
-
 def _event(s: HostState, item: Interaction) -> Question | ApprovalRequest:
     run = run_of(s)
     if item.kind is InteractionKind.QUESTION:

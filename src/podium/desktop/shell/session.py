@@ -43,6 +43,7 @@ from podium.desktop.shell.host_step import HostStepBackend
 from podium.desktop.shell.launch import AppsLifecycle, Lifecycle
 from podium.desktop.shell.model_call import Screenshots
 from podium.desktop.shell.phases import Middleware
+from podium.desktop.shell.records import keep_strategy_record
 from podium.ensemble.ops import AgentSpec
 from podium.ensemble.session import Session
 from podium.errors import ConfigError, ReasonKind, RunFailed
@@ -129,7 +130,8 @@ class HostSession:
                     lifecycle: Lifecycle | None = None, screenshots: Screenshots | None = None,
                     middleware: Sequence[Middleware[Any]] = (), name: str | None = None, recorder: Any = None,
                     turn_timeout: float | None = 600.0, workspace: str | os.PathLike[str] | None = None,
-                    intents: IntentLog | None = None) -> HostSession:
+                    intents: IntentLog | None = None,
+                    resume: Callable[..., Awaitable[Session]] | None = None) -> HostSession:
         """Start the HostAgent's session: the planner and the observer now, AppAgents on first use.
         `model` is the HostAgent's model; `app_models` the AppAgents' (one for all, or per application;
         default: `model`); `judge_model` the evaluation's (default: `model`). `workspace`: the folder the
@@ -157,9 +159,13 @@ class HostSession:
         host = cls.__new__(cls)
         observer = AgentSpec(OBSERVER, _Observer(), {"backend": _Silent(), "sink": lambda e: host._deliver(e)})
         judge = AgentSpec(JUDGE, Behaviour(), {"backend": judge_model or model, **limits}) if config.evaluate else None
-        session = await Session.start(HostStrategy(), name=name, recorder=recorder, planner=planner,
-                                      app_agents=app_agents, catalog=catalog, config=config, observer=observer,
-                                      judge=judge)
+        opts = {"planner": planner, "app_agents": app_agents, "catalog": catalog, "config": config,
+                "observer": observer, "judge": judge}
+        # `resume`: continue a recorded session whose process died (podium.journal.resume over its store)
+        session = await (resume(HostStrategy(), **opts) if resume is not None else
+                         Session.start(HostStrategy(), name=name, recorder=recorder, **opts))
+        keep_strategy_record(recorder, session.name, catalog, config, judge=judge is not None,
+                             turn_timeout=turn_timeout)
         host.__init__(session, config, on_event, ask_person, approve)
         return host
 
