@@ -55,7 +55,8 @@ def test_every_command_works_against_postgres(cli: Invoke, team_url: str, work: 
 
     # the change log in PostgreSQL: a run written the way the executor writes it, then undone from the CLI
     store = PostgresStore(team_url)
-    script = write_script(tmp_path / "more.json", [assign(sub("1", "Replace the notes", "files")),
+    plan = assign(sub("1", "Replace the notes", "files", writes=["notes.txt"], tools=["write_file"]))
+    script = write_script(tmp_path / "more.json", [plan,
                                                    host("FINISH", "done")],
                           {"files": [app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "bye",
                                                                      "overwrite": True})),
@@ -71,7 +72,8 @@ def test_every_command_works_against_postgres(cli: Invoke, team_url: str, work: 
 
 def test_a_killed_run_resumes_from_postgres(cli: Invoke, team_url: str, work: Path, tmp_path: Path,
                                             home: Path) -> None:
-    hang = write_script(tmp_path / "hang.json", [assign(sub("1", "Write the notes", "files"))],
+    plan = assign(sub("1", "Write the notes", "files", writes=["notes.txt"], tools=["write_file"]))
+    hang = write_script(tmp_path / "hang.json", [plan],
                         {"files": [{"$hang": True}]})
     name = kill_during_first_app_step(home, work, hang, "Write hello into notes.txt")
     assert json.loads(cli("sessions", "--json").stdout)[0]["record"] == "interrupted"

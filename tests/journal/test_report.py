@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
 
-from podium.desktop.screens import FolderScreenshots
+from podium.desktop.shell.screens import FolderScreenshots
 
 from podium.journal import SqliteStore
 from podium.journal.report import gather, render

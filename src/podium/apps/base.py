@@ -22,6 +22,7 @@ class Change(StrEnum):
     REPLACE = "replace"  # replaces an existing file's whole content
     DELETE = "delete"  # removes a path and what it holds
     MOVE = "move"  # the path goes away, its content lives on at another path (the source of a move or rename)
+    KEEP = "keep"  # the path already holds what the call asks: it stays as it is (the call still does its work)
 
     @property
     def destructive(self) -> bool:

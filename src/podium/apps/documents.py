@@ -144,9 +144,7 @@ class DocumentsApplication(ToolApplication):
         if args.row >= len(table.rows) or args.column >= len(table.columns):
             return ()  # refused
         old = table.cell(args.row, args.column).text
-        if old == args.text:
-            return ()
-        change = Change.ADD if old.strip() == "" else Change.EDIT
+        change = Change.KEEP if old == args.text else Change.ADD if old.strip() == "" else Change.EDIT
         return (self.workspace.effect(self._target(args.path), change),)
 
     # -- reading -------------------------------------------------------------------------------

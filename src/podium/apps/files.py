@@ -144,17 +144,19 @@ class FilesApplication(ToolApplication):
         return self._file_effect(args.into, self._names_text(args)[0], args.overwrite)
 
     def _file_effect(self, path: str, content: str, overwrite: bool) -> tuple[Effect, ...]:
-        """A text file written at `path`: nothing when it holds the text already, CREATE where a write lands
+        """A text file written at `path`: KEEP when it holds the text already, CREATE where a write lands
         (through a link, at its target), REPLACE of an existing file (with overwrite; else refused)."""
         if _holds(self.workspace.resolve(path), content.encode("utf-8")):
-            return ()
+            return (self.workspace.effect(self.workspace.resolve(path), Change.KEEP),)
         target = self._writable_target(path, overwrite)
         return (self.workspace.effect(target, Change.REPLACE if target.exists() else Change.CREATE),)
 
     def _mkdir_effects(self, args: FolderArgs) -> tuple[Effect, ...]:
         path = self.workspace.resolve(args.path)
+        if path.is_dir():
+            return (self.workspace.effect(path, Change.KEEP),)  # there already
         if path.exists() or path.suffix.lower() in FILE_SUFFIXES:
-            return ()  # there already, or refused
+            return ()  # refused
         return (self.workspace.effect(Path(os.path.realpath(path)), Change.CREATE),)
 
     def _transfer_effects(self, args: CopyArgs, *, copying: bool) -> tuple[Effect, ...]:

@@ -157,8 +157,8 @@ class SpreadsheetsApplication(ToolApplication):
         return (self.workspace.effect(self._existing(args.path), Change.ADD),)
 
     def _write_effects(self, args: WriteArgs) -> tuple[Effect, ...]:
-        """EDIT when a cell's value would be written over, ADD into empty cells, nothing when the cells hold
-        the values already; a write that will be refused (rows, bounds) has none."""
+        """EDIT when a cell's value would be written over, ADD into empty cells, KEEP when the cells hold the
+        values already; a write that will be refused (rows, bounds) has none."""
         check_rows(args.rows, args.start)
         sheet = sheet_named(self._peek(args.path), args.sheet)
         first_col, first_row = parse_cell(args.start, "start")
@@ -168,7 +168,7 @@ class SpreadsheetsApplication(ToolApplication):
         elif all(value_at(sheet, first_row + r, first_col + c) is not None
                  and holds(sheet.cell(first_row + r, first_col + c), cell_value(v))
                  for r, row in enumerate(args.rows) for c, v in enumerate(row)):
-            return ()
+            change = Change.KEEP
         else:
             change = Change.ADD
         return (self.workspace.effect(self._existing(args.path), change),)

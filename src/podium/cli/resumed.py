@@ -112,8 +112,11 @@ def _step(agent: str, prompt: Any) -> str:
         body = json.loads(text) if isinstance(text, str) else {}
     except ValueError:
         body = {}
-    if isinstance(body, dict) and body.get("kind") == "step":
+    if isinstance(body, dict) and body.get("kind") == "propose":
         return f"subtask {body.get('subtask_id')} step {body.get('step')} on {agent}: {body.get('description', '')}"
+    if isinstance(body, dict) and body.get("kind") == "execute":
+        calls = ", ".join(str(c.get("function")) for c in body.get("calls", ()) if isinstance(c, dict))
+        return f"subtask {body.get('subtask_id')} step {body.get('step')} on {agent}: running {calls}"
     if isinstance(body, dict) and "step" in body:
         return f"the HostAgent's step {body['step']} ({agent})"
     return f"a step of {agent}"

@@ -438,8 +438,8 @@ def finish_run(s: HostState, event: HostEvent, reason: Reason | None = None, tex
     judge, when evaluation is on), then the next queued request."""
     s = _abandon(fire(s, event))
     run = run_of(s)
-    if not text:
-        text = str(reason) if reason else (run.comment or run.machine.state.value)
+    if not text:  # the planner's last words; the reason says what ended the run (podium.journal.outcome)
+        text = run.comment or (str(reason) if reason else run.machine.state.value)
     s = record_step(s, PLANNER, run.machine.state.value, action="end of request",
                     outcome=text if reason is None else str(reason))
     result = outcome(s, reason, text)

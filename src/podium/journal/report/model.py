@@ -20,7 +20,8 @@ from podium.journal.store import Change, SessionRecord
 
 @dataclass
 class Step:
-    """One dispatch to an agent and its answer."""
+    """One dispatch to an agent and its answer; an AppAgent's step whose calls ran has a second turn (its
+    EXECUTE), shown within it: the calls that ran and what they did."""
 
     number: int  # in the order the steps were sent
     agent: str
@@ -31,6 +32,7 @@ class Step:
     answer: Any = None  # the step's JSON answer (decoded), or its text
     error: str | None = None  # the step failed instead of answering
     trajectory: Mapping[str, Any] | None = None  # the blackboard's entry for this step, when found
+    executed: Any = None  # the answer of its EXECUTE turn (decoded), when its calls ran
 
     @property
     def body(self) -> Mapping[str, Any]:
@@ -51,13 +53,18 @@ class Step:
         return str(sid) if sid is not None else (self.trajectory or {}).get("subtask")
 
     @property
+    def ran(self) -> Mapping[str, Any]:
+        return self.executed if isinstance(self.executed, Mapping) else {}
+
+    @property
     def timings(self) -> Mapping[str, float]:
-        timings = self.body.get("timings_ms") or (self.trajectory or {}).get("timings_ms") or {}
+        timings = {**(self.body.get("timings_ms") or {}), **(self.ran.get("timings_ms") or {})} or \
+            (self.trajectory or {}).get("timings_ms") or {}
         return {str(k): float(v) for k, v in timings.items()}
 
     @property
     def tool_calls(self) -> list[Mapping[str, Any]]:
-        return [c for c in self.body.get("results") or () if isinstance(c, Mapping)]
+        return [c for c in self.ran.get("results") or self.body.get("results") or () if isinstance(c, Mapping)]
 
     @property
     def rules(self) -> list[str]:
@@ -110,25 +117,32 @@ def gather(store: Any, name: str) -> Report:
     record = store.session(name)
     artifacts = {key: store.get(name, key) for key in store.keys(name)}
     steps: list[Step] = []
-    waiting: dict[tuple[str, Any], deque[Step]] = defaultdict(deque)
+    waiting: dict[tuple[str, Any], deque[tuple[Step, bool]]] = defaultdict(deque)  # (step, its EXECUTE turn)
     finished, progress = None, None
     for entry in store.entries(name):
         input = codec.loads(entry.input)
         if type(input) is ResponseInput or type(input) is ErrorInput:
             queue = waiting.get((input.agent, input.token))
             if queue:
-                step = queue.popleft()
+                step, execute = queue.popleft()
                 step.answered_at = entry.at
-                if type(input) is ResponseInput:
-                    step.answer = _json(input.response.text)
-                else:
+                if type(input) is ErrorInput:
                     step.error = str(input.reason)
+                elif execute:
+                    step.executed = _json(input.response.text)
+                else:
+                    step.answer = _json(input.response.text)
         for op in codec.loads(entry.ops):
             if isinstance(op, Dispatch):
-                text = getattr(op.prompt, "text", op.prompt)
-                step = Step(len(steps) + 1, op.agent, op.token, entry.at, str(text))
+                text = str(getattr(op.prompt, "text", op.prompt))
+                kind = _json(text).get("kind") if isinstance(_json(text), Mapping) else None
+                earlier = next((s for s in reversed(steps) if s.agent == op.agent), None)
+                if kind == "execute" and earlier is not None:  # the second turn of the same step
+                    waiting[(op.agent, op.token)].append((earlier, True))
+                    continue
+                step = Step(len(steps) + 1, op.agent, op.token, entry.at, text)
                 steps.append(step)
-                waiting[(op.agent, op.token)].append(step)
+                waiting[(op.agent, op.token)].append((step, False))
             elif isinstance(op, Forward) and isinstance(op.event, RunFinished):
                 finished = dict(op.event.outcome)
             elif isinstance(op, Forward) and isinstance(op.event, Progress):
@@ -151,7 +165,7 @@ def _join_trajectory(report: Report) -> None:
     for entry in report.trajectory:
         by_agent[str(entry.get("agent"))].append(entry)
     for step in report.steps:
-        timings = step.body.get("timings_ms")
+        timings = {**(step.body.get("timings_ms") or {}), **(step.ran.get("timings_ms") or {})}
         if not timings:
             continue
         for entry in by_agent.get(step.agent, ()):
