@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from podium.apps import display
 from podium.apps.accessible import actions, keys, marks, pointer
@@ -245,9 +245,13 @@ class AccessibleApplication(DesktopApplication):
             if not exc.gone:
                 raise
             now, words = None, [0, 0]
-        if now is None or Role.of(int(now)) is not role or State.DEFUNCT in states_of(words):
+        states = states_of(words)
+        if now is None or Role.of(int(now)) is not role or State.DEFUNCT in states:
             raise ToolError(f"control {what} is gone: its window closed or changed since it was listed; call "
                             "observe and use the new numbers")
+        if State.SHOWING not in states:  # a closed dialog a toolkit keeps for later, a hidden page
+            raise ToolError(f"control {what} is not shown now: its window closed or it is hidden; call observe "
+                            "and use the numbers it lists")
         return ref, role, name
 
     async def _after(self, result: Mapping[str, Any], control: int | None = None) -> Mapping[str, Any]:
@@ -426,6 +430,18 @@ class AccessibleApplication(DesktopApplication):
             except (ToolError, ValueError):
                 pass
         return Effect(str(path), change)
+
+    def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
+        """As ToolApplication.effects, where a tool's effects may also be unknown (None) for one call."""
+        spec = self._by_name.get(tool)
+        if spec is None or spec.read_only or spec.effects is None:
+            return super().effects(tool, arguments)
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError:
+            return ()
+        found = spec.effects(args)
+        return None if found is None else tuple(found)
 
     def _effects_of_acting(self, args: Any) -> tuple[Effect, ...] | None:
         return None if self.opened else ()

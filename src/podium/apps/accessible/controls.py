@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from podium.apps.accessible.bus import Ref
-from podium.apps.accessible.roles import CONFIRMING, CONTAINERS, ITEMS, LABELS, TEXT_ROLES, Role, State
+from podium.apps.accessible.roles import CHOOSERS, CONFIRMING, CONTAINERS, ITEMS, LABELS, TEXT_ROLES, Role, State
 from podium.apps.accessible.tree import Node, Snapshot, listed
 
 MAX_CONTROLS = 60
-MAX_ITEMS = 12  # items of one list, table or tree listed; `select` reaches the others by name
+MAX_ITEMS = 8  # items of one list, table or tree listed; `select` reaches the others by name
 MAX_NAME = 80  # characters of a control's name shown
 MAX_VALUE = 200  # characters of a control's text shown in the list (read_text gives all of it)
 # States worth telling the model, in this order; "disabled" is said when a control is not sensitive.
@@ -64,6 +64,18 @@ class Control:
             return f"{node.value:g}"
         return None
 
+    def line(self) -> str:
+        """The row as one line, what the model reads: `12: push button 'Save' [is_default] = value`."""
+        row = self.row()
+        text = f"{self.id}: {row['role']}"
+        if "name" in row:
+            text += f" {row['name']!r}"
+        if "states" in row:
+            text += f" [{', '.join(row['states'])}]"
+        if "value" in row:
+            text += f" = {row['value']!r}"
+        return text
+
     def describe(self) -> str:
         """For messages: `12 (push button 'Save' in 'Save As')`."""
         name = f" {self.name.strip()[:MAX_NAME]!r}" if self.name.strip() else ""
@@ -91,7 +103,7 @@ class Observation:
                 entry["modal"] = True
             windows.append(entry)
         content: dict[str, Any] = {"application": self.snapshot.name, "observation": self.generation,
-                                   "windows": windows, "controls": [c.row() for c in self.controls]}
+                                   "windows": windows, "controls": [c.line() for c in self.controls]}
         if self.omitted:
             content["omitted"] = (f"{self.omitted} more controls not listed; observe with `window` set to "
                                   "another window's title to list its controls")
@@ -174,8 +186,8 @@ def _controls_in(snapshot: Snapshot, window: int) -> Iterable[tuple[Node, str]]:
             continue
         node = nodes[index]
         name = node.name
-        if not name.strip() and node.role not in TEXT_ROLES:
-            labels = [i for i in _descendants(snapshot, index, 3) if nodes[i].role in LABELS and nodes[i].name.strip()]
+        if not name.strip() and node.role not in TEXT_ROLES and node.role not in CHOOSERS:
+            labels = [i for i in _descendants(snapshot, index, 5) if nodes[i].role in LABELS and nodes[i].name.strip()]
             absorbed.update(labels)
             name = " ".join(nodes[i].name.strip() for i in labels)
             if not name and node.text is None and node.role in ITEMS:
