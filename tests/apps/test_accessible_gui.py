@@ -81,7 +81,8 @@ async def test_mousepad_observe_type_and_save_as_a_new_file(session: dict[str, s
 
         # the Save button's number names a control of a dialog that closed: a clear error, nothing pressed
         stale = await editor.call("click", {"control": save})
-        assert stale.error is not None and re.search(r"control \d+ \(push button 'Save'\) is not shown now", stale.error)
+        assert stale.error is not None
+        assert re.search(r"control \d+ \(push button 'Save'\) is not shown now", stale.error)
         unknown = await editor.call("click", {"control": 9999})
         assert unknown.error is not None and "there is no control 9999" in unknown.error
         # numbers stay the same for the same control across observations
@@ -170,5 +171,70 @@ async def test_the_role_table_is_the_toolkits(session: dict[str, str], tmp_path:
         for role, name in pairs:  # AT-SPI writes some without a space ("statusbar")
             assert role.name.replace("_", "").lower() == name.replace(" ", "").lower(), (role, name)
         assert Role.APPLICATION in {r for r, _ in pairs}
+    finally:
+        await apps.aclose()
+
+
+def dialog_apps(workspace: Path, command: str) -> Applications:
+    """zenity run by a shell that keeps what it prints in the workspace (zenity's answer is its output)."""
+    return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {
+        "dialog": {"command": ["sh", "-c", f"cd {workspace} && {{ {command}; }}"], "process": "zenity",
+                   "window": "zenity", "accessible": True,
+                   "startup_timeout": 60}}})
+
+
+async def until_file(path: Path) -> str:
+    for _ in range(100):
+        if path.exists() and path.read_text():
+            return path.read_text()
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{path} was not written")
+
+
+async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tmp_path: Path) -> None:
+    apps = dialog_apps(tmp_path, 'zenity --forms --title Visitor --text "Register a visitor" --add-entry Name '
+                                 '--add-entry Email --add-combo Room --combo-values "Blue|Green|Red" > form.txt')
+    form = apps["dialog"]
+    try:
+        await form.launch()
+        seen = await ok(form, "observe")
+        assert seen["windows"] == [{"title": "Visitor", "role": "dialog", "active": True}]
+        lines = seen["controls"]
+        # read in screen order: each field right after its label
+        assert re.search(r"label 'Name'$", lines[1]) and re.search(r": text \[.*editable.*\] = ''$", lines[2])
+        await ok(form, "set_text", control=find(seen, r": text") , text="Alice Martin")
+        await ok(form, "set_text", control=int(lines[lines.index(next(x for x in lines if "'Email'" in x)) + 1]
+                                                .split(":")[0]), text="alice@example.org")
+        combo = find(seen, r": combo box")
+        missing = await form.call("select", {"control": combo, "item": "Purple"})
+        assert missing.error is not None and "'Green'" in missing.error  # the items it has are listed
+        await ok(form, "select", control=combo, item="green")
+        assert not form.is_sensitive("click", {"control": find(seen, r"push button 'OK'")})
+        await ok(form, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
+    finally:
+        await apps.aclose()
+
+
+async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_path: Path) -> None:
+    apps = dialog_apps(tmp_path, "zenity --list --title Pick --column Fruit Apple Banana Cherry > pick.txt; "
+                                 "zenity --scale --title Volume --value 20 > volume.txt")
+    dialog = apps["dialog"]
+    try:
+        await dialog.launch()
+        seen = await ok(dialog, "observe")
+        table = find(seen, r"^\d+: (tree )?table( '[^']*')?( \[.*\])?$")
+        await ok(dialog, "select", control=table, item="Banana")
+        await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "pick.txt")).strip() == "Banana"
+        await ok(dialog, "wait_for", title="Volume")
+        seen = await ok(dialog, "observe")
+        slider = find(seen, r": slider")
+        assert seen["controls"][[int(x.split(":")[0]) for x in seen["controls"]].index(slider)].endswith("= '20'")
+        too_big = await dialog.call("set_text", {"control": slider, "text": "250"})
+        assert too_big.error is not None and "outside its range 0 to 100" in too_big.error
+        assert (await ok(dialog, "set_text", control=slider, text="65"))["value"] == 65
+        await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "volume.txt")).strip() == "65"
     finally:
         await apps.aclose()

@@ -80,7 +80,8 @@ async def set_text(bus: AtspiBus, ref: Ref, text: str) -> str:
 
 async def set_value(bus: AtspiBus, ref: Ref, value: float) -> float:
     """Set a slider's or spin button's value within its bounds; the value it holds afterwards."""
-    low, high = (float(await bus.get(ref, "Value", name)) for name in ("MinimumValue", "MaximumValue"))
+    low = float(await bus.get(ref, "Value", "MinimumValue"))
+    high = float(await bus.get(ref, "Value", "MaximumValue"))
     if not low <= value <= high:
         raise ToolError(f"{value:g} is outside its range {low:g} to {high:g}")
     await bus.set(ref, "Value", "CurrentValue", "d", float(value))

@@ -22,6 +22,7 @@ from podium.apps.accessible.tree import Node, Snapshot, listed
 
 MAX_CONTROLS = 60
 MAX_ITEMS = 8  # items of one list, table or tree listed; `select` reaches the others by name
+ROW = 10  # pixels: controls whose centres are this close vertically are on one row
 MAX_NAME = 80  # characters of a control's name shown
 MAX_VALUE = 200  # characters of a control's text shown in the list (read_text gives all of it)
 # States worth telling the model, in this order; "disabled" is said when a control is not sensitive.
@@ -177,8 +178,9 @@ def _controls_in(snapshot: Snapshot, window: int) -> Iterable[tuple[Node, str]]:
     inside it (GTK's list rows, tabs and buttons hold their text in a child label), which are then not
     listed again; a list, table or tree shows its first MAX_ITEMS items."""
     nodes = snapshot.nodes
-    candidates = sorted((i for i, n in enumerate(nodes) if n.window == window and n.shown and n.parent not in (None, 0)
-                         and listed(n.role, n.name, n.interfaces) and _on_screen(n)), key=lambda i: nodes[i].order)
+    candidates = _by_position(snapshot, [i for i, n in enumerate(nodes) if n.window == window and n.shown
+                                         and n.parent not in (None, 0) and listed(n.role, n.name, n.interfaces)
+                                         and _on_screen(n)])
     absorbed: set[int] = set()
     per_container: dict[int, int] = {}
     for index in candidates:
@@ -198,6 +200,28 @@ def _controls_in(snapshot: Snapshot, window: int) -> Iterable[tuple[Node, str]]:
             if per_container[container] > MAX_ITEMS:
                 continue
         yield node, name
+
+
+def _by_position(snapshot: Snapshot, indexes: list[int]) -> list[int]:
+    """Reading order on the screen: rows top to bottom (controls whose centres are within ROW pixels of the
+    row's first share it, as a form's label and its field do), left to right in a row; controls without
+    bounds keep their place in the tree's order after those with."""
+    nodes = snapshot.nodes
+    placed = sorted((i for i in indexes if nodes[i].bounds), key=lambda i: (_centre(nodes[i])[1], nodes[i].order))
+    rows: list[list[int]] = []
+    for index in placed:
+        if rows and _centre(nodes[index])[1] - _centre(nodes[rows[-1][0]])[1] <= ROW:
+            rows[-1].append(index)
+        else:
+            rows.append([index])
+    ordered = [i for row in rows for i in sorted(row, key=lambda i: (_centre(nodes[i])[0], nodes[i].order))]
+    return ordered + sorted((i for i in indexes if not nodes[i].bounds), key=lambda i: nodes[i].order)
+
+
+def _centre(node: Node) -> tuple[float, float]:
+    assert node.bounds is not None
+    x, y, width, height = node.bounds
+    return x + width / 2, y + height / 2
 
 
 def _descendants(snapshot: Snapshot, index: int, depth: int) -> list[int]:
