@@ -239,3 +239,32 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         assert (await until_file(tmp_path / "volume.txt")).strip() == "65"
     finally:
         await apps.aclose()
+
+
+async def test_set_of_marks_draws_each_listed_controls_box_and_number(session: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    from PIL import Image, ImageColor
+
+    from podium.apps import display
+    from podium.apps.accessible.marks import COLOURS
+
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        observed = await editor.observation()
+        shot = await editor.marked_screenshot(tmp_path / "marks.png")
+        assert isinstance(shot, display.Screenshot) and (shot.width, shot.height) == (1600, 1200)
+        boxed = 0
+        with Image.open(shot.path) as image:
+            pixels = image.convert("RGB")
+            for number, control in enumerate(observed.controls):
+                if control.node.bounds is None or min(control.node.bounds[2:]) < 6:
+                    continue
+                x, y, width, height = control.node.bounds
+                colour = ImageColor.getrgb(COLOURS[number % len(COLOURS)])[:3]
+                assert pixels.getpixel((x + width // 2, y + height - 1)) == colour, control.line()
+                boxed += 1
+        assert boxed >= 5
+    finally:
+        await apps.aclose()
