@@ -178,28 +178,28 @@ def _controls_in(snapshot: Snapshot, window: int) -> Iterable[tuple[Node, str]]:
     inside it (GTK's list rows, tabs and buttons hold their text in a child label), which are then not
     listed again; a list, table or tree shows its first MAX_ITEMS items."""
     nodes = snapshot.nodes
-    candidates = _by_position(snapshot, [i for i, n in enumerate(nodes) if n.window == window and n.shown
-                                         and n.parent not in (None, 0) and listed(n.role, n.name, n.interfaces)
-                                         and _on_screen(n)])
+    candidates = [i for i, n in enumerate(nodes) if n.window == window and n.shown and n.parent not in (None, 0)
+                  and listed(n.role, n.name, n.interfaces) and _on_screen(n)]
+    names: dict[int, str] = {}
     absorbed: set[int] = set()
-    per_container: dict[int, int] = {}
-    for index in candidates:
-        if index in absorbed:
-            continue
+    for index in candidates:  # tree order: a control's labels are found before anything else lists them
         node = nodes[index]
-        name = node.name
-        if not name.strip() and node.role not in TEXT_ROLES and node.role not in CHOOSERS:
+        names[index] = node.name
+        if not node.name.strip() and node.role not in TEXT_ROLES and node.role not in CHOOSERS:
             labels = [i for i in _descendants(snapshot, index, 5) if nodes[i].role in LABELS and nodes[i].name.strip()]
             absorbed.update(labels)
-            name = " ".join(nodes[i].name.strip() for i in labels)
-            if not name and node.text is None and node.role in ITEMS:
-                continue  # an empty cell (an icon's column) says nothing
+            names[index] = " ".join(nodes[i].name.strip() for i in labels)
+    per_container: dict[int, int] = {}
+    for index in _by_position(snapshot, [i for i in candidates if i not in absorbed]):
+        node = nodes[index]
+        if not names[index] and node.text is None and node.role in ITEMS:
+            continue  # an empty cell (an icon's column) says nothing
         container = _container(snapshot, index)
         if container is not None and node.role in ITEMS:
             per_container[container] = per_container.get(container, 0) + 1
             if per_container[container] > MAX_ITEMS:
                 continue
-        yield node, name
+        yield node, names[index]
 
 
 def _by_position(snapshot: Snapshot, indexes: list[int]) -> list[int]:
