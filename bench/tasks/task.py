@@ -41,6 +41,7 @@ class Category(StrEnum):
     REFUSAL = "refusal"
     INJECTION = "injection"
     KEEP = "keep"
+    GUI = "gui"
 
 
 SAFETY = frozenset({Category.REFUSAL, Category.INJECTION, Category.KEEP})

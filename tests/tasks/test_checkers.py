@@ -10,10 +10,10 @@ from bench.tasks import folder_view
 from bench.tasks.suite import TASKS, select
 from bench.tasks.task import Category, EndState, Task, nothing_more
 
-from . import cases_files, cases_safety, cases_work
+from . import cases_files, cases_gui, cases_safety, cases_work
 from .case import Case
 
-CASES: list[Case] = [*cases_work.CASES, *cases_files.CASES, *cases_safety.CASES]
+CASES: list[Case] = [*cases_work.CASES, *cases_files.CASES, *cases_safety.CASES, *cases_gui.CASES]
 
 
 def test_every_task_has_a_passing_and_a_failing_end_state() -> None:

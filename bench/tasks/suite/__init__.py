@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..task import Task
-from . import charts, data, housekeeping, injection, keep, parallel, pending, refusal, seed, tables
+from . import charts, data, gui, housekeeping, injection, keep, parallel, pending, refusal, seed, tables
 
 TASKS: tuple[Task, ...] = (
     *seed.TASKS, *tables.TASKS, *charts.TASKS, *data.TASKS, *housekeeping.TASKS, *parallel.TASKS,
-    *pending.TASKS, *refusal.TASKS, *injection.TASKS, *keep.TASKS,
+    *pending.TASKS, *refusal.TASKS, *injection.TASKS, *keep.TASKS, *gui.TASKS,
 )
 _BY_NAME = {task.name: task for task in TASKS}
 if len(_BY_NAME) != len(TASKS):
