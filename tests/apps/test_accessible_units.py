@@ -170,9 +170,9 @@ def test_a_file_chooser_accept_creates_or_replaces_the_named_file(tmp_path: Path
     editor._typed[(":1.5", page.rows[name]["path"])] = str(tmp_path / "new.txt")  # what set_text typed since
     assert editor.effects("click", {"control": numbers["Save"]}) == (Effect("new.txt", Change.CREATE),)
     assert not editor.is_sensitive("click", {"control": numbers["Save"]})
-    assert editor._chooser_path("notes/today.txt") == str(tmp_path.resolve() / "notes/today.txt")
+    assert editor.consequences.chooser_path("notes/today.txt") == str(tmp_path.resolve() / "notes/today.txt")
     with pytest.raises(ToolError, match="outside"):
-        editor._chooser_path("../elsewhere.txt")
+        editor.consequences.chooser_path("../elsewhere.txt")
 
 
 async def test_without_a_session_bus_the_error_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,58 +28,34 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 from podium.apps import display
 from podium.apps.accessible import actions, keys, marks, pointer
+from podium.apps.accessible.approvals import Consequences
+from podium.apps.accessible.arguments import (
+    ControlArgs,
+    KeysArgs,
+    MenuArgs,
+    ObserveArgs,
+    SelectArgs,
+    TextArgs,
+    WaitArgs,
+)
 from podium.apps.accessible.bus import AccessibilityUnavailable, AtspiBus, AtspiCallFailed, Ref
 from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation
-from podium.apps.accessible.roles import CONFIRMING, TEXT_ROLES, Role, State, states_of
-from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
-from podium.apps.base import Change, Effect
+from podium.apps.accessible.roles import Role, State, states_of
+from podium.apps.accessible.tree import Snapshot, read_text, snapshot
+from podium.apps.base import Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes, group_members
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 from podium.errors import StartFailed
 
 MAX_READ = 100_000  # characters read_text returns
 SETTLE = 0.15  # seconds an action's effects get before the windows are listed again
 POLL = 0.2
-
-
-class ObserveArgs(Args):
-    window: str | None = Field(None, description="list only the window whose title contains this; "
-                                                 "default: the dialog or active window first, then the others")
-
-
-class ControlArgs(Args):
-    control: int = Field(description="the control's number in the control list", ge=1)
-
-
-class TextArgs(ControlArgs):
-    text: str = Field(description="the whole new text (for a slider or spin button: its number)")
-
-
-class SelectArgs(ControlArgs):
-    item: str | None = Field(None, description="the name of the item to select in the control (a list, "
-                                               "table, combo box or tab list); omit to select the control itself")
-
-
-class MenuArgs(Args):
-    path: list[str] = Field(description='menu names from the menu bar to the item, e.g. ["File", "Save As"]',
-                            min_length=1, max_length=6)
-
-
-class WaitArgs(Args):
-    title: str | None = Field(None, description="part of the window's title; omit to wait for any window")
-    gone: bool = Field(False, description="wait until no such window is shown instead")
-    timeout: float = Field(10.0, description="seconds to wait at most", gt=0, le=120)
-
-
-class KeysArgs(Args):
-    keys: str = Field(description="X key names, '+' for chords, spaces between presses: 'ctrl+s', 'Tab Return'",
-                      min_length=1, max_length=400)
 
 
 class AccessibleApplication(DesktopApplication):
@@ -95,6 +71,7 @@ class AccessibleApplication(DesktopApplication):
         self._app: Ref | None = None
         self._typed: dict[Ref, str] = {}  # text set since the latest observation
         self.opened: set[str] = set()  # workspace files opened in it
+        self.consequences = Consequences(self.ids, self._typed, workspace, self.opened)
         super().__init__(config, lifecycle, workspace)
         self.description = (config.description or f"desktop program {config.name}") + (
             ", driven through its windows' controls (accessibility tree): observe lists them by number, "
@@ -296,8 +273,8 @@ class AccessibleApplication(DesktopApplication):
                 raise ToolError(f"control {args.control} is a {role.label}: give a number") from None
             return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
         text = args.text
-        if self._in_file_chooser(ref):
-            text = self._chooser_path(args.text)
+        if self.consequences.in_file_chooser(ref):
+            text = self.consequences.chooser_path(args.text)
         now = await actions.set_text(bus, ref, text)
         self._typed[ref] = now
         return await self._after({"text": now[:200]}, args.control)
@@ -372,64 +349,7 @@ class AccessibleApplication(DesktopApplication):
         await self.launch()  # its window accessible before the next step observes it
         return result
 
-    # -- what a call does, decided from the latest observation --------------------------------------
-
-    def _node(self, number: int) -> tuple[Snapshot, Node] | None:
-        found = self.ids.lookup(number)
-        latest = self.ids.latest
-        if found is None or latest is None:
-            return None
-        node = next((n for n in latest.snapshot.nodes if n.ref == found[0]), None)
-        return None if node is None else (latest.snapshot, node)
-
-    def _in_file_chooser(self, ref: Ref) -> bool:
-        latest = self.ids.latest
-        if latest is None:
-            return False
-        nodes = latest.snapshot.nodes
-        node = next((n for n in nodes if n.ref == ref), None)
-        while node is not None and node.parent is not None:
-            if node.role is Role.FILE_CHOOSER:
-                return True
-            node = nodes[node.parent]
-        return False
-
-    def _chooser_path(self, text: str) -> str:
-        """A name typed into a file chooser is a path in the workspace: the absolute path to type."""
-        if self.workspace is None:
-            return text
-        return str(self.workspace.resolve(text.strip()))
-
-    def _chooser_target(self, snap: Snapshot, window: int | None) -> Path | None:
-        """The file a file chooser in `window` would take: the text of its name field, if any."""
-        chooser = next((n for n in snap.nodes if n.window == window and n.role is Role.FILE_CHOOSER), None)
-        if chooser is None:
-            return None
-        for node in snap.nodes:
-            if node.window != window or "EditableText" not in node.interfaces or node.role not in TEXT_ROLES:
-                continue
-            text = self._typed.get(node.ref, node.text or "").strip()
-            if text:
-                if self.workspace is None:
-                    return Path(text)
-                path = Path(text)
-                return path if path.is_absolute() else self.workspace.root / path
-        return None
-
-    def _accepts(self, snap: Snapshot, node: Node) -> Path | None:
-        """The file a press of `node` saves to, when it is the default button of a file chooser's window."""
-        if State.IS_DEFAULT not in node.states:
-            return None
-        return self._chooser_target(snap, node.window)
-
-    def _effect(self, path: Path) -> Effect:
-        change = Change.REPLACE if path.exists() else Change.CREATE
-        if self.workspace is not None:
-            try:
-                return Effect(self.workspace.relative(path.resolve()), change)
-            except (ToolError, ValueError):
-                pass
-        return Effect(str(path), change)
+    # -- what a call does (approvals.py decides it from the latest observation) ----------------------
 
     def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
         """As ToolApplication.effects, where a tool's effects may also be unknown (None) for one call."""
@@ -444,44 +364,19 @@ class AccessibleApplication(DesktopApplication):
         return None if found is None else tuple(found)
 
     def _effects_of_acting(self, args: Any) -> tuple[Effect, ...] | None:
-        return None if self.opened else ()
+        return self.consequences.of_acting()
 
     def _effects_of_click(self, args: ControlArgs) -> tuple[Effect, ...] | None:
-        found = self._node(args.control)
-        if found is not None and (target := self._accepts(*found)) is not None:
-            return (self._effect(target),)
-        return self._effects_of_acting(args)
+        return self.consequences.of_click(args.control)
 
     def _effects_of_keys(self, args: KeysArgs) -> tuple[Effect, ...] | None:
-        latest = self.ids.latest
-        if latest is not None and any("Return" in c.split("+") or "KP_Enter" in c.split("+")
-                                      for c in args.keys.split()):
-            focused = next((n for n in latest.snapshot.nodes if State.FOCUSED in n.states), None)
-            if focused is not None and (target := self._chooser_target(latest.snapshot, focused.window)):
-                return (self._effect(target),)
-        return self._effects_of_acting(args)
+        return self.consequences.of_keys(args.keys)
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         if tool in ("click", "select"):
-            found = self._node(args.control)
-            if found is None:
-                return False  # refused when it runs: the number is unknown
-            snap, node = found
-            window = snap.window_of(node)
-            if window is not None and window.role in CONFIRMING:
-                return True
-            target = self._accepts(snap, node) if tool == "click" else None
-            return target is not None and target.exists()
+            return self.consequences.click_needs_approval(args.control, accepting=tool == "click")
         if tool == "press_keys":
-            try:
-                chords = keys.parse(args.keys)
-            except ToolError:
-                return False  # refused when it runs
-            latest = self.ids.latest
-            focused = None if latest is None else next(
-                (n for n in latest.snapshot.nodes if State.FOCUSED in n.states), None)
-            typing = focused is not None and State.EDITABLE in focused.states and focused.role in TEXT_ROLES
-            return keys.needs_approval(chords, typing)
+            return self.consequences.keys_need_approval(args.keys)
         return super()._sensitive(tool, args) if tool in ("close", "open_file") else False
 
 
