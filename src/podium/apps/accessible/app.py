@@ -254,7 +254,7 @@ class AccessibleApplication(DesktopApplication):
         accessible default action."""
         bus = await self.bus()
         bounds = await actions.extents(bus, ref)
-        if bounds is not None and pointer.available() and bounds[0] + bounds[2] // 2 >= 0 <= bounds[1] + bounds[3] // 2:
+        if bounds is not None and pointer.available() and _centre_on_screen(bounds):
             latest = self.ids.latest
             node = None if latest is None else next((n for n in latest.snapshot.nodes if n.ref == ref), None)
             window = latest.snapshot.window_of(node) if latest is not None and node is not None else None
@@ -378,6 +378,11 @@ class AccessibleApplication(DesktopApplication):
         if tool == "press_keys":
             return self.consequences.keys_need_approval(args.keys)
         return super()._sensitive(tool, args) if tool in ("close", "open_file") else False
+
+
+def _centre_on_screen(bounds: tuple[int, int, int, int]) -> bool:
+    x, y, width, height = bounds
+    return x + width // 2 >= 0 and y + height // 2 >= 0
 
 
 async def _name(bus: AtspiBus, ref: Ref) -> str:
