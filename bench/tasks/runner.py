@@ -77,8 +77,10 @@ def run_task(task: Task, options: Options) -> TaskResult:
         summary_path, log_path = root / "summary.json", root / "podium.log"
         command = [*options.podium, "run", task.request, "--workdir", str(work), "--model", options.model,
                    "--batch", "--json-out", str(summary_path)]
-        if options.config:
-            command += ["--config", options.config]
+        # a task that brings its own configuration (its applications: a GUI program) is run with it
+        config = str(work / "podium.toml") if (work / "podium.toml").is_file() else options.config
+        if config:
+            command += ["--config", config]
         started = time.monotonic()
         exit_code, timed_out, crash = _execute(command, log_path, options.timeout)
         seconds = time.monotonic() - started

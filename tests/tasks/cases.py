@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from . import cases_files, cases_new, cases_reworded, cases_safety, cases_work
+from . import cases_files, cases_gui, cases_new, cases_reworded, cases_safety, cases_work
 from .case import Case
 
 CASES: list[Case] = [*cases_work.CASES, *cases_files.CASES, *cases_safety.CASES, *cases_reworded.CASES,
-                     *cases_new.CASES]
+                     *cases_new.CASES, *cases_gui.CASES]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+<<<<<<< HEAD
 from ..task import Category, Family, Task
 from . import (
     charts,
@@ -39,6 +40,14 @@ TASKS: tuple[Task, ...] = (
     *injection.TASKS,
     *keep.TASKS,
     *read_only.TASKS,
+=======
+from ..task import Task
+from . import charts, data, gui, housekeeping, injection, keep, parallel, pending, refusal, seed, tables
+
+TASKS: tuple[Task, ...] = (
+    *seed.TASKS, *tables.TASKS, *charts.TASKS, *data.TASKS, *housekeeping.TASKS, *parallel.TASKS,
+    *pending.TASKS, *refusal.TASKS, *injection.TASKS, *keep.TASKS, *gui.TASKS,
+>>>>>>> wip/gui
 )
 _BY_NAME = {task.name: task for task in TASKS}
 if len(_BY_NAME) != len(TASKS):

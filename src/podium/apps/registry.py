@@ -13,7 +13,11 @@
               "remote": {"url": "http://127.0.0.1:8000/mcp", "read_only_tools": ["lookup"]}},
       "desktop": {"calc": {"command": ["localc"], "process": "soffice.bin", "window": "LibreOffice Calc",
                            "file_types": [".xlsx", ".ods"], "opens_files": true, "startup_timeout": 60,
-                           "sandbox": "on", "workspace": "write", "read_paths": ["/opt/libreoffice"]}},
+                           "sandbox": "on", "workspace": "write", "read_paths": ["/opt/libreoffice"]},
+                  "editor": {"command": ["mousepad"], "accessible": true, "max_controls": 60}},
+
+A desktop program with `accessible = true` is driven through its windows' accessibility tree
+(accessible.app.AccessibleApplication); without, it is only launched, listed and closed.
     }
 
 `Applications` is the session's set: a read-only mapping name -> Application, plus `start()` (connect
@@ -113,6 +117,8 @@ class DesktopOptions(_Strict):
     workspace: Literal["none", "read", "write"] = "read"
     network: bool = False
     read_paths: list[str] = Field(default_factory=list)
+    accessible: bool = False  # drive its windows through the accessibility tree
+    max_controls: int = Field(60, ge=5, le=500)  # controls an observation lists
 
     def config(self, name: str) -> DesktopAppConfig:
         command = shlex.split(self.command) if isinstance(self.command, str) else self.command
@@ -213,6 +219,19 @@ class Applications(Mapping[str, Application]):
         return display.list_windows()
 
 
+def _desktop(name: str, table: DesktopOptions, lifecycle: Lifecycle, workspace: Workspace,
+             others: list[Application]) -> Application:
+    if not table.accessible:
+        return DesktopApplication(table.config(name), lifecycle, workspace)
+    from podium.apps.accessible.app import AccessibleApplication
+
+    # For each file type it opens, the applications that work on such files directly (the hybrid advice).
+    alternatives = {ext: [a.name for a in others if ext.lower() in getattr(a, "file_types", ())]
+                    for ext in table.file_types}
+    return AccessibleApplication(table.config(name), lifecycle, workspace, max_controls=table.max_controls,
+                                 alternatives=alternatives)
+
+
 def build_applications(config: Mapping[str, Any] | None = None, *, base: str | os.PathLike[str] = ".",
                        protect: Iterable[str | os.PathLike[str]] = ()) -> Applications:
     """The applications a configuration describes; ConfigError says what is wrong and where. `protect`:
@@ -243,7 +262,7 @@ def build_applications(config: Mapping[str, Any] | None = None, *, base: str | o
     }
     apps: list[Application] = [factories[name]() for name in dict.fromkeys(options.enabled)]
     apps += [McpApplication(server_config(name, table), workspace) for name, table in options.mcp.items()]
-    apps += [DesktopApplication(table.config(name), lifecycle, workspace) for name, table in options.desktop.items()]
+    apps += [_desktop(name, table, lifecycle, workspace, apps) for name, table in options.desktop.items()]
     seen: set[str] = set()
     for app in apps:
         if app.name in seen:

@@ -1,9 +1,11 @@
 """`podium apps`: the applications the configuration makes available, and what runs on this machine
-(processes of the configured desktop applications; top-level windows when there is a display)."""
+(processes of the configured desktop applications; top-level windows when there is a display; the
+applications on the accessibility bus and their windows, which accessible applications act in)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from rich.console import Console
@@ -20,8 +22,29 @@ def _kind(app: Any) -> str:
     if isinstance(app, McpApplication):
         return "mcp"
     if isinstance(app, DesktopApplication):
-        return "desktop"
+        return "desktop (accessible)" if getattr(app, "observer", None) == "observe" else "desktop"
     return "built-in"
+
+
+async def _accessible(console: Console, wanted: bool) -> None:
+    """The applications on the accessibility bus and their windows; said briefly when there is no bus."""
+    try:
+        from podium.apps.accessible.listing import running_applications
+    except ImportError:  # pragma: no cover - the module is part of podium
+        return
+    found = await running_applications()
+    if isinstance(found, str):
+        if wanted:  # an accessible application is configured: say why it cannot work
+            console.print(f"[dim]Accessible applications are not listed: {escape(found)}[/]")
+        return
+    listing = Table(title="Accessible applications (AT-SPI)", title_justify="left", header_style="bold")
+    for column in ("application", "pid", "toolkit", "windows"):
+        listing.add_column(column, overflow="fold")
+    for app in found:
+        windows = "; ".join(f"{w.title or '(untitled)'} ({w.role}{', active' if w.active else ''})"
+                            for w in app.windows) or "-"
+        listing.add_row(escape(app.name), str(app.pid or "-"), escape(app.toolkit), escape(windows))
+    console.print(listing if found else "[dim]No application is on the accessibility bus.[/]")
 
 
 async def list_apps(options: RunOptions, console: Console, *, connect: bool) -> None:
@@ -75,5 +98,8 @@ async def list_apps(options: RunOptions, console: Console, *, connect: bool) -> 
                 listing.add_row(w.id, str(w.pid or "-"), escape(w.wm_class), escape(w.title))
             console.print(listing if windows else "[dim]No top-level windows (or no tool to list them: "
                                                   "install wmctrl).[/]")
+        wanted = any(_kind(a) == "desktop (accessible)" for a in apps.values())
+        if wanted or os.environ.get("DBUS_SESSION_BUS_ADDRESS") or os.environ.get("AT_SPI_BUS_ADDRESS"):
+            await _accessible(console, wanted)
     finally:
         await apps.aclose()

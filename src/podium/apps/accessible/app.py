@@ -1,0 +1,408 @@
+"""A configured desktop program driven through its accessibility tree: UFO²'s AppAgent inside a window.
+
+Its tools observe the program's windows as a numbered control list (`observe`, the application's
+`observer`: the desktop's DATA_COLLECTION calls it before each step) and act on one control by its
+number: `click`, `set_text`, `select` (an item of a list, a combo box, a tab), `menu` (a menu path),
+`read_text`, `wait_for` (a window or dialog), and `press_keys` as a last resort. It is a
+`DesktopApplication` too: `status`, `open_file`, `close`, and `launch()` through the shared Lifecycle,
+which here also waits until the program's window is accessible.
+
+Approval is decided from typed facts, never from a control's words:
+- a control in an alert (AT-SPI role ALERT: the application asks to confirm a consequence it warned
+  about, such as replacing a file or closing without saving) needs approval; Escape dismisses it;
+- accepting a file chooser (its default button, or Return) that names an existing file saves over it:
+  approval, and the call's effects say so (REPLACE; a new file is CREATE, no approval); a relative
+  name typed into a file chooser is a path in the workspace, like every path podium's tools take, and
+  one outside it is refused;
+- key chords with a modifier, and keys that act (Return) rather than type into a focused text field;
+- `close` (it may close without saving).
+While a workspace file is open in the program (`open_file`), what a click does to it is not known
+before it runs (it may save it): the call's effects are then None, which callers treat as sensitive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from podium.apps import display
+from podium.apps.accessible import actions, keys, marks, pointer
+from podium.apps.accessible.approvals import Consequences
+from podium.apps.accessible.arguments import (
+    ControlArgs,
+    KeysArgs,
+    MenuArgs,
+    ObserveArgs,
+    SelectArgs,
+    TextArgs,
+    WaitArgs,
+)
+from podium.apps.accessible.bus import AccessibilityUnavailable, AtspiBus, AtspiCallFailed, Ref
+from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation
+from podium.apps.accessible.roles import Role, State, states_of
+from podium.apps.accessible.tree import Snapshot, read_text, snapshot
+from podium.apps.base import Effect
+from podium.apps.desktop_apps import DesktopApplication, OpenArgs
+from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes, group_members
+from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.workspace import Workspace
+from podium.errors import StartFailed
+
+MAX_READ = 100_000  # characters read_text returns
+SETTLE = 0.15  # seconds an action's effects get before the windows are listed again
+POLL = 0.2
+
+
+class AccessibleApplication(DesktopApplication):
+    observer = "observe"
+
+    def __init__(self, config: DesktopAppConfig, lifecycle: Lifecycle, workspace: Workspace | None = None, *,
+                 max_controls: int = MAX_CONTROLS, alternatives: Mapping[str, Sequence[str]] | None = None) -> None:
+        self.max_controls = max_controls
+        # file type -> applications that work on such files directly (documents for .docx...)
+        self.alternatives = {k: tuple(v) for k, v in (alternatives or {}).items() if v}
+        self.ids = ControlIds()
+        self._bus: AtspiBus | None = None
+        self._app: Ref | None = None
+        self._typed: dict[Ref, str] = {}  # text set since the latest observation
+        self.opened: set[str] = set()  # workspace files opened in it
+        self.consequences = Consequences(self.ids, self._typed, workspace, self.opened)
+        super().__init__(config, lifecycle, workspace)
+        self.description = (config.description or f"desktop program {config.name}") + (
+            ", driven through its windows' controls (accessibility tree): observe lists them by number, "
+            "the other tools act on one by its number")
+
+    # -- tools --------------------------------------------------------------------------------
+
+    def _specs(self) -> list[ToolSpec]:
+        prefer = self._prefer()
+        specs = [
+            ToolSpec("observe", "List the program's windows and their controls, numbered (role, name, states, "
+                     "value). Numbers stay the same while a control exists." + prefer, ObserveArgs, self._observe,
+                     True, blocking=False),
+            ToolSpec("click", "Press a button, toggle a check box, open a menu or activate an item, by number.",
+                     ControlArgs, self._click, blocking=False, effects=self._effects_of_click),
+            ToolSpec("set_text", "Replace the text of a text field (or set a slider's number) by number. In a "
+                     "file dialog a name is a path in the workspace." + prefer, TextArgs, self._set_text,
+                     blocking=False, effects=lambda args: ()),
+            ToolSpec("select", "Select an item, by its name, in a list, table, combo box or tab list (or the "
+                     "control itself).", SelectArgs, self._select, blocking=False, effects=self._effects_of_acting),
+            ToolSpec("menu", "Choose a menu item by its path of names from the menu bar.", MenuArgs, self._menu,
+                     blocking=False, effects=self._effects_of_acting),
+            ToolSpec("read_text", "The whole text of a control, by number.", ControlArgs, self._read_text, True,
+                     blocking=False),
+            ToolSpec("wait_for", "Wait until a window or dialog whose title contains `title` is shown (or gone).",
+                     WaitArgs, self._wait_for, True, blocking=False),
+            ToolSpec("press_keys", "Last resort: press keys in the program's window ('ctrl+s', 'Tab', 'Return'). "
+                     "Prefer click, set_text, select and menu: keys act on whatever has the focus.", KeysArgs,
+                     self._press_keys, blocking=False, effects=self._effects_of_keys),
+        ]
+        return specs + super()._specs()
+
+    def _prefer(self) -> str:
+        """The hybrid advice: which application to prefer for a file type both can handle, and why."""
+        if not self.alternatives:
+            return ""
+        parts = [f"{', '.join(apps)} for {ext}" for ext, apps in sorted(self.alternatives.items())]
+        return (f" For a file's content prefer {'; '.join(parts)}: they read and write the file itself, exactly "
+                "and without a window. Use this program for what only its windows do (dialogs, settings, forms).")
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def is_running(self) -> bool:
+        """Its process runs and its accessible application shows a window."""
+        if not await super().is_running():
+            return False
+        try:
+            return bool((await self._windows()).windows)
+        except (AccessibilityUnavailable, ToolError, AtspiCallFailed):
+            return False
+
+    async def launch(self) -> None:
+        """Launch it through the Lifecycle unless it runs, then wait until its window is accessible."""
+        deadline = time.monotonic() + self.config.startup_timeout
+        why = "no accessible application of it on the accessibility bus"
+        while True:
+            # again at each turn: a process that was ending when first seen running must be launched anew
+            await self.lifecycle.ensure_running(self.config)
+            try:
+                if (await self._windows()).windows:
+                    return
+                why = "its accessible application shows no window"
+            except AccessibilityUnavailable as exc:
+                raise StartFailed(f"{self.name}: {exc}") from exc
+            except (ToolError, AtspiCallFailed) as exc:
+                why = str(exc)
+            if time.monotonic() > deadline:
+                raise StartFailed(f"{self.name}: its window was not accessible within "
+                                  f"{self.config.startup_timeout:g} s ({why}); a GTK program exposes it when "
+                                  "NO_AT_BRIDGE is not set and the session bus runs at-spi2-core")
+            await asyncio.sleep(POLL)
+
+    async def bus(self) -> AtspiBus:
+        if self._bus is None or not self._bus.connected:
+            self._bus = await AtspiBus.connect()
+        return self._bus
+
+    async def application(self) -> Ref:
+        """Its accessible application: the one whose process is its (or that it launched), else the one named
+        like its process; the newest when several are."""
+        bus = await self.bus()
+        roots = await bus.applications()
+        program = self.config.process or self.config.program
+        pids = {p.pid for p in await asyncio.to_thread(find_processes, program)}
+        for entry in self.lifecycle.launched():
+            if entry.config.name == self.name:
+                pids |= set(await asyncio.to_thread(group_members, entry.pid)) | {entry.pid}
+        found = await asyncio.gather(*(bus.pid(name) for name, _ in roots))
+        ours = [root for root, pid in zip(roots, found, strict=True) if pid is not None and pid in pids]
+        if not ours:
+            names = await asyncio.gather(*(_name(bus, root) for root in roots))
+            ours = [root for root, name in zip(roots, names, strict=True) if name == program]
+        if not ours:
+            raise ToolError(f"{self.name} has no accessible window: it is not running (it is launched when a "
+                            "subtask needs it), or its toolkit does not expose accessibility")
+        self._app = ours[-1]
+        return self._app
+
+    async def _windows(self) -> Snapshot:
+        return await snapshot(await self.bus(), await self.application(), windows_only=True)
+
+    # -- observation --------------------------------------------------------------------------
+
+    async def observation(self, window: str | None = None) -> Observation:
+        """A new observation (numbering its controls); what the tools and the set-of-marks use."""
+        snap = await snapshot(await self.bus(), await self.application())
+        self._typed.clear()
+        observed = self.ids.observe(snap, max_controls=self.max_controls, window=window)
+        if window is not None and not observed.controls:
+            titles = [snap.nodes[i].name for i in snap.windows]
+            raise ToolError(f"no shown window's title contains {window!r}; the windows are {titles}")
+        return observed
+
+    async def marked_screenshot(self, path: Path) -> display.Screenshot | display.ScreenshotSkipped:
+        """The desktop's screenshot with the latest observation's control numbers drawn on it (set-of-marks);
+        observes first when nothing was observed yet."""
+        observed = self.ids.latest
+        if observed is None:
+            try:
+                observed = await self.observation()
+            except (AccessibilityUnavailable, ToolError, AtspiCallFailed) as exc:
+                return display.ScreenshotSkipped(f"no controls to mark: {exc}")
+        return await asyncio.to_thread(marks.annotate, observed, path)
+
+    async def _observe(self, args: ObserveArgs) -> Mapping[str, Any]:
+        observed = await self.observation(args.window)
+        content = observed.to_content()
+        if not observed.controls:
+            content["note"] = "no window of it is shown; wait_for a window, or open_file"
+        return content
+
+    # -- acting -------------------------------------------------------------------------------
+
+    async def _resolve(self, number: int) -> tuple[Ref, Role, str]:
+        """The live object behind a number, checked to still be there."""
+        found = self.ids.lookup(number)
+        latest = self.ids.latest
+        if found is None:
+            shown = [c.id for c in latest.controls] if latest else []
+            raise ToolError(f"there is no control {number}" + (f"; the latest observation lists {_ranges(shown)}"
+                                                               if shown else "; call observe first"))
+        ref, role, name = found
+        what = f"{number} ({role.label}{f' {name!r}' if name.strip() else ''})"
+        try:
+            (now,) = await (await self.bus()).call(ref, "Accessible", "GetRole")
+            (words,) = await (await self.bus()).call(ref, "Accessible", "GetState")
+        except AtspiCallFailed as exc:
+            if not exc.gone:
+                raise
+            now, words = None, [0, 0]
+        states = states_of(words)
+        if now is None or Role.of(int(now)) is not role or State.DEFUNCT in states:
+            raise ToolError(f"control {what} is gone: its window closed or changed since it was listed; call "
+                            "observe and use the new numbers")
+        if State.SHOWING not in states:  # a closed dialog a toolkit keeps for later, a hidden page
+            raise ToolError(f"control {what} is not shown now: its window closed or it is hidden; call observe "
+                            "and use the numbers it lists")
+        return ref, role, name
+
+    async def _after(self, result: Mapping[str, Any], control: int | None = None) -> Mapping[str, Any]:
+        """The result of an action, with the windows shown once it had a moment to act."""
+        await asyncio.sleep(SETTLE)
+        out = dict(result)
+        if control is not None:
+            found = self.ids.lookup(control)
+            out = {"control": control, **({"name": found[2]} if found and found[2] else {}), **out}
+        try:
+            snap = await self._windows()
+            out["windows"] = [snap.nodes[i].name for i in snap.windows if snap.nodes[i].shown]
+        except (ToolError, AtspiCallFailed):
+            out["windows"] = []
+        return out
+
+    async def _click(self, args: ControlArgs) -> Mapping[str, Any]:
+        ref, _, _ = await self._resolve(args.control)
+        return await self._after(await self._activate(ref), args.control)
+
+    async def _activate(self, ref: Ref) -> dict[str, object]:
+        """A real pointer click at the control when it is on a display (pointer.py says why), else its
+        accessible default action."""
+        bus = await self.bus()
+        bounds = await actions.extents(bus, ref)
+        if bounds is not None and pointer.available() and _centre_on_screen(bounds):
+            latest = self.ids.latest
+            node = None if latest is None else next((n for n in latest.snapshot.nodes if n.ref == ref), None)
+            window = latest.snapshot.window_of(node) if latest is not None and node is not None else None
+            x, y = await pointer.click(bounds, window.name if window else "", latest.snapshot.pid if latest else None)
+            return {"clicked": [x, y]}
+        return await actions.default_action(bus, ref)
+
+    async def _set_text(self, args: TextArgs) -> Mapping[str, Any]:
+        ref, role, _ = await self._resolve(args.control)
+        bus = await self.bus()
+        interfaces = set(await _interfaces(bus, ref))
+        if "EditableText" not in interfaces and "Value" in interfaces:
+            try:
+                number = float(args.text)
+            except ValueError:
+                raise ToolError(f"control {args.control} is a {role.label}: give a number") from None
+            return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
+        text = args.text
+        if self.consequences.in_file_chooser(ref):
+            text = self.consequences.chooser_path(args.text)
+        now = await actions.set_text(bus, ref, text)
+        self._typed[ref] = now
+        return await self._after({"text": now[:200]}, args.control)
+
+    async def _select(self, args: SelectArgs) -> Mapping[str, Any]:
+        ref, role, name = await self._resolve(args.control)
+        bus = await self.bus()
+        if args.item is None:
+            parent = tuple(await bus.get(ref, "Accessible", "Parent"))
+            (index,) = await bus.call(ref, "Accessible", "GetIndexInParent")
+            item = actions.Found(ref, role, name, (str(parent[0]), str(parent[1])), int(index))
+        else:
+            item, seen = await actions.find_item(bus, ref, args.item)
+            if item is None:
+                raise ToolError(f"control {args.control} has no item named {args.item!r}; its items are: "
+                                f"{list(dict.fromkeys(seen))[:40]}")
+        return await self._after(await actions.select(bus, item), args.control)
+
+    async def _menu(self, args: MenuArgs) -> Mapping[str, Any]:
+        observed = self.ids.latest or await self.observation()
+        bars = [n for n in observed.snapshot.nodes if n.role is Role.MENU_BAR and n.shown]
+        if not bars:
+            raise ToolError("the program shows no menu bar; click a menu button, or use the controls")
+        windows = [observed.snapshot.nodes[i] for i in observed.snapshot.windows]
+        active = next((i for i, w in zip(observed.snapshot.windows, windows, strict=True)
+                       if State.ACTIVE in w.states), None)
+        bar = next((b for b in bars if b.window == active), bars[0])
+        return await self._after(await actions.menu_path(await self.bus(), bar.ref, args.path, self._activate))
+
+    async def _read_text(self, args: ControlArgs) -> Mapping[str, Any]:
+        ref, _, name = await self._resolve(args.control)
+        bus = await self.bus()
+        if "Text" in set(await _interfaces(bus, ref)):
+            text, length = await read_text(bus, ref, MAX_READ)
+            out: dict[str, Any] = {"control": args.control, "text": text}
+            if length > len(text):
+                out["cut"] = f"the first {len(text)} of {length} characters"
+            return out
+        description = await bus.get(ref, "Accessible", "Description")
+        return {"control": args.control, "text": name, **({"description": description} if description else {})}
+
+    async def _wait_for(self, args: WaitArgs) -> Mapping[str, Any]:
+        deadline = time.monotonic() + args.timeout
+        key = (args.title or "").casefold()
+        while True:
+            try:
+                snap = await self._windows()
+                titles = [snap.nodes[i].name for i in snap.windows if snap.nodes[i].shown]
+            except ToolError:
+                titles = []  # not running (yet): no window
+            present = [t for t in titles if key in t.casefold()]
+            if bool(present) != args.gone:
+                return {"windows": titles, ("gone" if args.gone else "shown"): args.title or present[0]}
+            if time.monotonic() > deadline:
+                what = f"a window titled like {args.title!r}" if args.title else "a window"
+                state = "still shown" if args.gone else "not shown"
+                raise ToolError(f"{what} is {state} after {args.timeout:g} s; the windows are {titles}")
+            await asyncio.sleep(POLL)
+
+    async def _press_keys(self, args: KeysArgs) -> Mapping[str, Any]:
+        chords = keys.parse(args.keys)
+        observed = self.ids.latest or await self.observation()
+        window = observed.focus
+        pid = observed.snapshot.pid
+        title = await keys.press(chords, window, pid)
+        return await self._after({"pressed": chords, "window": title})
+
+    async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
+        result = await super()._open(args)
+        assert self.workspace is not None
+        self.opened.add(self.workspace.relative(self.workspace.resolve(args.path)))
+        await self.launch()  # its window accessible before the next step observes it
+        return result
+
+    # -- what a call does (approvals.py decides it from the latest observation) ----------------------
+
+    def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
+        """As ToolApplication.effects, where a tool's effects may also be unknown (None) for one call."""
+        spec = self._by_name.get(tool)
+        if spec is None or spec.read_only or spec.effects is None:
+            return super().effects(tool, arguments)
+        try:
+            args = spec.args.model_validate(dict(arguments))
+        except ValidationError:
+            return ()
+        found = spec.effects(args)
+        return None if found is None else tuple(found)
+
+    def _effects_of_acting(self, args: Any) -> tuple[Effect, ...] | None:
+        return self.consequences.of_acting()
+
+    def _effects_of_click(self, args: ControlArgs) -> tuple[Effect, ...] | None:
+        return self.consequences.of_click(args.control)
+
+    def _effects_of_keys(self, args: KeysArgs) -> tuple[Effect, ...] | None:
+        return self.consequences.of_keys(args.keys)
+
+    def _sensitive(self, tool: str, args: Any) -> bool:
+        if tool in ("click", "select"):
+            return self.consequences.click_needs_approval(args.control, accepting=tool == "click")
+        if tool == "press_keys":
+            return self.consequences.keys_need_approval(args.keys)
+        return super()._sensitive(tool, args) if tool in ("close", "open_file") else False
+
+
+def _centre_on_screen(bounds: tuple[int, int, int, int]) -> bool:
+    x, y, width, height = bounds
+    return x + width // 2 >= 0 and y + height // 2 >= 0
+
+
+async def _name(bus: AtspiBus, ref: Ref) -> str:
+    try:
+        return str(await bus.get(ref, "Accessible", "Name"))
+    except AtspiCallFailed:
+        return ""
+
+
+async def _interfaces(bus: AtspiBus, ref: Ref) -> list[str]:
+    (found,) = await bus.call(ref, "Accessible", "GetInterfaces")
+    return [str(i).rsplit(".", 1)[-1] for i in found]
+
+
+def _ranges(numbers: list[int]) -> str:
+    """1-4, 7, 9-10."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)

@@ -1,0 +1,270 @@
+"""Accessible applications against real GTK programs (mousepad, zenity) under Xvfb with the accessibility
+bus: every tool, the approvals they need, and what they wrote to the workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podium.apps.accessible.app import AccessibleApplication
+from podium.apps.accessible.roles import Role
+from podium.apps.base import Change, Effect
+from podium.apps.registry import Applications, build_applications
+from tests.desktop_session import desktop_session
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    with desktop_session(tmp_path_factory.mktemp("desktop")) as env:
+        yield env
+
+
+def editor_apps(workspace: Path, **extra: Any) -> Applications:
+    return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {
+        "editor": {"command": ["mousepad"], "accessible": True, "file_types": [".txt"], "opens_files": True,
+                   "startup_timeout": 60, **extra}}})
+
+
+def find(content: dict[str, Any], pattern: str) -> int:
+    """The number of the first control line matching `pattern` (what a model reads off the list)."""
+    for line in content["controls"]:
+        if re.search(pattern, line):
+            return int(line.split(":", 1)[0])
+    raise AssertionError(f"no control matches {pattern!r} in {content['controls']}")
+
+
+async def ok(app: AccessibleApplication, tool: str, **arguments: Any) -> Any:
+    result = await app.call(tool, arguments)
+    assert result.ok, (tool, arguments, result.error)
+    return result.content
+
+
+async def save_as(editor: AccessibleApplication, name: str) -> dict[str, Any]:
+    await ok(editor, "menu", path=["File", "Save As…"])
+    await ok(editor, "wait_for", title="Save As")
+    dialog = await ok(editor, "observe")
+    await ok(editor, "set_text", control=find(dialog, r"^\d+: text \[.*editable.*\] = ''$"), text=name)
+    return await ok(editor, "observe")  # its Save button is enabled now
+
+
+async def test_mousepad_observe_type_and_save_as_a_new_file(session: dict[str, str], tmp_path: Path) -> None:
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    assert isinstance(editor, AccessibleApplication) and editor.observer == "observe"
+    try:
+        assert not await editor.is_running()
+        await editor.launch()
+        assert await editor.is_running()
+        seen = await ok(editor, "observe")
+        assert seen["application"] == "mousepad" and seen["observation"] == 1
+        assert any(re.match(r"\d+: menu 'File'$", line) for line in seen["controls"])
+        text = find(seen, r": text \[.*editable")
+        done = await ok(editor, "set_text", control=text, text="Buy milk\nCall Anna\n")
+        assert done["text"] == "Buy milk\nCall Anna\n" and done["windows"] == ["*Untitled 1 - Mousepad"]
+        assert (await ok(editor, "read_text", control=text))["text"] == "Buy milk\nCall Anna\n"
+
+        dialog = await save_as(editor, "notes.txt")
+        assert (dialog["windows"][-1]["title"], dialog["windows"][-1]["role"]) == ("Save As", "file chooser")
+        assert dialog["windows"][-1]["modal"]
+        save = find(dialog, r"push button 'Save' \[is_default\]")
+        # a new file: created, no approval needed
+        assert editor.effects("click", {"control": save}) == (Effect("notes.txt", Change.CREATE),)
+        assert not editor.is_sensitive("click", {"control": save})
+        saved = await ok(editor, "click", control=save)
+        assert saved["name"] == "Save"
+        await ok(editor, "wait_for", title="Save As", gone=True)
+        assert (tmp_path / "notes.txt").read_text() == "Buy milk\nCall Anna\n"
+
+        # the Save button's number names a control of a dialog that closed: a clear error, nothing pressed
+        stale = await editor.call("click", {"control": save})
+        assert stale.error is not None
+        assert re.search(r"control \d+ \(push button 'Save'\) is not shown now", stale.error)
+        unknown = await editor.call("click", {"control": 9999})
+        assert unknown.error is not None and "there is no control 9999" in unknown.error
+        # numbers stay the same for the same control across observations
+        again = await ok(editor, "observe")
+        assert find(again, r": text \[.*editable") == text and again["observation"] == 4
+    finally:
+        assert await apps.aclose() == ["editor"]
+
+
+async def test_saving_over_a_file_needs_approval_and_so_does_the_toolkits_confirmation(
+        session: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "todo.txt").write_text("old list\n")
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        seen = await ok(editor, "observe")
+        await ok(editor, "set_text", control=find(seen, r": text \[.*editable"), text="new list\n")
+        dialog = await save_as(editor, "todo.txt")
+        save = find(dialog, r"push button 'Save' \[is_default\]")
+        assert editor.effects("click", {"control": save}) == (Effect("todo.txt", Change.REPLACE),)
+        assert editor.is_sensitive("click", {"control": save})
+        await ok(editor, "click", control=save)
+        confirm = await ok(editor, "observe")
+        assert confirm["windows"][-1]["role"] == "alert"
+        replace = find(confirm, r"push button 'Replace'")
+        cancel = find(confirm, r"push button 'Cancel'")
+        # every button of an alert confirms what the program warned about: approval, whatever it says
+        assert editor.is_sensitive("click", {"control": replace}) and editor.is_sensitive("click", {"control": cancel})
+        assert not editor.is_sensitive("press_keys", {"keys": "Escape"})  # dismissing it needs none
+        await ok(editor, "press_keys", keys="Escape")
+        await ok(editor, "wait_for", title="Question", gone=True)
+        assert (tmp_path / "todo.txt").read_text() == "old list\n"
+        # a name outside the workspace is refused before it is typed
+        dialog = await ok(editor, "observe", window="Save As")
+        field = find(dialog, r"^\d+: text \[.*editable.*\] = ")
+        outside = await editor.call("set_text", {"control": field, "text": "../escape.txt"})
+        assert outside.error is not None and "outside" in outside.error
+    finally:
+        await apps.aclose()
+
+
+async def test_open_a_workspace_file_edit_it_by_keys_and_save(session: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "list.txt").write_text("apples\n")
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await ok(editor, "open_file", path="list.txt")
+        seen = await ok(editor, "observe")
+        assert any("list.txt" in w["title"] for w in seen["windows"]), seen
+        text = find(seen, r": text \[.*editable")
+        assert (await ok(editor, "read_text", control=text))["text"] == "apples\n"
+        # while a workspace file is open in it, what a click saves is not known before it runs
+        assert editor.effects("click", {"control": text}) is None
+        # typing into the focused text field needs no approval; a shortcut does
+        await ok(editor, "click", control=text)  # a click gives it the focus, as for a person
+        assert "focused" in (await ok(editor, "observe"))["controls"][text - 1]
+        assert editor.is_sensitive("press_keys", {"keys": "ctrl+End p e a r s"})
+        assert not editor.is_sensitive("press_keys", {"keys": "End p e a r s"})
+        assert editor.is_sensitive("press_keys", {"keys": "ctrl+s"})
+        await ok(editor, "press_keys", keys="ctrl+End p e a r s Return")
+        assert (await ok(editor, "read_text", control=text))["text"] == "apples\npears\n"
+        await ok(editor, "press_keys", keys="ctrl+s")
+        for _ in range(50):
+            if (tmp_path / "list.txt").read_text() == "apples\npears\n":
+                break
+            await asyncio.sleep(0.1)
+        assert (tmp_path / "list.txt").read_text() == "apples\npears\n"
+        bad = await editor.call("press_keys", {"keys": "ctrl+s; rm -rf /"})
+        assert bad.error is not None and "not keys" in bad.error
+    finally:
+        await apps.aclose()
+
+
+async def test_the_role_table_is_the_toolkits(session: dict[str, str], tmp_path: Path) -> None:
+    """Every role number mousepad sends means what AT-SPI's own role name says (roles.Role is AT-SPI's)."""
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        observed = await editor.observation()
+        bus = await editor.bus()
+        names = await asyncio.gather(*(bus.call(n.ref, "Accessible", "GetRoleName") for n in observed.snapshot.nodes))
+        pairs = {(node.role, str(name[0])) for node, name in zip(observed.snapshot.nodes, names, strict=True)}
+        assert len(pairs) >= 8
+        for role, name in pairs:  # AT-SPI writes some without a space ("statusbar")
+            assert role.name.replace("_", "").lower() == name.replace(" ", "").lower(), (role, name)
+        assert Role.APPLICATION in {r for r, _ in pairs}
+    finally:
+        await apps.aclose()
+
+
+def dialog_apps(workspace: Path, command: str) -> Applications:
+    """zenity run by a shell that keeps what it prints in the workspace (zenity's answer is its output)."""
+    return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {
+        "dialog": {"command": ["sh", "-c", f"cd {workspace} && {{ {command}; }}"], "process": "zenity",
+                   "window": "zenity", "accessible": True,
+                   "startup_timeout": 60}}})
+
+
+async def until_file(path: Path) -> str:
+    for _ in range(100):
+        if path.exists() and path.read_text():
+            return path.read_text()
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{path} was not written")
+
+
+async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tmp_path: Path) -> None:
+    apps = dialog_apps(tmp_path, 'zenity --forms --title Visitor --text "Register a visitor" --add-entry Name '
+                                 '--add-entry Email --add-combo Room --combo-values "Blue|Green|Red" > form.txt')
+    form = apps["dialog"]
+    try:
+        await form.launch()
+        seen = await ok(form, "observe")
+        assert [(w["title"], w["role"]) for w in seen["windows"]] == [("Visitor", "dialog")]
+        lines = seen["controls"]
+        # read in screen order: each field right after its label
+        assert re.search(r"label 'Name'$", lines[1]) and re.search(r": text \[.*editable.*\] = ''$", lines[2])
+        await ok(form, "set_text", control=find(seen, r": text") , text="Alice Martin")
+        await ok(form, "set_text", control=int(lines[lines.index(next(x for x in lines if "'Email'" in x)) + 1]
+                                                .split(":")[0]), text="alice@example.org")
+        combo = find(seen, r": combo box")
+        missing = await form.call("select", {"control": combo, "item": "Purple"})
+        assert missing.error is not None and "'Green'" in missing.error  # the items it has are listed
+        await ok(form, "select", control=combo, item="green")
+        assert not form.is_sensitive("click", {"control": find(seen, r"push button 'OK'")})
+        await ok(form, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
+    finally:
+        await apps.aclose()
+
+
+async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_path: Path) -> None:
+    apps = dialog_apps(tmp_path, "zenity --list --title Pick --column Fruit Apple Banana Cherry > pick.txt; "
+                                 "zenity --scale --title Volume --value 20 > volume.txt")
+    dialog = apps["dialog"]
+    try:
+        await dialog.launch()
+        seen = await ok(dialog, "observe")
+        table = find(seen, r"^\d+: (tree )?table( '[^']*')?( \[.*\])?$")
+        await ok(dialog, "select", control=table, item="Banana")
+        await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "pick.txt")).strip() == "Banana"
+        await ok(dialog, "wait_for", title="Volume")
+        seen = await ok(dialog, "observe")
+        slider = find(seen, r": slider")
+        assert seen["controls"][[int(x.split(":")[0]) for x in seen["controls"]].index(slider)].endswith("= '20'")
+        too_big = await dialog.call("set_text", {"control": slider, "text": "250"})
+        assert too_big.error is not None and "outside its range 0 to 100" in too_big.error
+        assert (await ok(dialog, "set_text", control=slider, text="65"))["value"] == 65
+        await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "volume.txt")).strip() == "65"
+    finally:
+        await apps.aclose()
+
+
+async def test_set_of_marks_draws_each_listed_controls_box_and_number(session: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    from PIL import Image, ImageColor
+
+    from podium.apps import display
+    from podium.apps.accessible.marks import COLOURS
+
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        observed = await editor.observation()
+        shot = await editor.marked_screenshot(tmp_path / "marks.png")
+        assert isinstance(shot, display.Screenshot) and (shot.width, shot.height) == (1600, 1200)
+        boxed = 0
+        with Image.open(shot.path) as image:
+            pixels = image.convert("RGB")
+            for number, control in enumerate(observed.controls):
+                if control.node.bounds is None or min(control.node.bounds[2:]) < 6:
+                    continue
+                x, y, width, height = control.node.bounds
+                colour = ImageColor.getrgb(COLOURS[number % len(COLOURS)])[:3]
+                assert pixels.getpixel((x + width // 2, y + height - 1)) == colour, control.line()
+                boxed += 1
+        assert boxed >= 5
+    finally:
+        await apps.aclose()

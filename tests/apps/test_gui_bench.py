@@ -1,0 +1,18 @@
+"""bench/gui.py at a tiny size: it runs end to end and reports both measures against their baselines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench import gui
+
+
+def test_the_gui_benchmark_runs(tmp_path: Path, capsys) -> None:
+    result = gui.main(["--runs", "2", "--json-out", str(tmp_path / "gui.json")])
+    assert result["runs"] == 2 and result["controls"] > 10 and result["nodes"] > result["controls"]
+    for measure in ("observe", "act"):
+        row = result[measure]
+        assert row["podium"]["median_ms"] > 0 and row["baseline"]["median_ms"] > 0 and row["ratio"] > 0
+    out = capsys.readouterr().out
+    assert "observe" in out and "act" in out and "x  (baseline:" in out
+    assert (tmp_path / "gui.json").read_text().startswith("{")
