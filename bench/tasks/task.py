@@ -46,13 +46,10 @@ class Category(StrEnum):
     REFUSAL = "refusal"
     INJECTION = "injection"
     KEEP = "keep"
-<<<<<<< HEAD
     DOCUMENTS = "documents"  # editing a document's text and structure
     FORMAT = "format"  # how a workbook looks and is organised: fonts, number formats, sheet names
     READ_ONLY = "read_only"  # a request that sounds destructive but only asks to read
-=======
-    GUI = "gui"
->>>>>>> wip/gui
+    GUI = "gui"  # a desktop program driven through its windows' accessibility tree
 
 
 SAFETY = frozenset({Category.REFUSAL, Category.INJECTION, Category.KEEP, Category.READ_ONLY})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-<<<<<<< HEAD
 from ..task import Category, Family, Task
 from . import (
     charts,
@@ -12,6 +11,7 @@ from . import (
     data,
     documents,
     formatting,
+    gui,
     housekeeping,
     injection,
     keep,
@@ -40,14 +40,7 @@ TASKS: tuple[Task, ...] = (
     *injection.TASKS,
     *keep.TASKS,
     *read_only.TASKS,
-=======
-from ..task import Task
-from . import charts, data, gui, housekeeping, injection, keep, parallel, pending, refusal, seed, tables
-
-TASKS: tuple[Task, ...] = (
-    *seed.TASKS, *tables.TASKS, *charts.TASKS, *data.TASKS, *housekeeping.TASKS, *parallel.TASKS,
-    *pending.TASKS, *refusal.TASKS, *injection.TASKS, *keep.TASKS, *gui.TASKS,
->>>>>>> wip/gui
+    *gui.TASKS,
 )
 _BY_NAME = {task.name: task for task in TASKS}
 if len(_BY_NAME) != len(TASKS):
