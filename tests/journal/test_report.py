@@ -10,7 +10,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from podium.desktop.shell.screens import FolderScreenshots
-
 from podium.journal import SqliteStore
 from podium.journal.report import gather, render
 from podium.journal.report.diffs import diff_file
