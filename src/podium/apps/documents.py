@@ -270,11 +270,7 @@ class DocumentsApplication(ToolApplication):
     # -- helpers -------------------------------------------------------------------------------
     def _target(self, path: str) -> Path:
         """Where the document is: a link followed to its file, which must be a .docx too."""
-        resolved = self.workspace.physical(path)
-        if resolved.suffix.lower() != ".docx" or self.workspace.resolve(path).suffix.lower() != ".docx":
-            raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)"
-                            f"{self.workspace.of_type('.docx')}")
-        return resolved
+        return self.workspace.typed(path, ".docx", "a .docx path (only Word .docx files are supported)")
 
     def _open(self, path: str) -> Any:
         """The document, parsed from its bytes once they passed the package limits; the one a call's effects

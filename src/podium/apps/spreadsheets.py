@@ -442,11 +442,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _xlsx_path(self, path: str) -> Path:
         """Where the workbook is: a link followed to its file, which must be an .xlsx too."""
-        resolved = self.workspace.physical(path)
-        if resolved.suffix.lower() != ".xlsx" or self.workspace.resolve(path).suffix.lower() != ".xlsx":
-            raise ToolError(f"{path!r} is not an .xlsx path (only Excel .xlsx workbooks are supported)"
-                            f"{self.workspace.of_type('.xlsx')}")
-        return resolved
+        return self.workspace.typed(path, ".xlsx", "an .xlsx path (only Excel .xlsx workbooks are supported)")
 
     def _existing(self, path: str) -> Path:
         resolved = self._xlsx_path(path)
