@@ -417,8 +417,11 @@ class SpreadsheetsApplication(ToolApplication):
         return self._peeked[1]
 
     def _bytes(self, path: Path, name: str) -> bytes:
-        """The workbook file's bytes: a regular file (never a FIFO), of at most the package limit."""
-        return self.workspace.read_bytes(path, self.limits.max_file_bytes, name)
+        """The workbook file's bytes: a regular file (never a FIFO), within the package limits (checked once
+        per content) before anything parses a part of it."""
+        data = self.workspace.read_bytes(path, self.limits.max_file_bytes, name)
+        check_package(data, name, self.limits, ".xlsx workbook")
+        return data
 
     def _stamp(self, path: Path) -> str:
         """The file's content digest: "as this application left it" exactly (two saves within one tick of a
