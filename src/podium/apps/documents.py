@@ -129,10 +129,7 @@ class DocumentsApplication(ToolApplication):
 
     # -- effects -------------------------------------------------------------------------------
     def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
-        path = self._target(args.path)
-        if path.exists():
-            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
-        return (self.workspace.effect(path, Change.CREATE),)
+        return approval.whole_file(self.workspace, self._target(args.path), args.overwrite)
 
     def _add_effects(self, args: PathArgs) -> tuple[Effect, ...]:
         path = self._target(args.path)

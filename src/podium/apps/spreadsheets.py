@@ -147,10 +147,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     # -- effects: what a call would change, from the workbook as the file holds it (parsed once) -----
     def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
-        path = self._xlsx_path(args.path)
-        if path.exists():
-            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
-        return (self.workspace.effect(path, Change.CREATE),)
+        return approval.whole_file(self.workspace, self._xlsx_path(args.path), args.overwrite)
 
     def _add_effects(self, args: Any) -> tuple[Effect, ...]:
         """Rows under a table, a Total row, a chart, a sheet: added, nothing the file holds is lost."""
