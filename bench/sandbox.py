@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import statistics
 import sys
@@ -113,7 +114,8 @@ def report(commands: dict[str, list[float]], runs: dict[str, list[float]]) -> di
     run_median = {name: statistics.median(values) for name, values in runs.items()}
     scripted_share = (run_median["sandboxed"] - run_median["plain"]) / run_median["sandboxed"]
     seed_share = cost / 1000 * SEED_COMMANDS / SEED_RUN_SECONDS
-    print(f"sandbox: {sandboxes.describe()}")
+    print(sandboxes.describe())
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     print(f"per command ({len(ms['plain'])} each, {', '.join(COMMANDS)}):")
     print("| measure | sandboxed | plain | difference | ratio | target |")
     print("|---|---|---|---|---|---|")

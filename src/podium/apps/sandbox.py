@@ -191,9 +191,9 @@ class Sandbox:
         for masked in MASKED_FILES:
             if os.path.isfile(masked):
                 mounts.add(masked, ["--ro-bind", "/dev/null", masked])
-        for masked in MASKED_FOLDERS:
+        for masked in MASKED_FOLDERS:  # an empty private tmpfs over them: nothing there to read
             if os.path.isdir(masked) and not os.path.islink(masked):
-                mounts.add(masked, ["--tmpfs", masked, "--remount-ro", masked])
+                mounts.add(masked, ["--tmpfs", masked])
         tmp = ["--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"] if "--size" in found.options \
             else ["--tmpfs", "/tmp"]
         mounts.add("/tmp", tmp)
@@ -213,7 +213,9 @@ class Sandbox:
             mounts.add(str(workspace), ["--bind" if access is Access.WRITE else "--ro-bind", str(workspace),
                                         str(workspace)])
             for path in protected:
-                if path == workspace or not path.is_relative_to(workspace) or not os.path.lexists(path):
+                # (one that is a link out of the workspace is not shown there: its target stays absent)
+                if path == workspace or not path.is_relative_to(workspace) or not os.path.exists(path) \
+                        or not Path(os.path.realpath(path)).is_relative_to(workspace):
                     continue
                 mounts.add(str(path), ["--ro-bind", str(path), str(path)])
                 # Its folders become mount points of themselves (as writable as before): a folder holding a
