@@ -99,6 +99,12 @@ async def test_output_cap_stops_the_program(workspace: Workspace) -> None:
         ("sort notes.txt", False),
         ("sort -o out.txt notes.txt", True),
         ("sort --output=out.txt notes.txt", True),
+        # GNU getopt: abbreviated long options, short options in a cluster with an attached value
+        ("sort --out=out.txt notes.txt", True),
+        ("sort -uoout.txt notes.txt", True),
+        ("date -us 2001-01-01", True),
+        ("date --se=2001-01-01", True),
+        ("date +%s", False),
         ("uniq notes.txt out", True),
         ("rm notes.txt", True),
         ("mkdir x", True),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from podium.apps.base import Effect
@@ -31,6 +32,14 @@ def needs_approval(effects: Iterable[Effect], workspace: Workspace) -> bool:
         if effect.change.destructive and os.path.lexists(path):
             return True
     return False
+
+
+def whole_file(workspace: Workspace, path: Path, overwrite: bool) -> tuple[Effect, ...]:
+    """The effect of writing a whole file at `path`: a CREATE where there is none, a REPLACE of one that is
+    there (with overwrite; without it the call is refused and has none)."""
+    if path.exists():
+        return (workspace.effect(path, Change.REPLACE),) if overwrite else ()
+    return (workspace.effect(path, Change.CREATE),)
 
 
 def sensitive(spec: ToolSpec, args: Any, workspace: Workspace) -> bool:

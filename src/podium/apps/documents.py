@@ -129,10 +129,7 @@ class DocumentsApplication(ToolApplication):
 
     # -- effects -------------------------------------------------------------------------------
     def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
-        path = self._target(args.path)
-        if path.exists():
-            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
-        return (self.workspace.effect(path, Change.CREATE),)
+        return approval.whole_file(self.workspace, self._target(args.path), args.overwrite)
 
     def _add_effects(self, args: PathArgs) -> tuple[Effect, ...]:
         path = self._target(args.path)
@@ -268,11 +265,7 @@ class DocumentsApplication(ToolApplication):
     # -- helpers -------------------------------------------------------------------------------
     def _target(self, path: str) -> Path:
         """Where the document is: a link followed to its file, which must be a .docx too."""
-        resolved = self.workspace.physical(path)
-        if resolved.suffix.lower() != ".docx" or self.workspace.resolve(path).suffix.lower() != ".docx":
-            raise ToolError(f"{path!r} is not a .docx path (only Word .docx files are supported)"
-                            f"{self.workspace.of_type('.docx')}")
-        return resolved
+        return self.workspace.typed(path, ".docx", "a .docx path (only Word .docx files are supported)")
 
     def _open(self, path: str) -> Any:
         """The document, parsed from its bytes once they passed the package limits; the one a call's effects

@@ -148,8 +148,7 @@ class FilesApplication(ToolApplication):
         (through a link, at its target), REPLACE of an existing file (with overwrite; else refused)."""
         if _holds(self.workspace.resolve(path), content.encode("utf-8")):
             return (self.workspace.effect(self.workspace.resolve(path), Change.KEEP),)
-        target = self._writable_target(path, overwrite)
-        return (self.workspace.effect(target, Change.REPLACE if target.exists() else Change.CREATE),)
+        return approval.whole_file(self.workspace, self._writable_target(path, overwrite), overwrite)
 
     def _mkdir_effects(self, args: FolderArgs) -> tuple[Effect, ...]:
         path = self.workspace.resolve(args.path)

@@ -3,7 +3,8 @@
 A formula is live code in the person's spreadsheet program: `=WEBSERVICE(...)` or `=HYPERLINK("http://...?"&B2)`
 sends the workbook's data elsewhere when the file is opened. So a formula is written only by tools whose job is
 a formula, and only when every function it calls is on this allow-list (an allow-list: a list of what is
-dangerous is never complete). Text from data that starts with "=" is written as text, never as a formula.
+dangerous is never complete), and when it reaches nothing outside the workbook by other means (DDE, links
+to other workbooks). Text from data that starts with "=" is written as text, never as a formula.
 """
 
 from __future__ import annotations
@@ -39,8 +40,18 @@ def refused_functions(formula: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n not in ALLOWED))
 
 
+# Reaching outside the workbook without a function: DDE (`=cmd|'/c calc'!A1`) and links to other workbooks
+# (`[1]Sheet1!A1`, `'C:\\[book.xlsx]Sheet1'!A1`).
+_DDE = re.compile(r"\|")
+_EXTERNAL = re.compile(r"\[\s*\d+\s*\]|\.xl[a-z]{0,2}\]|\[[^\]]*[/\\:][^\]]*\]", re.IGNORECASE)
+
+
 def formula_problem(formula: str) -> str | None:
-    """Why a formula may not be written (a sentence naming the functions and what to do), or None."""
+    """Why a formula may not be written (a sentence naming what it reaches and what to do), or None."""
+    code = _STRING.sub('""', formula)
+    if _DDE.search(code) or _EXTERNAL.search(code):
+        return (f"the formula {formula!r} reaches outside the workbook (a DDE link to a program, or a link to "
+                "another workbook), which is not allowed in a formula; compute the value another way")
     refused = refused_functions(formula)
     if not refused:
         return None

@@ -173,7 +173,7 @@ class Lifecycle:
                     [executable, *config.command[1:], *extra_args], access=access,
                     workspace=workspace.root if workspace is not None else None,
                     protected=workspace.protected_paths() if workspace is not None else (),
-                    search_path=(*config.search_path, os.path.dirname(executable)))
+                    search_path=config.search_path, programs=(executable,))
             except SandboxUnavailable as exc:
                 raise StartFailed(f"{config.name}: {exc}") from None
             env = config.sandbox.environment(config.search_path, home=os.environ.get("HOME", "/"))

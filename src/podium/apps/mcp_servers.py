@@ -235,7 +235,7 @@ class McpApplication:
         program = shutil.which(self.config.command)
         if program is None:
             raise StartFailed(f"MCP server {self.name!r}: program {self.config.command!r} not found")
-        program = os.path.realpath(program)
+        program = os.path.abspath(program)
         workspace, access = self.workspace, self.config.workspace
         if workspace is None:
             access = Access.NONE
@@ -244,7 +244,7 @@ class McpApplication:
                 [program, *self.config.args], access=access, workspace=workspace.root if workspace else None,
                 protected=workspace.protected_paths() if workspace else (),
                 cwd=Path(self.config.cwd) if self.config.cwd else None,
-                search_path=(*SAFE_PATH, os.path.dirname(program)))
+                search_path=SAFE_PATH, programs=(program,))
         except SandboxUnavailable as exc:
             raise StartFailed(f"MCP server {self.name!r}: {exc}") from None
         # bwrap passes its environment on: only what the configuration gives the server, and no home of ours

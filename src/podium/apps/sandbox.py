@@ -11,7 +11,7 @@ confined:
   a private, size-limited /tmp, which is also HOME; a fresh /dev and /proc;
 - the workspace read-only, writable, or absent (`Access`), and the protected paths inside it (the
   configuration, the journal) read-only even when the workspace is writable: a write fails with EROFS,
-  a rename or a delete with EBUSY (they are mount points);
+  a rename or a delete with EBUSY (they are mount points, and so are the folders holding them);
 - new namespaces for users, processes, IPC, host name and network (loopback only, unless the
   configuration allows the network); no capabilities at all, so no clock, no mounts, no raw sockets;
   no new privileges (set-uid programs do not elevate); no nested user namespaces;
@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import resource
 import shutil
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -91,10 +92,20 @@ class Limits:
                 raise ValueError(f"sandbox limit {name} must be positive, got {value}")
 
     def prlimit_options(self) -> list[str]:
+        # Never above what podium itself runs under: a limit can only be lowered without capabilities.
+        def capped(kind: int, value: int | None) -> int | None:
+            hard = resource.getrlimit(kind)[1]
+            return value if hard == resource.RLIM_INFINITY or value is None else min(value, hard)
+
         # CPU: SIGXCPU at the soft limit (exit status 152, told apart from a kill), SIGKILL a second later.
+        cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         cpu = None if self.cpu_seconds is None else f"{self.cpu_seconds}:{self.cpu_seconds + 1}"
-        pairs = (("--cpu", cpu), ("--as", self.memory_bytes), ("--fsize", self.file_size_bytes),
-                 ("--nproc", self.processes), ("--nofile", self.open_files), ("--core", 0))
+        if cpu is not None and cpu_hard != resource.RLIM_INFINITY:
+            cpu = f"{min(self.cpu_seconds or 0, cpu_hard)}:{min((self.cpu_seconds or 0) + 1, cpu_hard)}"
+        pairs = (("--cpu", cpu), ("--as", capped(resource.RLIMIT_AS, self.memory_bytes)),
+                 ("--fsize", capped(resource.RLIMIT_FSIZE, self.file_size_bytes)),
+                 ("--nproc", capped(resource.RLIMIT_NPROC, self.processes)),
+                 ("--nofile", capped(resource.RLIMIT_NOFILE, self.open_files)), ("--core", 0))
         return [f"{option}={value}" for option, value in pairs if value is not None]
 
 
@@ -165,10 +176,11 @@ class Sandbox:
 
     def wrap(self, argv: list[str] | tuple[str, ...], *, access: Access, workspace: Path | None = None,
              protected: Iterable[Path] = (), cwd: Path | None = None, search_path: Iterable[str] = SAFE_PATH,
-             checked: Status | None = None) -> list[str]:
+             programs: Iterable[str] = (), checked: Status | None = None) -> list[str]:
         """The argv that runs `argv` (its program a bare name found on `search_path` inside, or an absolute
-        path) confined as this sandbox says; `argv` itself when the sandbox is off. Raises
-        SandboxUnavailable when it is on and cannot be made."""
+        path) confined as this sandbox says; `argv` itself when the sandbox is off. `programs`: the absolute
+        paths of the program as found outside, whose installation is shown read-only (a venv's python and
+        the interpreter it links to). Raises SandboxUnavailable when it is on and cannot be made."""
         if not self.enabled:
             return list(argv)
         found = checked or self.check()
@@ -179,9 +191,9 @@ class Sandbox:
         for masked in MASKED_FILES:
             if os.path.isfile(masked):
                 mounts.add(masked, ["--ro-bind", "/dev/null", masked])
-        for masked in MASKED_FOLDERS:
+        for masked in MASKED_FOLDERS:  # an empty private tmpfs over them: nothing there to read
             if os.path.isdir(masked) and not os.path.islink(masked):
-                mounts.add(masked, ["--tmpfs", masked, "--remount-ro", masked])
+                mounts.add(masked, ["--tmpfs", masked])
         tmp = ["--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"] if "--size" in found.options \
             else ["--tmpfs", "/tmp"]
         mounts.add("/tmp", tmp)
@@ -189,6 +201,8 @@ class Sandbox:
             mounts.read(folder)
         for path in self.read_paths:
             mounts.read(path)
+        for program in programs:
+            mounts.install(program)
         if self.display:
             mounts.read("/tmp/.X11-unix")
             if os.environ.get("XAUTHORITY"):
@@ -199,8 +213,16 @@ class Sandbox:
             mounts.add(str(workspace), ["--bind" if access is Access.WRITE else "--ro-bind", str(workspace),
                                         str(workspace)])
             for path in protected:
-                if path.is_relative_to(workspace) and os.path.lexists(path):
-                    mounts.add(str(path), ["--ro-bind", str(path), str(path)])
+                # (one that is a link out of the workspace is not shown there: its target stays absent)
+                if path == workspace or not path.is_relative_to(workspace) or not os.path.exists(path) \
+                        or not Path(os.path.realpath(path)).is_relative_to(workspace):
+                    continue
+                mounts.add(str(path), ["--ro-bind", str(path), str(path)])
+                # Its folders become mount points of themselves (as writable as before): a folder holding a
+                # protected file cannot be renamed or removed either (EBUSY), which would move the file.
+                for folder in list(path.relative_to(workspace).parents)[:-1]:
+                    where = str(workspace / folder)
+                    mounts.add(where, ["--bind" if access is Access.WRITE else "--ro-bind", where, where])
         options = [found.bwrap, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--proc", "/proc",
                    "--dev", "/dev"]
         if "--disable-userns" in found.options:
@@ -265,6 +287,14 @@ class _Mounts:
                                            for system in SYSTEM if system in self._mounts):
             return
         self.add(real, ["--ro-bind", real, real])
+
+    def install(self, program: str) -> None:
+        """Show a program's folder, and its installation when the folder is a `bin` (the prefix holds its
+        libraries: a venv's site-packages, an interpreter's standard library), for the path as given and
+        for where its links lead."""
+        for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program))):
+            folder = os.path.dirname(path)
+            self.read(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
 
     def arguments(self) -> list[str]:
         ordered = sorted(self._mounts, key=lambda where: len(Path(where).parts))  # stable: parents first

@@ -262,11 +262,11 @@ def _moved(plan: SortPlan) -> list[Row]:
         for c, cell in enumerate(plan.original[i]):
             value = cell.value
             if cell.kind == "f" and isinstance(value, str):
-                origin = coordinate(plan.first_col + c, plan.header_row + 1 + i)
-                value = Translator(value, origin=origin).translate_formula(coordinate(1 + c, new_row))
                 if (problem := formula_problem(value)) is not None:
                     raise ToolError(f"row {plan.header_row + 1 + i} of {plan.source!r}: {problem}; nothing was "
                                     "written")
+                origin = coordinate(plan.first_col + c, plan.header_row + 1 + i)
+                value = Translator(value, origin=origin).translate_formula(coordinate(1 + c, new_row))
             cells.append(Cell(value, cell.style, cell.kind))
         moved.append(tuple(cells))
     return moved

@@ -78,11 +78,17 @@ class ShellApplication(ToolApplication):
     def vet(self, command: str | list[str]) -> Vetted:
         return self.policy.vet(command, self.workspace.root)
 
+    def _installed(self, vetted: Vetted) -> tuple[str, ...]:
+        """An interpreter the configuration allows runs with its installation (a venv, its standard library);
+        other programs live in the system folders the sandbox shows anyway."""
+        return (vetted.executable,) if vetted.argv[0] in self.policy.interpreters else ()
+
     async def _run(self, args: RunArgs) -> dict[str, Any] | ToolResult:
         vetted = self.vet(args.command)
         access = Access.READ if vetted.read_only else Access.WRITE
         argv = self.sandbox.wrap(vetted.argv, access=access, workspace=self.workspace.root,
-                                 protected=self.workspace.protected_paths(), search_path=self.policy.search_path)
+                                 protected=self.workspace.protected_paths(), search_path=self.policy.search_path,
+                                 programs=self._installed(vetted))
         limit = min(args.timeout or self.policy.timeout, self.policy.timeout)
         outcome = await run_vetted(
             vetted,

@@ -263,7 +263,9 @@ def _check_paths(args: Sequence[str], root: Path) -> None:
             if not arg.startswith("--"):
                 candidates += [arg[i:] for i in range(2, len(arg))]
         for candidate in candidates:
-            if not ("/" in candidate or candidate.startswith("~") or candidate in ("..", ".")):
+            # a plain name is a path too when the workspace holds it: a link named notes.txt may point out
+            if not ("/" in candidate or candidate.startswith("~") or candidate in ("..", ".")
+                    or (candidate and "\x00" not in candidate and os.path.islink(root / candidate))):
                 continue
             expanded = os.path.expanduser(candidate)
             real = Path(os.path.realpath(root / expanded))

@@ -147,10 +147,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     # -- effects: what a call would change, from the workbook as the file holds it (parsed once) -----
     def _create_effects(self, args: CreateArgs) -> tuple[Effect, ...]:
-        path = self._xlsx_path(args.path)
-        if path.exists():
-            return (self.workspace.effect(path, Change.REPLACE),) if args.overwrite else ()
-        return (self.workspace.effect(path, Change.CREATE),)
+        return approval.whole_file(self.workspace, self._xlsx_path(args.path), args.overwrite)
 
     def _add_effects(self, args: Any) -> tuple[Effect, ...]:
         """Rows under a table, a Total row, a chart, a sheet: added, nothing the file holds is lost."""
@@ -417,8 +414,11 @@ class SpreadsheetsApplication(ToolApplication):
         return self._peeked[1]
 
     def _bytes(self, path: Path, name: str) -> bytes:
-        """The workbook file's bytes: a regular file (never a FIFO), of at most the package limit."""
-        return self.workspace.read_bytes(path, self.limits.max_file_bytes, name)
+        """The workbook file's bytes: a regular file (never a FIFO), within the package limits (checked once
+        per content) before anything parses a part of it."""
+        data = self.workspace.read_bytes(path, self.limits.max_file_bytes, name)
+        check_package(data, name, self.limits, ".xlsx workbook")
+        return data
 
     def _stamp(self, path: Path) -> str:
         """The file's content digest: "as this application left it" exactly (two saves within one tick of a
@@ -442,11 +442,7 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _xlsx_path(self, path: str) -> Path:
         """Where the workbook is: a link followed to its file, which must be an .xlsx too."""
-        resolved = self.workspace.physical(path)
-        if resolved.suffix.lower() != ".xlsx" or self.workspace.resolve(path).suffix.lower() != ".xlsx":
-            raise ToolError(f"{path!r} is not an .xlsx path (only Excel .xlsx workbooks are supported)"
-                            f"{self.workspace.of_type('.xlsx')}")
-        return resolved
+        return self.workspace.typed(path, ".xlsx", "an .xlsx path (only Excel .xlsx workbooks are supported)")
 
     def _existing(self, path: str) -> Path:
         resolved = self._xlsx_path(path)

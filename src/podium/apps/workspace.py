@@ -90,6 +90,17 @@ class Workspace:
         """`resolve(path)` with the last link followed too: where a write through `path` lands."""
         return Path(os.path.realpath(self.resolve(path)))
 
+    def typed(self, path: str, suffix: str, expected: str) -> Path:
+        """Where the file `path` names is, its links followed; ToolError unless both its name and that file
+        end in `suffix` (a link named data.xlsx to the journal is no workbook). `expected` completes
+        "'x' is not ..." ("a .docx path (only Word .docx files are supported)")."""
+        named, resolved = self.resolve(path), self.physical(path)
+        if named.suffix.lower() == suffix and resolved.suffix.lower() != suffix:
+            raise ToolError(f"{path!r} is a link to {self._shown(resolved)!r}, which is not a {suffix} file")
+        if resolved.suffix.lower() != suffix:
+            raise ToolError(f"{path!r} is not {expected}{self.of_type(suffix)}")
+        return resolved
+
     def at_path(self, effect: Effect) -> Path:
         """The physical path an Effect names."""
         return Path(effect.path) if effect.path.startswith("/") else self.root / effect.path

@@ -10,7 +10,7 @@ free part names, its relationships re-pointed and its content types declared. Wh
 added new charts to such a sheet, their anchors are moved into the original drawing (a sheet holds
 only one drawing).
 
-Pure package surgery over zip bytes: no openpyxl import here.
+Pure package surgery over zip bytes (parsed with lxml's safe settings): no openpyxl import here.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ AFTER_DRAWING = (
     "extLst",
 )
 ANCHORS = ("twoCellAnchor", "oneCellAnchor", "absoluteAnchor")
+# The package's parts are untrusted: no entities, no DTD, no network, libxml2's size guards kept.
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 ROW_EMU = 190500  # one default-height row (15 pt) in EMU
 
 
@@ -75,7 +77,7 @@ class Package:
         data = self.parts.get(rels_name(part))
         if data is None:
             return []
-        root = etree.fromstring(data)
+        root = _parse(data)
         return [
             Rel(el.get("Id", ""), el.get("Type", ""), el.get("Target", ""), el.get("TargetMode") == "External")
             for el in root.iter(f"{{{PKG_REL}}}Relationship")
@@ -95,7 +97,7 @@ class Package:
             (resolve(r.target, "") for r in self.rels("") if r.type == OFFICE_DOCUMENT_REL), "xl/workbook.xml"
         )
         targets = {r.id: resolve(r.target, workbook) for r in self.rels(workbook) if not r.external}
-        root = etree.fromstring(self.parts[workbook])
+        root = _parse(self.parts[workbook])
         out: dict[str, str] = {}
         for sheet in root.iter(f"{{{MAIN}}}sheet"):
             rid = sheet.get(f"{{{DOC_REL}}}id")
@@ -111,7 +113,7 @@ class Package:
 
     def content_types(self) -> tuple[dict[str, str], dict[str, str]]:
         """(defaults by extension, overrides by part name without the leading '/')."""
-        root = etree.fromstring(self.parts["[Content_Types].xml"])
+        root = _parse(self.parts["[Content_Types].xml"])
         defaults = {el.get("Extension", "").lower(): el.get("ContentType", "") for el in root.iter(f"{{{CT}}}Default")}
         overrides = {
             el.get("PartName", "").lstrip("/"): el.get("ContentType", "") for el in root.iter(f"{{{CT}}}Override")
@@ -148,7 +150,7 @@ def drawing_summary(data: bytes) -> dict[str, dict[str, int]]:
         counts = {"charts": 0, "pictures": 0, "shapes": 0}
         found = package.drawing_of(sheet) if sheet in package.parts else None
         if found is not None and found[1] in package.parts:
-            for anchor in etree.fromstring(package.parts[found[1]]):
+            for anchor in _parse(package.parts[found[1]]):
                 for child in anchor:
                     kind = etree.QName(child).localname if isinstance(child.tag, str) else ""
                     if kind == "graphicFrame":
@@ -170,7 +172,7 @@ def first_free_rows(data: bytes) -> dict[str, int]:
         if found is None or found[1] not in package.parts:
             continue
         bottom = 0
-        for anchor in etree.fromstring(package.parts[found[1]]):
+        for anchor in _parse(package.parts[found[1]]):
             to_row = anchor.find(f"{{{XDR}}}to/{{{XDR}}}row")
             from_row = anchor.find(f"{{{XDR}}}from/{{{XDR}}}row")
             extent = anchor.find(f"{{{XDR}}}ext")
@@ -212,7 +214,7 @@ def _copy_closure(source: Package, target: Package, start: str, renamed: dict[st
         for rel in source.rels(part):
             if not rel.external:
                 pending.append(resolve(rel.target, part))
-    ct_root = etree.fromstring(target.parts["[Content_Types].xml"])
+    ct_root = _parse(target.parts["[Content_Types].xml"])
     target_defaults = {el.get("Extension", "").lower() for el in ct_root.iter(f"{{{CT}}}Default")}
     for old, new in renamed.items():
         if new in target.parts:
@@ -263,8 +265,8 @@ def _attach(target: Package, sheet: str, kept: str) -> None:
 
 
 def _merge_anchors(target: Package, new_drawing: str, kept: str) -> None:
-    kept_root = etree.fromstring(target.parts[kept])
-    new_root = etree.fromstring(target.parts[new_drawing])
+    kept_root = _parse(target.parts[kept])
+    new_root = _parse(target.parts[new_drawing])
     kept_rels = target.rels(kept)
     id_map: dict[str, str] = {}
     for rel in target.rels(new_drawing):
@@ -293,7 +295,7 @@ def _merge_anchors(target: Package, new_drawing: str, kept: str) -> None:
 def _drop_part(target: Package, part: str) -> None:
     target.parts.pop(part, None)
     target.parts.pop(rels_name(part), None)
-    root = etree.fromstring(target.parts["[Content_Types].xml"])
+    root = _parse(target.parts["[Content_Types].xml"])
     for el in list(root.iter(f"{{{CT}}}Override")):
         if el.get("PartName", "").lstrip("/") == part:
             root.remove(el)
@@ -308,7 +310,7 @@ def _link_drawing(target: Package, sheet: str, kept: str) -> None:
     """
     sheet_rels = target.rels(sheet)
     taken = {rel.id for rel in sheet_rels}
-    root = etree.fromstring(target.parts[sheet])
+    root = _parse(target.parts[sheet])
     element = root.find(f"{{{MAIN}}}drawing")
     if element is None:
         element = etree.Element(f"{{{MAIN}}}drawing", nsmap={"r": DOC_REL})
@@ -338,6 +340,10 @@ def _sort_content_types(root: etree._Element) -> None:
     # Defaults first, as Office writes them; some readers are strict about it.
     children = sorted(root, key=lambda el: 0 if etree.QName(el).localname == "Default" else 1)
     root[:] = children
+
+
+def _parse(data: bytes) -> etree._Element:
+    return etree.fromstring(data, _PARSER)
 
 
 def _serialise(root: etree._Element) -> bytes:

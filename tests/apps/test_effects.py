@@ -1,0 +1,171 @@
+"""Effects: the paths every changing tool of the built-in applications would change, after links are
+followed, and the approval that follows from them (a destructive change of a path that exists, any change
+of a protected path)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import docx
+import pytest
+from openpyxl import Workbook
+
+from podium.apps.approval import needs_approval
+from podium.apps.base import Change, Effect
+from podium.apps.desktop_apps import DesktopApplication
+from podium.apps.documents import DocumentsApplication
+from podium.apps.files import FilesApplication
+from podium.apps.lifecycle import DesktopAppConfig, Lifecycle
+from podium.apps.mcp_servers import McpApplication, McpServerConfig
+from podium.apps.sandbox import Access
+from podium.apps.shell import ShellApplication
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from podium.apps.workspace import Workspace
+
+C, A, E, R, D = Change.CREATE, Change.ADD, Change.EDIT, Change.REPLACE, Change.DELETE
+
+
+@pytest.fixture
+def protected(root: Path) -> Workspace:
+    (root / "podium.toml").write_text("[apps]\n")
+    (root / ".podium").mkdir()
+    (root / ".podium" / "journal.db").write_bytes(b"SQLite format 3\x00")
+    return Workspace.at(root, [root / ".podium" / "journal.db"])
+
+
+def test_change_kinds_that_may_lose_what_a_path_held() -> None:
+    assert [c for c in Change if c.destructive] == [E, R, D]
+
+
+def test_files_effects(protected: Workspace, root: Path) -> None:
+    files = FilesApplication(protected)
+    (root / "sub" / "link.txt").symlink_to("../notes.txt")
+    cases = [
+        ("write_file", {"path": "new.txt", "content": "x"}, [("new.txt", C)]),
+        ("write_file", {"path": "a/b/new.txt", "content": "x"}, [("a/b/new.txt", C)]),
+        ("write_file", {"path": "notes.txt", "content": "x", "overwrite": True}, [("notes.txt", R)]),
+        ("write_file", {"path": "notes.txt", "content": "hello\n", "overwrite": True}, []),  # holds it already
+        ("write_file", {"path": "notes.txt", "content": "x"}, []),  # refused: exists, no overwrite
+        ("write_file", {"path": "sub/link.txt", "content": "x", "overwrite": True}, [("notes.txt", R)]),
+        ("write_file", {"path": "../escape.txt", "content": "x"}, []),  # refused
+        ("make_folder", {"path": "fresh"}, [("fresh", C)]),
+        ("make_folder", {"path": "sub"}, []),
+        ("copy", {"source": "notes.txt", "destination": "sub"}, [("sub/notes.txt", C)]),
+        ("copy", {"source": "notes.txt", "destination": "sub/inner.txt", "overwrite": True}, [("sub/inner.txt", R)]),
+        ("move", {"source": "notes.txt", "destination": "moved.txt"}, [("notes.txt", D), ("moved.txt", C)]),
+        ("move", {"source": "sub/*.txt", "destination": "all"}, [("sub/inner.txt", D), ("all/inner.txt", C),
+                                                                  ("sub/link.txt", D), ("all/link.txt", C)]),
+        ("rename_pattern", {"pattern": "^notes", "replacement": "memo"}, [("notes.txt", D), ("memo.txt", C)]),
+        ("rename_pattern", {"pattern": "^notes", "replacement": "memo", "dry_run": True}, []),
+        ("delete", {"path": "sub/link.txt"}, [("sub/link.txt", D)]),  # the link, not what it points at
+        ("delete", {"path": "sub"}, []),  # refused: not empty
+        ("delete", {"path": "missing.txt"}, []),
+        ("list_files", {}, []),
+        ("read_file", {"path": "notes.txt"}, []),
+    ]
+    for tool, args, expected in cases:
+        assert files.effects(tool, args) == tuple(Effect(p, c) for p, c in expected), (tool, args)
+
+
+def test_approval_follows_from_effects(protected: Workspace, root: Path) -> None:
+    files = FilesApplication(protected)
+    assert not files.is_sensitive("move", {"source": "notes.txt", "destination": "moved.txt"})  # content goes on
+    assert not files.is_sensitive("rename_pattern", {"pattern": "^notes", "replacement": "memo"})
+    assert files.is_sensitive("delete", {"path": "notes.txt"})
+    assert files.is_sensitive("rename_pattern", {"pattern": "^podium", "replacement": "x"})
+    assert files.is_sensitive("move", {"source": ".podium", "destination": "old"})  # holds the journal
+    assert not needs_approval([Effect("fresh.txt", C), Effect("notes.txt", A)], protected)
+    assert needs_approval([Effect("notes.txt", E)], protected)
+    assert not needs_approval([Effect("gone.txt", E)], protected)  # nothing there to lose
+    assert needs_approval([Effect("/etc/passwd", A)], protected)  # outside: always
+    assert needs_approval([Effect("sub/podium.toml", C)], protected)  # a configuration anywhere
+
+
+def test_a_hard_link_of_a_protected_file_is_protected(protected: Workspace, root: Path) -> None:
+    os.link(root / ".podium" / "journal.db", root / "copy.db")
+    assert protected.is_protected(root / "copy.db") and not protected.is_protected(root / "notes.txt")
+
+
+def test_documents_effects(protected: Workspace, root: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "kept"
+    document.save(str(root / "r.docx"))
+    (root / "alias.docx").symlink_to("r.docx")
+    documents = DocumentsApplication(protected)
+    cell = {"path": "r.docx", "table": 0, "row": 0}
+    assert documents.effects("set_table_cell", {**cell, "column": 0, "text": "new"}) == (Effect("r.docx", E),)
+    assert documents.effects("set_table_cell", {**cell, "column": 1, "text": "new"}) == (Effect("r.docx", A),)
+    assert documents.effects("set_table_cell", {**cell, "column": 0, "text": "kept"}) == ()
+    assert documents.effects("set_table_cell", {**cell, "column": 5, "text": "x"}) == ()
+    assert documents.effects("add_paragraphs", {"path": "alias.docx", "paragraphs": ["x"]}) == (Effect("r.docx", A),)
+    assert documents.effects("create_document", {"path": "n.docx"}) == (Effect("n.docx", C),)
+    assert documents.effects("create_document", {"path": "r.docx", "overwrite": True}) == (Effect("r.docx", R),)
+    assert documents.effects("create_document", {"path": "r.docx"}) == ()
+    assert documents.is_sensitive("set_table_cell", {**cell, "column": 0, "text": "new"})
+    assert not documents.is_sensitive("set_table_cell", {**cell, "column": 1, "text": "new"})
+
+
+async def test_spreadsheets_effects_parse_a_workbook_once_per_call(protected: Workspace, root: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    book = Workbook()
+    book.active.title = "S"
+    for row in (["Item", "Amount"], ["a", 1], ["b", 2]):
+        book.active.append(row)
+    book.save(root / "w.xlsx")
+    sheets = SpreadsheetsApplication(protected)
+    cases = [
+        ("write_rows", {"path": "w.xlsx", "start": "A4", "rows": [["c", 3]]}, A),
+        ("write_rows", {"path": "w.xlsx", "start": "A2", "rows": [["z", 9]]}, E),
+        ("set_cell", {"path": "w.xlsx", "cell": "B2", "value": 1}, None),
+        ("append_rows", {"path": "w.xlsx", "rows": [["c", 3]]}, A),
+        ("add_totals_row", {"path": "w.xlsx"}, A),
+        ("add_chart", {"path": "w.xlsx", "kind": "bar", "data": "A1:B3", "title": "t"}, A),
+        ("add_sheet", {"path": "w.xlsx", "name": "T"}, A),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "descending": True}, E),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount"}, None),  # in order already
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "target_sheet": "Sorted"}, A),
+        ("set_cell", {"path": "w.xlsx", "cell": "XFD1048576", "value": 1}, None),  # refused: past the limits
+        ("create_workbook", {"path": "w.xlsx", "overwrite": True}, R),
+    ]
+    for tool, args, change in cases:
+        expected = () if change is None else (Effect("w.xlsx", change),)
+        assert sheets.effects(tool, args) == expected, (tool, args)
+    # effects, sensitivity and the call itself parse the workbook once between them
+    import openpyxl
+
+    loads = []
+    original = openpyxl.load_workbook
+    monkeypatch.setattr(openpyxl, "load_workbook", lambda *a, **k: loads.append(1) or original(*a, **k))
+    call, fresh = {"path": "w.xlsx", "start": "A2", "rows": [["z", 9]]}, SpreadsheetsApplication(protected)
+    assert fresh.effects("write_rows", call) and fresh.is_sensitive("write_rows", call)
+    assert (await fresh.call("write_rows", call)).ok and len(loads) == 1
+    assert (await fresh.call("write_rows", {**call, "rows": [["y", 8]]})).ok and len(loads) == 2  # changed file
+
+
+def test_shell_effects(protected: Workspace) -> None:
+    shell = ShellApplication(protected)
+    assert shell.effects("run_command", {"command": "cat notes.txt"}) == ()
+    assert shell.effects("run_command", {"command": "cp notes.txt b.txt"}) == (Effect(".", E),)
+    assert shell.effects("run_command", {"command": "bash -c ls"}) == ()  # refused
+    assert shell.is_sensitive("run_command", {"command": "mkdir x"})
+
+
+def test_desktop_effects(protected: Workspace, root: Path) -> None:
+    reader = DesktopApplication(DesktopAppConfig("viewer", ("xmessage",), opens_files=True), Lifecycle(), protected)
+    writer = DesktopApplication(DesktopAppConfig("editor", ("xmessage",), opens_files=True,
+                                                 workspace_access=Access.WRITE), Lifecycle(), protected)
+    assert reader.effects("open_file", {"path": "notes.txt"}) == ()
+    assert writer.effects("open_file", {"path": "notes.txt"}) == (Effect("notes.txt", E),)
+    assert not reader.is_sensitive("open_file", {"path": "notes.txt"})
+    assert writer.is_sensitive("open_file", {"path": "notes.txt"})
+    assert reader.is_sensitive("close", {}) and reader.effects("close", {}) == ()
+
+
+def test_mcp_effects_are_unknown_unless_read_only() -> None:
+    app = McpApplication(McpServerConfig(name="m", url="http://127.0.0.1:1/mcp"))
+    from podium.apps.base import Tool
+
+    app._tools = {"look": Tool("look", "", read_only=True), "change": Tool("change", "")}
+    assert app.effects("look", {}) == () and app.effects("change", {}) is None

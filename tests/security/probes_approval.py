@@ -1,0 +1,117 @@
+"""Approval by effect: renames, moves, links and writes are classified by the paths they resolve to. A call
+that would change podium's configuration or its journal (renamed away, replaced by a rename, written
+through a link, dangling or not, moved with its folder) waits for the person, whatever tool makes it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tests.security.harness import JOURNAL, Context, Verdict, add
+
+Setup = Callable[[Path], Any]
+
+
+def held(app: str, tool: str, args: dict[str, Any], setup: Setup | None = None
+         ) -> Callable[[Context], Awaitable[Verdict]]:
+    """The call is sensitive (it waits for the person) or refused outright; its effects name what it would
+    change. It is not run."""
+
+    async def attack(ctx: Context) -> Verdict:
+        if setup is not None:
+            setup(ctx.root)
+        application = ctx.app(app)
+        effects = application.effects(tool, args)
+        if application.is_sensitive(tool, args):
+            return Verdict(True, "approval", f"held for the person's approval; effects {effects}")
+        result = await application.call(tool, args)  # not held: then it must be refused
+        if result.ok:
+            return Verdict(False, "approval", f"{tool} ran without approval: {result.content}")
+        return Verdict(True, "tool", result.error or "")
+
+    return attack
+
+
+def dangling_config_link(root: Path) -> None:
+    (root / "podium.toml").unlink()
+    (root / "settings.txt").symlink_to("podium.toml")
+
+
+def config_link(root: Path) -> None:
+    (root / "settings.txt").symlink_to("podium.toml")
+
+
+def journal_link(root: Path) -> None:
+    (root / "log.txt").symlink_to(JOURNAL)
+
+
+def journal_hard_link(root: Path) -> None:
+    os.link(root / JOURNAL, root / "copy_of_journal.db")
+
+
+def config_in_sub(root: Path) -> None:
+    (root / "sub" / "podium.toml").write_text("[apps]\n")
+
+
+def no_config(root: Path) -> None:
+    (root / "podium.toml").unlink()
+
+
+def docx_link_to_config(root: Path) -> None:
+    (root / "notes.docx").symlink_to("podium.toml")
+
+
+def xlsx_link_to_journal(root: Path) -> None:
+    (root / "data.xlsx").symlink_to(JOURNAL)
+
+
+CASES: list[tuple[str, str, str, dict[str, Any], Setup | None]] = [
+    ("rename-config-away", "files", "rename_pattern", {"pattern": "^podium\\.toml$", "replacement": "old.toml"},
+     None),
+    ("rename-another-file-into-config", "files", "rename_pattern",
+     {"pattern": "^notes\\.txt$", "replacement": "podium.toml"}, no_config),
+    ("rename-pattern-matching-config-and-others", "files", "rename_pattern", {"pattern": "\\.t", "replacement": ".x"},
+     None),
+    ("move-config-away", "files", "move", {"source": "podium.toml", "destination": "old.toml"}, None),
+    ("move-file-onto-config", "files", "move", {"source": "notes.txt", "destination": "podium.toml",
+                                                "overwrite": True}, None),
+    ("move-file-into-missing-config", "files", "move", {"source": "notes.txt", "destination": "podium.toml"},
+     no_config),
+    ("move-pattern-with-config", "files", "move", {"source": "*.toml", "destination": "archive"}, None),
+    ("copy-onto-config", "files", "copy", {"source": "notes.txt", "destination": "podium.toml", "overwrite": True},
+     None),
+    ("copy-into-missing-config", "files", "copy", {"source": "notes.txt", "destination": "podium.toml"}, no_config),
+    ("write-config", "files", "write_file", {"path": "podium.toml", "content": "x", "overwrite": True}, None),
+    ("write-missing-config", "files", "write_file", {"path": "podium.toml", "content": "[apps]\n"}, no_config),
+    ("write-through-dangling-link-to-config", "files", "write_file", {"path": "settings.txt", "content": "x"},
+     dangling_config_link),
+    ("write-through-link-to-config", "files", "write_file",
+     {"path": "settings.txt", "content": "x", "overwrite": True}, config_link),
+    ("write-names-into-config", "files", "write_file_names", {"path": ".", "into": "podium.toml",
+                                                              "overwrite": True}, None),
+    ("make-folder-named-config", "files", "make_folder", {"path": "podium.toml"}, no_config),
+    ("delete-config", "files", "delete", {"path": "podium.toml"}, None),
+    ("delete-link-to-config", "files", "delete", {"path": "settings.txt"}, config_link),
+    ("move-folder-holding-config", "files", "move", {"source": "sub", "destination": "elsewhere"}, config_in_sub),
+    ("rename-folder-holding-config", "files", "rename_pattern", {"pattern": "^sub$", "replacement": "gone"},
+     config_in_sub),
+    ("delete-folder-holding-config", "files", "delete", {"path": "sub", "recursive": True}, config_in_sub),
+    ("move-journal-folder", "files", "move", {"source": ".podium", "destination": "old"}, None),
+    ("rename-journal", "files", "rename_pattern", {"folder": ".podium", "pattern": "journal", "replacement": "j"},
+     None),
+    ("write-through-link-to-journal", "files", "write_file", {"path": "log.txt", "content": "x", "overwrite": True},
+     journal_link),
+    ("rename-hard-link-of-journal", "files", "rename_pattern",
+     {"pattern": "^copy_of_journal", "replacement": "other"}, journal_hard_link),
+    ("document-through-link-to-config", "documents", "create_document", {"path": "notes.docx", "overwrite": True},
+     docx_link_to_config),
+    ("workbook-through-link-to-journal", "spreadsheets", "create_workbook", {"path": "data.xlsx", "overwrite": True},
+     xlsx_link_to_journal),
+    ("workbook-named-config", "spreadsheets", "create_workbook", {"path": "podium.toml"}, no_config),
+    ("shell-command-that-writes", "shell", "run_command", {"command": "cp notes.txt copy.txt"}, None),
+    ("shell-command-that-reads-but-may-write", "shell", "run_command", {"command": "sort -o sorted notes.txt"}, None),
+]
+for name, app, tool, args, setup in CASES:
+    add(f"approval/{name}", "approval", held(app, tool, args, setup))

@@ -1,0 +1,59 @@
+"""An untrusted stdio MCP server, sandboxed: what its tools try outside their bounds fails."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from podium.apps.mcp_servers import McpApplication, McpServerConfig
+from podium.apps.sandbox import Access
+from tests.security.harness import REPO, Context, Verdict, add
+
+SERVER = Path(__file__).with_name("hostile_mcp_server.py")
+
+
+def hostile(ctx: Context, access: Access) -> McpApplication:
+    config = McpServerConfig(name="hostile", command=sys.executable, args=(str(SERVER),), untrusted=True,
+                             workspace=access, read_paths=(str(REPO / "tests" / "security"),), timeout=20)
+    return McpApplication(config, ctx.workspace)
+
+
+def attempt(access: Access, tool: str, arguments: Callable[[Context], dict[str, object]],
+            success: str) -> Callable[[Context], Awaitable[Verdict]]:
+    """Call `tool` of the sandboxed server; the attack worked if its answer holds `success`."""
+
+    async def attack(ctx: Context) -> Verdict:
+        listener = socket.create_server(("127.0.0.1", 0))
+        ctx.apps["_port"] = listener.getsockname()[1]
+        os.environ["OPENAI_API_KEY"] = "sk-podium-probe-secret"
+        app = hostile(ctx, access)
+        try:
+            async with app:
+                result = await app.call(tool, arguments(ctx))
+        finally:
+            listener.close()
+            os.environ.pop("OPENAI_API_KEY", None)
+        answer = str(result.content or result.error)
+        if success in answer:
+            return Verdict(False, "sandbox", f"the server got through: {answer[:200]}")
+        return Verdict(True, "sandbox", answer[:200])
+
+    return attack
+
+
+add("mcp/read-outside", "mcp", attempt(Access.READ, "read", lambda c: {"path": str(c.outside / "secret.txt")},
+                                       "top secret"))
+add("mcp/read-home", "mcp", attempt(Access.READ, "read", lambda c: {"path": os.path.expanduser("~/.profile")},
+                                    "READ"))
+add("mcp/write-read-only-workspace", "mcp", attempt(Access.READ, "write", lambda c: {
+    "path": str(c.root / "pwned"), "text": "x"}, "WROTE"))
+add("mcp/workspace-not-given", "mcp", attempt(Access.NONE, "read", lambda c: {"path": str(c.root / "notes.txt")},
+                                              "hello"))
+add("mcp/write-protected-in-writable-workspace", "mcp", attempt(Access.WRITE, "write", lambda c: {
+    "path": str(c.root / "podium.toml"), "text": "pwned"}, "WROTE"))
+add("mcp/network", "mcp", attempt(Access.NONE, "connect", lambda c: {"host": "127.0.0.1", "port": c.apps["_port"]},
+                                  "CONNECTED"))
+add("mcp/environment", "mcp", attempt(Access.NONE, "environment", lambda c: {}, "sk-podium-probe-secret"))
