@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from podium.apps import sheet_formulas
 from podium.apps.sheet_args import (
     AppendArgs,
     CellArgs,
@@ -53,6 +54,7 @@ from podium.apps.sheet_cells import (
 from podium.apps.sheet_charts import chart_sheets, place_chart
 from podium.apps.sheet_sort import SortArgs, sort_rows, sorting_moves_values
 from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
+from podium.apps.tool_effects import sensitive
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
@@ -90,6 +92,9 @@ class SpreadsheetsApplication(ToolApplication):
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
+        # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
+        judged = [*sheet_formulas.specs(self)]
+        self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
@@ -120,9 +125,12 @@ class SpreadsheetsApplication(ToolApplication):
                 ChartArgs,
                 self._add_chart,
             ),
+            *judged,
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
+        if tool in self._judged:
+            return sensitive(self._by_name[tool], args)
         if tool == "create_workbook" and args.overwrite:
             try:
                 return self.workspace.resolve(args.path).exists()
