@@ -138,18 +138,39 @@ def safe_title(text: str, taken: set[str]) -> str:
     return title
 
 
-def new_sheet(workbook: Any, name: str) -> Any:
-    """An empty sheet to write into: created, or an existing one that holds nothing. A sheet that holds
-    values is refused (it is never written over)."""
+def check_new_sheet(workbook: Any, name: str, rows: list[list[Any]] | None = None) -> str | None:
+    """The existing sheet (any case) a table may be written into, None for a sheet to create; a ToolError
+    for a name that cannot be a sheet's, or a sheet that holds values (it is never written over) other
+    than exactly `rows` (then the call repeats one made: see holds)."""
     title = check_title(name)
     existing = next((t for t in workbook.sheetnames if t.casefold() == title.casefold()), None)
+    if existing is not None and used_range(workbook[existing]) is not None \
+            and not (rows is not None and holds(workbook[existing], rows)):
+        raise ToolError(f"sheet {existing!r} already holds values ({used_range(workbook[existing])}); give the name "
+                        "of a new sheet (it is created)")
+    return existing
+
+
+def holds(sheet: Any, rows: list[list[Any]]) -> bool:
+    """Whether the sheet holds exactly these rows from A1, and nothing else."""
+    area = used_range(sheet)
+    if area is None:
+        return not rows
+    width = max((len(row) for row in rows), default=0)
+    values = [list(r) for r in sheet.iter_rows(min_row=1, max_row=max(len(rows), sheet.max_row), min_col=1,
+                                               max_col=max(width, sheet.max_column), values_only=True)]
+    padded = [[*row, *[None] * (len(values[0]) - len(row))] for row in rows]
+    padded += [[None] * len(values[0])] * (len(values) - len(padded))
+    return [[plain(v) for v in row] for row in values] == [[plain(v) for v in row] for row in padded]
+
+
+def new_sheet(workbook: Any, name: str, rows: list[list[Any]] | None = None) -> Any | None:
+    """An empty sheet to write `rows` into: created, or an existing one that holds nothing; None when the
+    sheet holds exactly these rows already (check_new_sheet)."""
+    existing = check_new_sheet(workbook, name, rows)
     if existing is None:
-        return workbook.create_sheet(title)
-    sheet = workbook[existing]
-    if used_range(sheet) is not None:
-        raise ToolError(f"sheet {existing!r} already holds values ({used_range(sheet)}); give the name of a new "
-                        "sheet (it is created)")
-    return sheet
+        return workbook.create_sheet(check_title(name))
+    return None if rows is not None and used_range(workbook[existing]) is not None else workbook[existing]
 
 
 def write_rows(sheet: Any, rows: list[list[Any]], styles: list[list[Any]] | None = None) -> str:
@@ -172,3 +193,33 @@ def shown(rows: list[list[Any]]) -> dict[str, Any]:
     if len(rows) <= MAX_SHOWN:
         return {"rows": rows}
     return {"rows": rows[:MAX_SHOWN], "rows_shown": MAX_SHOWN, "rows_total": len(rows)}
+
+
+def copied_rows(reader: Reader, table: SheetTable, rows: list[int], columns: list[int]
+                ) -> tuple[list[list[Any]], list[list[Any]]]:
+    """The header and the given rows of `columns`, as values to write elsewhere in the same workbook, and
+    their styles (a date's or a percentage's format moves with it). A formula is copied as its computed
+    value; one that cannot be computed here is moved with its row (its references follow it, as a
+    spreadsheet program's copy does), and written from A1 of the target."""
+    from openpyxl.formula.translate import Translator
+
+    sheet = reader.workbook[table.title]
+    values = [[sheet.cell(row=table.header_row, column=c).value for c in columns]]
+    styles = [[sheet.cell(row=table.header_row, column=c)._style for c in columns]]
+    for new_row, row in enumerate(rows, start=2):
+        line = []
+        for new_col, col in enumerate(columns, start=1):
+            known, value = reader.raw(table.title, row, col)
+            if not known:
+                origin = f"{_letter(col)}{row}"
+                value = Translator(value, origin=origin).translate_formula(f"{_letter(new_col)}{new_row}")
+            line.append(value)
+        values.append(line)
+        styles.append([sheet.cell(row=row, column=c)._style for c in columns])
+    return values, styles
+
+
+def _letter(col: int) -> str:
+    from openpyxl.utils.cell import get_column_letter
+
+    return get_column_letter(col)
