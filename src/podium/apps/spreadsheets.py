@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from podium.apps import sheet_formulas, sheet_rows, sheet_stats
+from podium.apps import sheet_formulas, sheet_rows, sheet_stats, sheet_tables
 from podium.apps.sheet_args import (
     AppendArgs,
     CellArgs,
@@ -93,7 +93,8 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
-        judged = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self)]
+        judged = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
+                  *sheet_tables.specs(self)]
         self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
