@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from podium.apps import sheet_formulas, sheet_rows, sheet_stats, sheet_tables
+from podium.apps import sheet_csv, sheet_formulas, sheet_manage, sheet_rows, sheet_stats, sheet_tables
 from podium.apps.sheet_args import (
     AppendArgs,
     CellArgs,
@@ -94,7 +94,7 @@ class SpreadsheetsApplication(ToolApplication):
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         judged = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
-                  *sheet_tables.specs(self)]
+                  *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self)]
         self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
@@ -366,6 +366,7 @@ class SpreadsheetsApplication(ToolApplication):
             # What openpyxl re-read from the drawings is lossy; the originals are grafted back below.
             sheet._charts = []
             sheet._images = []
+        titles = {id(sheet): sheet.title for sheet in [*workbook.worksheets, *workbook.chartsheets]}
         result = change(workbook)
         if isinstance(result, dict) and result.get("unchanged"):
             return result
@@ -373,7 +374,10 @@ class SpreadsheetsApplication(ToolApplication):
         workbook.save(buffer)
         saved = buffer.getvalue()
         if sheets_with_drawings(original):
-            saved = graft_drawings(original, saved)
+            # a sheet the change renamed keeps its drawings, and charts follow its new name
+            renamed = {titles[id(s)]: s.title for s in [*workbook.worksheets, *workbook.chartsheets]
+                       if id(s) in titles and titles[id(s)] != s.title}
+            saved = graft_drawings(original, saved, renamed)
         atomic_save(resolved, lambda tmp: tmp.write_bytes(saved))
         return result
 
