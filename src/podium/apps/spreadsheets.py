@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from podium.apps import sheet_csv, sheet_formulas, sheet_manage, sheet_rows, sheet_stats, sheet_tables
+from podium.apps import sheet_csv, sheet_format, sheet_formulas, sheet_manage, sheet_rows, sheet_stats, sheet_tables
 from podium.apps.sheet_args import (
     AppendArgs,
     CellArgs,
@@ -94,7 +94,8 @@ class SpreadsheetsApplication(ToolApplication):
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         judged = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
-                  *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self)]
+                  *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
+                  *sheet_format.specs(self)]
         self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
@@ -344,7 +345,7 @@ class SpreadsheetsApplication(ToolApplication):
             nonlocal key
             data_sheet, target, area, notes = chart_sheets(workbook, args, resolved)
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
-                   args.title)
+                   args.title, *args.columns)
             if self._charted.get(key) == _stamp(resolved):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
