@@ -19,7 +19,9 @@ from typing import Any
 
 from pydantic import Field
 
+from podium.apps import doc_edit, doc_outline, doc_tables
 from podium.apps.table_math import table_totals
+from podium.apps.tool_effects import sensitive
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 
@@ -74,6 +76,9 @@ class DocumentsApplication(ToolApplication):
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
+        # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
+        judged = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self)]
+        self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec(
                 "read_document",
@@ -103,9 +108,12 @@ class DocumentsApplication(ToolApplication):
             ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading),
             ToolSpec("add_table", "Append a table at the end and save.", TableArgs, self._add_table),
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell),
+            *judged,
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
+        if tool in self._judged:
+            return sensitive(self._by_name[tool], args)
         # Appending loses nothing; replacing a whole file, or a cell's existing text, does.
         if tool == "create_document" and args.overwrite:
             try:
@@ -127,12 +135,13 @@ class DocumentsApplication(ToolApplication):
 
         document = self._open(args.path)
         blocks: list[dict[str, Any]] = []
-        table_index = 0
+        table_index = paragraph_index = 0
         for block in document.iter_inner_content():
             if isinstance(block, Paragraph):
-                blocks.append(
-                    {"kind": "paragraph", "style": block.style.name if block.style else None, "text": block.text}
-                )
+                # the paragraph's position, as insert_paragraph and delete_paragraph take it
+                blocks.append({"kind": "paragraph", "paragraph": paragraph_index,
+                               "style": block.style.name if block.style else None, "text": block.text})
+                paragraph_index += 1
             elif isinstance(block, Table):
                 grid = read_table_grid(block)
                 blocks.append({"kind": "table", "index": table_index, **grid})
