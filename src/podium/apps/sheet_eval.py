@@ -180,7 +180,7 @@ class _Parser:
                 and _PRECEDENCE.get(token.value, -1) >= least:
             op = token.value
             self.at += 1
-            right = self.expression(_PRECEDENCE[op] + (0 if op == "^" else 1))
+            right = self.expression(_PRECEDENCE[op] + 1)  # left to right, "^" too, as spreadsheets do
             left = ("bin", op, left, right)
         return left
 

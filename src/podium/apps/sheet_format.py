@@ -55,7 +55,10 @@ def specs(app: Any) -> list[ToolSpec]:
 
 
 def _effects(app: Any, args: Any, changes: Any) -> list[Effect]:
-    return [effect(app.workspace, args.path, Change.EDIT)] if changes(app._peek(args.path), args)[1] else []
+    # A copy of its own: reaching a cell through openpyxl adds it to the sheet, and the shared parse
+    # (app._peek) must stay as the file is.
+    workbook = app._load(app._existing(args.path))
+    return [effect(app.workspace, args.path, Change.EDIT)] if changes(workbook, args)[1] else []
 
 
 # -- cells -------------------------------------------------------------------------------------

@@ -97,8 +97,10 @@ def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
 
 
 def _cell_effects(app: Any, args: FormulaArgs) -> list[Effect]:
-    sheet, col, row = _target(app._peek(args.path), args)
+    workbook = app._peek(args.path)
+    sheet, col, row = _target(workbook, args)
     formula = _formula_text(args.formula)
+    _checked(workbook, formula)
     held = sheet.cell(row=row, column=col).value if row <= sheet.max_row and col <= sheet.max_column else None
     if held == formula:
         return []

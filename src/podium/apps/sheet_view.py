@@ -152,16 +152,16 @@ def check_new_sheet(workbook: Any, name: str, rows: list[list[Any]] | None = Non
 
 
 def holds(sheet: Any, rows: list[list[Any]]) -> bool:
-    """Whether the sheet holds exactly these rows from A1, and nothing else."""
+    """Whether the sheet holds exactly these rows from A1, and nothing else (read without adding a cell)."""
+    from podium.apps.sheet_cells import bounds, value_at
+
     area = used_range(sheet)
     if area is None:
-        return not rows
-    width = max((len(row) for row in rows), default=0)
-    values = [list(r) for r in sheet.iter_rows(min_row=1, max_row=max(len(rows), sheet.max_row), min_col=1,
-                                               max_col=max(width, sheet.max_column), values_only=True)]
-    padded = [[*row, *[None] * (len(values[0]) - len(row))] for row in rows]
-    padded += [[None] * len(values[0])] * (len(values) - len(padded))
-    return [[plain(v) for v in row] for row in values] == [[plain(v) for v in row] for row in padded]
+        return not any(filled(v) for row in rows for v in row)
+    _, _, max_col, max_row = bounds(area)
+    height, width = max(max_row, len(rows)), max(max_col, max((len(row) for row in rows), default=0))
+    wanted = [[*row, *[None] * (width - len(row))] for row in rows] + [[None] * width] * (height - len(rows))
+    return all(plain(value_at(sheet, r + 1, c + 1)) == plain(wanted[r][c]) for r in range(height) for c in range(width))
 
 
 def new_sheet(workbook: Any, name: str, rows: list[list[Any]] | None = None) -> Any | None:
