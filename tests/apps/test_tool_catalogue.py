@@ -3,10 +3,15 @@ and every description is short prompt text (a 1.5B model reads all of them at ev
 
 from __future__ import annotations
 
+import json
+
+from llama_cpp.llama_grammar import json_schema_to_gbnf
+
 from podium.apps.documents import DocumentsApplication
 from podium.apps.files import FilesApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
+from podium.desktop.grammar import app_output_schema
 
 NEW = {
     "files": {"replace_text", "append_text", "read_csv", "write_csv"},
@@ -35,3 +40,12 @@ def test_descriptions_are_short(workspace: Workspace) -> None:
                 assert len(tool.description) <= 140, f"{app.name}.{tool.name}: {len(tool.description)} characters"
                 for name, field in tool.parameters["properties"].items():
                     assert len(field.get("description", "")) <= 130, f"{app.name}.{tool.name}.{name}"
+
+
+def test_every_application_answer_has_a_grammar(workspace: Workspace) -> None:
+    """llama.cpp builds a grammar for the AppAgent's answer over all of an application's tools: a tool schema
+    with a reference it cannot resolve would leave the whole answer unconstrained."""
+    for app in (FilesApplication(workspace), DocumentsApplication(workspace), SpreadsheetsApplication(workspace)):
+        for tool in app.tools():
+            assert "$ref" not in json.dumps(tool.parameters), f"{app.name}.{tool.name}"
+        assert "root ::=" in json_schema_to_gbnf(json.dumps(app_output_schema(app.tools())))
