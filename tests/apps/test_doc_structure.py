@@ -74,11 +74,11 @@ async def test_tables_listed_and_rows_added_in_their_look(documents: DocumentsAp
     assert listed["tables"] == [{"index": 0, "rows": 3, "columns": 3, "header": ["Region", "Q3", "Q4"],
                                  "after_text": "Sales rose in Q3."}]
     call = {"path": "r.docx", "values": ["East", 5, 6.0]}
-    assert kinds(documents, "add_table_row", call) == [Change.ADD] and not documents.is_sensitive(
-        "add_table_row", call)
-    await call_checked(documents, root, "add_table_row", call)
-    assert (await call_checked(documents, root, "add_table_row", call)).content["unchanged"] is True
-    await call_checked(documents, root, "add_table_row", {"path": "r.docx", "values": ["West"], "position": 1})
+    assert kinds(documents, "insert_table_row", call) == [Change.ADD] and not documents.is_sensitive(
+        "insert_table_row", call)
+    await call_checked(documents, root, "insert_table_row", call)
+    assert (await call_checked(documents, root, "insert_table_row", call)).content["unchanged"] is True
+    await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "values": ["West"], "position": 1})
     rows = (await documents.call("read_table", {"path": "r.docx"})).content["rows"]
     assert rows == [["Region", "Q3", "Q4"], ["West", "", ""], ["North", "10", "12"], ["South", "8", "9"],
                     ["East", "5", "6"]]
@@ -88,9 +88,9 @@ async def test_tables_listed_and_rows_added_in_their_look(documents: DocumentsAp
 
 async def test_table_row_errors_and_delete(documents: DocumentsApplication, root: Path) -> None:
     report(root / "r.docx")
-    wide = await call_checked(documents, root, "add_table_row", {"path": "r.docx", "values": [1, 2, 3, 4]})
+    wide = await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "values": [1, 2, 3, 4]})
     assert "has 3 cells in a row; 4 values were given" in wide.error
-    none = await call_checked(documents, root, "add_table_row", {"path": "r.docx", "table": 2, "values": [1]})
+    none = await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "table": 2, "values": [1]})
     assert "has 1 table(s); there is no table 2" in none.error
     call = {"path": "r.docx", "row": 1}
     assert kinds(documents, "delete_table_row", call) == [Change.EDIT] and documents.is_sensitive(

@@ -1,4 +1,4 @@
-"""files: replace_text and append_text on real text files, and no text ever written into a typed file."""
+"""files: replace_text and append_at_end on real text files, and no text ever written into a typed file."""
 
 from __future__ import annotations
 
@@ -54,16 +54,16 @@ async def test_replace_refusals_change_nothing(files: FilesApplication, root: Pa
 async def test_append_adds_a_line_once(files: FilesApplication, root: Path) -> None:
     (root / "log.txt").write_text("first")  # no newline at the end
     call = {"path": "log.txt", "text": "second"}
-    assert kinds(files, "append_text", call) == [Change.ADD] and not files.is_sensitive("append_text", call)
-    await call_checked(files, root, "append_text", call)
+    assert kinds(files, "append_at_end", call) == [Change.ADD] and not files.is_sensitive("append_at_end", call)
+    await call_checked(files, root, "append_at_end", call)
     assert (root / "log.txt").read_text() == "first\nsecond\n"
-    assert (await call_checked(files, root, "append_text", call)).content["unchanged"] is True  # a repeated call
-    await call_checked(files, root, "append_text", {"path": "log.txt", "text": "third"})
-    await call_checked(files, root, "append_text", call)  # the same line again, after another one: wanted
+    assert (await call_checked(files, root, "append_at_end", call)).content["unchanged"] is True  # a repeated call
+    await call_checked(files, root, "append_at_end", {"path": "log.txt", "text": "third"})
+    await call_checked(files, root, "append_at_end", call)  # the same line again, after another one: wanted
     assert (root / "log.txt").read_text() == "first\nsecond\nthird\nsecond\n"
     created = {"path": "new/todo.txt", "text": "buy ink"}
-    assert kinds(files, "append_text", created) == [Change.CREATE]
-    await call_checked(files, root, "append_text", created)
+    assert kinds(files, "append_at_end", created) == [Change.CREATE]
+    await call_checked(files, root, "append_at_end", created)
     assert (root / "new/todo.txt").read_text() == "buy ink\n"
 
 
@@ -72,7 +72,7 @@ async def test_append_adds_a_line_once(files: FilesApplication, root: Path) -> N
     ("write_file", {"path": "new.xlsx", "content": "a,b"}, "spreadsheets"),
     ("write_file_names", {"path": ".", "into": "names.xlsx"}, "spreadsheets"),
     ("replace_text", {"path": "report.docx", "find": "Q3", "replace_with": "x"}, "documents"),
-    ("append_text", {"path": "o.xlsx", "text": "x"}, "spreadsheets"),
+    ("append_at_end", {"path": "o.xlsx", "text": "x"}, "spreadsheets"),
     ("move", {"source": "notes.txt", "destination": "notes.docx"}, "documents"),
     ("copy", {"source": "notes.txt", "destination": "copy.xlsx"}, "tools that write that type"),
 ])

@@ -1,5 +1,5 @@
 """The tables of a document: list_tables (which tables there are, their size and header, the text
-before each), add_table_row and delete_table_row.
+before each), insert_table_row and delete_table_row.
 
 A new row is a copy of the row next to it (the last row, or the one at the position asked), so it
 keeps the table's look: borders, shading, each cell's font; only the texts change. read_table reads one
@@ -59,9 +59,9 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("list_tables", "List a document's tables: size, header row, and the text before each.", ListArgs,
                  lambda a: list_tables(app._open(a.path), a.path), read_only=True),
-        ToolSpec("add_table_row", "Add a row to a table of a document (at the end, or at a position), in the "
-                 "table's look, and save.", AddRowArgs, change(add_table_row),
-                 effects=effects(add_table_row, Change.ADD)),
+        ToolSpec("insert_table_row", "Add a row to a table of a document (at the end, or at a position), in the "
+                 "table's look, and save.", AddRowArgs, change(insert_table_row),
+                 effects=effects(insert_table_row, Change.ADD)),
         ToolSpec("delete_table_row", "Delete one row of a table of a document and save.", DeleteRowArgs,
                  change(delete_table_row), effects=effects(delete_table_row, Change.EDIT)),
     ]
@@ -121,7 +121,7 @@ def _set_cell_text(tc: Any, text: str) -> None:
     run.append(element)
 
 
-def add_table_row(document: Any, table: Any, args: AddRowArgs) -> dict[str, Any]:
+def insert_table_row(document: Any, table: Any, args: AddRowArgs) -> dict[str, Any]:
     from docx.oxml.ns import qn
 
     rows = table._tbl.tr_lst

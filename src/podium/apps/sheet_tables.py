@@ -1,8 +1,8 @@
 """Whole tables moved between sheets: split_by_column (one new sheet for each value of a column) and
-append_table (the rows of a table from another sheet, workbook or .csv file added under a sheet's table,
+merge_tables (the rows of a table from another sheet, workbook or .csv file added under a sheet's table,
 column by column as their headers match).
 
-append_table matches columns by header (any case, spaces around ignored), so the source's columns may
+merge_tables matches columns by header (any case, spaces around ignored), so the source's columns may
 come in another order; a source column the target lacks is added at the right of the target's header,
 and the result names it. Under a table that ends with a totals row (=SUM formulas) the rows go above
 it, and its sums are extended to cover them.
@@ -56,9 +56,9 @@ def specs(app: Any) -> list[ToolSpec]:
                  "with that value, header first) and save.", SplitArgs,
                  lambda a: app._edit(a.path, lambda wb: split_by_column(wb, a)),
                  effects=declared(lambda a: _split_effects(app, a))),
-        ToolSpec("append_table", "Add the rows of a table from another sheet, workbook or .csv under a sheet's "
+        ToolSpec("merge_tables", "Add the rows of a table from another sheet, workbook or .csv under a sheet's "
                  "table, matching columns by header, and save.", AppendTableArgs,
-                 lambda a: append_table(app, a), effects=declared(lambda a: _append_effects(app, a))),
+                 lambda a: merge_tables(app, a), effects=declared(lambda a: _append_effects(app, a))),
     ]
 
 
@@ -184,7 +184,7 @@ def _repeats(workbook: Any, plan: dict[str, Any]) -> bool:
                for i, row in enumerate(rows) for c, v in zip(plan["columns"], row, strict=False))
 
 
-def append_table(app: Any, args: AppendTableArgs) -> dict[str, Any]:
+def merge_tables(app: Any, args: AppendTableArgs) -> dict[str, Any]:
     if not app.workspace.resolve(args.path).exists():
         from podium.apps.sheet_args import CreateArgs
 

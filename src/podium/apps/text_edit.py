@@ -1,5 +1,5 @@
 """Editing a text file in place (the files application): replace_text (find and replace, every occurrence)
-and append_text (add a line at the end). write_file replaces a whole file; these change only what they
+and append_at_end (add a line at the end). write_file replaces a whole file; these change only what they
 name, so a model never re-types a file to change a word of it.
 
 A file of a type another application owns (.docx, .xlsx) is refused by the files application's check
@@ -36,15 +36,15 @@ class AppendArgs(Args):
 
 
 def specs(app: Any) -> list[ToolSpec]:
-    # What append_text last added to each file, and the file's digest right after: the same text asked for
+    # What append_at_end last added to each file, and the file's digest right after: the same text asked for
     # again while the file is as it left it is a repeated call (a small model repeats its last call), not
     # a second line (as spreadsheets' append_rows).
     appended: dict[Path, tuple[str, str]] = {}
     return [
         ToolSpec("replace_text", "Replace every occurrence of a text in a text file and save.", ReplaceArgs,
                  lambda a: replace_text(app, a), effects=declared(lambda a: _replace_effects(app, a))),
-        ToolSpec("append_text", "Add text at the end of a text file, on a new line (creates the file).",
-                 AppendArgs, lambda a: append_text(app, a, appended),
+        ToolSpec("append_at_end", "Add text at the end of a text file, on a new line (creates the file).",
+                 AppendArgs, lambda a: append_at_end(app, a, appended),
                  effects=declared(lambda a: _append_effects(app, a, appended))),
     ]
 
@@ -112,7 +112,7 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def append_text(app: Any, args: AppendArgs, appended: dict[Path, tuple[str, str]]) -> dict[str, Any]:
+def append_at_end(app: Any, args: AppendArgs, appended: dict[Path, tuple[str, str]]) -> dict[str, Any]:
     resolved, text = _text_of(app, args.path, existing=False)
     addition = args.text if args.text.endswith("\n") else args.text + "\n"
     if text is not None and appended.get(resolved) == (addition, _digest(text)):
