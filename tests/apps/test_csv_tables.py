@@ -22,11 +22,6 @@ def files(workspace: Workspace) -> FilesApplication:
     return FilesApplication(workspace)
 
 
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
-
-
 @pytest.mark.parametrize(("text", "value"), [("42", 42), ("-3.5", -3.5), ("007", "007"), ("", None), (" ", None),
                                              ("1,200", "1,200"), ("1e3", "1e3"), ("N/A", "N/A")])
 def test_values(text: str, value: object) -> None:

@@ -6,19 +6,12 @@ import re
 from pathlib import Path
 
 import docx
-import pytest
 
 from podium.apps.base import Change
 from podium.apps.doc_edit import replace_in_runs
 from podium.apps.documents import DocumentsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import report
 from tests.apps.effects_check import call_checked, kinds
-
-
-@pytest.fixture
-def documents(workspace: Workspace) -> DocumentsApplication:
-    return DocumentsApplication(workspace)
 
 
 def runs(path: Path, index: int) -> list[tuple[str, bool | None]]:

@@ -5,18 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import docx
-import pytest
 
 from podium.apps.base import Change
 from podium.apps.documents import DocumentsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import report
 from tests.apps.effects_check import call_checked, kinds
-
-
-@pytest.fixture
-def documents(workspace: Workspace) -> DocumentsApplication:
-    return DocumentsApplication(workspace)
 
 
 async def test_outline_by_outline_levels(documents: DocumentsApplication, root: Path) -> None:

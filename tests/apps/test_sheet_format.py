@@ -5,21 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from openpyxl import load_workbook
 
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from podium.apps.xlsx_package import Package
 from tests.apps.books import ORDERS, workbook
 from tests.apps.effects_check import call_checked, kinds
 from tests.apps.xlsx_craft import excel_style_workbook
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 async def test_bold_header_and_number_format(sheets: SpreadsheetsApplication, root: Path) -> None:

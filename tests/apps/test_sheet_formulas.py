@@ -9,14 +9,8 @@ from openpyxl import load_workbook
 
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import ORDERS, values, workbook
 from tests.apps.effects_check import call_checked, kinds
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 async def test_formula_into_a_cell_comes_back_computed(sheets: SpreadsheetsApplication, root: Path) -> None:

@@ -5,23 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from openpyxl import load_workbook
 from openpyxl.workbook.defined_name import DefinedName
 
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from podium.apps.xlsx_package import Package, drawing_summary, rename_sheet_references
 from tests.apps.books import ORDERS, values, workbook
 from tests.apps.effects_check import call_checked, kinds
 from tests.apps.test_spreadsheets import check_package
 from tests.apps.xlsx_craft import excel_style_workbook
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 def chart_references(path: Path) -> list[str]:

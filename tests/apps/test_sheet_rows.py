@@ -10,18 +10,12 @@ from openpyxl import load_workbook
 
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import ORDERS, values, workbook
 from tests.apps.effects_check import call_checked, kinds
 
 DAY = dt.datetime(2024, 1, 3)
 LOG = [["Date", "Channel", "Revenue"], [DAY, "E-mail Coupon", 120], [DAY, "Web", 80],
        [DAY, "E-mail Coupon", 120], [DAY + dt.timedelta(days=1), "e-mail coupon", 60], [DAY, "Web", 80]]
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 async def test_filter_into_a_new_sheet_keeps_chosen_columns_and_dates(sheets: SpreadsheetsApplication,

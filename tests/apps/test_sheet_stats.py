@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import ORDERS, values, workbook
 from tests.apps.effects_check import call_checked, kinds
 
 SALES = [["Region", "Units", "Price", "Revenue"], ["North", 2, 1.5, "=B2*C2"], ["South", 3, 4, "=B3*C3"],
          ["North", 1, "2.5", "=B4*C4"], ["East", 5, 1.5, "=B5*C5"], ["Total", "=SUM(B2:B5)", None, "=SUM(D2:D5)"]]
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 async def test_stats_of_a_computed_column_leave_the_totals_row_out(sheets: SpreadsheetsApplication,

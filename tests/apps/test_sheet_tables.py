@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from openpyxl import load_workbook
 
 from podium.apps.base import Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
-from podium.apps.workspace import Workspace
 from tests.apps.books import ORDERS, values, workbook
 from tests.apps.effects_check import call_checked, kinds
-
-
-@pytest.fixture
-def sheets(workspace: Workspace) -> SpreadsheetsApplication:
-    return SpreadsheetsApplication(workspace)
 
 
 async def test_split_into_one_sheet_a_value(sheets: SpreadsheetsApplication, root: Path) -> None:

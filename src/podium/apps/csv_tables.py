@@ -9,7 +9,6 @@ not a number) and "" is an empty cell. Writing quotes what needs quoting, one ro
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import re
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.base import Change, Effect
+from podium.apps.sheet_functions import as_text as csv_text
 from podium.apps.tooling import Args, ToolError, ToolSpec
 
 CSV_SUFFIXES = (".csv", ".tsv")
@@ -56,21 +56,6 @@ def csv_value(text: str) -> CsvValue:
     if _NUMBER.fullmatch(stripped):
         return float(stripped) if "." in stripped else int(stripped)
     return text
-
-
-def csv_text(value: Any) -> str:
-    """A value as a CSV cell: 3.0 is '3', TRUE/FALSE as spreadsheets write them, dates in ISO form."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, dt.datetime) and value.time() == dt.time():
-        return value.date().isoformat()
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return value.isoformat()
-    return str(value)
 
 
 def parse_csv(text: str, name: str = "the file") -> list[list[CsvValue]]:

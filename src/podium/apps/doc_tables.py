@@ -84,14 +84,6 @@ def list_tables(document: Any, path: str) -> dict[str, Any]:
     return {"path": path, "tables": tables, "count": len(tables)}
 
 
-def _text(value: TableValue) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def _set_cell_text(tc: Any, text: str) -> None:
     """One paragraph with one run holding `text`, in the look of the cell's first run (its font, bold...)."""
     from docx.oxml import OxmlElement
@@ -124,13 +116,15 @@ def _set_cell_text(tc: Any, text: str) -> None:
 def insert_table_row(document: Any, table: Any, args: AddRowArgs) -> dict[str, Any]:
     from docx.oxml.ns import qn
 
+    from podium.apps.documents import _cell_text
+
     rows = table._tbl.tr_lst
     if not rows:
         raise ToolError(f"table {args.table} has no rows to take the look from")
     at = len(rows) if args.position is None or args.position >= len(rows) else args.position
     model = rows[at - 1] if at == len(rows) else rows[at]
     cells = model.findall(qn("w:tc"))
-    texts = [_text(v) for v in args.values]
+    texts = [_cell_text(v) for v in args.values]
     if len(texts) > len(cells):
         raise ToolError(f"table {args.table} has {len(cells)} cells in a row; {len(texts)} values were given")
     done = {"path": args.path, "table": args.table, "row": at, "values": texts}

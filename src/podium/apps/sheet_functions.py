@@ -5,6 +5,7 @@ through the evaluator (`ev.values`), so a function sees the computed values of f
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import math
 import re
 import statistics
@@ -69,10 +70,16 @@ def tidy(value: Any) -> Any:
 
 
 def as_text(value: Any) -> str:
+    """A value as text, as a spreadsheet shows it: TRUE/FALSE, 3.0 as '3', 0.1+0.2 as '0.3', a date (at
+    midnight) in ISO form."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
+    if isinstance(value, dt.datetime) and value.time() == dt.time():
+        return value.date().isoformat()
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
     return str(tidy(value))
 
 
