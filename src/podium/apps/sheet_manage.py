@@ -88,7 +88,7 @@ def rename_sheet(workbook: Any, args: RenameArgs) -> dict[str, Any]:
         return {**done, "unchanged": True, "note": f"the sheet is named {old!r} already"}
     updated = 0
     for other in workbook.worksheets:
-        for row in other.iter_rows():
+        for row in _cells(other):
             for cell in row:
                 if isinstance(cell.value, str) and cell.value.startswith("=") and old in cell.value:
                     value = renamed_formula(cell.value, old, new)
@@ -139,9 +139,17 @@ def _copy_effects(app: Any, args: CopyArgs) -> list[Effect]:
     return [effect(app.workspace, args.path, Change.ADD)]
 
 
+def _cells(sheet: Any) -> Any:
+    """The sheet's cells, row by row, within its used area (iter_rows from A1 would add the cells above and
+    left of it to a sheet that starts further in: a check must leave the workbook as it is)."""
+    return sheet.iter_rows(min_row=sheet.min_row, max_row=sheet.max_row, min_col=sheet.min_column,
+                           max_col=sheet.max_column)
+
+
 def _same_cells(one: Any, other: Any) -> bool:
-    values = [[c.value for c in row] for row in one.iter_rows()]
-    return values == [[c.value for c in row] for row in other.iter_rows()]
+    if one.dimensions != other.dimensions:
+        return False
+    return [[c.value for c in row] for row in _cells(one)] == [[c.value for c in row] for row in _cells(other)]
 
 
 def _copy(app: Any, args: CopyArgs) -> dict[str, Any]:
@@ -160,7 +168,7 @@ def _users(workbook: Any, title: str, data: bytes) -> list[str]:
     for other in workbook.worksheets:
         if other.title == title:
             continue
-        for row in other.iter_rows():
+        for row in _cells(other):
             for cell in row:
                 if isinstance(cell.value, str) and cell.value.startswith("=") and title in cell.value \
                         and renamed_formula(cell.value, title, title + "\x00") != cell.value:
