@@ -79,3 +79,29 @@ async def test_chart_of_chosen_columns_only(sheets: SpreadsheetsApplication, roo
     wrong = await sheets.call("add_chart", {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "x",
                                             "columns": ["Margin"]})
     assert "no value column 'Margin'; its value columns: ['Sales (B)', 'COGS (C)', 'Profit (D)']" in wrong.error
+
+
+async def test_merge_a_title_over_the_table(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": [[None], *ORDERS]})
+    call = {"path": "o.xlsx", "range": "A1:D1", "text": "Orders of May"}
+    assert kinds(sheets, "merge_cells", call) == [Change.EDIT]
+    assert (await call_checked(sheets, root, "merge_cells", call)).content["merged"] == "A1:D1"
+    sheet = load_workbook(root / "o.xlsx")["Orders"]
+    assert [str(r) for r in sheet.merged_cells.ranges] == ["A1:D1"]
+    assert (sheet["A1"].value, sheet["A1"].alignment.horizontal) == ("Orders of May", "center")
+    assert (await call_checked(sheets, root, "merge_cells", call)).content["unchanged"] is True
+    lossy = await call_checked(sheets, root, "merge_cells", {"path": "o.xlsx", "range": "A2:B3"})
+    assert "B2, A3, B3 hold values that merging A2:B3 would lose" in lossy.error
+    overlap = await call_checked(sheets, root, "merge_cells", {"path": "o.xlsx", "range": "C1:E1"})
+    assert "overlaps the merged cells ['A1:D1']" in overlap.error
+
+
+async def test_freeze_the_header_row(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    call = {"path": "o.xlsx", "cell": "B2"}
+    assert kinds(sheets, "freeze_panes", call) == [Change.EDIT]
+    await call_checked(sheets, root, "freeze_panes", call)
+    assert load_workbook(root / "o.xlsx")["Orders"].freeze_panes == "B2"
+    assert (await call_checked(sheets, root, "freeze_panes", call)).content["unchanged"] is True
+    bad = await call_checked(sheets, root, "freeze_panes", {"path": "o.xlsx", "cell": "row 2"})
+    assert "is not a cell reference like 'A1'" in bad.error

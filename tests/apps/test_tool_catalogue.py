@@ -16,10 +16,12 @@ from podium.desktop.grammar import app_output_schema
 NEW = {
     "files": {"replace_text", "append_at_end", "read_csv", "write_csv"},
     "documents": {"replace_text", "find_text", "insert_paragraph", "delete_paragraph", "document_outline",
-                  "add_table_of_contents", "list_tables", "insert_table_row", "delete_table_row"},
+                  "add_table_of_contents", "list_tables", "insert_table_row", "delete_table_row", "format_text",
+                  "format_paragraphs"},
     "spreadsheets": {"set_formula", "add_formula_column", "column_stats", "group_totals", "filter_rows",
                      "find_duplicates", "remove_duplicate_rows", "split_by_column", "merge_tables", "rename_sheet",
-                     "copy_sheet", "delete_sheet", "import_csv", "export_csv", "format_cells", "set_column_width"},
+                     "copy_sheet", "delete_sheet", "import_csv", "export_csv", "format_cells", "set_column_width",
+                     "merge_cells", "freeze_panes"},
 }
 
 

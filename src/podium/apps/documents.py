@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps import doc_edit, doc_outline, doc_tables
+from podium.apps import doc_edit, doc_format, doc_outline, doc_tables
 from podium.apps.table_math import table_totals
 from podium.apps.tool_effects import sensitive
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
@@ -77,7 +77,7 @@ class DocumentsApplication(ToolApplication):
 
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
-        judged = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self)]
+        judged = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self)]
         self._judged = frozenset(spec.name for spec in judged)
         return [
             ToolSpec(

@@ -1,5 +1,6 @@
-"""How cells look: format_cells (bold, italic, number format, font and fill colour, alignment) and
-set_column_width (a width, or wide enough for what the column shows).
+"""How cells look: format_cells (bold, italic, number format, font and fill colour, alignment),
+set_column_width (a width, or wide enough for what the column shows), merge_cells (one cell over a
+range, its text centred) and freeze_panes (rows above and columns left of a cell stay in view).
 
 Cells are named as a person names them: a range ('A1:D1'), a column of the sheet's table by header or
 letter ('Price', 'C': its values, under the header), or 'header' for the table's header row. Only the
@@ -16,7 +17,7 @@ from pydantic import Field
 
 from podium.apps.base import Change, Effect
 from podium.apps.sheet_args import PathArgs
-from podium.apps.sheet_cells import bounds, plain, sheet_named
+from podium.apps.sheet_cells import bounds, plain, sheet_named, value_at
 from podium.apps.sheet_view import table_of, totals_row
 from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import ToolError, ToolSpec
@@ -37,6 +38,17 @@ class FormatArgs(PathArgs):
     align: Literal["left", "center", "right"] | None = None
 
 
+class MergeArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    range: str = Field(description="e.g. 'A1:C1'")
+    text: str | None = Field(None, description="the merged cell's text; the range's first value when omitted")
+
+
+class FreezeArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    cell: str = Field("A2", description="rows above it and columns left of it stay in view: 'A2' keeps row 1")
+
+
 class WidthArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
     columns: list[str] = Field(min_length=1, description="columns by header or letter")
@@ -51,6 +63,12 @@ def specs(app: Any) -> list[ToolSpec]:
         ToolSpec("set_column_width", "Set the width of columns, or fit them to their contents, and save.",
                  WidthArgs, lambda a: app._edit(a.path, lambda wb: set_column_width(wb, a)),
                  effects=declared(lambda a: _effects(app, a, _width_changes))),
+        ToolSpec("merge_cells", "Merge a range into one cell (its text centred) and save.", MergeArgs,
+                 lambda a: app._edit(a.path, lambda wb: merge_cells(wb, a)),
+                 effects=declared(lambda a: _effects(app, a, _merge_changes))),
+        ToolSpec("freeze_panes", "Keep the rows above a cell and the columns left of it in view, and save.",
+                 FreezeArgs, lambda a: app._edit(a.path, lambda wb: freeze_panes(wb, a)),
+                 effects=declared(lambda a: _effects(app, a, _freeze_changes))),
     ]
 
 
@@ -196,3 +214,66 @@ def set_column_width(workbook: Any, args: WidthArgs) -> dict[str, Any]:
     for letter, width in changes:
         sheet.column_dimensions[letter].width = width
     return {**done, "widths": dict(changes)}
+
+
+# -- merge and freeze --------------------------------------------------------------------------
+def _merge_changes(workbook: Any, args: MergeArgs) -> tuple[str, list[Any]]:
+    """The range, and what merging it would lose or change: [] when it is merged with this text already. A
+    ToolError when cells other than the first hold values (a merge keeps only the first: they would be
+    lost), or the range overlaps another merge."""
+    from openpyxl.utils.cell import get_column_letter
+
+    sheet = sheet_named(workbook, args.sheet)
+    min_col, min_row, max_col, max_row = bounds(args.range)
+    if (min_col, min_row) == (max_col, max_row):
+        raise ToolError(f"{args.range!r} is one cell: give a range of two or more, e.g. 'A1:C1'")
+    area = f"{get_column_letter(min_col)}{min_row}:{get_column_letter(max_col)}{max_row}"
+    first = sheet.cell(row=min_row, column=min_col).value
+    text = args.text if args.text is not None else first
+    merged = [str(r) for r in sheet.merged_cells.ranges]
+    if area in merged:
+        return area, [] if text == first else [("text", text)]
+    clash = [r for r in sheet.merged_cells.ranges
+             if not (r.max_col < min_col or r.min_col > max_col or r.max_row < min_row or r.min_row > max_row)]
+    if clash:
+        raise ToolError(f"{area} overlaps the merged cells {[str(r) for r in clash]}")
+    held = [f"{get_column_letter(c)}{r}" for r in range(min_row, max_row + 1) for c in range(min_col, max_col + 1)
+            if (r, c) != (min_row, min_col) and value_at(sheet, r, c) not in (None, "")]
+    if held:
+        raise ToolError(f"{', '.join(held[:8])} hold values that merging {area} would lose: only the first cell's "
+                        "value stays; clear or move them first")
+    return area, [("merge", text)]
+
+
+def merge_cells(workbook: Any, args: MergeArgs) -> dict[str, Any]:
+    from openpyxl.styles import Alignment
+
+    area, changes = _merge_changes(workbook, args)
+    sheet = sheet_named(workbook, args.sheet)
+    done = {"path": args.path, "sheet": sheet.title, "merged": area}
+    if not changes:
+        return {**done, "unchanged": True, "note": f"{area} is merged with this text already"}
+    first = sheet[area.split(":")[0]]
+    first.value = changes[0][1]
+    if changes[0][0] == "merge":
+        sheet.merge_cells(area)
+        first.alignment = Alignment(**{**_alignment(first.alignment), "horizontal": "center"})
+    return {**done, "text": first.value}
+
+
+def _freeze_changes(workbook: Any, args: FreezeArgs) -> tuple[str, list[str]]:
+    from podium.apps.sheet_cells import coordinate, parse_cell
+
+    sheet = sheet_named(workbook, args.sheet)
+    cell = coordinate(*parse_cell(args.cell))
+    return cell, [] if sheet.freeze_panes == cell else [cell]
+
+
+def freeze_panes(workbook: Any, args: FreezeArgs) -> dict[str, Any]:
+    cell, changes = _freeze_changes(workbook, args)
+    sheet = sheet_named(workbook, args.sheet)
+    done = {"path": args.path, "sheet": sheet.title, "frozen_at": cell}
+    if not changes:
+        return {**done, "unchanged": True, "note": "the panes are frozen there already"}
+    sheet.freeze_panes = cell
+    return done
