@@ -11,7 +11,7 @@ document_outline and read_document's paragraphs: the body's paragraphs from 0, t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import Field
@@ -52,19 +52,32 @@ class DeleteArgs(Args):
     index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0")
 
 
-def specs(app: Any) -> list[ToolSpec]:
-    def change(do: Any) -> Any:
-        def run(args: Any) -> dict[str, Any]:
-            document = app._open(args.path)
-            result = do(app, document, args)
-            if not result.get("unchanged"):
-                app._save(document, args.path)
-            return result
-        return run
+Change_ = Callable[[Any, Any, Any], dict[str, Any]]  # (application, opened document, arguments) -> result
 
-    def effects(do: Any, kind: Change) -> Any:
-        return declared(lambda a: [] if do(app, app._open(a.path), a).get("unchanged")
-                        else [effect(app.workspace, a.path, kind)])
+
+def saving(app: Any, do: Change_) -> Callable[[Any], dict[str, Any]]:
+    """A tool's handler: open the document, change it, and save it unless the result says `unchanged`."""
+    def run(args: Any) -> dict[str, Any]:
+        document = app._open(args.path)
+        result = do(app, document, args)
+        if not result.get("unchanged"):
+            app._save(document, args.path)
+        return result
+    return run
+
+
+def declaring(app: Any, do: Change_, kind: Change) -> Callable[[Any], tuple[Any, ...]]:
+    """A tool's effects, found by making the change on a copy opened for it (never saved)."""
+    return declared(lambda a: [] if do(app, app._open(a.path), a).get("unchanged")
+                    else [effect(app.workspace, a.path, kind)])
+
+
+def specs(app: Any) -> list[ToolSpec]:
+    def change(do: Change_) -> Callable[[Any], dict[str, Any]]:
+        return saving(app, do)
+
+    def effects(do: Change_, kind: Change) -> Callable[[Any], tuple[Any, ...]]:
+        return declaring(app, do, kind)
 
     return [
         ToolSpec("replace_text", "Replace every occurrence of a text in a document (paragraphs, tables, headers, "

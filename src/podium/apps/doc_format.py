@@ -16,8 +16,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from podium.apps.base import Change
-from podium.apps.doc_edit import _TEXT_ONLY, _pattern, _runs, _set_text, all_paragraphs
-from podium.apps.tool_effects import declared, effect
+from podium.apps.doc_edit import _TEXT_ONLY, _pattern, _runs, _set_text, all_paragraphs, declaring, saving
 from podium.apps.tooling import Args, ToolError, ToolSpec
 
 _PATH = ".docx file, relative to the workspace root"
@@ -52,17 +51,10 @@ class ParagraphArgs(Args):
 
 def specs(app: Any) -> list[ToolSpec]:
     def run(do: Any) -> Any:
-        def call(args: Any) -> dict[str, Any]:
-            document = app._open(args.path)
-            result = do(app, document, args)
-            if not result.get("unchanged"):
-                app._save(document, args.path)
-            return result
-        return call
+        return saving(app, do)
 
     def effects(do: Any) -> Any:
-        return declared(lambda a: [] if do(app, app._open(a.path), a).get("unchanged")
-                        else [effect(app.workspace, a.path, Change.EDIT)])
+        return declaring(app, do, Change.EDIT)
 
     return [
         ToolSpec("format_text", "Set how text looks (bold, italic, underline, strike, font, size, colour, "

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.base import Change
-from podium.apps.tool_effects import declared, effect
+from podium.apps.doc_edit import declaring, saving
 from podium.apps.tooling import Args, ToolError, ToolSpec
 
 _PATH = ".docx file, relative to the workspace root"
@@ -33,20 +33,14 @@ class TocArgs(Args):
 
 
 def specs(app: Any) -> list[ToolSpec]:
-    def add(args: TocArgs) -> dict[str, Any]:
-        document = app._open(args.path)
-        result = add_table_of_contents(document, args)
-        if not result.get("unchanged"):
-            app._save(document, args.path)
-        return result
+    def add(app: Any, document: Any, args: TocArgs) -> dict[str, Any]:
+        return add_table_of_contents(document, args)
 
     return [
         ToolSpec("document_outline", "The headings of a document with their levels and positions.", OutlineArgs,
                  lambda a: {"path": a.path, **outline(app._open(a.path))}, read_only=True),
         ToolSpec("add_table_of_contents", "Insert a table of contents made from the document's headings before the "
-                 "first heading, and save.", TocArgs, add,
-                 effects=declared(lambda a: [] if add_table_of_contents(app._open(a.path), a).get("unchanged")
-                                  else [effect(app.workspace, a.path, Change.ADD)])),
+                 "first heading, and save.", TocArgs, saving(app, add), effects=declaring(app, add, Change.ADD)),
     ]
 
 

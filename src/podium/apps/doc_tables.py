@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.base import Change
-from podium.apps.tool_effects import declared, effect
+from podium.apps.doc_edit import declaring, saving
 from podium.apps.tooling import Args, ToolError, ToolSpec
 
 _PATH = ".docx file, relative to the workspace root"
@@ -40,21 +40,14 @@ class DeleteRowArgs(Args):
 
 
 def specs(app: Any) -> list[ToolSpec]:
+    def on_table(do: Any) -> Any:
+        return lambda app, document, args: do(document, app._table(document, args.path, args.table), args)
+
     def change(do: Any) -> Any:
-        def run(args: Any) -> dict[str, Any]:
-            document = app._open(args.path)
-            result = do(document, app._table(document, args.path, args.table), args)
-            if not result.get("unchanged"):
-                app._save(document, args.path)
-            return result
-        return run
+        return saving(app, on_table(do))
 
     def effects(do: Any, kind: Change) -> Any:
-        def find(args: Any) -> list[Any]:
-            document = app._open(args.path)
-            result = do(document, app._table(document, args.path, args.table), args)
-            return [] if result.get("unchanged") else [effect(app.workspace, args.path, kind)]
-        return declared(find)
+        return declaring(app, on_table(do), kind)
 
     return [
         ToolSpec("list_tables", "List a document's tables: size, header row, and the text before each.", ListArgs,
