@@ -1,4 +1,4 @@
-"""CSV files as tables: files' read_csv and write_csv, spreadsheets' import_csv and export_csv."""
+"""CSV files as tables: files' read_csv and write_csv_table, spreadsheets' import_csv and export_csv."""
 
 from __future__ import annotations
 
@@ -37,21 +37,22 @@ def test_the_delimiter_is_found() -> None:
 async def test_write_then_read(files: FilesApplication, root: Path) -> None:
     rows = [["Item", "Qty", "Code", "Paid"], ["pen", 2.0, "007", True], ["ink, blue", None, "x", False]]
     call = {"path": "out/items.csv", "rows": rows}
-    assert kinds(files, "write_csv", call) == [Change.CREATE]
-    await call_checked(files, root, "write_csv", call)
+    assert kinds(files, "write_csv_table", call) == [Change.CREATE]
+    await call_checked(files, root, "write_csv_table", call)
     assert (root / "out/items.csv").read_text() == 'Item,Qty,Code,Paid\npen,2,007,TRUE\n"ink, blue",,x,FALSE\n'
     read = await files.call("read_csv", {"path": "out/items.csv"})
     assert read.content["rows"] == [["Item", "Qty", "Code", "Paid"], ["pen", 2, "007", "TRUE"],
                                     ["ink, blue", None, "x", "FALSE"]]
-    assert (await call_checked(files, root, "write_csv", call)).content["unchanged"] is True
-    taken = await call_checked(files, root, "write_csv", {**call, "rows": [["other"]]})
+    assert (await call_checked(files, root, "write_csv_table", call)).content["unchanged"] is True
+    taken = await call_checked(files, root, "write_csv_table", {**call, "rows": [["other"]]})
     assert "already exists; pass overwrite=true" in taken.error
     replace = {**call, "rows": [["other"]], "overwrite": True}
-    assert kinds(files, "write_csv", replace) == [Change.REPLACE] and files.is_sensitive("write_csv", replace)
+    assert kinds(files, "write_csv_table", replace) == [Change.REPLACE]
+    assert files.is_sensitive("write_csv_table", replace)
 
 
 async def test_csv_refusals(files: FilesApplication, root: Path) -> None:
-    wrong = await call_checked(files, root, "write_csv", {"path": "items.txt", "rows": [["a"]]})
+    wrong = await call_checked(files, root, "write_csv_table", {"path": "items.txt", "rows": [["a"]]})
     assert "'items.txt' is not a .csv file" in wrong.error
     missing = await files.call("read_csv", {"path": "nope.csv"})
     assert "'nope.csv' does not exist" in missing.error

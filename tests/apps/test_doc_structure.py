@@ -91,3 +91,19 @@ async def test_table_row_errors_and_delete(documents: DocumentsApplication, root
     assert (await call_checked(documents, root, "delete_table_row", call)).content["values"] == ["North", "10", "12"]
     beyond = await call_checked(documents, root, "delete_table_row", {"path": "r.docx", "row": 5})
     assert "has 2 rows (0-1); there is no row 5" in beyond.error
+
+
+async def test_table_of_contents_into_a_new_document(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    call = {"path": "r.docx", "target": "out/contents.docx"}
+    assert kinds(documents, "add_table_of_contents", call) == [Change.CREATE]
+    result = await call_checked(documents, root, "add_table_of_contents", call)
+    assert [e["text"] for e in result.content["entries"]] == ["Sales", "Costs", "Outlook"]
+    made = docx.Document(str(root / "out/contents.docx")).paragraphs
+    assert [p.text for p in made] == ["Contents", "Sales", "Costs", "Outlook"]
+    assert made[2].paragraph_format.left_indent > (made[1].paragraph_format.left_indent or 0)
+    assert (await call_checked(documents, root, "add_table_of_contents", call)).content["unchanged"] is True
+    taken = await call_checked(documents, root, "add_table_of_contents", {"path": "r.docx", "target": "r.docx"})
+    assert "'r.docx' already exists: give the name of a new document" in taken.error
+    wrong = await call_checked(documents, root, "add_table_of_contents", {"path": "r.docx", "target": "toc.txt"})
+    assert "is not a .docx path" in wrong.error

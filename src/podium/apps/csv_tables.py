@@ -1,5 +1,5 @@
 """CSV files as tables: read into rows of values, written from rows. The files application's read_csv and
-write_csv, and what the spreadsheets application imports and exports (sheet_csv).
+write_csv_table, and what the spreadsheets application imports and exports (sheet_csv).
 
 Reading finds the delimiter (comma, semicolon, tab or bar, as a spreadsheet program's import dialog
 guesses it) and gives numbers as numbers: "42" is 42 and "3.5" is 3.5, but "007" stays text (a code,
@@ -38,11 +38,11 @@ class WriteCsvArgs(Args):
 
 
 def specs(app: Any) -> list[ToolSpec]:
-    """read_csv and write_csv, for the files application (its workspace and owned-types check)."""
+    """read_csv and write_csv_table, for the files application (its workspace and owned-types check)."""
     return [
         ToolSpec("read_csv", "Read a .csv file as rows of values (numbers as numbers).", ReadCsvArgs,
                  lambda a: read_csv(app.workspace, a.path), read_only=True),
-        ToolSpec("write_csv", "Write rows into a .csv file.", WriteCsvArgs, lambda a: write_csv(app, a),
+        ToolSpec("write_csv_table", "Write rows into a .csv file.", WriteCsvArgs, lambda a: write_csv(app, a),
                  effects=lambda a: write_effects(app, a)),
     ]
 

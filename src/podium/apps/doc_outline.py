@@ -15,6 +15,7 @@ from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.doc_edit import declaring, saving
+from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import Args, ToolError, ToolSpec
 
 _PATH = ".docx file, relative to the workspace root"
@@ -30,17 +31,28 @@ class TocArgs(Args):
     path: str = Field(description=_PATH)
     title: str = Field("Contents", description="the heading above the entries")
     levels: int = Field(3, ge=1, le=9, description="the deepest heading level listed")
+    target: str | None = Field(None, description="a new .docx to write it into; inserted into this document when "
+                                                 "omitted")
 
 
 def specs(app: Any) -> list[ToolSpec]:
     def add(app: Any, document: Any, args: TocArgs) -> dict[str, Any]:
         return add_table_of_contents(document, args)
 
+    def handler(args: TocArgs) -> dict[str, Any]:
+        return contents_document(app, args, write=True) if args.target else saving(app, add)(args)
+
+    def effects(args: TocArgs) -> tuple[Any, ...]:
+        if not args.target:
+            return declaring(app, add, Change.ADD)(args)
+        return declared(lambda a: [] if contents_document(app, a, write=False).get("unchanged")
+                        else [effect(app.workspace, a.target, Change.CREATE)])(args)
+
     return [
         ToolSpec("document_outline", "The headings of a document with their levels and positions.", OutlineArgs,
                  lambda a: {"path": a.path, **outline(app._open(a.path))}, read_only=True),
         ToolSpec("add_table_of_contents", "Insert a table of contents made from the document's headings before the "
-                 "first heading, and save.", TocArgs, saving(app, add), effects=declaring(app, add, Change.ADD)),
+                 "first heading (or write it into a new document), and save.", TocArgs, handler, effects=effects),
     ]
 
 
@@ -94,13 +106,60 @@ def _existing_toc(document: Any) -> list[str] | None:
     return entries
 
 
-def add_table_of_contents(document: Any, args: TocArgs) -> dict[str, Any]:
-    from docx.shared import Twips
-
+def _listed(document: Any, args: TocArgs) -> list[tuple[int, int, str]]:
     listed = [(i, level, text) for i, level, text in headings(document) if level <= args.levels]
     if not listed:
         raise ToolError(f"{args.path!r} has no headings (paragraphs styled Heading 1-{args.levels}): give the section "
                         "titles a heading style first (add_heading adds headings)")
+    return listed
+
+
+def _entry(document: Any, paragraph: Any, level: int) -> None:
+    """A table of contents' entry look: the document's TOC style of that level, or an indent by level."""
+    from docx.shared import Twips
+
+    style = f"TOC {level}"
+    if style in {s.name for s in document.styles}:
+        paragraph.style = document.styles[style]
+    else:
+        paragraph.paragraph_format.left_indent = Twips((level - 1) * _INDENT_TWIPS)
+
+
+def _title(document: Any, paragraph: Any) -> None:
+    if "TOC Heading" in {s.name for s in document.styles}:
+        paragraph.style = document.styles["TOC Heading"]
+    else:
+        paragraph.runs[0].bold = True
+
+
+def contents_document(app: Any, args: TocArgs, *, write: bool) -> dict[str, Any]:
+    """The table of contents as a document of its own at args.target (never written over); with write=False
+    only worked out."""
+    import docx
+
+    listed = _listed(app._open(args.path), args)
+    assert args.target is not None
+    target = app._target(args.target)
+    done = {"path": args.target, "source": args.path,
+            "entries": [{"level": level, "text": text} for _, level, text in listed]}
+    lines = [args.title, *(text for _, _, text in listed)]
+    if target.exists():
+        held = [p.text for p in app._open(args.target).paragraphs if p.text.strip()]
+        if held == lines:
+            return {**done, "unchanged": True, "note": f"{args.target!r} holds this table of contents already"}
+        raise ToolError(f"{args.target!r} already exists: give the name of a new document")
+    if write:
+        document = docx.Document()
+        _title(document, document.add_paragraph(args.title))
+        for _, level, text in listed:
+            _entry(document, document.add_paragraph(text), level)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        app._save(document, args.target)
+    return done
+
+
+def add_table_of_contents(document: Any, args: TocArgs) -> dict[str, Any]:
+    listed = _listed(document, args)
     done = {"path": args.path, "entries": [{"level": level, "text": text} for _, level, text in listed],
             "before_paragraph": listed[0][0]}
     existing = _existing_toc(document)
@@ -110,19 +169,10 @@ def add_table_of_contents(document: Any, args: TocArgs) -> dict[str, Any]:
         raise ToolError(f"{args.path!r} has a table of contents already ({len(existing)} lines); refresh it in a word "
                         "processor, or delete its paragraphs first")
     anchor = document.paragraphs[listed[0][0]]
-    title = anchor.insert_paragraph_before(args.title)
-    styles = {s.name for s in document.styles}
-    if "TOC Heading" in styles:
-        title.style = document.styles["TOC Heading"]
-    else:
-        title.runs[0].bold = True
+    _title(document, anchor.insert_paragraph_before(args.title))
     for n, (_, level, text) in enumerate(listed):
         entry = anchor.insert_paragraph_before()
-        style = f"TOC {level}"
-        if style in styles:
-            entry.style = document.styles[style]
-        else:
-            entry.paragraph_format.left_indent = Twips((level - 1) * _INDENT_TWIPS)
+        _entry(document, entry, level)
         if n == 0:
             _field_start(entry, args.levels)
         entry.add_run(text)
