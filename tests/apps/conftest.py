@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from podium.apps.documents import DocumentsApplication
+from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 
 
@@ -23,3 +25,13 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def workspace(root: Path) -> Workspace:
     return Workspace.at(root)
+
+
+@pytest.fixture
+def sheets(workspace: Workspace) -> SpreadsheetsApplication:
+    return SpreadsheetsApplication(workspace)
+
+
+@pytest.fixture
+def documents(workspace: Workspace) -> DocumentsApplication:
+    return DocumentsApplication(workspace)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from podium.apps.base import Effect
+from podium.apps.base import Change, Effect
 from podium.apps.tooling import Effects, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps import approval
+from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_tables
 from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
@@ -87,6 +87,8 @@ class DocumentsApplication(ToolApplication):
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
+        # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
+        more = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self)]
         return [
             ToolSpec(
                 "read_document",
@@ -121,6 +123,7 @@ class DocumentsApplication(ToolApplication):
                      effects=declared(self._add_effects)),
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
                      effects=declared(self._cell_effects)),
+            *more,
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
@@ -151,11 +154,13 @@ class DocumentsApplication(ToolApplication):
 
         document = self._open(args.path)
         blocks: list[dict[str, Any]] = []
-        table_index, budget, cut = 0, MAX_RESULT_CHARS, False
+        table_index, paragraph_index, budget, cut = 0, 0, MAX_RESULT_CHARS, False
         for block in document.iter_inner_content():
             if isinstance(block, Paragraph):
-                shown: dict[str, Any] = {"kind": "paragraph", "style": block.style.name if block.style else None,
-                                         "text": block.text}
+                # the paragraph's position, as insert_paragraph and delete_paragraph take it
+                shown: dict[str, Any] = {"kind": "paragraph", "paragraph": paragraph_index,
+                                         "style": block.style.name if block.style else None, "text": block.text}
+                paragraph_index += 1
                 size = len(block.text)
             elif isinstance(block, Table):
                 shown = {"kind": "table", "index": table_index, **read_table_grid(block)}

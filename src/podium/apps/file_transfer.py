@@ -164,7 +164,8 @@ class Transfer:
             if all(kinds) and kinds[0] != kinds[1]:
                 # a copy keeps the bytes: meeting.docx copied to actions.txt is a Word file with a .txt name
                 raise ToolError(f"copy keeps the bytes: {rel(source)!r} would stay a {kinds[0]} file named "
-                                f"{rel(target)!r}; to put text into {rel(target)!r}, write it with write_file")
+                                f"{rel(target)!r}; a {kinds[1]} file is made by the tools that write that type "
+                                "(write_file for text)")
         if os.path.lexists(target):
             if folder or target.is_dir():
                 raise ToolError(f"{rel(target)!r} already exists and folders are never replaced; pick a new path")

@@ -20,14 +20,14 @@ import fnmatch
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import Field
 
-from podium.apps import approval
+from podium.apps import approval, csv_tables, text_edit
 from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.file_transfer import Transfer, store
@@ -99,13 +99,17 @@ class DeleteArgs(Args):
 class FilesApplication(ToolApplication):
     name = "files"
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, owned: Mapping[str, str | None] | None = None) -> None:
+        """`owned`: file types ('.docx') another application writes -> its name (None: not enabled)."""
         self.workspace = workspace
         self.transfer = Transfer(workspace)
+        self.owned = {suffix.lower(): app for suffix, app in (owned or {}).items()}
         self.description = f"Files and folders inside the workspace {workspace.root}"
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
+        # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
+        more = [*text_edit.specs(self), *csv_tables.specs(self)]
         return [
             ToolSpec("list_files", "List a folder (names, kinds, sizes).", ListArgs, self._list, True),
             ToolSpec("read_file", "Read a text file.", ReadArgs, self._read, True),
@@ -120,18 +124,40 @@ class FilesApplication(ToolApplication):
                      unapproved=_NEW_NAME, effects=declared(self._names_effects)),
             ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
                      "source copies every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self.transfer.run, copying=True), unapproved=_NEW_NAME,
+                     CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME,
                      effects=declared(partial(self._transfer_effects, copying=True))),
             ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
                      "pattern source moves every match into the folder, or nothing if any target is taken.",
-                     CopyArgs, partial(self.transfer.run, copying=False), unapproved=_NEW_NAME,
+                     CopyArgs, partial(self._transfer, copying=False), unapproved=_NEW_NAME,
                      effects=declared(partial(self._transfer_effects, copying=False))),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
                      "expression; refuses any rename that would collide and then renames nothing.",
                      RenameArgs, self._rename_pattern, effects=declared(self._rename_effects)),
             ToolSpec("delete", "Delete a file or folder.", DeleteArgs, self._delete,
                      effects=declared(self._delete_effects)),
+            *more,
         ]
+
+    def check_type(self, path: str, resolved: Path | None = None) -> None:
+        """Refuse to write text into a file of a type another application owns (.docx, .xlsx): such a file
+        holds a package, not text, and a "document" of plain text is no document."""
+        for suffix in {PurePath(path).suffix.lower(), *([resolved.suffix.lower()] if resolved else [])}:
+            if suffix in self.owned:
+                owner = self.owned[suffix]
+                use = (f"write it with the {owner} application's tools" if owner else
+                       f"no enabled application writes {suffix} files")
+                raise ToolError(f"{path!r} is a {suffix} file, not a text file: {use} (files may copy, move, rename "
+                                "or delete it)")
+
+    def _transfer(self, args: CopyArgs, *, copying: bool) -> dict[str, Any]:
+        self._check_transfer(self.transfer.plan(args, copying=copying).pairs)
+        return self.transfer.run(args, copying=copying)
+
+    def _check_transfer(self, pairs: tuple[tuple[Path, Path], ...]) -> None:
+        """A copy keeps the bytes, and so their type: a text file copied to 'report.docx' is no document."""
+        for source, target in pairs:
+            if source.is_file() and source.suffix.lower() != target.suffix.lower():
+                self.check_type(self.workspace.relative(target), target)
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         return approval.sensitive(self._by_name[tool], args, self.workspace)
@@ -217,6 +243,7 @@ class FilesApplication(ToolApplication):
 
     # -- changes -------------------------------------------------------------------------------
     def _write(self, args: WriteArgs) -> dict[str, Any]:
+        self.check_type(args.path, Path(os.path.realpath(self.workspace.resolve(args.path))))
         data = args.content.encode("utf-8")
         if _holds(self.workspace.resolve(args.path), data):
             # The 1.5B AppAgent wrote total.txt, then asked to write it again with overwrite=true: held

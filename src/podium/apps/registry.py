@@ -254,8 +254,13 @@ def build_applications(config: Mapping[str, Any] | None = None, *, base: str | o
     except ToolError as exc:
         raise ConfigError(f"workspace: {exc}") from exc
     lifecycle = Lifecycle()
+    # A file of a type a built-in application writes (.docx, .xlsx) is written by it alone: files refuses to
+    # put text into one, naming that application (or saying it is not enabled).
+    owned = {suffix: name if name in options.enabled else None
+             for name, typed in (("documents", DocumentsApplication), ("spreadsheets", SpreadsheetsApplication))
+             for suffix in typed.file_types}
     factories = {
-        "files": lambda: FilesApplication(workspace),
+        "files": lambda: FilesApplication(workspace, owned),
         "documents": lambda: DocumentsApplication(workspace),
         "spreadsheets": lambda: SpreadsheetsApplication(workspace),
         "shell": lambda: ShellApplication(workspace, options.shell.policy(), options.shell.confinement()),

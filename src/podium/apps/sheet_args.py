@@ -66,6 +66,8 @@ class ChartArgs(PathArgs):
     )
     data: str = Field(description="the table, e.g. 'A1:C5' or 'Data!A1:C5': header row, categories in column 1")
     title: str
+    columns: list[str] = Field(default_factory=list, description="only these columns of the data as series (headers "
+                                                                 "or letters); every column when empty")
     header_row: bool = Field(True, description="the first row holds the series names")
     categories_in_first_column: bool = True
     anchor: str | None = Field(None, description="top-left cell of the chart; right of the data when omitted")

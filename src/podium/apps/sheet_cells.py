@@ -275,12 +275,14 @@ def _field(sheet: Any, source: str, row: int) -> str:
 # -- tables ------------------------------------------------------------------------------------
 def header_index(rows: list[list[Any]]) -> int | None:
     """The index of a table's header among its rows: the first row with two or more texts (a title
-    above the table is one text), or with one text when the rows are one column wide."""
+    above the table is one text), or with one text when the rows are one column wide. A formula is
+    no name: a row of formulas is not a header."""
     if not rows:
         return None
     texts = min(2, max(len(row) for row in rows))
     return next((i for i, row in enumerate(rows)
-                 if sum(isinstance(v, str) and v.strip() != "" for v in row) >= texts), None)
+                 if sum(isinstance(v, str) and v.strip() != "" and not v.startswith("=") for v in row) >= texts),
+                None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,14 +101,10 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]
     else:
         chart = PieChart()
     chart.title = args.title
-    data = Reference(
-        sheet,
-        min_col=first_data_col,
-        min_row=min_row if args.header_row else first_value_row,
-        max_col=max_col,
-        max_row=max_row,
-    )
-    chart.add_data(data, titles_from_data=args.header_row)
+    top = min_row if args.header_row else first_value_row
+    for low, high in _series(args, sheet, min_row, first_data_col, max_col):
+        chart.add_data(Reference(sheet, min_col=low, min_row=top, max_col=high, max_row=max_row),
+                       titles_from_data=args.header_row)
     if args.categories_in_first_column:
         chart.set_categories(Reference(sheet, min_col=min_col, min_row=first_value_row, max_row=max_row))
     if args.kind != "pie":
@@ -118,6 +114,28 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]
             chart.y_axis.title = args.y_title
     chart.width, chart.height = 16, 8
     return chart, notes
+
+
+def _series(args: ChartArgs, sheet: Any, header_row: int, first: int, last: int) -> list[tuple[int, int]]:
+    """The column spans plotted: the data's value columns, or only those `columns` names (by the header of
+    the data's first row, any case, or a letter), in the order named."""
+    from openpyxl.utils.cell import column_index_from_string, get_column_letter
+
+    if not args.columns:
+        return [(first, last)]
+    headers = {c: str(sheet.cell(row=header_row, column=c).value or "").strip() for c in range(first, last + 1)}
+    spans = []
+    for name in args.columns:
+        wanted = name.strip()
+        found = [c for c, h in headers.items() if h and h.casefold() == wanted.casefold()]
+        if not found and wanted.isalpha() and len(wanted) <= 3:
+            found = [c for c in [column_index_from_string(wanted.upper())] if c in headers]
+        if not found:
+            shown = [f"{h or '(no header)'} ({get_column_letter(c)})" for c, h in headers.items()]
+            raise ToolError(f"the chart's data on {sheet.title!r} has no value column {name!r}; its value columns: "
+                            f"{shown}")
+        spans.append((found[0], found[0]))
+    return spans
 
 
 def _texts(sheet: Any, min_row: int, max_row: int, min_col: int, max_col: int) -> bool:

@@ -29,7 +29,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from podium.apps import approval
+from podium.apps import (
+    approval,
+    sheet_csv,
+    sheet_format,
+    sheet_formulas,
+    sheet_manage,
+    sheet_rows,
+    sheet_stats,
+    sheet_tables,
+)
 from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
@@ -105,6 +114,10 @@ class SpreadsheetsApplication(ToolApplication):
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:
+        # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
+        more = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
+                  *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
+                  *sheet_format.specs(self)]
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
@@ -140,6 +153,7 @@ class SpreadsheetsApplication(ToolApplication):
                 self._add_chart,
                 effects=declared(self._add_effects),
             ),
+            *more,
         ]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
@@ -364,7 +378,7 @@ class SpreadsheetsApplication(ToolApplication):
             nonlocal key
             data_sheet, target, area, notes = chart_sheets(workbook, args, resolved)
             key = (str(resolved), target.title, data_sheet.title, area.replace("$", "").upper(), args.kind,
-                   args.title)
+                   args.title, *args.columns)
             if self._charted.get(key) == self._stamp(resolved):
                 return {"path": args.path, "sheet": target.title, "kind": args.kind,
                         "data": f"{data_sheet.title}!{area}", "unchanged": True,
@@ -391,6 +405,7 @@ class SpreadsheetsApplication(ToolApplication):
             # What openpyxl re-read from the drawings is lossy; the originals are grafted back below.
             sheet._charts = []
             sheet._images = []
+        titles = {id(sheet): sheet.title for sheet in [*workbook.worksheets, *workbook.chartsheets]}
         result = change(workbook)
         if isinstance(result, dict) and result.get("unchanged"):
             return result
@@ -398,7 +413,10 @@ class SpreadsheetsApplication(ToolApplication):
         workbook.save(buffer)
         saved = buffer.getvalue()
         if sheets_with_drawings(original):
-            saved = graft_drawings(original, saved)
+            # a sheet the change renamed keeps its drawings, and charts follow its new name
+            renamed = {titles[id(s)]: s.title for s in [*workbook.worksheets, *workbook.chartsheets]
+                       if id(s) in titles and titles[id(s)] != s.title}
+            saved = graft_drawings(original, saved, renamed)
         atomic_save(resolved, lambda tmp: tmp.write_bytes(saved))
         return result
 

@@ -51,8 +51,24 @@ class ToolSpec:
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema without pydantic's generated titles (noise in a prompt)."""
-    return _strip_titles(model.model_json_schema())
+    """The model's JSON schema without pydantic's generated titles (noise in a prompt), and with the
+    schemas of nested models written in place: a tool's schema is embedded in a larger one (the AppAgent's
+    answer), where a "#/$defs/..." reference would point at that larger schema's root and resolve to
+    nothing, and llama.cpp would build no grammar for the answer at all."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+    return _strip_titles(_inline(schema, definitions))
+
+
+def _inline(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        reference = node.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            return _inline(definitions[reference.removeprefix("#/$defs/")], definitions)
+        return {key: _inline(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(item, definitions) for item in node]
+    return node
 
 
 def _strip_titles(node: Any) -> Any:

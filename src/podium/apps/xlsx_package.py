@@ -29,6 +29,8 @@ DOC_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 CT = "http://schemas.openxmlformats.org/package/2006/content-types"
 XDR = "http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"
+C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+CHART_PART = re.compile(r"xl/charts/chart[0-9]*\.xml")
 DRAWING_REL = DOC_REL + "/drawing"
 OFFICE_DOCUMENT_REL = DOC_REL + "/officeDocument"
 # Children of <worksheet>/<chartsheet> that must come after <drawing> (ECMA-376 element order).
@@ -185,14 +187,16 @@ def first_free_rows(data: bytes) -> dict[str, int]:
     return out
 
 
-def graft_drawings(original: bytes, saved: bytes) -> bytes:
-    """`saved` (what openpyxl wrote) with every sheet drawing of `original` put back unchanged."""
+def graft_drawings(original: bytes, saved: bytes, sheets_renamed: Mapping[str, str] | None = None) -> bytes:
+    """`saved` (what openpyxl wrote) with every sheet drawing of `original` put back unchanged; a sheet the
+    edit renamed (old name -> new) keeps its drawing, and every chart's references follow the new name."""
     source, target = Package(original), Package(saved)
     source_sheets, target_sheets = source.sheets(), target.sheets()
+    sheets_renamed = dict(sheets_renamed or {})
     renamed: dict[str, str] = {}  # original part -> its name in the target package
     for sheet_name, source_sheet in source_sheets.items():
         found = source.drawing_of(source_sheet) if source_sheet in source.parts else None
-        target_sheet = target_sheets.get(sheet_name)
+        target_sheet = target_sheets.get(sheets_renamed.get(sheet_name, sheet_name))
         if found is None or target_sheet is None:
             continue
         _, drawing = found
@@ -200,7 +204,59 @@ def graft_drawings(original: bytes, saved: bytes) -> bytes:
             continue
         _copy_closure(source, target, drawing, renamed)
         _attach(target, target_sheet, renamed[drawing])
+    if sheets_renamed:
+        for part in [p for p in target.parts if CHART_PART.fullmatch(p)]:
+            root = etree.fromstring(target.parts[part])
+            for formula in root.iter(f"{{{C}}}f"):
+                formula.text = rename_sheet_references(formula.text or "", sheets_renamed)
+            target.parts[part] = _serialise(root)
     return target.to_bytes()
+
+
+# A sheet's name before '!' in a chart's reference: quoted ('My data') or a plain word (Data).
+_SHEET_PREFIX = re.compile(r"('(?:[^']|'')+'|[A-Za-z_\\][\w.]*)!")
+
+
+def rename_sheet_references(text: str, renamed: Mapping[str, str]) -> str:
+    """A chart's data reference ('Sheet1'!$B$2:$B$5, or several in parentheses) with each renamed sheet's
+    new name, quoted as needed. (A chart reference holds no text literals, unlike a cell's formula.)"""
+    def swap(found: re.Match[str]) -> str:
+        name = found.group(1)
+        plain = name[1:-1].replace("''", "'") if name.startswith("'") else name
+        new = renamed.get(plain)
+        return found.group(0) if new is None else f"{quoted_sheet(new)}!"
+    return _SHEET_PREFIX.sub(swap, text)
+
+
+def quoted_sheet(name: str) -> str:
+    """A sheet's name as a reference writes it: quoted unless it is a plain word that is no cell address."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) and not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+", name):
+        return name
+    return "'" + name.replace("'", "''") + "'"
+
+
+def charts_referring(data: bytes, sheet: str) -> list[str]:
+    """The names of the sheets holding a chart that draws data from `sheet`."""
+    package = Package(data)
+    found = []
+    for name, part in package.sheets().items():
+        drawing = package.drawing_of(part) if part in package.parts else None
+        if drawing is None or drawing[1] not in package.parts:
+            continue
+        for rel in package.rels(drawing[1]):
+            chart = resolve(rel.target, drawing[1])
+            if rel.external or not CHART_PART.fullmatch(chart) or chart not in package.parts:
+                continue
+            refs = [f.text or "" for f in etree.fromstring(package.parts[chart]).iter(f"{{{C}}}f")]
+            if any(_refers(ref, sheet) for ref in refs):
+                found.append(name)
+                break
+    return found
+
+
+def _refers(reference: str, sheet: str) -> bool:
+    names = (m.group(1) for m in _SHEET_PREFIX.finditer(reference))
+    return any((n[1:-1].replace("''", "'") if n.startswith("'") else n) == sheet for n in names)
 
 
 def _copy_closure(source: Package, target: Package, start: str, renamed: dict[str, str]) -> None:

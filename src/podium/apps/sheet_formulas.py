@@ -1,0 +1,199 @@
+"""Formulas and computed cells: one formula into a cell (set_formula), and a computed column, one formula
+a row (add_formula_column: Total = Qty * Price).
+
+A formula is written only when every function it calls is allowed (podium.apps.formulas) and every
+reference is to what the workbook has (sheet_cells.check_formulas). In a computed column the model
+writes the formula once, for the first data row, by cells ('=C2*D2') or by header names ('=[Qty] *
+[Price]', or 'Qty' alone when it is a plain word), and the tool copies it down each row as a
+spreadsheet program's fill does. The results come back computed (sheet_eval), so the next step has
+the numbers without doing arithmetic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from podium.apps.base import Change, Effect
+from podium.apps.formulas import formula_problem
+from podium.apps.sheet_args import PathArgs
+from podium.apps.sheet_cells import (
+    _REFERENCE,
+    check_formulas,
+    coordinate,
+    filled,
+    parse_cell,
+    plain,
+    sheet_named,
+    split_sheet,
+)
+from podium.apps.sheet_view import MAX_SHOWN, Reader, SheetTable, table_of, totals_row
+from podium.apps.tool_effects import declared, effect
+from podium.apps.tooling import ToolError, ToolSpec
+
+_CELL = {"pattern": r"^[A-Za-z]{1,3}[0-9]{1,7}$"}
+
+
+class FormulaArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    cell: str = Field(description="the cell, e.g. 'D7'", json_schema_extra=_CELL)
+    formula: str = Field(description="e.g. '=SUM(D2:D6)' or '=B2*C2'")
+
+
+class ColumnArgs(PathArgs):
+    sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
+    header: str = Field(description="the computed column's header, e.g. 'Total' (a column of that name is filled)")
+    formula: str = Field(description="for the first data row, by cells ('=B2*C2') or headers ('=[Qty]*[Price]'); "
+                                     "copied down every row")
+
+
+def specs(app: Any) -> list[ToolSpec]:
+    """The tools, over the spreadsheets application's load-change-save path (`app._edit`)."""
+    return [
+        ToolSpec("set_formula", "Write a formula into one cell and save; returns its computed value.", FormulaArgs,
+                 lambda a: app._edit(a.path, lambda wb: set_formula(wb, a)),
+                 effects=declared(lambda a: _cell_effects(app, a))),
+        ToolSpec("add_formula_column", "Add a column computed by one formula per row (e.g. Total = Qty * Price) "
+                 "to a sheet's table and save; returns the values.", ColumnArgs,
+                 lambda a: app._edit(a.path, lambda wb: add_formula_column(wb, a)),
+                 effects=declared(lambda a: _column_effects(app, a))),
+    ]
+
+
+def _formula_text(formula: str) -> str:
+    text = formula.strip()
+    return text if text.startswith("=") else f"={text}"
+
+
+def _checked(workbook: Any, formula: str) -> None:
+    problem = formula_problem(formula)
+    if problem is not None:
+        raise ToolError(problem)
+    check_formulas(workbook, [[formula]])
+
+
+def _target(workbook: Any, args: FormulaArgs) -> tuple[Any, int, int]:
+    named, cell = split_sheet(args.cell)
+    if named is not None and args.sheet is not None and named != args.sheet:
+        raise ToolError(f"cell {args.cell!r} is on sheet {named!r} but sheet is {args.sheet!r}: give one sheet")
+    col, row = parse_cell(cell, "cell")
+    return sheet_named(workbook, named or args.sheet), col, row
+
+
+def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
+    formula = _formula_text(args.formula)
+    sheet, col, row = _target(workbook, args)
+    _checked(workbook, formula)
+    done: dict[str, Any] = {"path": args.path, "sheet": sheet.title, "cell": coordinate(col, row), "formula": formula}
+    cell = sheet.cell(row=row, column=col)
+    unchanged = cell.value == formula
+    cell.value = formula
+    known, value = Reader(workbook).raw(sheet.title, row, col)
+    done |= {"value": plain(value)} if known else {"value_known": False}
+    if unchanged:
+        return {**done, "unchanged": True, "note": "the cell already holds this formula: nothing written"}
+    return done
+
+
+def _cell_effects(app: Any, args: FormulaArgs) -> list[Effect]:
+    workbook = app._peek(args.path)
+    sheet, col, row = _target(workbook, args)
+    formula = _formula_text(args.formula)
+    _checked(workbook, formula)
+    held = sheet.cell(row=row, column=col).value if row <= sheet.max_row and col <= sheet.max_column else None
+    if held == formula:
+        return []
+    return [effect(app.workspace, args.path, Change.EDIT if filled(held) else Change.ADD)]
+
+
+# -- a computed column ---------------------------------------------------------------------------
+def by_cells(formula: str, table: SheetTable, row: int) -> str:
+    """The formula with each header name ('[Unit Price]', or a plain word such as Qty) replaced by that
+    column's cell on `row`; cell references are left as they are."""
+    from openpyxl.formula import Tokenizer
+
+    try:
+        tokens = Tokenizer(formula)
+    except Exception as exc:
+        raise ToolError(f"{formula!r} is not a formula a spreadsheet can read: {exc}") from exc
+    for token in tokens.items:
+        if token.type != "OPERAND" or token.subtype != "RANGE":
+            continue
+        name = token.value[1:-1] if token.value.startswith("[") and token.value.endswith("]") else token.value
+        if token.value == name and (_REFERENCE.fullmatch(name) or "!" in name):
+            continue  # a cell or a range
+        col = table.column(name)
+        token.value = coordinate(col, row)
+    return tokens.render()
+
+
+def _column_plan(workbook: Any, args: ColumnArgs) -> tuple[SheetTable, int, bool, list[int], int | None, str]:
+    """The table, the column to fill, whether it is new, the data rows, the totals row, the first row's formula."""
+    table = table_of(workbook, args.sheet)
+    sheet = workbook[table.title]
+    header = args.header.strip()
+    if not header:
+        raise ToolError("the computed column needs a header")
+    existing = [c for c in table.columns if table.header[c - table.first_col].casefold() == header.casefold()]
+    col = existing[0] if existing else table.last_col + 1
+    closing = totals_row(sheet, table)
+    last = closing - 1 if closing else table.last_row
+    rows = [r for r in range(table.header_row + 1, last + 1)
+            if any(filled(sheet.cell(row=r, column=c).value) for c in table.columns if c != col)]
+    if not rows:
+        raise ToolError(f"the table of {table.title!r} has a header row ({table.header_row}) and no data rows under it")
+    first = by_cells(_formula_text(args.formula), table, rows[0])
+    _checked(workbook, first)
+    return table, col, not existing, rows, closing, first
+
+
+def add_formula_column(workbook: Any, args: ColumnArgs) -> dict[str, Any]:
+    from openpyxl.formula.translate import Translator
+    from openpyxl.utils.cell import get_column_letter
+
+    table, col, new, rows, closing, first = _column_plan(workbook, args)
+    sheet = workbook[table.title]
+    letter = get_column_letter(col)
+    origin = coordinate(col, rows[0])
+    wanted = {r: Translator(first, origin=origin).translate_formula(coordinate(col, r)) for r in rows}
+    if closing:
+        wanted[closing] = f"=SUM({letter}{rows[0]}:{letter}{rows[-1]})"
+    if new:
+        head = sheet.cell(row=table.header_row, column=col)
+        head.value = args.header.strip()
+        head._style = sheet.cell(row=table.header_row, column=table.last_col)._style  # the header's look
+    unchanged = not new and all(sheet.cell(row=r, column=col).value == f for r, f in wanted.items())
+    for r, formula in wanted.items():
+        sheet.cell(row=r, column=col).value = formula
+    reader = Reader(workbook)
+    values = [reader.value(table.title, r, col) for r in rows]
+    done: dict[str, Any] = {"path": args.path, "sheet": table.title, "column": letter, "header": args.header.strip(),
+                            "cells": f"{letter}{rows[0]}:{letter}{rows[-1]}", "first_formula": first}
+    done["values"] = values[:MAX_SHOWN]
+    if len(values) > MAX_SHOWN:
+        done["values_total"] = len(values)
+    if closing:
+        done["total"] = {"cell": coordinate(col, closing), "value": reader.value(table.title, closing, col)}
+    if reader.unknown:
+        done["note"] = (f"{len(reader.unknown)} value(s) are computed only by a spreadsheet program: their "
+                        "formulas are shown")
+    if unchanged:
+        return {**done, "unchanged": True, "note": "the column already holds these formulas: nothing written"}
+    return done
+
+
+def _column_effects(app: Any, args: ColumnArgs) -> list[Effect]:
+    from openpyxl.formula.translate import Translator
+
+    workbook = app._peek(args.path)
+    table, col, new, rows, closing, first = _column_plan(workbook, args)
+    if new:
+        return [effect(app.workspace, args.path, Change.ADD)]
+    sheet = workbook[table.title]
+    held = {r: sheet.cell(row=r, column=col).value for r in (*rows, *([closing] if closing else []))}
+    origin = coordinate(col, rows[0])
+    if all(v == Translator(first, origin=origin).translate_formula(coordinate(col, r)) for r, v in held.items()
+           if r != closing):
+        return []  # the column holds these formulas already
+    return [effect(app.workspace, args.path, Change.EDIT if any(filled(v) for v in held.values()) else Change.ADD)]

@@ -1,0 +1,110 @@
+"""documents: replace_text keeping formatting, find_text, insert_paragraph and delete_paragraph on real .docx files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docx
+
+from podium.apps.base import Change
+from podium.apps.doc_edit import replace_in_runs
+from podium.apps.documents import DocumentsApplication
+from tests.apps.books import report
+from tests.apps.effects_check import call_checked, kinds
+
+
+def runs(path: Path, index: int) -> list[tuple[str, bool | None]]:
+    return [(run.text, run.bold) for run in docx.Document(str(path)).paragraphs[index].runs]
+
+
+async def test_replace_everywhere_keeping_the_runs(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    call = {"path": "r.docx", "find": "Q3", "replace_with": "the third quarter"}
+    assert kinds(documents, "replace_text", call) == [Change.EDIT] and documents.is_sensitive("replace_text", call)
+    result = await call_checked(documents, root, "replace_text", call)
+    assert result.content["replacements"] == 5
+    assert result.content["where"] == ["paragraph 1", "paragraph 3", "table 0 row 0 column 1", "footer 0"]
+    assert runs(root / "r.docx", 1) == [("Revenue in ", None), ("the third quarter 2024", True),
+                                        (" grew; the third quarter was strong.", None)]
+    document = docx.Document(str(root / "r.docx"))
+    assert document.tables[0].cell(0, 1).paragraphs[0].runs[0].bold is True
+    assert document.sections[0].footer.paragraphs[0].text == "the third quarter report"
+    gone = await call_checked(documents, root, "replace_text", call)
+    assert "'Q3' does not occur in 'r.docx'" in gone.error
+
+
+def test_a_match_across_runs_takes_the_first_runs_look() -> None:
+    document = docx.Document()
+    paragraph = document.add_paragraph()
+    for text, bold in (("Total ", False), ("reve", True), ("nue: 5", False)):
+        paragraph.add_run(text).bold = bold
+    count = replace_in_runs(paragraph.runs, re.compile("revenue"), "income")
+    assert count == 1
+    assert [(r.text, r.bold) for r in paragraph.runs] == [("Total ", False), ("income", True), (": 5", False)]
+
+
+async def test_replace_in_another_case(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    hint = await call_checked(documents, root, "replace_text", {"path": "r.docx", "find": "SALES",
+                                                                 "replace_with": "Turnover"})
+    assert "occurs 2 time(s) in another case: pass match_case=false" in hint.error
+    done = await call_checked(documents, root, "replace_text", {"path": "r.docx", "find": "SALES",
+                                                                 "replace_with": "Turnover", "match_case": False})
+    assert done.content["replacements"] == 2
+    assert docx.Document(str(root / "r.docx")).paragraphs[2].style.name == "Heading 1"  # its style kept
+
+
+async def test_find_counts_where_a_text_is(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    found = (await documents.call("find_text", {"path": "r.docx", "text": "q3"})).content
+    assert (found["count"], found["paragraphs"]) == (5, 4)
+    assert found["where"][0] == {"where": "paragraph 1", "count": 2, "text": "Revenue in Q3 2024 grew; Q3 was strong."}
+
+
+async def test_insert_after_a_text_or_at_a_position(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    after = {"path": "r.docx", "text": "Prices held.", "after_text": "sales rose"}
+    assert kinds(documents, "insert_paragraph", after) == [Change.ADD] and not documents.is_sensitive(
+        "insert_paragraph", after)
+    assert (await call_checked(documents, root, "insert_paragraph", after)).content["index"] == 4
+    texts = [p.text for p in docx.Document(str(root / "r.docx")).paragraphs]
+    assert texts[3:6] == ["Sales rose in Q3.", "Prices held.", "Costs"]  # before the table's next heading
+    assert (await call_checked(documents, root, "insert_paragraph", after)).content["unchanged"] is True
+    first = {"path": "r.docx", "text": "Draft", "index": 0, "style": "List Bullet"}
+    await call_checked(documents, root, "insert_paragraph", first)
+    opened = docx.Document(str(root / "r.docx"))
+    assert (opened.paragraphs[0].text, opened.paragraphs[0].style.name) == ("Draft", "List Bullet")
+    await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "The end.", "index": 99})
+    assert docx.Document(str(root / "r.docx")).paragraphs[-1].text == "The end."
+
+
+async def test_insert_errors(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    missing = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x",
+                                                                        "after_text": "Appendix"})
+    assert "no paragraph contains 'Appendix'; the paragraphs: 0: 'Annual report'" in missing.error
+    style = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x", "style": "Fancy"})
+    assert "has no paragraph style 'Fancy'" in style.error
+
+
+async def test_delete_one_paragraph(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    many = await call_checked(documents, root, "delete_paragraph", {"path": "r.docx", "containing": "in Q"})
+    assert "paragraphs [1, 3, 7] contain it: give index" in many.error
+    call = {"path": "r.docx", "containing": "costs fell"}
+    assert kinds(documents, "delete_paragraph", call) == [Change.EDIT] and documents.is_sensitive(
+        "delete_paragraph", call)
+    assert (await call_checked(documents, root, "delete_paragraph", call)).content["text"] == "Costs fell."
+    by_index = await call_checked(documents, root, "delete_paragraph", {"path": "r.docx", "index": 0})
+    assert by_index.content["text"] == "Annual report"
+    assert [p.text for p in docx.Document(str(root / "r.docx")).paragraphs] == [
+        "Revenue in Q3 2024 grew; Q3 was strong.", "Sales", "Sales rose in Q3.", "Costs", "Outlook", "More in Q4."]
+    beyond = await call_checked(documents, root, "delete_paragraph", {"path": "r.docx", "index": 40})
+    assert "has 6 paragraphs (0-5); there is no paragraph 40" in beyond.error
+
+
+async def test_read_document_gives_paragraph_positions(documents: DocumentsApplication, root: Path) -> None:
+    report(root / "r.docx")
+    blocks = (await documents.call("read_document", {"path": "r.docx"})).content["blocks"]
+    assert [b.get("paragraph") for b in blocks] == [0, 1, 2, 3, None, 4, 5, 6, 7]  # the table has none

