@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from podium.desktop.host_session import batch
+
 from podium.apps import sandbox as sandboxes
 from podium.apps.registry import build_applications
 from podium.apps.sandbox import Sandbox
@@ -32,7 +34,6 @@ from podium.apps.shell import ShellApplication
 from podium.apps.workspace import Workspace
 from podium.backends.scripted import Say, ScriptedBackend
 from podium.desktop import run_request
-from podium.desktop.host_session import batch
 
 COMMANDS = ["cat notes.txt", "wc -l notes.txt", "ls -la", "grep -c budget notes.txt", "sort notes.txt"]
 REQUEST = "Count the lines of notes.txt, list the folder and count the lines that mention the budget"

@@ -8,7 +8,7 @@ from pathlib import Path
 from bench.tasks.suite import data, seed, tables
 
 from .case import Case, bad, good, nothing
-from .edit import add_chart, append_paragraph, merge_tables, new_document, workbook, write_cells, write_text
+from .edit import add_chart, append_paragraph, append_table, new_document, workbook, write_cells, write_text
 
 Make = Callable[[Path], None]
 
@@ -81,12 +81,12 @@ def inventory_new_sheet(folder: Path) -> None:
 
 
 def catalogue_right(folder: Path) -> None:
-    merge_tables(folder / "catalogue.docx", tables.PRICES)
+    append_table(folder / "catalogue.docx", tables.PRICES)
 
 
 def catalogue_rewritten(folder: Path) -> None:
     new_document(folder / "catalogue.docx", ["Catalogue"])
-    merge_tables(folder / "catalogue.docx", tables.PRICES)
+    append_table(folder / "catalogue.docx", tables.PRICES)
 
 
 TABLES = [
@@ -96,7 +96,7 @@ TABLES = [
     bad("doc_table_to_sheet", "transposed", inventory_transposed, "does not hold"),
     bad("doc_table_to_sheet", "in a new second sheet", inventory_new_sheet, "first sheet of inventory.xlsx ('Sheet1')"),
     good("sheet_table_to_doc", "table appended", catalogue_right),
-    bad("sheet_table_to_doc", "a row missing", lambda f: merge_tables(f / "catalogue.docx", tables.PRICES[:-1]),
+    bad("sheet_table_to_doc", "a row missing", lambda f: append_table(f / "catalogue.docx", tables.PRICES[:-1]),
         "no table holding the Prices sheet"),
     bad("sheet_table_to_doc", "document rewritten", catalogue_rewritten, "lost its text"),
     bad("sheet_table_to_doc", "paragraphs instead of a table",

@@ -61,7 +61,7 @@ def append_paragraph(path: Path, text: str) -> None:
     doc.save(str(path))
 
 
-def merge_tables(path: Path, rows: Sequence[Sequence[Any]]) -> None:
+def append_table(path: Path, rows: Sequence[Sequence[Any]]) -> None:
     doc = document(path)
     table = doc.add_table(rows=len(rows), cols=len(rows[0]))
     for r, row in enumerate(rows):

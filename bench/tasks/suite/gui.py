@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import configparser
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from .. import folder_view
-from ..task import Category, EndState, Fail, Task, require
+from ..task import Category, EndState, Fail, Family, Task, require
 from .make import text_file
 
 SETTINGS = ".mousepad"  # the folder's own settings home for mousepad (hidden: not one of the task's files)
@@ -151,7 +152,7 @@ def check_volume(end: EndState) -> str:
     return "the volume was confirmed at 65"
 
 
-TASKS = (
+TASKS = tuple(replace(task, family=Family.NEW) for task in (  # kinds of work the office tasks lack
     Task("gui_type_and_save", Category.GUI, f"Type '{NOTE}' into the editor and save it as notes.txt",
          build_note, check_note, note="a new document typed and saved through the Save As dialog"),
     Task("gui_append_line", Category.GUI, "Open shopping.txt in the editor, add the line 'eggs' at its end "
@@ -164,4 +165,4 @@ TASKS = (
          check_pick, note="an item selected in a list"),
     Task("gui_set_volume", Category.GUI, "Set the volume in the dialog to 65 and confirm", build_volume,
          check_volume, note="a slider's value"),
-)
+))

@@ -76,8 +76,11 @@ def workspace_and_origin(options: RunOptions) -> tuple[Path, str]:
 def build_apps(options: RunOptions, workspace: Path) -> Any:
     from podium.apps import build_applications
 
+    config = options.config
+    # podium's own files are protected wherever they lie: no agent changes what the next run may do
+    own = [p for p in (config.source, None if config.journal.url else config.journal_path()) if p is not None]
     try:
-        return build_applications({**options.config.apps, "workspace": str(workspace)}, base="/")
+        return build_applications({**config.apps, "workspace": str(workspace)}, base="/", protect=own)
     except ConfigError as exc:
         raise ConfigError(f"[apps] in {options.config.where}: {exc}") from None
 
@@ -321,7 +324,7 @@ def _with_report(store: Any, name: str, summary: RunSummary, config: PodiumConfi
 def sandbox_status(apps: Any) -> str:
     """The shell application's own one-line description of its sandbox, read tolerantly: "unknown" when
     no application says."""
-    for app in apps.values():
+    for app in (apps, *apps.values()):  # the applications' own account first, else one application's
         status = getattr(app, "sandbox_status", None)
         if callable(status):
             status = _quietly_sync(status)

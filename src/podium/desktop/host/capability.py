@@ -88,7 +88,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
             continue
         for effect in fact.effects:
             path = effect.path
-            if covered(path, protected):
+            if covered(path, protected) or any(covered(p, (path,)) for p in protected):  # or a folder holding one
                 found.setdefault(HoldKind.PROTECTED, []).append(path)
                 continue
             if covered(path, created):

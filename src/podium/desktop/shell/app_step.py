@@ -137,6 +137,10 @@ class AppStepBackend(BaseBackend):
         tools = app.tools()
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture(f"app-{app.name}", req.step)
+            marked = getattr(app, "marked_screenshot", None)
+            if step.screenshot and marked is not None:  # the controls' numbers drawn on it, for vision models
+                shot = await marked(Path(step.screenshot).with_suffix(".marks.png"))
+                step.screenshot = str(getattr(shot, "path", step.screenshot))
         sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
         step.observed = await observe(app, (*req.reads, *req.writes), req.description)
         given = [(a.name, a.kind) for a in req.artifacts]

@@ -20,6 +20,7 @@ from podium.desktop.wire.messages import ActionResult, summarize
 
 MAX_FILES = 3
 MAX_CHARS = 1500  # per file: what the prompt of a 1.5B model can afford
+MAX_WINDOW_CHARS = 6000  # an application's whole window (its numbered controls): cut, a dialog's buttons go
 
 
 def _required(tool: Any) -> list[str]:
@@ -88,9 +89,11 @@ async def _look(app: Any, tool: Any, arguments: dict[str, Any]) -> ActionResult:
 
 
 def observation_lines(seen: Sequence[ActionResult]) -> list[str]:
-    """One prompt line per file: `tool({"path": ...}) -> ok: what it returned` (or the error)."""
+    """One prompt line per file: `tool({"path": ...}) -> ok: what it returned` (or the error); a window's
+    controls are shown at more length than a file."""
     return [f"- {r.function}({json.dumps(r.arguments)}) -> "
-            + summarize(f"ok: {_text(r.content)}" if r.ok else f"error: {r.error}", MAX_CHARS) for r in seen]
+            + summarize(f"ok: {_text(r.content)}" if r.ok else f"error: {r.error}",
+                        MAX_CHARS if r.arguments else MAX_WINDOW_CHARS) for r in seen]
 
 
 def jsonable(value: Any) -> Any:

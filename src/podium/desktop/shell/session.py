@@ -145,6 +145,7 @@ class HostSession:
         if config.rules == AUTO:
             config = replace(config, rules=getattr(model, "rules_profile", None) or NONE)
         root = Path(workspace) if workspace is not None else _workspace_of(apps)
+        config = replace(config, protected=tuple(dict.fromkeys((*config.protected, *_protected(apps)))))
         lifecycle = lifecycle or AppsLifecycle(apps)
         limits = {"turn_timeout": turn_timeout}
         planner = AgentSpec(PLANNER, Behaviour(), {
@@ -295,6 +296,18 @@ class HostSession:
             approved = False
         if not self.session.closed:
             self.session.notify(Approval(request.id, bool(approved)))
+
+
+def _protected(apps: Sequence[Any]) -> tuple[str, ...]:
+    """The workspace paths the applications protect (podium's configuration, the journal's files), relative
+    to the workspace as effects name them."""
+    found: dict[str, None] = {}
+    for app in apps:
+        workspace = getattr(app, "workspace", None)
+        paths = getattr(workspace, "protected_paths", None)
+        if callable(paths):
+            found.update(dict.fromkeys(workspace.relative(p) for p in paths()))
+    return tuple(found)
 
 
 def _workspace_of(apps: Sequence[Any]) -> Path | None:
