@@ -97,7 +97,7 @@ def test_a_run_says_where_it_works_and_where_its_report_is(cli: Invoke, work: Pa
     assert lines[0] == f"workspace: {work}  (--workdir {work})"
     assert lines[1] == f"model: scripted:{notes_script(tmp_path)}"
     assert lines[2].startswith("applications: ") and "files" in lines[2]
-    assert lines[3] == "sandbox: unknown"  # the shell application does not describe a sandbox yet
+    assert lines[3].startswith("sandbox: ")  # what confines the programs the applications start
     [report] = [line for line in lines if line.startswith("report: ")]
     page = Path(report.removeprefix("report: "))
     assert page.parent == home / "reports" and page.is_file()
@@ -153,14 +153,14 @@ def test_replay_finds_an_altered_tool_result(cli: Invoke, home: Path, tmp_path: 
     store.close()
     with SqliteStore(home / "journal.db")._db as db:  # the read_table result: Q1's revenue 1200 -> 9999
         seq, text = next((seq, text) for seq, text in db.execute("SELECT seq, input FROM entries ORDER BY seq")
-                         if '\\"function\\":\\"read_table\\"' in text and "results" in text)
+                         if '\\"function\\":\\"read_table\\"' in text and '\\"kind\\":\\"execute\\"' in text)
         db.execute("UPDATE entries SET input = ? WHERE seq = ?", (text.replace('\\"1200\\"', '\\"9999\\"'), seq))
     result = cli("replay", "seed")
     assert result.exit_code == 1
     first = result.stdout.splitlines()[0]
-    # the first decision made with the altered result: the rows handed to the spreadsheets' subtask
+    # the first decision made with the altered result: the next step of its AppAgent, handed the rows it read
     total = len(SqliteStore(home / "journal.db").entries("seed"))
-    assert first == f"divergence at entry {seq + 1} of {total} (ResponseInput from app-documents):"
+    assert first == f"divergence at entry {seq} of {total} (ResponseInput from app-documents):"
     removed = [line for line in result.stdout.splitlines() if line.startswith("-") and not line.startswith("---")]
     added = [line for line in result.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert any('"1200"' in line for line in removed) and any('"9999"' in line for line in added)

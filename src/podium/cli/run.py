@@ -211,6 +211,8 @@ class _Run:
             self.result = await self.host.run(options.request)
         else:
             self.result = await self.resumed.wait(self.host)
+            for line in self.host.reconciled:  # how the calls in flight met the files
+                self.announce.print(f"reconciled: {escape(line)}")
 
     def record(self) -> dict[str, Any]:
         """What `podium resume` needs to start this run's applications and models again."""
@@ -329,7 +331,7 @@ def sandbox_status(apps: Any) -> str:
         if callable(status):
             status = _quietly_sync(status)
         if isinstance(status, str) and status.strip():
-            return status.strip()
+            return status.strip().removeprefix("sandbox:").strip()
     return "unknown"
 
 

@@ -81,19 +81,22 @@ def kind_of(value: Any) -> Kind | None:
 _KEY = re.compile(r"^[A-Za-z_][\w\-]{0,40}$")
 
 
-def _parts(name: str, value: Any, depth: int) -> Iterator[tuple[str, Kind, Any]]:
+def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[tuple[str, Kind, Any]]:
     kind = kind_of(value)
-    if kind is not None:
+    # Deep in a result, or in the items of a list, only tables and lists of names are data worth a name (a
+    # document's blocks hold a text, a style, a position each: none of them is what a subtask hands on).
+    if kind is not None and (depth <= 1 and not listed or kind in (Kind.TABLE, Kind.NAMES)
+                             or kind is Kind.NUMBER and not listed):
         yield name, kind, value
     if depth >= MAX_DEPTH:
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str) and _KEY.match(key):
-                yield from _parts(f"{name}.{key}", item, depth + 1)
+                yield from _parts(f"{name}.{key}", item, depth + 1, listed)
     elif isinstance(value, list | tuple) and kind is None:
         for index, item in enumerate(value[:MAX_PARTS]):
-            yield from _parts(f"{name}.{index}", item, depth + 1)
+            yield from _parts(f"{name}.{index}", item, depth + 1, True)
 
 
 def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:

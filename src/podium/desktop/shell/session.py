@@ -40,6 +40,7 @@ from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Ela
 from podium.desktop.rules import AUTO, NONE
 from podium.desktop.shell.app_step import AppStepBackend, IntentLog
 from podium.desktop.shell.host_step import HostStepBackend
+from podium.desktop.shell.intents import JournalIntents
 from podium.desktop.shell.launch import AppsLifecycle, Lifecycle
 from podium.desktop.shell.model_call import Screenshots
 from podium.desktop.shell.phases import Middleware
@@ -121,6 +122,12 @@ class HostSession:
         self._approve = approve
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
+        self.intents: IntentLog | None = None
+
+    @property
+    def reconciled(self) -> tuple[str, ...]:
+        """How the batches of calls a resumed run sent again were reconciled with the files."""
+        return tuple(getattr(self.intents, "reconciled", ()))
 
     @classmethod
     async def start(cls, apps: Sequence[Any], model: Backend, *,
@@ -147,6 +154,8 @@ class HostSession:
         root = Path(workspace) if workspace is not None else _workspace_of(apps)
         config = replace(config, protected=tuple(dict.fromkeys((*config.protected, *_protected(apps)))))
         lifecycle = lifecycle or AppsLifecycle(apps)
+        if intents is None and root is not None and callable(getattr(recorder, "save_file", None)):
+            intents = JournalIntents(recorder, root)  # exactly once, and the change log undo reads
         limits = {"turn_timeout": turn_timeout}
         planner = AgentSpec(PLANNER, Behaviour(), {
             "backend": HostStepBackend(model, catalog, lifecycle, workspace=root, screenshots=screenshots,
@@ -167,7 +176,10 @@ class HostSession:
                          Session.start(HostStrategy(), name=name, recorder=recorder, **opts))
         keep_strategy_record(recorder, session.name, catalog, config, judge=judge is not None,
                              turn_timeout=turn_timeout)
+        if isinstance(intents, JournalIntents):
+            intents.bind(session.name)
         host.__init__(session, config, on_event, ask_person, approve)
+        host.intents = intents
         return host
 
     async def __aenter__(self) -> HostSession:
