@@ -85,8 +85,8 @@ def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[
     kind = kind_of(value)
     # Deep in a result, or in the items of a list, only tables and lists of names are data worth a name (a
     # document's blocks hold a text, a style, a position each: none of them is what a subtask hands on).
-    if kind is not None and (depth <= 1 and not listed or kind in (Kind.TABLE, Kind.NAMES)
-                             or kind is Kind.NUMBER and not listed):
+    if kind is not None and ((depth <= 1 and not listed) or kind in (Kind.TABLE, Kind.NAMES)
+                             or (kind is Kind.NUMBER and not listed)):
         yield name, kind, value
     if depth >= MAX_DEPTH:
         return
