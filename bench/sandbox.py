@@ -25,15 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from podium.desktop.host_session import batch
-
 from podium.apps import sandbox as sandboxes
 from podium.apps.registry import build_applications
 from podium.apps.sandbox import Sandbox
 from podium.apps.shell import ShellApplication
 from podium.apps.workspace import Workspace
 from podium.backends.scripted import Say, ScriptedBackend
-from podium.desktop import run_request
+from podium.desktop import batch, run_request
 
 COMMANDS = ["cat notes.txt", "wc -l notes.txt", "ls -la", "grep -c budget notes.txt", "sort notes.txt"]
 REQUEST = "Count the lines of notes.txt, list the folder and count the lines that mention the budget"
@@ -77,8 +75,8 @@ def planner(prompt: str) -> Say:
     if "Every subtask has ended" in prompt:
         return Say(json.dumps({"Status": "FINISH", "Comment": "counted", "Subtasks": []}))
     return Say(json.dumps({"Status": "ASSIGN", "Comment": "one subtask", "Subtasks": [
-        {"id": "1", "description": REQUEST, "application": "shell", "depends_on": [],
-         "message": "run wc, ls and grep"}]}))
+        {"id": "1", "description": REQUEST, "application": "shell", "depends_on": [], "reads": ["notes.txt"],
+         "writes": [], "tools": ["run_command"], "hands_on": "text"}]}))
 
 
 def shell_agent(prompt: str) -> Say:

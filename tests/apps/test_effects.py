@@ -23,7 +23,7 @@ from podium.apps.shell import ShellApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 
-C, A, E, R, D = Change.CREATE, Change.ADD, Change.EDIT, Change.REPLACE, Change.DELETE
+C, A, E, R, D, M, K = Change.CREATE, Change.ADD, Change.EDIT, Change.REPLACE, Change.DELETE, Change.MOVE, Change.KEEP
 
 
 @pytest.fixture
@@ -45,18 +45,18 @@ def test_files_effects(protected: Workspace, root: Path) -> None:
         ("write_file", {"path": "new.txt", "content": "x"}, [("new.txt", C)]),
         ("write_file", {"path": "a/b/new.txt", "content": "x"}, [("a/b/new.txt", C)]),
         ("write_file", {"path": "notes.txt", "content": "x", "overwrite": True}, [("notes.txt", R)]),
-        ("write_file", {"path": "notes.txt", "content": "hello\n", "overwrite": True}, []),  # holds it already
+        ("write_file", {"path": "notes.txt", "content": "hello\n", "overwrite": True}, [("notes.txt", K)]),  # holds it
         ("write_file", {"path": "notes.txt", "content": "x"}, []),  # refused: exists, no overwrite
         ("write_file", {"path": "sub/link.txt", "content": "x", "overwrite": True}, [("notes.txt", R)]),
         ("write_file", {"path": "../escape.txt", "content": "x"}, []),  # refused
         ("make_folder", {"path": "fresh"}, [("fresh", C)]),
-        ("make_folder", {"path": "sub"}, []),
+        ("make_folder", {"path": "sub"}, [("sub", K)]),  # there already
         ("copy", {"source": "notes.txt", "destination": "sub"}, [("sub/notes.txt", C)]),
         ("copy", {"source": "notes.txt", "destination": "sub/inner.txt", "overwrite": True}, [("sub/inner.txt", R)]),
-        ("move", {"source": "notes.txt", "destination": "moved.txt"}, [("notes.txt", D), ("moved.txt", C)]),
-        ("move", {"source": "sub/*.txt", "destination": "all"}, [("sub/inner.txt", D), ("all/inner.txt", C),
-                                                                  ("sub/link.txt", D), ("all/link.txt", C)]),
-        ("rename_pattern", {"pattern": "^notes", "replacement": "memo"}, [("notes.txt", D), ("memo.txt", C)]),
+        ("move", {"source": "notes.txt", "destination": "moved.txt"}, [("notes.txt", M), ("moved.txt", C)]),
+        ("move", {"source": "sub/*.txt", "destination": "all"}, [("sub/inner.txt", M), ("all/inner.txt", C),
+                                                                  ("sub/link.txt", M), ("all/link.txt", C)]),
+        ("rename_pattern", {"pattern": "^notes", "replacement": "memo"}, [("notes.txt", M), ("memo.txt", C)]),
         ("rename_pattern", {"pattern": "^notes", "replacement": "memo", "dry_run": True}, []),
         ("delete", {"path": "sub/link.txt"}, [("sub/link.txt", D)]),  # the link, not what it points at
         ("delete", {"path": "sub"}, []),  # refused: not empty
@@ -97,7 +97,7 @@ def test_documents_effects(protected: Workspace, root: Path) -> None:
     cell = {"path": "r.docx", "table": 0, "row": 0}
     assert documents.effects("set_table_cell", {**cell, "column": 0, "text": "new"}) == (Effect("r.docx", E),)
     assert documents.effects("set_table_cell", {**cell, "column": 1, "text": "new"}) == (Effect("r.docx", A),)
-    assert documents.effects("set_table_cell", {**cell, "column": 0, "text": "kept"}) == ()
+    assert documents.effects("set_table_cell", {**cell, "column": 0, "text": "kept"}) == (Effect("r.docx", K),)
     assert documents.effects("set_table_cell", {**cell, "column": 5, "text": "x"}) == ()
     assert documents.effects("add_paragraphs", {"path": "alias.docx", "paragraphs": ["x"]}) == (Effect("r.docx", A),)
     assert documents.effects("create_document", {"path": "n.docx"}) == (Effect("n.docx", C),)
@@ -118,7 +118,7 @@ async def test_spreadsheets_effects_parse_a_workbook_once_per_call(protected: Wo
     cases = [
         ("write_rows", {"path": "w.xlsx", "start": "A4", "rows": [["c", 3]]}, A),
         ("write_rows", {"path": "w.xlsx", "start": "A2", "rows": [["z", 9]]}, E),
-        ("set_cell", {"path": "w.xlsx", "cell": "B2", "value": 1}, None),
+        ("set_cell", {"path": "w.xlsx", "cell": "B2", "value": 1}, K),  # holds it already
         ("append_rows", {"path": "w.xlsx", "rows": [["c", 3]]}, A),
         ("add_totals_row", {"path": "w.xlsx"}, A),
         ("add_chart", {"path": "w.xlsx", "kind": "bar", "data": "A1:B3", "title": "t"}, A),

@@ -48,6 +48,9 @@ class Tool:
     # How to do this tool's work with nothing that needs the person's approval ("give target_sheet ..."),
     # said to an AppAgent whose call of it batch mode refused; "" if there is no such way.
     unapproved: str = ""
+    # Whether a call's arguments name what it changes (a file tool), rather than what it runs deciding it (a
+    # command, a remote tool): only then can a plan be asked to name the paths it writes.
+    names_its_writes: bool = True
 
 
 @dataclass(frozen=True, slots=True)

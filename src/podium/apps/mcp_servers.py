@@ -285,7 +285,8 @@ async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool
             hint = _field(annotations, "read_only_hint", "readOnlyHint") if annotations is not None else None
             schema = _field(tool, "input_schema", "inputSchema") or {"type": "object", "properties": {}}
             tools[tool.name] = Tool(
-                tool.name, tool.description or "", schema, read_only=bool(hint) or tool.name in read_only
+                tool.name, tool.description or "", schema, read_only=bool(hint) or tool.name in read_only,
+                names_its_writes=False,
             )
         cursor = _field(listing, "next_cursor", "nextCursor")
         if not cursor:

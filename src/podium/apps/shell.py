@@ -55,7 +55,7 @@ class ShellApplication(ToolApplication):
         return [
             ToolSpec(
                 "run_command", "Run one allow-listed program and return its output.", RunArgs, self._run,
-                blocking=False, effects=self._effects,
+                blocking=False, effects=self._effects, names_its_writes=False,
             ),
         ]
 

@@ -438,6 +438,10 @@ class SpreadsheetsApplication(ToolApplication):
         check_package(data, name, self.limits, ".xlsx workbook")
         return data
 
+    def _load(self, path: Path, *, data_only: bool = False) -> Any:
+        """The workbook at `path`, read as a regular file within the package limits, then parsed."""
+        return self._load_bytes(self._bytes(path, path.name), path.name, data_only=data_only)
+
     def _stamp(self, path: Path) -> str:
         """The file's content digest: "as this application left it" exactly (two saves within one tick of a
         coarse file clock, at the same size, share a modification stamp)."""

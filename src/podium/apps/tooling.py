@@ -45,9 +45,11 @@ class ToolSpec:
     blocking: bool = True
     unapproved: str = ""  # Tool.unapproved
     effects: Effects | None = None  # None on a changing tool: its effects are not known (treated as sensitive)
+    names_its_writes: bool = True  # Tool.names_its_writes
 
     def tool(self) -> Tool:
-        return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved)
+        return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved,
+                    self.names_its_writes)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ class ToolInfo:
     read_only: bool
     parameters: str = "{}"  # JSON of its parameter schema (a string: the value stays hashable and frozen)
     unapproved: str = ""  # how to do its work without approval (Tool.unapproved)
+    names_its_writes: bool = True  # Tool.names_its_writes
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -53,7 +54,8 @@ class AppInfo:
                    tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in types),
                    tuple(ToolInfo(t.name, bool(getattr(t, "read_only", False)),
                                   json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
-                                  getattr(t, "unapproved", "") or "") for t in listed))
+                                  getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)))
+                         for t in listed))
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -135,11 +137,13 @@ class Catalog:
         """JSON-ready (what a record keeps to rebuild the catalogue for replay)."""
         return {"apps": [{"name": a.name, "description": a.description, "file_types": list(a.file_types),
                           "tools": [{"name": t.name, "read_only": t.read_only, "parameters": t.parameters,
-                                     "unapproved": t.unapproved} for t in a.tools]} for a in self.apps]}
+                                     "unapproved": t.unapproved, "names_its_writes": t.names_its_writes}
+                                    for t in a.tools]} for a in self.apps]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Catalog:
         return cls(tuple(AppInfo(a["name"], a.get("description", ""), tuple(a.get("file_types", ())),
                                  tuple(ToolInfo(t["name"], bool(t["read_only"]), t.get("parameters", "{}"),
-                                                t.get("unapproved", "")) for t in a.get("tools", ())))
+                                                t.get("unapproved", ""), bool(t.get("names_its_writes", True)))
+                                       for t in a.get("tools", ())))
                          for a in data.get("apps", ())))

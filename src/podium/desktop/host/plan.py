@@ -155,8 +155,9 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
             problems.append(f"subtask {spec.id!r}: {spec.application} opens only {', '.join(app.file_types)} files, "
                             f"and {path} is not one: {other}")
     changing = [t for t in spec.tools if t in app.changing]
-    if changing and not spec.writes:
-        problems.append(f"subtask {spec.id!r} declares {', '.join(changing)}, which change files, and writes "
+    named = [t for t in changing if (info := app.tool(t)) is not None and info.names_its_writes]
+    if named and not spec.writes:
+        problems.append(f"subtask {spec.id!r} declares {', '.join(named)}, which change files, and writes "
                         "nothing: list in writes the paths it changes")
     if spec.writes and spec.tools and not changing:
         problems.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}, but its tools "
