@@ -2,11 +2,17 @@
 
 Every caller gets exactly one answer: a token is closed once (`close`), and then either its asker's
 future is resolved or its result waits here, in a bounded cache, for `poll`, `result` or `inbox`.
+
+Tokens are opaque strings, unique across sessions and across the incarnations of one session name:
+records outlive processes, so the session "nightly" started again must not hand out a token its
+previous run already used. Each book draws a random incarnation id; a counter orders its tokens.
+Nothing may parse a token.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections import OrderedDict
 from typing import Literal
 
@@ -23,7 +29,7 @@ Kind = Literal["tell", "ask"]
 class Run:
     """A pending token."""
 
-    __slots__ = ("dispatches", "flying", "future", "kind", "usage", "waiters")
+    __slots__ = ("dispatches", "flying", "future", "kind", "orphaned", "usage", "waiters")
 
     def __init__(self, kind: Kind, future: asyncio.Future[Response] | None = None) -> None:
         self.kind = kind
@@ -32,6 +38,9 @@ class Run:
         self.dispatches = 0
         self.flying = 0  # dispatches of this token in flight right now
         self.usage: Usage | None = None
+        # Set when an agent holding work of this token went down and the strategy cannot hear of it
+        # (no handle_agent_down): the reason, and the dispatch count at that moment (see Session._orphans).
+        self.orphaned: tuple[Reason, int] | None = None
 
 
 class Tokens:
@@ -40,11 +49,12 @@ class Tokens:
         self.pending: dict[Token, Run] = {}
         self.results: OrderedDict[Token, PollResult] = OrderedDict()
         self.max_results = max_results
-        self.last = 0  # the number in the last token minted
+        self.last = 0  # the number of the last token minted
+        self._prefix = f"{session}:{secrets.token_hex(6)}:"
 
     def mint(self, run: Run) -> Token:
         self.last += 1
-        token = f"{self.session}:{self.last}"
+        token = f"{self._prefix}{self.last}"
         self.pending[token] = run
         if telemetry.active():
             telemetry.emit(Telemetry.TOKEN_START, session=self.session, token=token, kind=run.kind)
