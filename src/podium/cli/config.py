@@ -12,7 +12,7 @@ Secrets never go in the file: an `api_key` is refused (name an environment varia
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
