@@ -326,7 +326,7 @@ class Agent:
                         ReasonKind.BACKEND_ERROR, str(terminal.data.get("detail", "")), self.name)
                 else:
                     session = self._session
-                    sid = session.get("session_id") if isinstance(session, Mapping) else None
+                    sid = session.get("session_id") if type(session) is dict or isinstance(session, Mapping) else None
                     duration = (time.perf_counter() - started) * 1000.0
                     if overflow is None:
                         events.append(terminal)

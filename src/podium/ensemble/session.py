@@ -82,6 +82,7 @@ class Session:
         # strategy without handle_agent_down: failed as soon as none of their work is left (see _settle).
         self._orphans: set[Token] = set()
         self._hears_downs = type(strategy).implements("handle_agent_down")
+        self._what = f"session {name!r}"  # how a caller's timeout names it
 
     # ------------------------------------------------------------------ starting and stopping
 
@@ -211,7 +212,7 @@ class Session:
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         token = self._mint(Run("ask", future))
         self._feed(AskInput(prompt, opts, token))
-        return await wait_reply(future, timeout, f"session {self.name!r}")
+        return await wait_reply(future, timeout, self._what)
 
     def poll(self, token: Token) -> PollResult:
         """Pending, Completed(response), Failed(reason) or NotFound. A completed result is consumed."""
@@ -497,11 +498,15 @@ class Session:
         agent = self._gens.get(gen)
         if agent is None:
             return  # stopped or down: its work was dropped
+        flights = agent.flights
+        if agent.held is None and flights and completion.ref == next(iter(flights)):
+            self._deliver(agent, completion)  # the usual case: the oldest dispatch landed, nothing was held
+            return
         for ready in agent.in_order(completion):
             self._deliver(agent, ready)
 
     def _deliver(self, agent: AgentRecord, completion: Completion) -> None:
-        token = agent.landed(completion)
+        token = agent.flights.pop(completion.ref)
         if token is not None and token in self._pending:
             self._pending[token].flying -= 1
         response = completion.response
