@@ -78,9 +78,7 @@ class Session:
         self._close_waiters: list[asyncio.Future[None]] = []
         self._usage = Usage()
         self._agent_usage: dict[str, Usage] = {}
-        # Tokens that lost work to a dead agent while other work of theirs was in flight, under a
-        # strategy without handle_agent_down: failed as soon as none of their work is left (see _settle).
-        self._orphans: set[Token] = set()
+        self._orphans = self._tokens.orphans  # read after every input (see Tokens.lost)
         self._hears_downs = type(strategy).implements("handle_agent_down")
         self._what = f"session {name!r}"  # how a caller's timeout names it
 
@@ -322,44 +320,17 @@ class Session:
         if kind is AgentDownInput or kind is DispatchRejectedInput:
             self._after(input)
         if self._orphans:
-            self._settle()
+            self._tokens.settle()
 
     def _after(self, input: Input) -> None:
         """The session's guarantees once the strategy had its say: no affected token stays pending."""
         kind = type(input)
         if kind is AgentDownInput:
             failure = Reason(ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason)  # type: ignore[union-attr]
-            for token in input.tokens:  # type: ignore[union-attr]
-                # Failed unless the strategy gave it work again (a retry on a restarted agent, say).
-                run = self._pending.get(token)
-                if run is None:
-                    continue
-                if run.flying == 0:
-                    self._tokens.close(token, None, failure)
-                elif not self._hears_downs and run.orphaned is None:
-                    # Its other work is still out, and the strategy will never learn that this part is
-                    # lost: once that work has landed, nothing can complete the token (see _settle).
-                    run.orphaned = (failure, run.dispatches)
-                    self._orphans.add(token)
+            self._tokens.lost(input.tokens, failure, orphans=not self._hears_downs)  # type: ignore[union-attr]
         elif kind is DispatchRejectedInput and input.token in self._pending:  # type: ignore[union-attr]
             self._tokens.close(input.token, None, Reason(  # type: ignore[union-attr]
                 ReasonKind.DISPATCH_REJECTED, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
-
-    def _settle(self) -> None:
-        """Fail the orphaned tokens that have no work left in flight and were given none since the
-        down: the strategy kept them open waiting for an answer the dead agent will never send."""
-        for token in list(self._orphans):
-            run = self._pending.get(token)
-            if run is None:
-                self._orphans.discard(token)
-                continue
-            failure, dispatches = run.orphaned  # type: ignore[misc]
-            if run.dispatches > dispatches:  # the strategy gave it new work: it is in charge again
-                run.orphaned = None
-                self._orphans.discard(token)
-            elif run.flying == 0:
-                self._orphans.discard(token)
-                self._tokens.close(token, None, failure)
 
     def _apply(self, ops: list[Op]) -> None:
         for op in ops:
