@@ -268,3 +268,36 @@ async def test_a_scripted_crash_after_a_delay() -> None:
     with pytest.raises(RunFailed) as failed:
         await agent.ask("x")
     assert failed.value.reason.kind is ReasonKind.AGENT_DOWN and "later" in failed.value.reason.detail
+
+
+class HaltFirst(Behaviour[int]):
+    """pre_turn halts the agent once, keeping the request for after resume()."""
+
+    def init_agent(self, opts: Any) -> tuple[dict[str, Any], int]:
+        return {}, 0
+
+    def pre_turn(self, prompt: Any, halts: int) -> Any:
+        from podium.agent import HaltAgent, Proceed
+
+        return HaltAgent(halts + 1) if halts == 0 and prompt == "second" else Proceed(prompt, halts)
+
+
+async def test_a_request_put_back_by_a_halt_still_counts_against_the_byte_limit() -> None:
+    backend = GateBackend()
+    agent = await start_agent(HaltFirst(), backend=backend, max_pending_prompt_bytes=12)
+    agent.tell("first")
+    await until(lambda: "first" in backend.waiting)
+    agent.tell("second")  # 6 bytes wait
+    backend.succeed("first")
+    await until(lambda: agent.status().halted)  # "second" was taken, pre_turn halted: it waits again
+    agent.tell("third!")  # 6 more: 12, the limit
+    with pytest.raises(Overloaded):
+        agent.tell("x")
+    agent.resume()
+    await until(lambda: "second" in backend.waiting)
+    backend.succeed("second")
+    await until(lambda: "third!" in backend.waiting)
+    backend.succeed("third!")
+    await until(lambda: agent.status().state is AgentState.IDLE and agent.status().queued == 0)
+    agent.tell("idle again")  # nothing is left counted: an idle agent takes it, and the next fits
+    agent.tell("0123456789ab")

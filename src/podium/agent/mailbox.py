@@ -67,6 +67,7 @@ class Mailbox:
     def put_front(self, request: Request) -> None:
         """Put back a request that was taken but did not run (pre_turn halted the agent)."""
         self.prompts.appendleft(request)
+        self.prompt_bytes += request.size  # `take` had let go of it
 
     def take(self) -> Request | None:
         """The next prompt to run: the self-chained one, else the oldest in the mailbox."""
