@@ -233,7 +233,12 @@ class SessionMachine(RuleBasedStateMachine):
         """An operator kills a sub-agent at any moment (idle, mid-turn, with work queued)."""
         names = sorted(self.session.agents())  # type: ignore[union-attr]
         if names:
-            assert self.session.agent(names[pick % len(names)]).kill("killed by the test")  # type: ignore[union-attr]
+            handle = self.session.agent(names[pick % len(names)])  # type: ignore[union-attr]
+
+            async def kill() -> bool:  # from the loop, as an operator's code runs (a restart starts an agent)
+                return handle.kill("killed by the test")
+
+            assert self.run(kill())
         self.run()
 
     @precondition(lambda self: self.session is not None and not self.session.closed)
