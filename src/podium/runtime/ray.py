@@ -67,7 +67,10 @@ class _AgentHost:
             agent.tell_with_completion(prompt, done.set_result)
         except (Overloaded, AgentNotRunning) as exc:
             return Completion(address, 0, None, exc.reason)
-        return await done
+        completion = await done
+        if not agent.alive:  # it went down: the host lets go of it (the driver hears of it from this completion)
+            self.agents.pop(address, None)
+        return completion
 
     def notify(self, address: str, event: Any) -> None:
         self.agents[address].notify(event)
