@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+import podium
 from podium.agent import Behaviour
 from podium.agent.backend import BaseBackend
 from podium.agent.events import Event
 from podium.backends.scripted import Crash, Hang, ScriptedBackend
-from podium.ensemble import AgentSpec, Session
+from podium.ensemble import AgentSpec, Dispatch, Reply, ReplyError, Session, Start, Strategy
 from podium.ensemble.strategies import Pool, Solo, Switchboard
-from podium.errors import ConfigError, ReasonKind, RunFailed
+from podium.errors import ConfigError, ReasonKind, RunFailed, StartFailed
 
 ray = pytest.importorskip("ray", reason="the `ray` extra is part of podium[test]")
 
@@ -165,3 +166,43 @@ def test_bad_runtime_options_are_clear_errors() -> None:
         RayRuntime(agents_per_actor=0)
     with pytest.raises(ConfigError, match="unknown actor_options"):
         RayRuntime(actor_options={"colour": "red"})
+
+
+class Phoenix(Strategy[tuple[AgentSpec, tuple[str, ...]]]):
+    """One agent, started again under the same name whenever it goes down."""
+
+    def init(self, opts: Any) -> Any:
+        return (opts["agent"], ()), [opts["agent"]]
+
+    def handle_tell(self, prompt: Any, opts: Any, token: str, s: Any) -> Any:
+        return [Dispatch(s[0].name, prompt, token)], (s[0], (*s[1], token))
+
+    def handle_response(self, agent: str, response: Any, s: Any) -> Any:
+        return [Reply(s[1][0], response)], (s[0], s[1][1:])
+
+    def handle_agent_down(self, agent: str, reason: Any, s: Any) -> Any:
+        spec = s[0]
+        return [*(ReplyError(t, reason) for t in s[1]), Start(spec.name, spec.behaviour, spec.opts)], (spec, ())
+
+
+async def test_an_agent_restarted_under_its_name_starts_in_a_new_actor(runtime: RayRuntime) -> None:
+    """Ray may not have released the name of the dead agent's actor yet: the new one starts all the same."""
+    backend = ScriptedBackend(lambda prompt: Crash("first life") if prompt == "crash" else prompt.upper())
+    async with Session.start(Phoenix(agent=AgentSpec("w", Behaviour(), {"backend": backend})), name="ray-phoenix",
+                             runtime=runtime) as session:
+        with pytest.raises(RunFailed) as crashed:
+            await session.ask("crash", timeout=60)
+        assert crashed.value.reason.kind is ReasonKind.AGENT_DOWN
+        assert (await session.ask("again", timeout=60)).text == "AGAIN"
+
+
+class FailsToStart(Behaviour[None]):
+    def init_agent(self, opts: Any) -> Any:
+        raise RuntimeError("no licence")
+
+
+async def test_an_agent_failing_to_start_on_ray_fails_the_session_start(runtime: RayRuntime) -> None:
+    spec = AgentSpec("solo", FailsToStart(), {"backend": ScriptedBackend()})
+    with pytest.raises(StartFailed, match="no licence"):
+        await Session.start(Solo(agent=spec), name="ray-nostart", runtime=runtime)
+    assert podium.find_session("ray-nostart") is None

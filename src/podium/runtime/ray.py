@@ -16,6 +16,7 @@ agent down. Behaviours and backends travel to the actor by pickling: use ones th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections import deque
@@ -123,18 +124,25 @@ class RayAgentHandle:
         self._host = host
         self._release = release
         opts = {k: v for k, v in spec.opts.items() if k != "ray_options"}
-        self._started = host.actor.start.remote(address, spec.behaviour, opts)
+        started = host.actor.start.remote(address, spec.behaviour, opts)
+        # An async actor may run a call before an earlier one whose arguments take longer to arrive (the
+        # start's behaviour and backend): nothing else is sent to the agent before its start has ended.
+        self._boot = asyncio.get_running_loop().create_task(self._wait_started(started))
+        self._boot.add_done_callback(lambda boot: boot.cancelled() or boot.exception())  # retrieved
 
     @property
     def alive(self) -> bool:
         return self._state not in (AgentState.STOPPED, AgentState.DOWN)
 
     async def ready(self) -> None:
+        await asyncio.shield(self._boot)
+
+    async def _wait_started(self, started: Any) -> None:
         try:
-            await self._started
+            await started
         except Exception as exc:
-            self._state = AgentState.DOWN
-            self._release(self._host)
+            # Like a local agent whose init failed: down (a running session hears of it), StartFailed.
+            self._down(Reason(ReasonKind.INIT_FAILED, _cause(exc), self.name))
             raise StartFailed(f"agent {self.name!r} failed to start on Ray: {_cause(exc)}") from exc
         if self._state is AgentState.STARTING:
             self._state = AgentState.IDLE
@@ -157,19 +165,24 @@ class RayAgentHandle:
         ref = self._next_ref
         self._sizes.append(size)
         self._bytes += size
-        self._spawn(self._await_completion(ref, self._host.actor.prompt.remote(self.name, prompt), on_complete))
+        self._spawn(self._await_completion(ref, prompt, on_complete))
         return ref
 
     def _refuse(self, why: str) -> None:
         raise Overloaded(Reason(ReasonKind.OVERLOADED, why, self.name))
 
-    async def _await_completion(self, ref: int, pending: Any, on_complete: OnComplete) -> None:
+    async def _await_completion(self, ref: int, prompt: str | Prompt, on_complete: OnComplete) -> None:
         try:
-            completion: Completion = await pending
+            if not self._boot.done():
+                await asyncio.shield(self._boot)
+            completion: Completion = await self._host.actor.prompt.remote(self.name, prompt)
             reason = completion.reason
             if reason is not None and reason.kind is ReasonKind.AGENT_DOWN:
                 self._down(reason.cause or reason)
             completion = Completion(self.name, ref, completion.response, reason)
+        except StartFailed as exc:
+            reason = Reason(ReasonKind.AGENT_DOWN, str(exc), self.name)
+            completion = Completion(self.name, ref, None, reason)
         except Exception as exc:  # the actor process died, or Ray lost it
             reason = Reason(ReasonKind.AGENT_DOWN, f"Ray actor lost: {_cause(exc)}", self.name)
             self._down(reason)
@@ -189,10 +202,18 @@ class RayAgentHandle:
     def notify(self, event: Any) -> None:
         if not self.alive:
             raise AgentNotRunning(Reason(ReasonKind.AGENT_NOT_RUNNING, f"agent is {self._state.value}", self.name))
-        self._host.actor.notify.remote(self.name, event)
+        if self._boot.done():
+            self._host.actor.notify.remote(self.name, event)
+        else:
+            self._spawn(self._notify_when_started(event))
+
+    async def _notify_when_started(self, event: Any) -> None:
+        with contextlib.suppress(StartFailed):
+            await asyncio.shield(self._boot)
+            self._host.actor.notify.remote(self.name, event)
 
     def interrupt(self) -> bool:
-        if not self.alive or not self._sizes:
+        if not self.alive or not self._sizes or not self._boot.done():
             return False
         self._host.actor.interrupt.remote(self.name)
         return True
@@ -271,7 +292,12 @@ class RayRuntime:
             raise ConfigError(f"agent {spec.name!r}: unknown ray_options {sorted(unknown)}; known: "
                               f"{sorted(RAY_OPTIONS)}")
         if self._per_actor == 1 or own:
-            host = _Host(_AgentHost.options(name=address, **{**self._actor_options, **own}).remote(), 1)  # type: ignore[attr-defined]
+            options = {**self._actor_options, **own}
+            try:
+                actor = _AgentHost.options(name=address, **options).remote()  # type: ignore[attr-defined]
+            except ValueError:  # the name is still held by the actor of an agent of that name that just ended
+                actor = _AgentHost.options(name=f"{address}#{uuid.uuid4().hex[:8]}", **options).remote()  # type: ignore[attr-defined]
+            host = _Host(actor, 1)
         else:
             if self._open is None or self._open.agents >= self._open.capacity:
                 actor = _AgentHost.options(name=f"podium-host-{uuid.uuid4().hex[:12]}",  # type: ignore[attr-defined]
