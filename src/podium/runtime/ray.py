@@ -317,6 +317,10 @@ class RayRuntime:
 
 
 def _cause(exc: BaseException) -> str:
+    """One line: the exception raised in the actor, when Ray wraps one (its own first line is its task)."""
+    inner = getattr(exc, "cause", None)
+    if isinstance(exc, ray.exceptions.RayTaskError) and isinstance(inner, BaseException):
+        exc = inner
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
