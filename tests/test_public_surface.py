@@ -22,3 +22,18 @@ def test_the_core_names_are_exported() -> None:
                  "Supervisor", "Debate", "Consensus", "Graph"):
         assert hasattr(podium, name), name
     assert set(podium.__all__) <= set(dir(podium))
+
+
+def test_what_callers_catch_and_strategies_receive_is_exported() -> None:
+    from podium import errors
+    from podium.ensemble import inputs
+
+    for name in ("Overloaded", "AgentNotRunning", "StartFailed", "SessionClosed", "AgentCrashed", "RunFailed",
+                 "ConfigError", "PodiumError"):
+        assert getattr(podium, name) is getattr(errors, name) and name in podium.__all__
+        assert issubclass(getattr(podium, name), podium.PodiumError)
+    for name in ("TellInput", "AskInput", "ResponseInput", "ErrorInput", "NotifyInput", "AgentDownInput",
+                 "DispatchRejectedInput"):
+        assert getattr(podium, name) is getattr(inputs, name) and name in podium.__all__
+    for name in ("sessions", "find_session", "whereis", "SubAgent"):
+        assert name in podium.__all__

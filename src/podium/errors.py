@@ -42,6 +42,7 @@ class ReasonKind(StrEnum):
     PLAN_INVALID = "plan_invalid"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    KILLED = "killed"  # taken down on purpose from outside (`kill`), as a crash would
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,8 +38,8 @@ def test_every_part_of_the_file(tmp_path: Path) -> None:
         "host": {"evaluate": True, "default_answer": "skip it", "turn_timeout": 120.0},
         "limits": {"max_steps": 40, "max_subtask_steps": 8, "max_wall_time": 600, "max_tokens": 100000,
                    "max_cost": 1.5, "max_replans": 0},
-        "prices": {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}},
-        "apps": {"enabled": ["files", "shell"], "shell": {"allow": ["wc"]}},
+        "prices": {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}, "claude-x": {"input": 3, "output": 15}},
+        "apps": {"enabled": ["files", "shell", "spreadsheets"], "shell": {"allow": ["wc"]}},
         "journal": {"path": "/var/tmp/podium.db"},
     }, tmp_path / "podium.toml")
     host_config = config.host_config(interactive=True, auto_approve=False)

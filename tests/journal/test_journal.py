@@ -120,7 +120,7 @@ async def test_resume_after_the_process_died_finishes_the_work_in_flight(tmp_pat
         assert (await session.result(third)).text == "resumed three"
         assert list(backend.prompts) == ["two", "three"]  # "one" was answered before: not asked again
         assert session.poll(first).__class__.__name__ == "NotFound"  # its caller got it before the crash
-        assert session.tell("four") == "durable:4"  # tokens go on from the record
+        assert session.tell("four") not in {first, second, third}  # the new incarnation mints tokens of its own
         await session.ask("five")
     finally:
         await session.stop()

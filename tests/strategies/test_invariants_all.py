@@ -1,11 +1,13 @@
 """The core's invariant, run over every strategy of the library: with random interleavings of
-tells, asks, completions (success, error, crash), stray and duplicate completions and stops, every
-token receives exactly one terminal outcome, no result of a closed token reaches the strategy, and
-no token is left pending once no turn is running.
+tells, asks, completions (success, error, crash), kills, stray and duplicate completions and stops,
+every token receives exactly one terminal outcome, no result of a closed token reaches the strategy,
+no token is left pending once no turn is running, and only a busy agent refuses a dispatch.
 
 It reuses the core's hypothesis machine (`tests.ensemble.test_invariants.SessionMachine`): its
 completion rules, invariants and teardown, with each strategy plugged in instead of the probe.
-Agents get a queue of one (max_pending_prompts=1) so rejections happen too. Stray completions are
+Agents get a mailbox of one or of none (max_pending_prompts 1 or 0, chosen per session) so rejections
+happen too, and so does the next round a strategy sends an agent from that agent's own completion
+(Consensus, Debate, Pipeline, Pool), which a zero-size mailbox must take. Stray completions are
 limited to what a runtime can produce (see `StrategyMachine.stray_completion`).
 """
 
@@ -22,7 +24,7 @@ from hypothesis.stateful import precondition, rule
 
 from podium.agent.behaviour import Behaviour
 from podium.ensemble import AgentSpec, Session, Strategy
-from podium.ensemble.inputs import ErrorInput, Input, ResponseInput
+from podium.ensemble.inputs import DispatchRejectedInput, ErrorInput, Input, ResponseInput
 from podium.ensemble.ops import Op
 from podium.ensemble.strategies.consensus import Consensus
 from podium.ensemble.strategies.debate import Debate
@@ -48,14 +50,14 @@ class UniqueGates(KeyedGates):
         return {"who": f"{opts['who']}#{next(self._ids)}"}
 
 
-def spec(name: str, backend: Any) -> AgentSpec:
-    return AgentSpec(name, Behaviour(), {"backend": backend, "who": name, "max_pending_prompts": 1})
+def spec(name: str, backend: Any, queue: int) -> AgentSpec:
+    return AgentSpec(name, Behaviour(), {"backend": backend, "who": name, "max_pending_prompts": queue})
 
 
 @dataclass(frozen=True)
 class Case:
     strategy: Callable[[], Strategy[Any]]
-    opts: Callable[[Any], dict[str, Any]]  # backend -> session options
+    opts: Callable[[Any, int], dict[str, Any]]  # (backend, mailbox size) -> session options
     request: Callable[[str, int], dict[str, Any]] = lambda _prompt, _pick: {}  # per-request options
 
 
@@ -70,17 +72,17 @@ def graph_request(prompt: str, pick: int) -> dict[str, Any]:
 
 
 CASES = {
-    "switchboard": Case(Switchboard, lambda b: {"agents": [spec(n, b) for n in NAMES]},
+    "switchboard": Case(Switchboard, lambda b, q: {"agents": [spec(n, b, q) for n in NAMES]},
                         lambda _p, pick: {"agent": NAMES[pick % 3]}),
-    "pool": Case(Pool, lambda b: {"worker_template": spec("w", b), "worker_count": 2}),
-    "pipeline": Case(Pipeline, lambda b: {"stages": [spec(n, b) for n in NAMES]}),
-    "supervisor": Case(Supervisor, lambda b: {
-        "coordinator": spec("boss", b), "worker_template": spec("w", b),
+    "pool": Case(Pool, lambda b, q: {"worker_template": spec("w", b, q), "worker_count": 2}),
+    "pipeline": Case(Pipeline, lambda b, q: {"stages": [spec(n, b, q) for n in NAMES]}),
+    "supervisor": Case(Supervisor, lambda b, q: {
+        "coordinator": spec("boss", b, q), "worker_template": spec("w", b, q),
         "decomposer": lambda text: [f"{text}/{i}" for i in range(len(text) % 3)]}),
-    "debate": Case(Debate, lambda b: {"agents": [spec("a", b), spec("b", b)], "rounds": 3}),
-    "consensus": Case(Consensus, lambda b: {"agents": [spec(n, b) for n in NAMES], "rounds": 2,
+    "debate": Case(Debate, lambda b, q: {"agents": [spec("a", b, q), spec("b", b, q)], "rounds": 3}),
+    "consensus": Case(Consensus, lambda b, q: {"agents": [spec(n, b, q) for n in NAMES], "rounds": 2,
                                             "verdict_parser": lambda text: (text[-1], "") if text else None}),
-    "graph": Case(Graph, lambda b: {"agents": [spec(n, b) for n in NAMES]}, graph_request),
+    "graph": Case(Graph, lambda b, q: {"agents": [spec(n, b, q) for n in NAMES]}, graph_request),
 }
 
 
@@ -93,6 +95,8 @@ class FenceCheck:
     def record(self, session: str, input: Input, ops: list[Op]) -> None:
         if isinstance(input, ResponseInput | ErrorInput) and input.token is not None:
             self.machine._check(input.token)
+        elif isinstance(input, DispatchRejectedInput):
+            self.machine._check_rejection(input.agent, input.reason)
 
 
 class StrategyMachine(SessionMachine):
@@ -108,32 +112,30 @@ class StrategyMachine(SessionMachine):
             super().run()
         return result
 
-    def ensure_session(self, leave_open: bool = False) -> Session:
+    def ensure_session(self, leave_open: bool = False, queue: int = 1, deaf: bool = False) -> Session:
         if self.session is None or self.session.closed:
             self.backend = UniqueGates()
             self.session = self.run(Session.start(self.CASE.strategy(), recorder=FenceCheck(self),
-                                                  **self.CASE.opts(self.backend)))
+                                                  **self.CASE.opts(self.backend, queue)))
         return self.session
 
     def _submission(self, pick: int) -> tuple[str, dict[str, Any]]:
         prompt = f"p{next(self.prompts)}"
         return prompt, self.CASE.request(prompt, pick)
 
-    @rule(pick=st.integers(0, 5))
-    def tell(self, pick: int) -> None:  # type: ignore[override]
-        session = self.ensure_session()
+    @rule(pick=st.integers(0, 5), queue=st.sampled_from([0, 1]))
+    def tell(self, pick: int, queue: int) -> None:  # type: ignore[override]
+        session = self.ensure_session(queue=queue)
         prompt, opts = self._submission(pick)
-        self.issued.add(session.tell(prompt, **opts))
+        session.tell(prompt, **opts)
         self.run()
 
-    @rule(pick=st.integers(0, 5))
-    def ask(self, pick: int) -> None:  # type: ignore[override]
-        session = self.ensure_session()
+    @rule(pick=st.integers(0, 5), queue=st.sampled_from([0, 1]))
+    def ask(self, pick: int, queue: int) -> None:  # type: ignore[override]
+        session = self.ensure_session(queue=queue)
         prompt, opts = self._submission(pick)
-        before = session._tokens.last
         self.asks.append(self.loop.create_task(session.ask(prompt, timeout=None, **opts)))
         self.run()
-        self.issued.add(f"{session.name}:{before + 1}")
 
     @precondition(lambda self: self.session is not None and not self.session.closed)
     @rule(pick=st.integers(0, 9), ref=st.integers(1, 8), ok=st.booleans())

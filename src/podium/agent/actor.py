@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,7 +26,10 @@ from podium.agent.behaviour import (
     TurnResult,
     callback_kinds,
 )
-from podium.agent.events import EventKind, Response
+from podium.agent.capture import Overflow, event_size
+from podium.agent.events import Event, EventKind, Response
+from podium.agent.limits import AGENT_OPTIONS, AgentLimits
+from podium.agent.mailbox import Mailbox, Request
 from podium.agent.outcomes import NOT_FOUND, PENDING, Completed, Completion, Failed, PollResult
 from podium.agent.status import AgentState, AgentStatus, OnComplete
 from podium.agent.watchdog import wait_reply, watchdog
@@ -44,32 +47,16 @@ from podium.telemetry import Telemetry
 
 log = logging.getLogger("podium.agent")
 
-# Option keys the agent itself consumes; the rest of the options go to `Behaviour.init_agent`.
-AGENT_OPTIONS = ("backend", "max_pending_prompts", "max_pending_notifications", "max_tell_results", "turn_timeout")
-
-
-class _Request:
-    __slots__ = ("done", "future", "on_complete", "prompt", "ref", "store")
-
-    def __init__(self, ref: int, prompt: str | Prompt, on_complete: OnComplete | None = None,
-                 future: asyncio.Future[Response] | None = None, store: bool = False) -> None:
-        self.ref = ref
-        self.prompt = prompt
-        self.on_complete = on_complete
-        self.future = future
-        self.store = store
-        self.done = False
+__all__ = ["AGENT_OPTIONS", "Agent", "start_agent"]
 
 
 class Agent:
     """A running agent. Create it with `start_agent` (standalone) or through a session's runtime."""
 
     __slots__ = (
-        "_async", "_backend", "_cancel_reason", "_current", "_dog", "_halted", "_hooks", "_init_opts", "_interruptible",
-        "_loop",
-        "_max_notes", "_max_prompts", "_max_results", "_next_ref", "_notes", "_on_down", "_prompts",
-        "_ready", "_results", "_session", "_state", "_status", "_stream_hook", "_task", "_turn_timeout",
-        "_updates_session", "behaviour", "name",
+        "_async", "_backend", "_cancel_reason", "_current", "_dog", "_halted", "_hooks", "_init_opts",
+        "_interruptible", "_limits", "_loop", "_mailbox", "_next_ref", "_on_down", "_prompts", "_ready", "_results",
+        "_session", "_state", "_status", "_stream_hook", "_task", "_updates_session", "behaviour", "name",
     )
 
     def __init__(self, name: str, behaviour: Behaviour[Any], opts: Mapping[str, Any],
@@ -80,24 +67,18 @@ class Agent:
         self.name = name
         self.behaviour = behaviour
         self._backend: Backend = backend
-        self._max_prompts = _limit(opts, "max_pending_prompts", 1000, name)
-        self._max_notes = _limit(opts, "max_pending_notifications", 1000, name)
-        self._max_results = _limit(opts, "max_tell_results", 100, name)
-        timeout = opts.get("turn_timeout", 600.0)
-        if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-            raise ConfigError(f"agent {name!r}: turn_timeout must be a positive number of seconds or None")
-        self._turn_timeout: float | None = timeout
+        self._limits = AgentLimits.from_opts(opts, name)
         self._init_opts = {k: v for k, v in opts.items() if k not in AGENT_OPTIONS}
         self._dog = watchdog()
         self._async, self._hooks = callback_kinds(behaviour)
         self._stream_hook = "handle_stream_event" in self._hooks
         self._updates_session = getattr(type(backend), "update_session", None) is not BaseBackend.update_session
         self._on_down = on_down
-        self._prompts: deque[_Request] = deque()
-        self._notes: deque[Any] = deque()
+        self._mailbox = Mailbox(self._limits)
+        self._prompts = self._mailbox.prompts  # read on every request
         self._results: OrderedDict[int, PollResult] = OrderedDict()
         self._next_ref = 0
-        self._current: _Request | None = None
+        self._current: Request | None = None
         self._halted = False
         self._interruptible = False
         self._cancel_reason: Reason | None = None
@@ -117,11 +98,11 @@ class Agent:
 
     def tell_with_completion(self, prompt: str | Prompt, on_complete: OnComplete) -> int:
         """Queue a prompt; `on_complete` is called exactly once with its `Completion`."""
-        return self._accept(_Request(self._ref(), prompt, on_complete=on_complete))
+        return self._accept(Request(self._ref(), prompt, on_complete=on_complete))
 
     def tell(self, prompt: str | Prompt) -> int:
         """Queue a prompt and return its ref at once; `poll(ref)` gives the outcome."""
-        request = _Request(self._ref(), prompt, store=True)
+        request = Request(self._ref(), prompt, store=True)
         self._accept(request)
         self._results[request.ref] = PENDING
         return request.ref
@@ -129,7 +110,7 @@ class Agent:
     async def ask(self, prompt: str | Prompt, timeout: float | None = 30.0) -> Response:
         """Run a prompt and wait for its response; raises RunFailed with the reason on failure."""
         future: asyncio.Future[Response] = self._loop.create_future()
-        self._accept(_Request(self._ref(), prompt, future=future))
+        self._accept(Request(self._ref(), prompt, future=future))
         return await wait_reply(future, timeout, self.name)
 
     def poll(self, ref: int) -> PollResult:
@@ -139,13 +120,15 @@ class Agent:
         return result
 
     def notify(self, event: Any) -> None:
-        """Deliver an event to handle_event; deferred while a turn runs, so its state change survives."""
+        """Deliver an event to handle_event; deferred while a turn runs, so its state change survives.
+        An idle agent handles it at once; one that must defer it refuses with `Overloaded` when its
+        notification queue is full (`max_pending_notifications`, `max_pending_notification_bytes`)."""
         self._check_alive()
-        if len(self._notes) >= self._max_notes:
-            reason = Reason(ReasonKind.OVERLOADED, f"notification queue full ({self._max_notes})", self.name)
-            telemetry.emit(Telemetry.INPUT_REJECTED, agent=self.name, reason=reason.kind)
-            raise Overloaded(reason)
-        self._notes.append(event)
+        mailbox = self._mailbox
+        waits = self._current is not None or self._halted or mailbox.chain is not None or bool(mailbox.notes)
+        why = mailbox.put_note(event, waits)
+        if why is not None:
+            self._refuse(why)
         self._wake()
 
     def interrupt(self) -> bool:
@@ -156,12 +139,11 @@ class Agent:
         """Abort one request: interrupt it if running, drop it from the mailbox if queued."""
         if self._current is not None and self._current.ref == ref:
             return self.interrupt()
-        for request in self._prompts:
-            if request.ref == ref:
-                self._prompts.remove(request)
-                self._finish(request, None, Reason(ReasonKind.INTERRUPTED, "interrupted while queued", self.name))
-                return True
-        return False
+        request = self._mailbox.remove(ref)
+        if request is None:
+            return False
+        self._finish(request, None, Reason(ReasonKind.INTERRUPTED, "interrupted while queued", self.name))
+        return True
 
     def resume(self) -> None:
         """Unfreeze a halted agent; its queued work runs again."""
@@ -195,6 +177,19 @@ class Agent:
             task.cancel()
         return self._loop.create_task(self._cleanup(task, reason))
 
+    def kill(self, reason: Reason | None = None) -> None:
+        """Take the agent down at once, as a crash would (gen_agent's `exit(pid, :kill)`): the running
+        turn is cancelled, every request fails `agent_down`, and the owner hears of it through its
+        down handler (a session calls its strategy's `handle_agent_down`). Unlike `stop`, which is an
+        orderly end its owner asked for."""
+        if not self.alive:
+            return
+        task = self._task
+        self._task = None
+        self._go_down(reason or Reason(ReasonKind.KILLED, "killed", self.name), task)
+        if task is not None and task is not asyncio.current_task(self._loop):
+            task.cancel()
+
     # ---------------------------------------------------------------- internals
 
     def _ref(self) -> int:
@@ -205,18 +200,24 @@ class Agent:
         if not self.alive:
             raise AgentNotRunning(Reason(ReasonKind.AGENT_NOT_RUNNING, f"agent is {self._status.value}", self.name))
 
-    def _accept(self, request: _Request) -> int:
-        self._check_alive()
-        # A starting agent is not busy: the first request waits for init, then runs at once.
-        running = self._task is not None and self._status is not AgentState.STARTING
-        busy = running or self._halted or self._prompts
-        if busy and len(self._prompts) >= self._max_prompts:
-            reason = Reason(ReasonKind.OVERLOADED, f"prompt queue full ({self._max_prompts})", self.name)
-            telemetry.emit(Telemetry.INPUT_REJECTED, agent=self.name, reason=reason.kind)
-            raise Overloaded(reason)
-        self._prompts.append(request)
-        self._wake()
+    def _accept(self, request: Request) -> int:
+        if self._status is AgentState.STOPPED or self._status is AgentState.DOWN:
+            self._check_alive()
+        # It waits when a turn runs, the agent is halted, or work is ahead of it; otherwise it starts at
+        # once, whatever the limits (a starting agent is not busy: its first request runs after init).
+        if self._current is not None or self._halted or self._mailbox.chain is not None or self._prompts:
+            why = self._mailbox.put(request, True)
+            if why is not None:
+                self._refuse(why)
+        else:
+            self._prompts.append(request)
+            self._wake()
         return request.ref
+
+    def _refuse(self, why: str) -> None:
+        reason = Reason(ReasonKind.OVERLOADED, why, self.name)
+        telemetry.emit(Telemetry.INPUT_REJECTED, agent=self.name, reason=reason.kind)
+        raise Overloaded(reason)
 
     def _wake(self) -> None:
         if self._task is None and self._status is AgentState.IDLE and not self._halted:
@@ -247,20 +248,20 @@ class Agent:
         await self._run()
 
     async def _run(self) -> None:
+        mailbox = self._mailbox
         try:
-            while self._status is AgentState.IDLE:
-                if self._halted:
-                    break
-                if self._notes:
-                    event = self._notes.popleft()
-                    decision = await self._call("handle_event", event, self._state)
+            # The self-chained prompt first, then the notifications deferred during the turn, then the mailbox.
+            while self._status is AgentState.IDLE and not self._halted:
+                if mailbox.chain is None and mailbox.notes:
+                    decision = await self._call("handle_event", mailbox.take_note(), self._state)
                     self._apply(decision)
-                elif self._prompts:
-                    await self._turn(self._prompts.popleft())
-                else:
+                    continue
+                request = mailbox.take()
+                if request is None:
                     break
+                await self._turn(request)
         except asyncio.CancelledError:
-            if self.alive:  # cancelled by somebody else than stop(): treat as a crash
+            if self.alive:  # cancelled by somebody else than stop() or kill(): treat as a crash
                 self._task = None
                 self._go_down(Reason(ReasonKind.TASK_CRASHED, "agent task cancelled", self.name))
             raise
@@ -273,14 +274,15 @@ class Agent:
             if self._task is asyncio.current_task(self._loop):
                 self._task = None
 
-    async def _turn(self, request: _Request) -> None:
+    async def _turn(self, request: Request) -> None:
         self._current = request
         state = self._state
         response: Response | None = None
         reason: Reason | None = None
-        dog = self._dog if self._turn_timeout else None
+        limits = self._limits
+        dog = self._dog if limits.turn_timeout else None
         if dog is not None:
-            dog.arm(self, self._turn_timeout, self._expire)  # type: ignore[arg-type]
+            dog.arm(self, limits.turn_timeout, self._expire)  # type: ignore[arg-type]
         if telemetry.active():
             telemetry.emit(Telemetry.PROMPT_START, agent=self.name, ref=request.ref)
         started = time.perf_counter()
@@ -294,16 +296,27 @@ class Agent:
             else:
                 start, prompt = None, request.prompt
             if prompt is not None:
-                events = []
+                events: list[Event] = []
                 terminal = None
+                overflow: Overflow | None = None
+                kept_bytes, room = 0, limits.max_turn_events - 1  # the terminal event is always kept
                 stream = self._backend.prompt(self._session, prompt)
                 async for event in stream:
-                    events.append(event)
                     if self._stream_hook:
                         state = await self._call("handle_stream_event", event, state)
-                    if event.kind is EventKind.RESULT or event.kind is EventKind.ERROR:
+                    kind = event.kind
+                    if kind is EventKind.RESULT or kind is EventKind.ERROR:
                         terminal = event
                         break
+                    if overflow is None and len(events) < room:
+                        size = event_size(event)
+                        if kept_bytes + size <= limits.max_turn_bytes:
+                            events.append(event)
+                            kept_bytes += size
+                            continue
+                    if overflow is None:
+                        overflow = Overflow()
+                    overflow.add(event)
                 if terminal is None:
                     reason = Reason(ReasonKind.NO_TERMINAL_EVENT, "the backend ended the turn without a result",
                                     self.name)
@@ -313,8 +326,13 @@ class Agent:
                         ReasonKind.BACKEND_ERROR, str(terminal.data.get("detail", "")), self.name)
                 else:
                     session = self._session
-                    sid = session.get("session_id") if isinstance(session, Mapping) else None
-                    response = Response.from_events(events, (time.perf_counter() - started) * 1000.0, sid)
+                    sid = session.get("session_id") if type(session) is dict or isinstance(session, Mapping) else None
+                    duration = (time.perf_counter() - started) * 1000.0
+                    if overflow is None:
+                        events.append(terminal)
+                        response = Response.from_events(events, duration, sid)
+                    else:
+                        response = overflow.response(events, terminal, duration, sid)
                     if self._updates_session:
                         self._session = await self._backend.update_session(session, terminal)
             elif type(start) is Skip:
@@ -323,7 +341,7 @@ class Agent:
                 # Halting before the turn keeps the request: it runs after resume().
                 self._interruptible = False
                 self._current = None
-                self._prompts.appendleft(request)
+                self._mailbox.put_front(request)
                 self._apply(start)
                 return
             else:
@@ -355,19 +373,22 @@ class Agent:
                 telemetry.emit(Telemetry.PROMPT_ERROR, agent=self.name, ref=request.ref, reason=reason.kind)  # type: ignore[union-attr]
             if "handle_error" in hooks:
                 decision = await self._call("handle_error", request.ref, reason, state)
+        kind = type(decision)
+        if decision is not None and kind is not Continue and kind is not PromptAgain and kind is not HaltAgent:
+            raise TypeError(f"callback returned {decision!r}; expected Continue, PromptAgain or HaltAgent")
         self._state = state if decision is None else decision.state
         if "post_turn" in hooks:
             self._state = await self._call("post_turn", TurnResult(response, reason), request.ref, self._state)
+        # The agent is idle, or committed to its next step, before the completion goes out: work the
+        # completion sends back to it starts at once, or waits behind the self-chained prompt or the halt.
         self._current = None
-        if type(decision) is PromptAgain:
-            self._prompts.appendleft(_Request(self._ref(), decision.prompt))
+        if kind is PromptAgain:
+            self._mailbox.chain = Request(self._ref(), decision.prompt)
+        elif kind is HaltAgent:
+            self._halted = True
         self._finish(request, response, reason)
-        if decision is None:
-            return
-        if type(decision) is HaltAgent:
-            await self._halt()
-        elif type(decision) is not Continue and type(decision) is not PromptAgain:
-            raise TypeError(f"callback returned {decision!r}; expected Continue, PromptAgain or HaltAgent")
+        if kind is HaltAgent:
+            await self._post_run()
 
     def _apply(self, decision: Any) -> None:
         kind = type(decision)
@@ -375,17 +396,13 @@ class Agent:
             self._state = decision.state
         elif kind is PromptAgain:
             self._state = decision.state
-            self._prompts.appendleft(_Request(self._ref(), decision.prompt))
+            self._mailbox.chain = Request(self._ref(), decision.prompt)
         elif kind is HaltAgent:
             self._state = decision.state
             self._halted = True  # post_run runs when the loop sees it (below) to keep _apply synchronous
             self._loop.create_task(self._post_run())
         else:
             raise TypeError(f"callback returned {decision!r}; expected Continue, PromptAgain or HaltAgent")
-
-    async def _halt(self) -> None:
-        self._halted = True
-        await self._post_run()
 
     async def _post_run(self) -> None:
         telemetry.emit(Telemetry.AGENT_HALTED, agent=self.name)
@@ -395,7 +412,7 @@ class Agent:
             log.exception("agent %s: post_run failed", self.name)
 
     def _expire(self) -> None:
-        self._cancel_turn(Reason(ReasonKind.TIMEOUT, f"turn exceeded {self._turn_timeout}s", self.name))
+        self._cancel_turn(Reason(ReasonKind.TIMEOUT, f"turn exceeded {self._limits.turn_timeout}s", self.name))
 
     def _cancel_turn(self, reason: Reason) -> bool:
         if not self._interruptible or self._task is None:
@@ -404,7 +421,7 @@ class Agent:
         self._task.cancel()
         return True
 
-    def _finish(self, request: _Request, response: Response | None, reason: Reason | None) -> None:
+    def _finish(self, request: Request, response: Response | None, reason: Reason | None) -> None:
         if request.done:
             return
         request.done = True
@@ -426,22 +443,21 @@ class Agent:
             telemetry.emit(Telemetry.PROMPT_STOP, agent=self.name, ref=request.ref)
 
     def _evict(self) -> None:
-        excess = len(self._results) - self._max_results
+        excess = len(self._results) - self._limits.max_results
         if excess <= 0:
             return
         for ref in [r for r, v in self._results.items() if v is not PENDING][:excess]:
             del self._results[ref]
 
     def _fail_all(self, reason: Reason) -> None:
-        requests = list(self._prompts)
-        self._prompts.clear()
+        requests = self._mailbox.drain()
         if self._current is not None:
             requests.insert(0, self._current)
             self._current = None
         for request in requests:
             self._finish(request, None, reason)
 
-    def _go_down(self, reason: Reason) -> None:
+    def _go_down(self, reason: Reason, task: asyncio.Task[None] | None = None) -> None:
         if not self.alive:
             return
         self._status = AgentState.DOWN
@@ -452,7 +468,7 @@ class Agent:
             except Exception:
                 log.exception("agent %s: down handler failed", self.name)
         self._fail_all(Reason(ReasonKind.AGENT_DOWN, reason.detail, self.name, reason))
-        self._loop.create_task(self._cleanup(None, reason))
+        self._loop.create_task(self._cleanup(task, reason))
 
     async def _cleanup(self, task: asyncio.Task[None] | None, reason: Reason) -> None:
         if task is not None and task is not asyncio.current_task(self._loop):
@@ -470,18 +486,8 @@ class Agent:
             log.exception("agent %s: terminate_session failed", self.name)
 
 
-def _limit(opts: Mapping[str, Any], key: str, default: int, name: str) -> int:
-    value = opts.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"agent {name!r}: {key} must be an integer >= 0, got {value!r}")
-    return value
-
-
 async def start_agent(behaviour: Behaviour[Any] | None = None, *, name: str = "agent", **opts: Any) -> Agent:
     """Start one standalone agent and wait until it is ready (raises StartFailed)."""
     agent = Agent(name, behaviour if behaviour is not None else Behaviour(), opts)
-    try:
-        await agent.ready()
-    except StartFailed:
-        raise
+    await agent.ready()
     return agent

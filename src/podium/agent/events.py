@@ -95,13 +95,17 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    """The outcome of a successful turn, built from its events as gen_agent does."""
+    """The outcome of a successful turn, built from its events as gen_agent does.
+
+    `events` are those the turn kept: a long stream keeps its first events and its terminal one
+    (see `podium.agent.capture`), and `dropped_events` counts the others. `text` is always whole."""
 
     text: str
     events: tuple[Event, ...] = ()
     usage: Usage | None = None
     duration_ms: float = 0.0
     session_id: str | None = None
+    dropped_events: int = 0
 
     @classmethod
     def from_events(cls, events: Iterable[Event], duration_ms: float = 0.0,

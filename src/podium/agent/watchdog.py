@@ -53,12 +53,20 @@ class Watchdog:
             self._schedule(min(deadline for deadline, _, _ in self._deadlines.values()))
 
 
+_last: Watchdog | None = None  # the last one asked for: nearly always the running loop's
+
+
 def watchdog() -> Watchdog:
     """The watchdog of the running loop."""
+    global _last
     loop = asyncio.get_running_loop()
+    dog = _last
+    if dog is not None and dog._loop is loop:  # no weak-reference lookup on every caller's wait
+        return dog
     dog = _watchdogs.get(loop)
     if dog is None:
         dog = _watchdogs[loop] = Watchdog(loop)
+    _last = dog
     return dog
 
 

@@ -3,6 +3,10 @@
 The script is a list of steps, consumed in order by the backend instance (shared by every agent that
 uses it), or a function of the prompt text returning a step. A step is a `str` (the reply) or one of
 `Say`, `Fail`, `Hang`, `Crash`, `Raise`.
+
+`Say`, `Fail` and `Crash` wait `delay` seconds, then for their `signal` (an `asyncio.Event`) when one
+is given, before they act: a test crashes an agent at the moment it chooses with
+`Crash("boom", signal=event)` and, later, `event.set()`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class Say:
     chunks: int = 1
     usage: tuple[int, int] | None = None
     delay: float = 0.0
+    signal: asyncio.Event | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,7 @@ class Fail:
     detail: str = "scripted failure"
     kind: ReasonKind = ReasonKind.BACKEND_ERROR
     delay: float = 0.0
+    signal: asyncio.Event | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +52,11 @@ class Hang:
 
 @dataclass(frozen=True, slots=True)
 class Crash:
-    """Crash the agent: it goes down."""
+    """Crash the agent: it goes down (after `delay` seconds, then on `signal`, when given)."""
 
     detail: str = "scripted crash"
+    delay: float = 0.0
+    signal: asyncio.Event | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,25 +100,31 @@ class ScriptedBackend(BaseBackend):
             yield Event.result(step)
             return
         if isinstance(step, Say):
-            if step.delay:
-                await asyncio.sleep(step.delay)
+            await _wait(step)
             for chunk in _split(step.text, step.chunks):
                 yield Event.text(chunk)
             if step.usage is not None:
                 yield Event.usage(*step.usage)
             yield Event.result(step.text)
         elif isinstance(step, Fail):
-            if step.delay:
-                await asyncio.sleep(step.delay)
+            await _wait(step)
             yield Event.error(step.detail, reason=Reason(step.kind, step.detail))
         elif isinstance(step, Hang):
             await asyncio.Event().wait()
         elif isinstance(step, Crash):
+            await _wait(step)
             raise AgentCrashed(step.detail)
         elif isinstance(step, Raise):
             raise step.exc
         else:
             raise ConfigError(f"unknown script step {step!r}")
+
+
+async def _wait(step: Say | Fail | Crash) -> None:
+    if step.delay:
+        await asyncio.sleep(step.delay)
+    if step.signal is not None:
+        await step.signal.wait()
 
 
 def _split(text: str, chunks: int) -> list[str]:

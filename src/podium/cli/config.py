@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from podium.apps.registry import BUILTINS
 from podium.backends.pricing import PriceTable
 from podium.backends.spec import Provider, parse_spec
 from podium.cli import paths
@@ -27,6 +28,8 @@ from podium.errors import ConfigError
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 _SECRET_KEYS = frozenset({"api_key", "apikey", "key", "token", "password", "secret"})
+# Models that cost nothing per token: they need no price for [limits] max_cost to hold.
+_FREE_PROVIDERS = frozenset({Provider.LOCAL, Provider.SCRIPTED, Provider.OLLAMA})
 
 
 def check_model_spec(spec: str) -> str:
@@ -172,6 +175,51 @@ class PodiumConfig(BaseModel):
     def _prices(cls, value: dict[str, Any]) -> dict[str, Any]:
         _as_value_error(PriceTable.from_config, value)  # says which model's price is wrong
         return value
+
+    @model_validator(mode="after")
+    def _across_tables(self) -> PodiumConfig:
+        """What one table says about another: silent mistakes otherwise (a limit never enforced, a
+        per-application model never used)."""
+        known = self.application_names()
+        for name in self.models.per_app:
+            if name not in known:
+                raise ValueError(f"[models.per_app] {name}: no application of that name in this configuration; "
+                                 f"the applications are {', '.join(sorted(known))}")
+        models = self.models
+        roles = {"the planner": models.planner, "the AppAgents": models.app or models.planner,
+                 "the judge": models.judge or models.planner,
+                 **{f"the {name} AppAgent": spec for name, spec in models.per_app.items()}}
+        _as_value_error(self.check_costed, roles)
+        return self
+
+    def application_names(self) -> set[str]:
+        """The applications this configuration has: the enabled built-ins, its MCP servers and its
+        desktop programs (as `podium.apps.build_applications` names them)."""
+        apps = self.apps if isinstance(self.apps, Mapping) else {}
+        enabled = apps.get("enabled", BUILTINS)
+        names = {str(n) for n in enabled} if isinstance(enabled, list | tuple) else set(BUILTINS)
+        for table in ("mcp", "desktop"):
+            if isinstance(apps.get(table), Mapping):
+                names |= {str(n) for n in apps[table]}
+        return names
+
+    def check_costed(self, roles: Mapping[str, str]) -> None:
+        """With [limits] max_cost set, every model that bills per token must have a price, else its
+        cost would be unknown and the limit silently not enforced. `roles` maps who uses a model
+        ("the planner") to its spec. Raises ConfigError naming the role, the model and the fix."""
+        if self.limits.max_cost is None:
+            return
+        table = self.price_table()
+        for role, spec in roles.items():
+            if spec.lower().startswith("scripted"):
+                continue
+            parsed = parse_spec(spec)
+            if parsed.provider in _FREE_PROVIDERS or table.lookup(parsed.model) is not None:
+                continue
+            raise ConfigError(
+                f"[limits] max_cost = {self.limits.max_cost} cannot be enforced: [prices] has no price for "
+                f"{spec} (the model of {role}); add \"{parsed.model}\" = {{ input = ..., output = ... }} "
+                "(US dollars per 1M tokens; 0 for a model that costs nothing) or remove max_cost")
 
     # -- derived values ------------------------------------------------------------------------
 

@@ -60,6 +60,7 @@ def choose_models(config: PodiumConfig, override: str | None = None) -> RoleMode
     """`--model SPEC` sets every role; otherwise [models] (app and judge default to the planner's)."""
     if override is not None:
         spec = _absolute(override, Path.cwd())
+        config.check_costed({"every role (--model)": spec})
         return RoleModels(spec, spec, spec)
     models, base = config.models, config.folder
     planner = _absolute(models.planner, base)

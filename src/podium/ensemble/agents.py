@@ -28,7 +28,7 @@ class AgentRecord:
 
         Strategies correlate an agent's answers by the order of their dispatches; a runtime that
         delivers out of order (a remote one may) is put back in order here. The caller pops each
-        delivered ref from `flights` (see `landed`) before asking for the next."""
+        delivered ref from `flights` before asking for the next."""
         flights = self.flights
         if completion.ref not in flights:
             return
@@ -40,10 +40,6 @@ class AgentRecord:
         yield completion
         while self.held and flights and next(iter(flights)) in self.held:
             yield self.held.pop(next(iter(flights)))
-
-    def landed(self, completion: Completion) -> Token | None:
-        """Take a delivered completion's dispatch off the flights; its token."""
-        return self.flights.pop(completion.ref)
 
     def drop(self) -> list[Token]:
         """Drop the work in flight (the agent stopped or went down); the tokens it was for."""

@@ -37,6 +37,9 @@ class AgentHandle(Protocol):
 
     def stop(self, reason: Reason | None = None) -> Awaitable[None] | None: ...
 
+    def kill(self, reason: Reason | None = None) -> None:
+        """Take the agent down now, as a crash would: its owner's `on_down` is called."""
+
 
 class AgentRuntime(Protocol):
     def start(self, address: str, spec: AgentSpec, on_down: Callable[[Reason], None]) -> AgentHandle: ...

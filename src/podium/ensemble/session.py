@@ -12,7 +12,7 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Generator, Mapping
+from collections.abc import Awaitable, Generator
 from functools import partial
 from typing import Any
 
@@ -21,6 +21,7 @@ from podium.agent.backend import Prompt
 from podium.agent.events import Response, Usage
 from podium.agent.outcomes import Completion, PollResult
 from podium.agent.watchdog import wait_reply
+from podium.ensemble import registry
 from podium.ensemble.agents import AgentRecord
 from podium.ensemble.inputs import (
     AgentDownInput,
@@ -36,6 +37,7 @@ from podium.ensemble.inputs import (
 from podium.ensemble.ops import Dispatch, Forward, Halt, Op, Reply, ReplyError, Start, Stop, Token
 from podium.ensemble.runtime import AgentRuntime, LocalRuntime
 from podium.ensemble.strategy import Strategy, decide
+from podium.ensemble.subagent import SubAgent
 from podium.ensemble.tokens import Run, Tokens
 from podium.errors import (
     AgentNotRunning,
@@ -49,8 +51,6 @@ from podium.errors import (
 from podium.telemetry import Telemetry
 
 log = logging.getLogger("podium.session")
-
-_live: dict[str, Session] = {}
 
 
 class Session:
@@ -78,6 +78,9 @@ class Session:
         self._close_waiters: list[asyncio.Future[None]] = []
         self._usage = Usage()
         self._agent_usage: dict[str, Usage] = {}
+        self._orphans = self._tokens.orphans  # read after every input (see Tokens.lost)
+        self._hears_downs = type(strategy).implements("handle_agent_down")
+        self._what = f"session {name!r}"  # how a caller's timeout names it
 
     # ------------------------------------------------------------------ starting and stopping
 
@@ -95,17 +98,15 @@ class Session:
             raise ConfigError(f"Session.start needs a Strategy instance, got {strategy!r}")
         if name is None:
             name = f"session-{uuid.uuid4().hex[:8]}"  # unique across processes: records outlive them
-        elif name in _live:
-            raise StartFailed(f"a session named {name!r} is already running; stop it or choose another name")
         session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
-        _live[name] = session
+        registry.claim(session)
         try:
             state, specs = strategy.init(opts)
             names = [spec.name for spec in specs]
             if len(set(names)) != len(names):
                 raise ConfigError(f"session {name!r}: duplicate agent names in {names}")
         except BaseException:
-            _live.pop(name, None)
+            registry.release(session)
             raise
         session._state = state
         await session._launch(specs, "start")
@@ -117,11 +118,10 @@ class Session:
                        recorder: Recorder | None = None, max_results: int = 10_000) -> Session:
         """Rebuild a session from what a journal derived (see `podium.journal.resume`): the strategy's
         state, the live agents (started afresh), the still-pending tokens (their results become
-        pollable), then the dispatches that were in flight are sent again."""
-        if name in _live:
-            raise StartFailed(f"a session named {name!r} is already running")
+        pollable), then the dispatches that were in flight are sent again. The new incarnation mints
+        tokens of its own (`next_token` only keeps their numbers rising in the record)."""
         session = cls(strategy, name, runtime or LocalRuntime(), recorder, max_results)
-        _live[name] = session
+        registry.claim(session)
         session._state = state
         session._tokens.last = next_token
         for token in pending:
@@ -153,7 +153,7 @@ class Session:
             for agent in list(self._agents.values()):
                 self._stop_agent(agent, Reason(ReasonKind.STOPPED, f"session {what} failed"))
             await self._drain_cleanup()
-            _live.pop(self.name, None)
+            registry.release(self)
             raise
 
     def _opened(self) -> None:
@@ -191,6 +191,11 @@ class Session:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def started(self) -> bool:
+        """Every agent of its start specs is running and it takes requests (or did, until it closed)."""
+        return self._open
+
     # ------------------------------------------------------------------ the caller's API
 
     def tell(self, prompt: str | Prompt, **opts: Any) -> Token:
@@ -205,7 +210,7 @@ class Session:
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
         token = self._mint(Run("ask", future))
         self._feed(AskInput(prompt, opts, token))
-        return await wait_reply(future, timeout, f"session {self.name!r}")
+        return await wait_reply(future, timeout, self._what)
 
     def poll(self, token: Token) -> PollResult:
         """Pending, Completed(response), Failed(reason) or NotFound. A completed result is consumed."""
@@ -242,12 +247,23 @@ class Session:
             log.exception("session %s: handle_status failed", self.name)
         return status
 
-    def agent_status(self, name: str) -> Any:
-        """The status of one sub-agent by bare name."""
+    def agents(self) -> list[str]:
+        """The bare names of the running sub-agents."""
+        return list(self._agents)
+
+    def agent(self, name: str) -> SubAgent:
+        """A handle on one running sub-agent, by bare name: its status, interrupt, kill.
+        Raises AgentNotRunning when the session has no such agent."""
         agent = self._agents.get(name)
         if agent is None:
-            raise AgentNotRunning(Reason(ReasonKind.UNKNOWN_AGENT, f"no agent {name!r} in {self.name}", name))
-        return agent.handle.status()
+            raise AgentNotRunning(Reason(
+                ReasonKind.UNKNOWN_AGENT, f"no agent {name!r} in session {self.name!r}; the agents are "
+                f"{', '.join(sorted(self._agents)) or 'none'}", name))
+        return SubAgent(self.name, name, agent.handle)
+
+    def agent_status(self, name: str) -> Any:
+        """The status of one sub-agent by bare name."""
+        return self.agent(name).status()
 
     # ------------------------------------------------------------------ the one place
 
@@ -303,17 +319,15 @@ class Session:
         self._apply(ops)
         if kind is AgentDownInput or kind is DispatchRejectedInput:
             self._after(input)
+        if self._orphans:
+            self._tokens.settle()
 
     def _after(self, input: Input) -> None:
         """The session's guarantees once the strategy had its say: no affected token stays pending."""
         kind = type(input)
         if kind is AgentDownInput:
-            for token in input.tokens:  # type: ignore[union-attr]
-                # Failed unless the strategy gave it work again (a retry on a restarted agent, say).
-                run = self._pending.get(token)
-                if run is not None and run.flying == 0:
-                    self._tokens.close(token, None, Reason(
-                        ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
+            failure = Reason(ReasonKind.AGENT_DOWN, input.reason.detail, input.agent, input.reason)  # type: ignore[union-attr]
+            self._tokens.lost(input.tokens, failure, orphans=not self._hears_downs)  # type: ignore[union-attr]
         elif kind is DispatchRejectedInput and input.token in self._pending:  # type: ignore[union-attr]
             self._tokens.close(input.token, None, Reason(  # type: ignore[union-attr]
                 ReasonKind.DISPATCH_REJECTED, input.reason.detail, input.agent, input.reason))  # type: ignore[union-attr]
@@ -434,10 +448,10 @@ class Session:
             else reason
         for token in list(self._pending):
             self._tokens.close(token, None, failure)
+        self._orphans.clear()
         for agent in list(self._agents.values()):
             self._stop_agent(agent, Reason(ReasonKind.STOPPED, "session closed", agent.name))
-        if _live.get(self.name) is self:
-            del _live[self.name]
+        registry.release(self)
         closed = getattr(self._recorder, "closed", None)
         if closed is not None and self._open:
             try:
@@ -455,11 +469,15 @@ class Session:
         agent = self._gens.get(gen)
         if agent is None:
             return  # stopped or down: its work was dropped
+        flights = agent.flights
+        if agent.held is None and flights and completion.ref == next(iter(flights)):
+            self._deliver(agent, completion)  # the usual case: the oldest dispatch landed, nothing was held
+            return
         for ready in agent.in_order(completion):
             self._deliver(agent, ready)
 
     def _deliver(self, agent: AgentRecord, completion: Completion) -> None:
-        token = agent.landed(completion)
+        token = agent.flights.pop(completion.ref)
         if token is not None and token in self._pending:
             self._pending[token].flying -= 1
         response = completion.response
@@ -530,6 +548,4 @@ class _Starting:
             await self._session.stop()
 
 
-def running_sessions() -> Mapping[str, Session]:
-    """The sessions of this process that have not stopped, by name."""
-    return dict(_live)
+running_sessions = registry.running_sessions  # kept where callers found it

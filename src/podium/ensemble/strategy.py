@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from podium.agent.backend import Prompt
@@ -41,7 +43,23 @@ class Strategy(Generic[S]):
     - `handle_notify`: events sent to the session are ignored;
     - `handle_status`: adds nothing to `Session.status()`.
     The session also fails any token a callback leaves pending in these cases, so no caller hangs.
+
+    Options may be given to the constructor as well as to `Session.start`: `Solo(backend=b)` and
+    `Session.start(Solo(), backend=b)` start the same session. The constructor's options are
+    defaults that `init` receives merged under the ones it is called with, whoever calls it (a
+    session, `podium.journal.replay`, `resume`), so a strategy object carries its configuration.
     """
+
+    options: Mapping[str, Any] = MappingProxyType({})
+
+    def __init__(self, **options: Any) -> None:
+        self.options = MappingProxyType(dict(options))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("init")
+        if init is not None and not getattr(init, "merges_options", False):
+            cls.init = _merging_options(init)  # type: ignore[method-assign]
 
     def init(self, opts: Mapping[str, Any]) -> tuple[S, list[AgentSpec]]:
         raise NotImplementedError
@@ -70,10 +88,28 @@ class Strategy(Generic[S]):
     def handle_status(self, state: S) -> Mapping[str, Any]:
         return {}
 
+    def __repr__(self) -> str:
+        options = ", ".join(f"{k}=..." for k in self.options)
+        return f"{type(self).__name__}({options})"
+
     @classmethod
     def implements(cls, callback: str) -> bool:
         """Whether this strategy overrides an optional callback."""
         return getattr(cls, callback) is not getattr(Strategy, callback)
+
+
+def _merging_options(init: Callable[..., Any]) -> Callable[..., Any]:
+    """`init` of a strategy class, given the constructor's options under the ones it is called with.
+    Done once per class, so that every strategy honours constructor options without each `init`
+    having to remember to merge them."""
+
+    @functools.wraps(init)
+    def init_with_options(self: Strategy[Any], opts: Mapping[str, Any]) -> Any:
+        options = self.options
+        return init(self, {**options, **opts} if options else opts)
+
+    init_with_options.merges_options = True  # type: ignore[attr-defined]
+    return init_with_options
 
 
 def decide(strategy: Strategy[S], input: Input, state: S) -> Result[S]:

@@ -2,11 +2,17 @@
 
 Every caller gets exactly one answer: a token is closed once (`close`), and then either its asker's
 future is resolved or its result waits here, in a bounded cache, for `poll`, `result` or `inbox`.
+
+Tokens are opaque strings, unique across sessions and across the incarnations of one session name:
+records outlive processes, so the session "nightly" started again must not hand out a token its
+previous run already used. Each book draws a random incarnation id; a counter orders its tokens.
+Nothing may parse a token.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections import OrderedDict
 from typing import Literal
 
@@ -23,7 +29,7 @@ Kind = Literal["tell", "ask"]
 class Run:
     """A pending token."""
 
-    __slots__ = ("dispatches", "flying", "future", "kind", "usage", "waiters")
+    __slots__ = ("dispatches", "flying", "future", "kind", "orphaned", "usage", "waiters")
 
     def __init__(self, kind: Kind, future: asyncio.Future[Response] | None = None) -> None:
         self.kind = kind
@@ -32,6 +38,9 @@ class Run:
         self.dispatches = 0
         self.flying = 0  # dispatches of this token in flight right now
         self.usage: Usage | None = None
+        # Set when an agent holding work of this token went down and the strategy cannot hear of it
+        # (no handle_agent_down): the failure, and the dispatch count at that moment (see Tokens.lost).
+        self.orphaned: tuple[Reason, int] | None = None
 
 
 class Tokens:
@@ -40,11 +49,13 @@ class Tokens:
         self.pending: dict[Token, Run] = {}
         self.results: OrderedDict[Token, PollResult] = OrderedDict()
         self.max_results = max_results
-        self.last = 0  # the number in the last token minted
+        self.last = 0  # the number of the last token minted
+        self._prefix = f"{session}:{secrets.token_hex(6)}:"
+        self.orphans: set[Token] = set()  # pending tokens marked by `lost`, until `settle` decides them
 
     def mint(self, run: Run) -> Token:
         self.last += 1
-        token = f"{self.session}:{self.last}"
+        token = f"{self._prefix}{self.last}"
         self.pending[token] = run
         if telemetry.active():
             telemetry.emit(Telemetry.TOKEN_START, session=self.session, token=token, kind=run.kind)
@@ -75,6 +86,38 @@ class Tokens:
             else:
                 telemetry.emit(Telemetry.TOKEN_ERROR, session=self.session, token=token, reason=reason.kind,
                                dispatches=run.dispatches)
+
+    def lost(self, tokens: tuple[Token, ...], failure: Reason, *, orphans: bool) -> None:
+        """The tokens that had work on an agent that went down, once the strategy had its say: each one
+        with no work left in flight fails with `failure` (unless the strategy closed it or gave it work
+        again). With `orphans` (the strategy cannot hear of downs), one whose other work is still out
+        is marked: the strategy will never learn this part is lost, so once that work has landed nothing
+        can complete the token, and `settle` fails it."""
+        for token in tokens:
+            run = self.pending.get(token)
+            if run is None:
+                continue
+            if run.flying == 0:
+                self.close(token, None, failure)
+            elif orphans and run.orphaned is None:
+                run.orphaned = (failure, run.dispatches)
+                self.orphans.add(token)
+
+    def settle(self) -> None:
+        """Fail the marked tokens that have no work left in flight and were given none since the down;
+        one the strategy gave new work is in its charge again."""
+        for token in list(self.orphans):
+            run = self.pending.get(token)
+            if run is None:
+                self.orphans.discard(token)
+                continue
+            failure, dispatches = run.orphaned  # type: ignore[misc]
+            if run.dispatches > dispatches:
+                run.orphaned = None
+                self.orphans.discard(token)
+            elif run.flying == 0:
+                self.orphans.discard(token)
+                self.close(token, None, failure)
 
     def count(self, token: Token | None, usage: Usage) -> None:
         run = self.pending.get(token) if token is not None else None
