@@ -107,6 +107,13 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     done = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="add")},
                   called=("write_rows", "add_chart"))
     assert not missing(done, SHEETS)
+    # a declared tool that was called and failed is not demanded again (a plan may want a workbook created
+    # that exists), but a FINISH without it is still questioned once
+    wrote = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="add")}, called=("write_rows",))
+    charted = remember(wrote, [], [ActionResult(function="add_chart", ok=False, error="no such range", ran=True)])
+    lacking = missing(charted, SHEETS)
+    assert charted.tried == ("add_chart",) and lacking.tools == () and lacking.failed == ("add_chart",)
+    assert lacking and lacking.text() == "add_chart failed and never succeeded"
     # a folder declared is written when anything inside it changed
     folder = SubtaskRecord(spec=SubtaskSpec(id="1", description="copy", application="files", writes=("backup",)),
                            changed={"backup/a.xlsx": EffectView(path="backup/a.xlsx", change="create")})

@@ -335,3 +335,19 @@ async def test_broken_callbacks_do_not_leave_a_question_waiting_forever() -> Non
     result = await asyncio.wait_for(run_request("Open the file", [Documents()], ScriptedBackend(planner),
                                                 on_event=on_event, ask_person=ask_person), 10)
     assert result.status == "FAIL" and "nobody answered" in (result.reason or "")
+
+
+async def test_auto_rules_are_the_profile_the_planners_model_declares() -> None:
+    from podium.backends.budget import Budget, BudgetedBackend
+    from podium.backends.embedded import EmbeddedBackend
+    from podium.desktop.rules import AUTO, NONE, SMALL_LOCAL
+
+    local = BudgetedBackend(EmbeddedBackend(), Budget(max_tokens=10))  # not loaded: nothing is called
+    assert local.rules_profile == SMALL_LOCAL
+    apps = [Documents(), Spreadsheets()]
+    for model, expected in ((local, SMALL_LOCAL), (ScriptedBackend([]), NONE)):
+        session = await HostSession.start(apps, model=model, config=HostConfig(rules=AUTO))
+        try:
+            assert session.config.rules == expected
+        finally:
+            await session.stop()

@@ -3,9 +3,9 @@ validator of what it sends back (see tooling), so the descriptions here are prom
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from podium.apps.sheet_cells import CellValue
 from podium.apps.tooling import Args
@@ -16,6 +16,14 @@ from podium.apps.tooling import Args
 # text: formulas are the work of the tools that make them (add_totals_row).
 _VALUES = "a leading ' keeps numeric-looking text as text; '=...' is written as text, not a formula"
 
+# Cells and ranges are patterned in the schema, so that a local model's grammar admits an address only
+# (and artifacts.wants offers no data by reference there: an address is written, not passed). No '$':
+# llama.cpp's grammar parser refuses the escape json_schema_to_gbnf writes for it; the tools accept it.
+_CELL = r"[A-Za-z]{1,3}[0-9]{1,7}"
+Cell = Annotated[str, WithJsonSchema({"type": "string", "pattern": f"^{_CELL}$"})]
+_RANGE = f"^([A-Za-z0-9 _'.-]{{1,40}}!)?{_CELL}(:{_CELL})?$"
+Range = Annotated[str, WithJsonSchema({"type": "string", "pattern": _RANGE})]
+
 
 class PathArgs(Args):
     path: str = Field(description=".xlsx file, relative to the workspace root")
@@ -23,7 +31,7 @@ class PathArgs(Args):
 
 class ReadArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    range: str | None = Field(None, description="e.g. 'A1:C10'; the whole used area when omitted")
+    range: Range | None = Field(None, description="e.g. 'A1:C10'; the whole used area when omitted")
     cached_values: bool = Field(False, description="formula results as last saved by a spreadsheet program")
 
 
@@ -38,18 +46,13 @@ class SheetArgs(PathArgs):
 
 class WriteArgs(PathArgs):
     sheet: str | None = None
-    # A pattern in the schema, so that the grammar of a local model admits a cell only: the 1.5B
-    # AppAgent wrote start 'user' and repeated it (the length is bounded, so no string can run on).
-    # The tool checks it itself, with an error that says what a cell is ('$B$2' too). No '$' in the
-    # pattern: llama.cpp's grammar parser refuses the escape json_schema_to_gbnf writes for it.
-    start: str = Field("A1", description="top-left cell of the rows, e.g. 'B2'",
-                       json_schema_extra={"pattern": r"^[A-Za-z]{1,3}[0-9]{1,7}$"})
+    start: Cell = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
 
 
 class CellArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    cell: str = Field(description="the cell, e.g. 'B2'")
+    cell: Cell = Field(description="the cell, e.g. 'B2'")
     value: CellValue = Field(description=f"the value; {_VALUES}")
 
 
@@ -64,12 +67,12 @@ class ChartArgs(PathArgs):
     kind: Literal["bar", "column", "horizontal_bar", "line", "pie"] = Field(
         description="bar/column: vertical bars; horizontal_bar; line; pie (first series only)"
     )
-    data: str = Field(description="the table, e.g. 'A1:C5' or 'Data!A1:C5': header row, categories in column 1")
+    data: Range = Field(description="the table, e.g. 'A1:C5' or 'Data!A1:C5': header row, categories in column 1")
     title: str
     columns: list[str] = Field(default_factory=list, description="only these columns of the data as series (headers "
                                                                  "or letters); every column when empty")
     header_row: bool = Field(True, description="the first row holds the series names")
     categories_in_first_column: bool = True
-    anchor: str | None = Field(None, description="top-left cell of the chart; right of the data when omitted")
+    anchor: Cell | None = Field(None, description="top-left cell of the chart; right of the data when omitted")
     x_title: str | None = None
     y_title: str | None = None

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from podium.apps.base import Change, Effect
-from podium.apps.sheet_args import PathArgs
+from podium.apps.sheet_args import Cell, PathArgs, Range
 from podium.apps.sheet_cells import bounds, plain, sheet_named, value_at
 from podium.apps.sheet_view import table_of, totals_row
 from podium.apps.tool_effects import declared, effect
@@ -40,13 +40,13 @@ class FormatArgs(PathArgs):
 
 class MergeArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    range: str = Field(description="e.g. 'A1:C1'")
+    range: Range = Field(description="e.g. 'A1:C1'")
     text: str | None = Field(None, description="the merged cell's text; the range's first value when omitted")
 
 
 class FreezeArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    cell: str = Field("A2", description="rows above it and columns left of it stay in view: 'A2' keeps row 1")
+    cell: Cell = Field("A2", description="rows above it and columns left of it stay in view: 'A2' keeps row 1")
 
 
 class WidthArgs(PathArgs):

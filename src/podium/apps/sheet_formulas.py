@@ -17,7 +17,7 @@ from pydantic import Field
 
 from podium.apps.base import Change, Effect
 from podium.apps.formulas import formula_problem
-from podium.apps.sheet_args import PathArgs
+from podium.apps.sheet_args import Cell, PathArgs
 from podium.apps.sheet_cells import (
     _REFERENCE,
     check_formulas,
@@ -32,12 +32,10 @@ from podium.apps.sheet_view import MAX_SHOWN, Reader, SheetTable, table_of, tota
 from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import ToolError, ToolSpec
 
-_CELL = {"pattern": r"^[A-Za-z]{1,3}[0-9]{1,7}$"}
-
 
 class FormulaArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
-    cell: str = Field(description="the cell, e.g. 'D7'", json_schema_extra=_CELL)
+    cell: Cell = Field(description="the cell, e.g. 'D7'")
     formula: str = Field(description="e.g. '=SUM(D2:D6)' or '=B2*C2'")
 
 

@@ -157,6 +157,10 @@ class EmbeddedBackend(BaseBackend):
     (default: the template inside the GGUF), repack (llama.cpp weight repacking; off, see _model_params).
     """
 
+    # The desktop's named rules for small models ("auto" in its config resolves to this; see
+    # podium.desktop.rules): the models this backend runs on a laptop are small.
+    rules_profile = "small-local"
+
     def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None,
                  max_tokens: int = 1024, seed: int | None = None, timeout: float = 600.0,
                  prices: PriceTable | None = None, cache_dir: Path | str | None = None,

@@ -174,7 +174,7 @@ def _types(schema: Any) -> list[Mapping[str, Any]]:
 
 def wants(schema: Any) -> tuple[str, ...]:
     """What a parameter schema takes, as shapes: 'rows' (a list of lists), 'list' (of scalars), 'array' (of
-    anything), 'string', 'number'."""
+    anything), 'string', 'number', 'address' (a string with a pattern: a cell, a range, a colour)."""
     found = []
     for option in _types(schema):
         kind = option.get("type")
@@ -184,8 +184,10 @@ def wants(schema: Any) -> tuple[str, ...]:
                 found.append("array")  # any list: the value goes as it is
             else:
                 found.append("rows" if any(t.get("type") == "array" for t in _types(items)) else "list")
-        elif kind in ("string", "number", "integer"):
-            found.append("number" if kind == "integer" else kind)
+        elif kind == "string":
+            found.append("address" if "pattern" in option else "string")
+        elif kind in ("number", "integer"):
+            found.append("number")
     return tuple(dict.fromkeys(found))
 
 
@@ -196,6 +198,7 @@ TAKES: Mapping[str, frozenset[Kind]] = {
     "list": frozenset({Kind.NAMES, Kind.TABLE, Kind.TEXT}),
     "string": frozenset({Kind.TEXT, Kind.NUMBER, Kind.NAMES, Kind.TABLE}),
     "number": frozenset({Kind.NUMBER}),
+    "address": frozenset(),  # written by the model, never data passed along: a table there is no range
 }
 
 

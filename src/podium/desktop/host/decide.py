@@ -85,7 +85,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
 def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequence[ActionResult]) -> SubtaskRecord:
     """The record after a step's calls ran (`results`, one per call that ran)."""
-    done, called = list(record.done), list(record.called)
+    done, called, tried = list(record.done), list(record.called), list(record.tried)
     failed = list(record.failed)
     changed = dict(record.changed)
     found = dict(record.artifacts)
@@ -96,6 +96,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
         if not result.ok:
             if result.error and result.ran:
                 failed.append((key, result.error))
+                tried.append(result.function)
             continue
         called.append(result.function)
         if not result.read_only:
@@ -112,7 +113,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
         for item in artifacts.extract(base, result.content, call_text(result.function, result.arguments)):
             found[item.name] = item
     return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
-                   failed=tuple(failed)[-MAX_FAILED:], changed=changed, artifacts=found, names=names)
+                   tried=tuple(dict.fromkeys(tried)), failed=tuple(failed)[-MAX_FAILED:], changed=changed,
+                   artifacts=found, names=names)
 
 
 def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskRecord:

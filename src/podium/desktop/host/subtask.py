@@ -208,8 +208,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     if missing and not record.finish_checked:
         force = rules.FORCE_TOOL in s.rules and bool(missing.tools)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
-                f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make that change "
-                f"now with the data you were given, then FINISH.")
+                f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "
+                f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
+                f"another way).")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, note=note,
                            only=missing.tools if force else ())
         if force:

@@ -22,11 +22,13 @@ from podium.desktop.wire.schemas import HandsOn
 @dataclass(frozen=True, slots=True)
 class Missing:
     writes: tuple[str, ...] = ()  # declared writes no successful change touched
-    tools: tuple[str, ...] = ()  # declared changing tools that never succeeded
+    tools: tuple[str, ...] = ()  # declared changing tools never called
     hands_on: str = ""  # the declared kind of data, when none was read
+    failed: tuple[str, ...] = ()  # declared changing tools called that never succeeded (a plan may be wrong
+    # to want one: creating a workbook that exists fails, and the other tools do the work)
 
     def __bool__(self) -> bool:
-        return bool(self.writes or self.tools or self.hands_on)
+        return bool(self.writes or self.tools or self.hands_on or self.failed)
 
     def text(self) -> str:
         parts = []
@@ -34,6 +36,8 @@ class Missing:
             parts.append(f"{', '.join(self.writes)} {'is' if len(self.writes) == 1 else 'are'} unchanged")
         if self.tools:
             parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
+        if self.failed:
+            parts.append(f"{', '.join(self.failed)} failed and never succeeded")
         if self.hands_on:
             parts.append(f"no {self.hands_on} was read to hand on")
         return "; ".join(parts)
@@ -46,13 +50,15 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     writes = tuple(w for w in spec.writes if not any(covered(path, (w,)) for path in touched)
                    and not any(covered(w, (path,)) for path in touched))
     changing = set(app.changing) if app is not None else set()
-    tools = tuple(t for t in spec.tools if t in changing and t not in record.called)
+    unmet = [t for t in spec.tools if t in changing and t not in record.called]
+    tools = tuple(t for t in unmet if t not in record.tried)
+    failed = tuple(t for t in unmet if t in record.tried)
     hands = ""
     if spec.hands_on is not HandsOn.NOTHING:
         wanted = Kind(spec.hands_on.value)
         if not any(a.kind is wanted for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
-    return Missing(writes, tools, hands)
+    return Missing(writes, tools, hands, failed)
 
 
 def _given(result: object, kind: Kind) -> bool:
