@@ -8,7 +8,10 @@ from podium.desktop.host.artifacts import Artifact, Kind, RefError, accepted, ba
 
 TABLE = [["Quarter", "Revenue"], ["Q1", 120], ["Q2", 80.5]]
 ROWS = {"type": "array", "items": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}
-TEXT = {"type": "string"}
+TEXT = {"type": "string", "contentMediaType": "text/plain"}  # content: a file's text (podium.apps.tooling.Content)
+LABEL = {"type": "string"}  # a name, a title
+RANGE = {"type": "string", "pattern": "^[A-Z]+[0-9]+:[A-Z]+[0-9]+$"}
+CHOICE = {"type": "string", "enum": ["bar", "line"]}
 NUMBER = {"type": "number"}
 LINES = {"type": "array", "items": {"type": "string"}}
 
@@ -61,12 +64,21 @@ def test_a_bad_reference_is_a_clear_error() -> None:
     data = {"1.read_table": Artifact("1.read_table", Kind.TABLE, TABLE)}
     with pytest.raises(RefError, match=r"unknown reference '1\.read_tabel'; the references are: 1\.read_table"):
         resolve({"rows": {"ref": "1.read_tabel"}}, data, {"properties": {"rows": ROWS}})
-    with pytest.raises(RefError, match=r"1\.read_table is a table; this argument takes number"):
+    with pytest.raises(RefError, match=r"1\.read_table is a table; this argument takes a number"):
         resolve({"value": {"ref": "1.read_table"}}, data, {"properties": {"value": NUMBER}})
+    with pytest.raises(RefError, match=r"1\.read_table is a table; this argument takes a value written out"):
+        resolve({"data": {"ref": "1.read_table"}}, data, {"properties": {"data": RANGE}})
 
 
 def test_which_kinds_an_argument_takes_by_reference() -> None:
     assert accepted(ROWS) == {Kind.TABLE, Kind.NAMES}
     assert accepted(NUMBER) == {Kind.NUMBER}
     assert Kind.TABLE in accepted(TEXT) and Kind.NUMBER in accepted(TEXT)
+    # a name or a title takes one value, not a table; a range, a cell or a choice is written, not passed
+    assert accepted(LABEL) == {Kind.TEXT, Kind.NUMBER}
+    assert accepted(RANGE) == frozenset() and accepted(CHOICE) == frozenset()
+    assert accepted({"anyOf": [{"type": "string", "contentMediaType": "text/plain"}, {"type": "null"}]}) == \
+        accepted(TEXT)
+    # a list of strings takes names or lines, not a table (rows go where rows go)
+    assert accepted(LINES) == {Kind.NAMES, Kind.TEXT}
     assert accepted({"type": "boolean"}) == frozenset() and accepted(None) == frozenset()

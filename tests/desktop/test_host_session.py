@@ -343,7 +343,6 @@ async def test_auto_rules_are_the_profile_the_planners_model_declares() -> None:
     from podium.desktop.rules import AUTO, NONE, SMALL_LOCAL
 
     local = BudgetedBackend(EmbeddedBackend(), Budget(max_tokens=10))  # not loaded: nothing is called
-    assert local.rules_profile == SMALL_LOCAL
     apps = [Documents(), Spreadsheets()]
     for model, expected in ((local, SMALL_LOCAL), (ScriptedBackend([]), NONE)):
         session = await HostSession.start(apps, model=model, config=HostConfig(rules=AUTO))

@@ -121,3 +121,21 @@ def test_a_replan_keeps_what_is_done() -> None:
     kept = {"1": SEED[0]}
     check = check_plan([SEED[0], SEED[1]], CATALOG, REQUEST, FILES, kept=kept)
     assert check.ok and [s.id for s in check.subtasks] == ["2"]
+
+
+def test_a_table_handed_to_a_writer_needs_a_tool_that_takes_it(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["documents", "spreadsheets"]})
+                      .values())
+    read = spec("1", reads=["report.docx"], tools=["read_table"], hands_on="table")
+    chart_only = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["create_workbook", "add_chart"])
+    (found,) = check_plan([read, chart_only], real, REQUEST, FILES).problems
+    assert found.startswith("subtask '2' is handed a table by subtask '1', but none of its tools (create_workbook, "
+                            "add_chart) takes one: add the spreadsheets tool that puts it in budget.xlsx first")
+    assert "write_rows" in found
+    # a chart's range, a title and its columns' names are no place for a table; rows are
+    assert check_plan([read, SEED[1]], real, REQUEST, FILES).ok
+    # a subtask handed only a number, or one that writes nothing, is not asked for such a tool
+    counted = read.model_copy(update={"hands_on": "number"})
+    assert check_plan([counted, chart_only], real, REQUEST, FILES).ok

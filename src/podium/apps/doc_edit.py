@@ -18,7 +18,7 @@ from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import Args, Content, ToolError, ToolSpec
 
 _PATH = ".docx file, relative to the workspace root"
 _SHOWN = 30
@@ -27,7 +27,7 @@ _SHOWN = 30
 class ReplaceArgs(Args):
     path: str = Field(description=_PATH)
     find: str = Field(min_length=1, description="the exact text to find")
-    replace_with: str = Field(description="what replaces every occurrence ('' deletes it)")
+    replace_with: Content = Field(description="what replaces every occurrence ('' deletes it)")
     match_case: bool = Field(True, description="false: 'Total' also finds 'TOTAL' and 'total'")
 
 
@@ -39,7 +39,7 @@ class FindArgs(Args):
 
 class InsertArgs(Args):
     path: str = Field(description=_PATH)
-    text: str
+    text: Content
     after_text: str | None = Field(None, description="put it right after the first paragraph containing this text")
     index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0 (past the "
                                                       "last: at the end)")

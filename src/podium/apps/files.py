@@ -31,7 +31,7 @@ from podium.apps import approval, csv_tables, text_edit
 from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.file_transfer import Transfer, store
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import Args, Content, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
 
 MAX_LISTED = 2000
@@ -62,7 +62,7 @@ class ReadArgs(Args):
 
 class WriteArgs(Args):
     path: str
-    content: str
+    content: Content
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 
 

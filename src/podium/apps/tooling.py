@@ -11,9 +11,9 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from podium.apps.base import Effect, Tool, ToolResult
 from podium.errors import PodiumError
@@ -27,6 +27,13 @@ class Args(BaseModel):
     """Base of every tool's arguments: unknown arguments are an error, not silently ignored."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+# A string argument that carries content (a file's text, a paragraph, a replacement), as opposed to one that
+# names or labels something (a path, a sheet, a title, a style). The schema says so in JSON Schema's own
+# words, so that data read earlier (a table, a list of names) can be passed there by reference and nowhere
+# else (podium.desktop.host.artifacts).
+Content = Annotated[str, Field(json_schema_extra={"contentMediaType": "text/plain"})]
 
 
 Handler = Callable[[Any], Any | Awaitable[Any]]

@@ -77,10 +77,6 @@ class BudgetedBackend(BaseBackend):
         self.inner = inner
         self.budget = budget
 
-    @property
-    def rules_profile(self) -> str | None:
-        return getattr(self.inner, "rules_profile", None)
-
     async def start_session(self, opts: Mapping[str, Any]) -> Any:
         return await self.inner.start_session(opts)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from podium.apps.tooling import Args
+from podium.apps.tooling import Args, Content
 
 
 class ObserveArgs(Args):
@@ -17,7 +17,7 @@ class ControlArgs(Args):
 
 
 class TextArgs(ControlArgs):
-    text: str = Field(description="the whole new text (for a slider or spin button: its number)")
+    text: Content = Field(description="the whole new text (for a slider or spin button: its number)")
 
 
 class SelectArgs(ControlArgs):

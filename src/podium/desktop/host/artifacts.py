@@ -174,7 +174,8 @@ def _types(schema: Any) -> list[Mapping[str, Any]]:
 
 def wants(schema: Any) -> tuple[str, ...]:
     """What a parameter schema takes, as shapes: 'rows' (a list of lists), 'list' (of scalars), 'array' (of
-    anything), 'string', 'number', 'address' (a string with a pattern: a cell, a range, a colour)."""
+    anything), 'content' (a string marked contentMediaType: a text, a paragraph), 'string' (a name, a label),
+    'literal' (a string with an enum or a pattern: a choice, a cell, a range), 'number'."""
     found = []
     for option in _types(schema):
         kind = option.get("type")
@@ -185,21 +186,33 @@ def wants(schema: Any) -> tuple[str, ...]:
             else:
                 found.append("rows" if any(t.get("type") == "array" for t in _types(items)) else "list")
         elif kind == "string":
-            found.append("address" if "pattern" in option else "string")
+            if "enum" in option or "pattern" in option or "const" in option:
+                found.append("literal")
+            elif "contentMediaType" in option or "contentMediaType" in schema:
+                found.append("content")
+            else:
+                found.append("string")
         elif kind in ("number", "integer"):
             found.append("number")
     return tuple(dict.fromkeys(found))
 
 
-# Which artifact kinds each shape of argument takes (and so which references the grammar offers there).
+# Which artifact kinds each shape of argument takes (and so which references the grammar offers there): data
+# goes where a tool takes data; a name or a label takes a single value; a choice, a cell or a range is
+# written by the model (a table passed as a chart's range is no range).
 TAKES: Mapping[str, frozenset[Kind]] = {
     "rows": frozenset({Kind.TABLE, Kind.NAMES}),
     "array": frozenset({Kind.TABLE, Kind.NAMES}),
-    "list": frozenset({Kind.NAMES, Kind.TABLE, Kind.TEXT}),
-    "string": frozenset({Kind.TEXT, Kind.NUMBER, Kind.NAMES, Kind.TABLE}),
+    "list": frozenset({Kind.NAMES, Kind.TEXT}),  # names, lines; a table's rows go where rows go
+    "content": frozenset({Kind.TEXT, Kind.NUMBER, Kind.NAMES, Kind.TABLE}),
+    "string": frozenset({Kind.TEXT, Kind.NUMBER}),
+    "literal": frozenset(),
     "number": frozenset({Kind.NUMBER}),
-    "address": frozenset(),  # written by the model, never data passed along: a table there is no range
 }
+
+
+_SAYS = {"rows": "rows", "array": "a list", "list": "a list", "content": "text", "string": "a name or a value",
+         "literal": "a value written out (a choice, a cell, a range), not a reference", "number": "a number"}
 
 
 def accepted(schema: Any) -> frozenset[Kind]:
@@ -215,16 +228,15 @@ def convert(artifact: Artifact, schema: Any = None) -> Any:
         return value
     shape = next((s for s in shapes if kind in TAKES[s]), None)
     if shape is None:
-        raise RefError(f"{artifact.name} is a {kind.value}; this argument takes {' or '.join(shapes)}")
+        takes = " or ".join(_SAYS[s] for s in shapes)
+        raise RefError(f"{artifact.name} is a {kind.value}; this argument takes {takes}")
     if shape == "array":
         return [list(r) for r in value] if kind is Kind.TABLE else list(value)
     if shape == "rows":
         return [list(r) for r in value] if kind is Kind.TABLE else [[v] for v in value]
     if shape == "list":
-        if kind is Kind.TABLE:
-            return ["\t".join(_cell(c) for c in row) for row in value]
         return list(value) if kind is Kind.NAMES else value.splitlines()
-    if shape == "string":
+    if shape in ("content", "string"):
         if kind is Kind.TABLE:
             return "\n".join("\t".join(_cell(c) for c in row) for row in value)
         if kind is Kind.NAMES:

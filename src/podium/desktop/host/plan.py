@@ -11,7 +11,9 @@ with sentences the planner can act on, when
 - two subtasks that do not wait for each other write the same path;
 - a file the request names is left out: it does not exist and no subtask writes it, or it exists and no
   subtask reads or writes it;
-- it writes a path the request never names and no other subtask reads.
+- it writes a path the request never names and no other subtask reads;
+- it changes files with a table or names handed to it and none of its tools takes that kind of data,
+  where one of its application's tools does (a chart is drawn over cells: the rows go in first).
 No check reads the meaning of a word: they compare paths, names and tool kinds.
 """
 
@@ -23,9 +25,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from podium.desktop.host.artifacts import Kind, accepted
 from podium.desktop.host.capability import covered
-from podium.desktop.host.catalog import Catalog, file_names
-from podium.desktop.wire.schemas import SubtaskSpec, normal_path
+from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
+from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 SHOWN_FILES = 12  # how many workspace paths a problem lists
 
@@ -162,7 +165,35 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     if spec.writes and spec.tools and not changing:
         problems.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}, but its tools "
                         f"({', '.join(spec.tools)}) only read: add the tool that writes it")
+    if spec.writes and not unknown:
+        problems.extend(_handed(spec, app, everything))
     return problems
+
+
+# Data only a tool's data argument can take (a number or a text fits any text argument), as a sentence says it.
+_STRUCTURED = {HandsOn.TABLE: "a table", HandsOn.NAMES: "a list of names"}
+
+
+def _handed(spec: SubtaskSpec, app: AppInfo, everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    """A subtask that changes files with a table or names handed to it needs a tool that takes them."""
+    problems = []
+    for dep in spec.depends_on:
+        given = everything[dep].hands_on if dep in everything else HandsOn.NOTHING
+        if given not in _STRUCTURED:
+            continue
+        kind = Kind(given.value)
+        if any(_takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
+            continue
+        able = [t.name for t in app.tools if not t.read_only and _takes(t, kind)]
+        if able:
+            problems.append(f"subtask {spec.id!r} is handed {_STRUCTURED[given]} by subtask {dep!r}, but none of its "
+                            f"tools ({', '.join(spec.tools)}) takes one: add the {spec.application} tool that puts "
+                            f"it in {', '.join(spec.writes)} first ({' or '.join(able[:8])})")
+    return problems
+
+
+def _takes(tool: ToolInfo, kind: Kind) -> bool:
+    return any(kind in accepted(schema) for schema in tool.schema.get("properties", {}).values())
 
 
 def _conflicts(everything: Mapping[str, SubtaskSpec]) -> list[str]:

@@ -150,7 +150,7 @@ class HostSession:
         if config is None:
             config = HostConfig(interactive=ask_person is not None or approve is not None)
         if config.rules == AUTO:
-            config = replace(config, rules=getattr(model, "rules_profile", None) or NONE)
+            config = replace(config, rules=_declared_profile(model) or NONE)
         root = Path(workspace) if workspace is not None else _workspace_of(apps)
         config = replace(config, protected=tuple(dict.fromkeys((*config.protected, *_protected(apps)))))
         lifecycle = lifecycle or AppsLifecycle(apps)
@@ -320,6 +320,18 @@ def _protected(apps: Sequence[Any]) -> tuple[str, ...]:
         if callable(paths):
             found.update(dict.fromkeys(workspace.relative(p) for p in paths()))
     return tuple(found)
+
+
+def _declared_profile(model: Any) -> str | None:
+    """The rules profile a backend declares, looked for through the wrappers that hold it as `inner`
+    (budgets, call counters, tracing)."""
+    seen = 0
+    while model is not None and seen < 16:
+        profile = getattr(model, "rules_profile", None)
+        if isinstance(profile, str):
+            return profile
+        model, seen = getattr(model, "inner", None), seen + 1
+    return None
 
 
 def _workspace_of(apps: Sequence[Any]) -> Path | None:
