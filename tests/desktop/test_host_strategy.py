@@ -317,6 +317,22 @@ def test_a_finish_that_left_a_named_file_unmade_is_questioned_then_fails() -> No
     assert isinstance(end, ReplyError) and "total.txt, which was never made" in end.reason.detail
 
 
+def test_a_finish_after_planning_work_that_never_ran_is_questioned_then_fails() -> None:
+    s = started()
+    bad = [sub("1", "spreadsheets", writes=["budget.xlsx"], tools=["no_such_tool"])]
+    (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=bad), s)
+    assert "the plan failed these checks" in host_request(retry).feedback
+    (again,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)
+    assert "You answered FINISH, but no subtask has done any of it" in host_request(again).note
+    (end,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)
+    assert isinstance(end, ReplyError) and "planned work and answered FINISH before any subtask did it" in \
+        end.reason.detail
+    # a FINISH straight away answers from what the planner sees: nothing was planned, nothing is missing
+    (answer,), _ = STRATEGY.handle_response("host", planner_says("FINISH", Comment="report.docx is there"),
+                                            started("Is there a report in the workspace?"))
+    assert not isinstance(answer, ReplyError)
+
+
 def test_a_fail_right_after_a_tools_error_is_questioned_once_by_its_rule() -> None:
     s = read_done(rules="small-local")
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)

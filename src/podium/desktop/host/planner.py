@@ -28,7 +28,7 @@ from podium.desktop.host.flow import (
     unfinished,
     with_run,
 )
-from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent
+from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
 from podium.desktop.host.plan import check_plan, named_by
 from podium.desktop.host.state import PLANNER, HostState, InteractionKind, Run, SubtaskRecord
@@ -169,14 +169,24 @@ def _finish(s: HostState, output: HostOutput) -> Result:
     if failed:
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.FAILED, f"the HostAgent answered FINISH, but {failures(s)}", PLANNER))
-    if unmade := _unmade(run):
+    lacking = None
+    # A FINISH straight away answers from what the planner sees (the workspace's files); one after the
+    # planner itself planned work (its plan refused, or subtasks that all failed) says nothing was done.
+    planned = bool(run.subtasks) or run.plan_retries > 0
+    if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
+        lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
+                   "not done: the HostAgent planned work and answered FINISH before any subtask did it")
+    elif unmade := _unmade(run):
+        lacking = (f"the request names {', '.join(unmade)}, which no subtask made",
+                   "ASSIGN the subtasks that make it (new ids, with it in their writes)",
+                   f"not done: the request names {', '.join(unmade)}, which was never made")
+    if lacking is not None:
+        why, then, reason = lacking
         if not run.finish_checked:
             s = fire(with_run(s, finish_checked=True), HostEvent.RETRY)
-            return dispatch_planner(s, note=f"You answered FINISH, but the request names {', '.join(unmade)}, which "
-                                            "no subtask made. ASSIGN the subtasks that make it (new ids, with it in "
-                                            "their writes), or answer FAIL with the reason.", retry=True)
-        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
-            ReasonKind.FAILED, f"not done: the request names {', '.join(unmade)}, which was never made", PLANNER))
+            return dispatch_planner(s, note=f"You answered FINISH, but {why}. {then}, or answer FAIL with the "
+                                            "reason.", retry=True)
+        return finish_run(s, HostEvent.PLANNED_FAIL, Reason(ReasonKind.FAILED, reason, PLANNER))
     text = output.comment
     if EXAMPLE_RULE in s.rules and _copies_example([text], run.request) is not None:
         text = _results(run)
