@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from podium.cli.doctor import doctor
 from podium.errors import ConfigError, PodiumError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -235,6 +236,9 @@ class _journal:
 
     def __exit__(self, *exc: object) -> None:
         self.store.close()
+
+
+app.command()(_user_errors(doctor))
 
 
 def main() -> None:
