@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -141,18 +142,19 @@ async def one_run(model: Metered, verbose: bool, max_steps: int) -> dict[str, An
                 "read": int(used["input_tokens"]), "cached": int(used["cached_tokens"]),
                 "written": int(used["output_tokens"]), "read_s": round(used["read_ms"] / 1000, 1),
                 "write_s": round(used["write_ms"] / 1000, 1), "podium_s": round(max(seconds - model_s, 0.0), 1),
-                "seconds": round(seconds, 1)}
+                "seconds": round(seconds, 1),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
 HEADER = (f"{'config':<9} {'run':>3} {'result':<6} {'steps':>5} {'calls':>5} {'read':>7} {'cached':>7} "
-          f"{'written':>7} {'read s':>7} {'write s':>7} {'podium s':>8} {'seconds':>8}  why")
+          f"{'written':>7} {'read s':>7} {'write s':>7} {'podium s':>8} {'seconds':>8} {'RSS MB':>7}  why")
 
 
 def show_row(config: str, n: int, row: dict[str, Any]) -> str:
     share = f"{row['cached'] / row['read']:.0%}" if row["read"] else "-"
     return (f"{config:<9} {n:>3} {'pass' if row['passed'] else 'FAIL':<6} {row['steps']:>5} {row['calls']:>5} "
             f"{row['read']:>7} {row['cached']:>7} {row['written']:>7} {row['read_s']:>7} {row['write_s']:>7} "
-            f"{row['podium_s']:>8} {row['seconds']:>8}  {share} from cache; {row['why']}")
+            f"{row['podium_s']:>8} {row['seconds']:>8} {row['peak_rss_mb']:>7}  {share} from cache; {row['why']}")
 
 
 BASELINE = {"cache_bytes": 0, "prompt_lookup": False}
@@ -181,7 +183,7 @@ def child(args: argparse.Namespace, config: str) -> dict[str, Any]:
 
 def summary(name: str, rows: list[dict[str, Any]]) -> dict[str, float]:
     total = {key: sum(float(r[key]) for r in rows) / len(rows) for key in
-             ("seconds", "read", "cached", "written", "read_s", "write_s", "podium_s", "calls")}
+             ("seconds", "read", "cached", "written", "read_s", "write_s", "podium_s", "calls", "peak_rss_mb")}
     total["passed"] = sum(r["passed"] for r in rows)
     return total
 
@@ -219,7 +221,7 @@ async def main() -> None:
         print(f"{config}: {int(mean['passed'])} of {len(rows)} runs passed; per run {mean['seconds']:.1f} s, "
               f"{mean['calls']:.1f} model calls, {mean['read']:.0f} tokens read ({share:.0%} from cache), "
               f"{mean['written']:.0f} written, {mean['read_s']:.1f} s reading, {mean['write_s']:.1f} s writing, "
-              f"{mean['podium_s']:.1f} s in podium")
+              f"{mean['podium_s']:.1f} s in podium, peak RSS {mean['peak_rss_mb']:.0f} MB")
     if args.compare:
         fast, slow = summary("podium", results["podium"]), summary("baseline", results["baseline"])
         ratios = ", ".join(f"{label} x{slow[key] / fast[key]:.2f}" for key, label in

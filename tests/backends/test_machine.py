@@ -24,7 +24,7 @@ def test_settings_win_and_reading_follows_writing_when_only_that_is_set():
     assert choose_threads(machine, n_threads=3).n_threads_batch == 3
     chosen = choose_threads(machine, n_threads=3, n_threads_batch=6, n_batch=128)
     assert (chosen.n_threads, chosen.n_threads_batch, chosen.n_batch) == (3, 6, 128)
-    assert "3 threads writing, 6 reading, batch 128" == chosen.describe()
+    assert chosen.describe() == "3 threads writing, 6 reading, batch 128"
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, "4", True])

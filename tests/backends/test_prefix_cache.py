@@ -35,7 +35,7 @@ def test_too_short_a_shared_prefix_is_no_hit():
     cache = PrefixCache(10_000, min_tokens=8)
     cache.store(list(range(20)), b"x")
     assert cache.lookup(list(range(5)) + [99] * 20) is None
-    assert cache.lookup(list(range(8)) + [99]) is not None
+    assert cache.lookup([*list(range(8)), 99]) is not None
     assert cache.stats().misses == 1 and cache.stats().hits == 1
 
 
@@ -56,7 +56,7 @@ def test_the_least_recently_used_entries_go_first_past_the_byte_bound():
     a, b, c = [1] * 10, [2] * 10, [3] * 10
     cache.store(a, b"a" * 100)
     cache.store(b, b"b" * 100)
-    assert cache.lookup(a + [0]) is not None  # a is now the most recently used
+    assert cache.lookup([*a, 0]) is not None  # a is now the most recently used
     cache.store(c, b"c" * 100)  # 300 bytes > 250: b goes
     assert cache.size == 200 and cache.size <= cache.capacity
     assert cache.lookup(b) is None

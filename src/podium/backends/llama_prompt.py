@@ -78,7 +78,11 @@ def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mappin
     tokens = tuple(prompt) if not isinstance(prompt, str) else tuple(llama.tokenize(prompt.encode(), special=True))
     stop = request.get("stop") or ()
     grammar = request.get("grammar")
+    # llama-cpp-python's own rule, kept so that sampled answers repeat from run to run as they did: a given
+    # seed is used, else the next one in a chain that starts from the model's seed.
     given_seed = request.get("seed")
+    seed = int(given_seed) if given_seed is not None else random.Random(llama._seed).randint(0, 2**32)
+    llama.set_seed(seed)
     return Completion(
         tokens=tokens, max_tokens=request.get("max_tokens"),
         stop=(stop,) if isinstance(stop, str) else tuple(stop),
@@ -88,4 +92,4 @@ def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mappin
         temperature=float(request.get("temperature", 0.2)), top_k=int(request.get("top_k", 40)),
         top_p=float(request.get("top_p", 0.95)), min_p=float(request.get("min_p", 0.05)),
         typical_p=float(request.get("typical_p", 1.0)),
-        seed=int(given_seed) if given_seed is not None else random.randrange(2**32))
+        seed=seed % 2**32)
