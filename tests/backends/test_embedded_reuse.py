@@ -127,3 +127,15 @@ def test_the_embedded_backend_reports_cache_and_time_in_its_usage(small_model):
     assert second.usage.input_tokens > second.usage.cached_tokens
     usage = next(e for e in second.events if e.kind is EventKind.USAGE)
     assert {"cached_tokens", "read_ms", "write_ms"} <= set(usage.data)
+
+
+def test_a_sampled_answer_keeps_to_the_grammar_and_repeats_with_its_seed(llama):
+    messages = agent("You copy tables exactly.", f"The table: {json.dumps(ROWS)}. Answer with its rows.")
+
+    def sampled(seed: int) -> str:
+        completion = prepare(llama, messages, schema=SCHEMA, temperature=0.9, max_tokens=80, seed=seed)
+        return "".join(decoder(llama).run(completion, TurnStats(), lambda: False))
+
+    first = sampled(11)
+    assert first == sampled(11)
+    assert first.startswith('{"rows"')

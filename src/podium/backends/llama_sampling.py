@@ -5,7 +5,9 @@ A grammar applied to every candidate costs 14-18 ms a token with Qwen's 152k-tok
 a third of a decoding step. Most of the time the token the model prefers is one the grammar allows anyway,
 so the token is chosen first without the grammar, then checked alone against it; only when the grammar
 refuses it is the choice made again over the whole vocabulary with the grammar applied (llama.cpp's own
-common sampler does the same). Greedy decoding chooses exactly the same token either way.
+common sampler does the same). Greedy decoding chooses exactly the same token either way. A sampled answer
+(a retry, temperature > 0) applies the grammar first, as llama-cpp-python does: choosing twice would draw
+other random numbers, and the same seed would no longer give the same answer as before.
 """
 
 from __future__ import annotations
@@ -31,6 +33,16 @@ class Sampler:
         self._vocab = native.llama_model_get_vocab(llama.model)
         self._n_vocab = llama.n_vocab()
         chain = native.llama_sampler_chain_init(native.llama_sampler_chain_default_params())
+        grammar = None
+        if completion.grammar is not None:
+            grammar = native.llama_sampler_init_grammar(self._vocab, completion.grammar.encode(),
+                                                        completion.grammar_root.encode())
+            if not grammar:
+                native.llama_sampler_free(chain)
+                raise GrammarError("llama.cpp could not parse the grammar of the answer's JSON schema")
+            if completion.temperature != 0.0:  # in the chain, before the choice (see above)
+                native.llama_sampler_chain_add(chain, grammar)
+                grammar = None
         if completion.temperature == 0.0:
             native.llama_sampler_chain_add(chain, native.llama_sampler_init_greedy())
         elif completion.temperature < 0.0:
@@ -44,14 +56,7 @@ class Sampler:
                             native.llama_sampler_init_dist(completion.seed)):
                 native.llama_sampler_chain_add(chain, sampler)
         self._chain = chain
-        self._grammar = None
-        if completion.grammar is not None:
-            grammar = native.llama_sampler_init_grammar(self._vocab, completion.grammar.encode(),
-                                                        completion.grammar_root.encode())
-            if not grammar:
-                self.close()
-                raise GrammarError("llama.cpp could not parse the grammar of the answer's JSON schema")
-            self._grammar = grammar
+        self._grammar = grammar  # checked lazily, apart from the chain (greedy answers)
         self._one = (native.llama_token_data * 1)()
         self._one_array = native.llama_token_data_array(self._one, 1, -1, False)
         self._all: Any = None
