@@ -138,4 +138,4 @@ def test_a_sampled_answer_keeps_to_the_grammar_and_repeats_with_its_seed(llama):
 
     first = sampled(11)
     assert first == sampled(11)
-    assert first.startswith('{"rows"')
+    assert "".join(first.split()).startswith('{"rows":[')  # the grammar's shape, whatever the spacing
