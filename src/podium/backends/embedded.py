@@ -33,9 +33,10 @@ from podium.agent.events import Event
 from podium.backends.chat import ChatSession, assistant_message, setting
 from podium.backends.llama_decoder import Decoder, Speculation, TurnStats
 from podium.backends.llama_prompt import prepare
-from podium.backends.local_model import Progress, ensure_default_model
+from podium.backends.local_model import Progress, default_cache_dir, ensure_default_model
 from podium.backends.machine import ThreadSettings, choose_threads, this_machine
 from podium.backends.prefix_cache import PrefixCache
+from podium.backends.prefix_disk import DiskPrefixes, model_folder
 from podium.backends.pricing import NO_PRICES, PriceTable
 from podium.backends.retry import Failure
 from podium.backends.structured import OutputErrors, validate_schema
@@ -104,17 +105,21 @@ def _close_all() -> None:
             loaded.executor.shutdown(wait=False, cancel_futures=True)
             if loaded.lock.acquire(timeout=5):  # never free a model under a running generation
                 with contextlib.suppress(Exception):
+                    loaded.decoder.persist()  # a cache is never worth a failed exit
+                with contextlib.suppress(Exception):
                     loaded.llama.close()
         _models.clear()
 
 
 DEFAULT_CACHE_BYTES = 768 * 2**20  # ~27k tokens of Qwen2.5-1.5B state: the seed's agents' prompts, several times
+DEFAULT_DISK_CACHE_BYTES = 2**30  # what later processes start from (prefix_disk)
 PROMPT_LOOKUP = Speculation()
 
 
 def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: str | None,
                 repack: bool = False, n_threads_batch: int | None = None, n_batch: int | None = None,
-                cache_bytes: int = DEFAULT_CACHE_BYTES, speculation: Speculation = PROMPT_LOOKUP) -> _Loaded:
+                cache_bytes: int = DEFAULT_CACHE_BYTES, speculation: Speculation = PROMPT_LOOKUP,
+                disk_folder: Path | None = None, disk_cache_bytes: int = 0) -> _Loaded:
     """The process-wide model instance for `path`, loaded on first use (later settings are ignored)."""
     path = path.resolve()
     with _models_lock:
@@ -133,8 +138,9 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
             raise ConfigError(f"local model {path} does not exist: name a GGUF file (local:/path/model.gguf)")
         threads = choose_threads(this_machine(), n_threads=n_threads, n_threads_batch=n_threads_batch,
                                  n_batch=n_batch)
-        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
-            raise ConfigError(f"[backends.local] cache_bytes must be a number of bytes >= 0, got {cache_bytes!r}")
+        for name, value in (("cache_bytes", cache_bytes), ("disk_cache_bytes", disk_cache_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"[backends.local] {name} must be a number of bytes >= 0, got {value!r}")
         started = time.perf_counter()
         with _model_params(repack):
             try:
@@ -147,7 +153,13 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
         if not _models:
             atexit.register(_close_all)
         cache = PrefixCache(cache_bytes) if cache_bytes > 0 else None
-        decoder = Decoder(llama, cache=cache, n_batch=threads.n_batch, speculation=speculation)
+        disk = None
+        if cache is not None and disk_folder is not None and disk_cache_bytes > 0:
+            try:
+                disk = DiskPrefixes(model_folder(disk_folder, path, llama_cpp.__version__), disk_cache_bytes)
+            except OSError:  # a read-only or full cache folder: the run goes on without
+                disk = None
+        decoder = Decoder(llama, cache=cache, n_batch=threads.n_batch, speculation=speculation, disk=disk)
         loaded = _models[path] = _Loaded(llama, threading.Lock(),
                                          ThreadPoolExecutor(1, thread_name_prefix=f"podium-{path.stem}"),
                                          decoder, threads, seconds)
@@ -182,7 +194,8 @@ class EmbeddedBackend(BaseBackend):
     see machine.py), max_tokens per answer, seed (for repeatable sampling), timeout (seconds a turn may
     take, waiting for the model included), chat_format (default: the template inside the GGUF), repack
     (llama.cpp weight repacking; off, see _model_params), cache_bytes (evaluated prefixes kept for later
-    prompts; 0: none), prompt_lookup (guess copied text; on, kept only where it wins).
+    prompts; 0: none), disk_cache_bytes (those kept on disk for later processes, in cache_dir's prefixes/;
+    0: none), prompt_lookup (guess copied text; on, kept only where it wins).
     """
 
     def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None,
@@ -190,7 +203,8 @@ class EmbeddedBackend(BaseBackend):
                  prices: PriceTable | None = None, cache_dir: Path | str | None = None,
                  progress: Progress | None = None, chat_format: str | None = None, repack: bool = False,
                  n_threads_batch: int | None = None, n_batch: int | None = None,
-                 cache_bytes: int = DEFAULT_CACHE_BYTES, prompt_lookup: bool = True) -> None:
+                 cache_bytes: int = DEFAULT_CACHE_BYTES, prompt_lookup: bool = True,
+                 disk_cache_bytes: int = DEFAULT_DISK_CACHE_BYTES) -> None:
         self.model_path = Path(model_path).expanduser() if model_path is not None else None
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -206,6 +220,7 @@ class EmbeddedBackend(BaseBackend):
         self.n_batch = n_batch
         self.cache_bytes = cache_bytes
         self.prompt_lookup = prompt_lookup
+        self.disk_cache_bytes = disk_cache_bytes
         self._loaded: _Loaded | None = None
 
     def __repr__(self) -> str:
@@ -223,7 +238,9 @@ class EmbeddedBackend(BaseBackend):
                 return load_shared(self._resolve(), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                    chat_format=self.chat_format, repack=self.repack,
                                    n_threads_batch=self.n_threads_batch, n_batch=self.n_batch,
-                                   cache_bytes=self.cache_bytes)
+                                   cache_bytes=self.cache_bytes,
+                                   disk_folder=(self.cache_dir or default_cache_dir()) / "prefixes",
+                                   disk_cache_bytes=self.disk_cache_bytes)
 
             self._loaded = await asyncio.to_thread(work)
         return self._loaded

@@ -14,7 +14,7 @@ from podium.errors import ConfigError
 # Settings every network backend understands; the embedded one has its own (see EmbeddedBackend).
 _NETWORK = {"api_key", "api_key_env", "base_url", "timeout", "retry", "prices", "default_headers"}
 _LOCAL = {"n_ctx", "n_threads", "n_threads_batch", "n_batch", "seed", "timeout", "prices", "cache_dir",
-          "progress", "max_tokens", "chat_format", "repack", "cache_bytes", "prompt_lookup"}
+          "progress", "max_tokens", "chat_format", "repack", "cache_bytes", "disk_cache_bytes", "prompt_lookup"}
 
 
 def _check(spec: ModelSpec, settings: dict[str, Any], allowed: set[str]) -> None:
@@ -45,7 +45,7 @@ def backend_from_spec(spec: str | ModelSpec, **settings: Any) -> Any:
     retry (attempts or RetryPolicy), prices (PriceTable or {model: {input, output}}), budget (a shared
     Budget: the backend is wrapped in a BudgetedBackend); local models also take n_ctx, n_threads,
     n_threads_batch, n_batch, seed, max_tokens, chat_format, cache_dir, progress, cache_bytes,
-    prompt_lookup; `scripted` takes script."""
+    disk_cache_bytes, prompt_lookup; `scripted` takes script."""
     parsed = parse_spec(spec)
     settings = dict(settings)
     budget = settings.pop("budget", None)

@@ -25,6 +25,7 @@ import numpy as np
 from podium.backends.llama_prompt import Completion
 from podium.backends.llama_sampling import Sampler
 from podium.backends.prefix_cache import PrefixCache, common_prefix
+from podium.backends.prefix_disk import DiskPrefixes
 from podium.backends.prompt_lookup import DraftPolicy, find_draft
 
 _RESTORE_MARGIN = 16  # tokens a stored state must add over the context's own prefix to be worth restoring
@@ -97,13 +98,14 @@ class _Text:
 
 class Decoder:
     def __init__(self, llama: Any, *, cache: PrefixCache | None, n_batch: int,
-                 speculation: Speculation = Speculation()) -> None:
+                 speculation: Speculation = Speculation(), disk: DiskPrefixes | None = None) -> None:
         import llama_cpp.llama_cpp as native
 
         self._native = native
         self.llama = llama
         self.ctx = llama.ctx
         self.cache = cache
+        self.disk = disk
         self.n_batch = n_batch
         self.speculation = speculation
         self.n_ctx = int(llama.n_ctx())
@@ -160,10 +162,29 @@ class Decoder:
         self._n = len(tokens)
         return True
 
+    def persist(self) -> int:
+        """Write the cache's states to disk for later processes (the context's sequence first joins the
+        cache); how many were written."""
+        if self.disk is None or self.cache is None:
+            return 0
+        self._save()
+        return sum(self.disk.store(tokens, state) for tokens, state in self.cache.items())
+
     def _start(self, prompt: np.ndarray, stats: TurnStats) -> int:
         """Bring the context to the longest prefix of `prompt` that is known; its length."""
         own = common_prefix(self.live, prompt)
         hit = self.cache.lookup(prompt) if self.cache is not None else None
+        stored = self.disk.lookup(prompt) if self.disk is not None else None
+        if stored is not None and stored.common > max(own, hit.common if hit else 0) + _RESTORE_MARGIN:
+            state = self.disk.read(stored) if self.disk is not None else None
+            if state is not None:
+                self._save()
+                if self._restore(stored.tokens, state):
+                    stats.restored = True
+                    own = stored.common
+                else:
+                    own = 0
+                hit = None
         if hit is not None and hit.common > own + _RESTORE_MARGIN:
             self._save()
             if self._restore(hit.tokens, hit.state):

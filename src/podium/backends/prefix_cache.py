@@ -123,6 +123,10 @@ class PrefixCache:
             self._evicted += 1
         return True
 
+    def items(self) -> list[tuple[Tokens, bytes]]:
+        """The entries, least recently used first."""
+        return list(self._entries.values())
+
     def clear(self) -> None:
         self._entries.clear()
         self._bytes = 0

@@ -33,7 +33,7 @@ class RequestProfile:
 
 
 # bench/seed_local.py on the default model (Qwen2.5-Coder-1.5B Q4_K_M), 2 cores: see the README's Performance.
-SEED = RequestProfile(calls=8, read=14_300, cached_share=0.75, written=1_400)
+SEED = RequestProfile(calls=7, read=11_500, cached_share=0.44, written=900)
 
 _READ_TEXT = ("A quarterly report lists revenue and costs for each region. The finance team checks the table, "
               "copies it into the budget workbook, and draws a bar chart of revenue against costs. ")
