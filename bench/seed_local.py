@@ -99,7 +99,8 @@ class Metered(BaseBackend):
             out.write(json.dumps(line, default=str) + "\n")
 
 
-USAGE = ("calls", "input_tokens", "cached_tokens", "output_tokens", "read_ms", "write_ms")
+USAGE = ("calls", "input_tokens", "cached_tokens", "output_tokens", "read_ms", "write_ms", "draft_tokens",
+         "accepted_tokens")
 
 
 def check(root: Path) -> tuple[bool, str]:
@@ -142,7 +143,8 @@ async def one_run(model: Metered, verbose: bool, max_steps: int) -> dict[str, An
                 "read": int(used["input_tokens"]), "cached": int(used["cached_tokens"]),
                 "written": int(used["output_tokens"]), "read_s": round(used["read_ms"] / 1000, 1),
                 "write_s": round(used["write_ms"] / 1000, 1), "podium_s": round(max(seconds - model_s, 0.0), 1),
-                "seconds": round(seconds, 1),
+                "seconds": round(seconds, 1), "guessed": int(used["draft_tokens"]),
+                "kept": int(used["accepted_tokens"]),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
@@ -183,7 +185,8 @@ def child(args: argparse.Namespace, config: str) -> dict[str, Any]:
 
 def summary(name: str, rows: list[dict[str, Any]]) -> dict[str, float]:
     total = {key: sum(float(r[key]) for r in rows) / len(rows) for key in
-             ("seconds", "read", "cached", "written", "read_s", "write_s", "podium_s", "calls", "peak_rss_mb")}
+             ("seconds", "read", "cached", "written", "read_s", "write_s", "podium_s", "calls", "peak_rss_mb",
+              "guessed", "kept")}
     total["passed"] = sum(r["passed"] for r in rows)
     return total
 
@@ -221,7 +224,8 @@ async def main() -> None:
         print(f"{config}: {int(mean['passed'])} of {len(rows)} runs passed; per run {mean['seconds']:.1f} s, "
               f"{mean['calls']:.1f} model calls, {mean['read']:.0f} tokens read ({share:.0%} from cache), "
               f"{mean['written']:.0f} written, {mean['read_s']:.1f} s reading, {mean['write_s']:.1f} s writing, "
-              f"{mean['podium_s']:.1f} s in podium, peak RSS {mean['peak_rss_mb']:.0f} MB")
+              f"{mean['podium_s']:.1f} s in podium, peak RSS {mean['peak_rss_mb']:.0f} MB; prompt lookup kept "
+              f"{mean['kept']:.0f} of {mean['guessed']:.0f} guessed tokens")
     if args.compare:
         fast, slow = summary("podium", results["podium"]), summary("baseline", results["baseline"])
         ratios = ", ".join(f"{label} x{slow[key] / fast[key]:.2f}" for key, label in
