@@ -150,9 +150,10 @@ class Decoder:
         written = int(native.llama_state_seq_get_data(self.ctx, (ctypes.c_uint8 * size).from_buffer(state),
                                                       size, 0))
         if 0 < written <= size:
-            self.cache.store(self.live, bytes(memoryview(state)[:written]) if written < size else bytes(state))
+            del state[written:]
+            self.cache.store(self.live, state)  # kept as it is: a copy would double a state's memory for a while
 
-    def _restore(self, tokens: np.ndarray, state: bytes) -> bool:
+    def _restore(self, tokens: np.ndarray, state: bytes | bytearray) -> bool:
         native = self._native
         buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
         if int(native.llama_state_seq_set_data(self.ctx, buffer, len(state), 0)) != len(state):

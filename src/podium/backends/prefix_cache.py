@@ -46,7 +46,7 @@ class PrefixHit:
     """A stored state and how many of the prompt's tokens it already holds."""
 
     tokens: Tokens  # the stored entry's whole sequence
-    state: bytes
+    state: bytes | bytearray
     common: int
 
 
@@ -69,7 +69,7 @@ class PrefixCache:
             raise ValueError(f"a prefix cache's capacity is a number of bytes >= 0, got {capacity}")
         self.capacity = capacity
         self.min_tokens = min_tokens  # shorter sequences are cheaper to read again than to keep
-        self._entries: OrderedDict[bytes, tuple[Tokens, bytes]] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[Tokens, bytes | bytearray]] = OrderedDict()
         self._bytes = 0
         self._hits = self._misses = self._evicted = 0
 
@@ -106,7 +106,7 @@ class PrefixCache:
         return any(len(stored) >= len(wanted) and common_prefix(stored, wanted) == len(wanted)
                    for stored, _ in self._entries.values())
 
-    def store(self, tokens: Sequence[int] | Tokens, state: bytes) -> bool:
+    def store(self, tokens: Sequence[int] | Tokens, state: bytes | bytearray) -> bool:
         """Keep `state` as the state after `tokens`; False when it is not kept (too short, larger than
         the whole capacity, or already covered by an entry)."""
         key_tokens = as_tokens(tokens).copy()
@@ -123,7 +123,7 @@ class PrefixCache:
             self._evicted += 1
         return True
 
-    def items(self) -> list[tuple[Tokens, bytes]]:
+    def items(self) -> list[tuple[Tokens, bytes | bytearray]]:
         """The entries, least recently used first."""
         return list(self._entries.values())
 

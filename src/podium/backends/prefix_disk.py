@@ -106,7 +106,7 @@ class DiskPrefixes:
         return any(len(stored) >= len(tokens) and common_prefix(stored, tokens) == len(tokens)
                    for stored in self._entries.values())
 
-    def store(self, tokens: Tokens | list[int], state: bytes) -> bool:
+    def store(self, tokens: Tokens | list[int], state: bytes | bytearray) -> bool:
         key = as_tokens(tokens)
         size = len(_MAGIC) + _HEADER.size + 4 * len(key) + len(state)
         if len(key) < self.min_tokens or size > self.capacity or self.covers(key):
