@@ -147,8 +147,9 @@ class Decoder:
         if size > self.cache.capacity:
             return
         state = bytearray(size)
-        written = int(native.llama_state_seq_get_data(self.ctx, (ctypes.c_uint8 * size).from_buffer(state),
-                                                      size, 0))
+        view = (ctypes.c_uint8 * size).from_buffer(state)
+        written = int(native.llama_state_seq_get_data(self.ctx, view, size, 0))
+        del view  # the bytearray can be resized only once nothing else looks into it
         if 0 < written <= size:
             del state[written:]
             self.cache.store(self.live, state)  # kept as it is: a copy would double a state's memory for a while
