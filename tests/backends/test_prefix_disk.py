@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+from podium.backends.llama_decoder import MIN_BATCH
 from podium.backends.prefix_cache import as_tokens
 from podium.backends.prefix_disk import DiskPrefixes, model_folder
 
@@ -94,5 +95,5 @@ def test_a_new_process_starts_from_what_the_last_one_read(small_model, tmp_path)
     cold, prompt = once()
     warm, same = once()
     assert cold == 0 and same == prompt
-    assert warm == prompt - 1  # all but the last token, evaluated again for its logits
+    assert warm == prompt - MIN_BATCH  # the end is read again, for its logits
     assert list((tmp_path / "prefixes").rglob("*.prefix"))
