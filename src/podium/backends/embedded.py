@@ -107,6 +107,7 @@ def _close_all() -> None:
                 with contextlib.suppress(Exception):
                     loaded.decoder.persist()  # a cache is never worth a failed exit
                 with contextlib.suppress(Exception):
+                    loaded.decoder.close()
                     loaded.llama.close()
         _models.clear()
 

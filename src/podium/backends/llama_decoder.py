@@ -176,6 +176,12 @@ class Decoder:
         self._n = self._clean = len(tokens)
         return True
 
+    def close(self) -> None:
+        """Free the batch (the model itself belongs to its Llama object)."""
+        if self._batch is not None:
+            self._native.llama_batch_free(self._batch)
+            self._batch = None
+
     def persist(self) -> int:
         """Write the cache's states to disk for later processes (the context's sequence first joins the
         cache); how many were written."""
