@@ -67,6 +67,15 @@ def smollm2_path() -> Path | None:
     return None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _prefix_states_stay_here(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The embedded model writes its evaluated prefixes to the cache folder when the process ends: the
+    tests' go to a folder of their own, not the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PODIUM_CACHE_DIR", str(tmp_path_factory.mktemp("podium-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def small_model() -> Path:
     path = smollm2_path()

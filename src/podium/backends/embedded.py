@@ -5,6 +5,11 @@ One model instance per file is shared by every agent and backend of the process 
 of weights); a lock serialises generation on it, and generation runs in a worker thread so the event loop
 keeps serving the other agents. Structured output (Prompt.schema) is constrained by a grammar llama.cpp
 builds from the JSON schema, so even a small model answers in the right shape.
+
+Decoding is podium's own loop (llama_decoder): the prompt's known prefix comes from the model's context or
+a cache of evaluated prefixes shared by all agents (prefix_cache), only the rest is read, and answers that
+copy their prompt are written several tokens a step (prompt_lookup). Each call's usage says how many
+prompt tokens came from the cache and how long reading and writing took.
 """
 
 from __future__ import annotations
@@ -26,7 +31,12 @@ from typing import Any
 from podium.agent.backend import BaseBackend, Prompt
 from podium.agent.events import Event
 from podium.backends.chat import ChatSession, assistant_message, setting
-from podium.backends.local_model import Progress, ensure_default_model
+from podium.backends.llama_decoder import Decoder, Speculation, TurnStats
+from podium.backends.llama_prompt import prepare
+from podium.backends.local_model import Progress, default_cache_dir, ensure_default_model
+from podium.backends.machine import ThreadSettings, choose_threads, this_machine
+from podium.backends.prefix_cache import PrefixCache
+from podium.backends.prefix_disk import DiskPrefixes, model_folder
 from podium.backends.pricing import NO_PRICES, PriceTable
 from podium.backends.retry import Failure
 from podium.backends.structured import OutputErrors, validate_schema
@@ -39,6 +49,9 @@ class _Loaded:
     lock: threading.Lock
     # One thread per model: queued turns wait here instead of holding threads of the loop's default pool.
     executor: ThreadPoolExecutor
+    decoder: Decoder
+    threads: ThreadSettings
+    load_seconds: float = 0.0
     # The running turn's cancel flag, read by llama.cpp between the steps of its computation: a prompt of
     # a few thousand tokens takes half a minute to evaluate on two cores, and an interrupted turn (Ctrl-C,
     # a watchdog, a cancelled request) must not hold the model, or the process's exit, that long.
@@ -92,12 +105,22 @@ def _close_all() -> None:
             loaded.executor.shutdown(wait=False, cancel_futures=True)
             if loaded.lock.acquire(timeout=5):  # never free a model under a running generation
                 with contextlib.suppress(Exception):
+                    loaded.decoder.persist()  # a cache is never worth a failed exit
+                with contextlib.suppress(Exception):
+                    loaded.decoder.close()
                     loaded.llama.close()
         _models.clear()
 
 
+DEFAULT_CACHE_BYTES = 768 * 2**20  # ~27k tokens of Qwen2.5-1.5B state: the seed's agents' prompts, several times
+DEFAULT_DISK_CACHE_BYTES = 2**30  # what later processes start from (prefix_disk)
+PROMPT_LOOKUP = Speculation()
+
+
 def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: str | None,
-                repack: bool = False) -> _Loaded:
+                repack: bool = False, n_threads_batch: int | None = None, n_batch: int | None = None,
+                cache_bytes: int = DEFAULT_CACHE_BYTES, speculation: Speculation = PROMPT_LOOKUP,
+                disk_folder: Path | None = None, disk_cache_bytes: int = 0) -> _Loaded:
     """The process-wide model instance for `path`, loaded on first use (later settings are ignored)."""
     path = path.resolve()
     with _models_lock:
@@ -114,17 +137,33 @@ def load_shared(path: Path, *, n_ctx: int, n_threads: int | None, chat_format: s
             raise ConfigError("the local backend needs llama-cpp-python: pip install 'podium[local]'") from None
         if not path.is_file():
             raise ConfigError(f"local model {path} does not exist: name a GGUF file (local:/path/model.gguf)")
+        threads = choose_threads(this_machine(), n_threads=n_threads, n_threads_batch=n_threads_batch,
+                                 n_batch=n_batch)
+        for name, value in (("cache_bytes", cache_bytes), ("disk_cache_bytes", disk_cache_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"[backends.local] {name} must be a number of bytes >= 0, got {value!r}")
+        started = time.perf_counter()
         with _model_params(repack):
             try:
-                llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx,
-                                        n_threads=n_threads or max(1, os.cpu_count() or 1),
-                                        chat_format=chat_format, verbose=False)
+                llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads.n_threads,
+                                        n_threads_batch=threads.n_threads_batch, n_batch=threads.n_batch,
+                                        n_ubatch=threads.n_batch, chat_format=chat_format, verbose=False)
             except (ValueError, RuntimeError) as exc:
                 raise ConfigError(f"llama.cpp could not load {path}: {exc} (is it a GGUF model?)") from exc
+        seconds = time.perf_counter() - started
         if not _models:
             atexit.register(_close_all)
+        cache = PrefixCache(cache_bytes) if cache_bytes > 0 else None
+        disk = None
+        if cache is not None and disk_folder is not None and disk_cache_bytes > 0:
+            try:
+                disk = DiskPrefixes(model_folder(disk_folder, path, llama_cpp.__version__), disk_cache_bytes)
+            except OSError:  # a read-only or full cache folder: the run goes on without
+                disk = None
+        decoder = Decoder(llama, cache=cache, n_batch=threads.n_batch, speculation=speculation, disk=disk)
         loaded = _models[path] = _Loaded(llama, threading.Lock(),
-                                         ThreadPoolExecutor(1, thread_name_prefix=f"podium-{path.stem}"))
+                                         ThreadPoolExecutor(1, thread_name_prefix=f"podium-{path.stem}"),
+                                         decoder, threads, seconds)
         loaded.watch_aborts()
         return loaded
 
@@ -152,9 +191,12 @@ def _schema_instruction(schema: Mapping[str, Any]) -> str:
 class EmbeddedBackend(BaseBackend):
     """A local GGUF model. `model_path` None means the default model (assembled once into the cache).
 
-    Settings: n_ctx (context window), n_threads (default: all cores), max_tokens per answer, seed (for
-    repeatable sampling), timeout (seconds a turn may take, waiting for the model included), chat_format
-    (default: the template inside the GGUF), repack (llama.cpp weight repacking; off, see _model_params).
+    Settings: n_ctx (context window), n_threads / n_threads_batch / n_batch (default: from the machine,
+    see machine.py), max_tokens per answer, seed (for repeatable sampling), timeout (seconds a turn may
+    take, waiting for the model included), chat_format (default: the template inside the GGUF), repack
+    (llama.cpp weight repacking; off, see _model_params), cache_bytes (evaluated prefixes kept for later
+    prompts; 0: none), disk_cache_bytes (those kept on disk for later processes, in cache_dir's prefixes/;
+    0: none), prompt_lookup (guess copied text; on, kept only where it wins).
     """
 
     # The desktop's named rules for small models ("auto" in its config resolves to this; see
@@ -164,7 +206,10 @@ class EmbeddedBackend(BaseBackend):
     def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None,
                  max_tokens: int = 1024, seed: int | None = None, timeout: float = 600.0,
                  prices: PriceTable | None = None, cache_dir: Path | str | None = None,
-                 progress: Progress | None = None, chat_format: str | None = None, repack: bool = False) -> None:
+                 progress: Progress | None = None, chat_format: str | None = None, repack: bool = False,
+                 n_threads_batch: int | None = None, n_batch: int | None = None,
+                 cache_bytes: int = DEFAULT_CACHE_BYTES, prompt_lookup: bool = True,
+                 disk_cache_bytes: int = DEFAULT_DISK_CACHE_BYTES) -> None:
         self.model_path = Path(model_path).expanduser() if model_path is not None else None
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -176,6 +221,11 @@ class EmbeddedBackend(BaseBackend):
         self.progress = progress
         self.chat_format = chat_format
         self.repack = repack
+        self.n_threads_batch = n_threads_batch
+        self.n_batch = n_batch
+        self.cache_bytes = cache_bytes
+        self.prompt_lookup = prompt_lookup
+        self.disk_cache_bytes = disk_cache_bytes
         self._loaded: _Loaded | None = None
 
     def __repr__(self) -> str:
@@ -191,7 +241,11 @@ class EmbeddedBackend(BaseBackend):
         if self._loaded is None:
             def work() -> _Loaded:
                 return load_shared(self._resolve(), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                   chat_format=self.chat_format, repack=self.repack)
+                                   chat_format=self.chat_format, repack=self.repack,
+                                   n_threads_batch=self.n_threads_batch, n_batch=self.n_batch,
+                                   cache_bytes=self.cache_bytes,
+                                   disk_folder=(self.cache_dir or default_cache_dir()) / "prefixes",
+                                   disk_cache_bytes=self.disk_cache_bytes)
 
             self._loaded = await asyncio.to_thread(work)
         return self._loaded
@@ -218,18 +272,9 @@ class EmbeddedBackend(BaseBackend):
         spell = isinstance(prompt, Prompt) and prompt.spell_schema
         if schema is not None and (spell or not _enforced(json.dumps(schema, sort_keys=True))):
             system = f"{system}\n\n{_schema_instruction(schema)}" if system else _schema_instruction(schema)
-        request: dict[str, Any] = {
-            "messages": session.request_messages(new, system),
-            "max_tokens": setting(prompt, "max_tokens", session.max_tokens) or self.max_tokens,
-            "stream": True,
-        }
+        messages = session.request_messages(new, system)
+        max_tokens = setting(prompt, "max_tokens", session.max_tokens) or self.max_tokens
         temperature = setting(prompt, "temperature", session.temperature)
-        if temperature is not None:
-            request["temperature"] = temperature
-        if self.seed is not None:
-            request["seed"] = self.seed
-        if schema is not None:
-            request["response_format"] = {"type": "json_object", "schema": dict(schema)}
 
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -244,20 +289,13 @@ class EmbeddedBackend(BaseBackend):
                     if cancel.is_set():
                         return
                     loaded.abort = cancel
-                    llama = loaded.llama
-                    finish = None
-                    pieces: list[str] = []
-                    for chunk in llama.create_chat_completion(**request):
-                        if cancel.is_set():
-                            break
-                        choice = chunk["choices"][0]
-                        piece = choice.get("delta", {}).get("content")
-                        if piece:
-                            pieces.append(piece)
-                            put("text", piece)
-                        finish = choice.get("finish_reason") or finish
-                    output = len(llama.tokenize("".join(pieces).encode(), add_bos=False, special=False))
-                    put("done", (finish, max(0, llama.n_tokens - output), output))
+                    completion = prepare(loaded.llama, messages, schema=schema, temperature=temperature,
+                                         max_tokens=max_tokens, seed=self.seed)
+                    stats = TurnStats()
+                    for piece in loaded.decoder.run(completion, stats, cancel.is_set,
+                                                    speculate=self.prompt_lookup):
+                        put("text", piece)
+                    put("done", stats)
             except BaseException as exc:  # handed to the event loop, which turns it into a Reason
                 put("error", exc)
 
@@ -281,11 +319,15 @@ class EmbeddedBackend(BaseBackend):
                                   f"the local model failed: {type(value).__name__}: {value}").event()
                     return
                 else:
-                    finish, input_tokens, output_tokens = value
+                    stats: TurnStats = value
                     break
         finally:
             cancel.set()  # an interrupted turn frees the model at its next token
-        yield self.prices.price_event(Event.usage(input_tokens, output_tokens, model=session.model))
+        finish = stats.finish
+        yield self.prices.price_event(Event.usage(
+            stats.prompt, stats.output, model=session.model, cached_tokens=stats.cached,
+            read_ms=round(stats.read_ms, 1), write_ms=round(stats.write_ms, 1),
+            draft_tokens=stats.drafted, accepted_tokens=stats.accepted))
         full = "".join(text)
         if schema is not None:
             checked = validate_schema(schema, full)

@@ -13,8 +13,8 @@ from podium.errors import ConfigError
 
 # Settings every network backend understands; the embedded one has its own (see EmbeddedBackend).
 _NETWORK = {"api_key", "api_key_env", "base_url", "timeout", "retry", "prices", "default_headers"}
-_LOCAL = {"n_ctx", "n_threads", "seed", "timeout", "prices", "cache_dir", "progress", "max_tokens",
-          "chat_format", "repack"}
+_LOCAL = {"n_ctx", "n_threads", "n_threads_batch", "n_batch", "seed", "timeout", "prices", "cache_dir",
+          "progress", "max_tokens", "chat_format", "repack", "cache_bytes", "disk_cache_bytes", "prompt_lookup"}
 
 
 def _check(spec: ModelSpec, settings: dict[str, Any], allowed: set[str]) -> None:
@@ -43,8 +43,9 @@ def _retry(settings: dict[str, Any]) -> None:
 def backend_from_spec(spec: str | ModelSpec, **settings: Any) -> Any:
     """Build the backend a spec names. Settings: api_key, api_key_env, base_url, timeout (seconds),
     retry (attempts or RetryPolicy), prices (PriceTable or {model: {input, output}}), budget (a shared
-    Budget: the backend is wrapped in a BudgetedBackend); local models also take n_ctx, n_threads, seed,
-    max_tokens, chat_format, cache_dir, progress; `scripted` takes script."""
+    Budget: the backend is wrapped in a BudgetedBackend); local models also take n_ctx, n_threads,
+    n_threads_batch, n_batch, seed, max_tokens, chat_format, cache_dir, progress, cache_bytes,
+    disk_cache_bytes, prompt_lookup; `scripted` takes script."""
     parsed = parse_spec(spec)
     settings = dict(settings)
     budget = settings.pop("budget", None)

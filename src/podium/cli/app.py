@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from podium.cli.doctor import doctor
 from podium.errors import ConfigError, PodiumError
 
 F = TypeVar("F", bound=Callable[..., Any])
