@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
-from podium.desktop.host.plan import check_plan, named_by
+from podium.desktop.host.plan import check_plan, named_by, unplaced
 from podium.desktop.wire.schemas import SubtaskSpec
 
 CATALOG = Catalog((
@@ -123,19 +123,26 @@ def test_a_replan_keeps_what_is_done() -> None:
     assert check.ok and [s.id for s in check.subtasks] == ["2"]
 
 
-def test_a_table_handed_to_a_writer_needs_a_tool_that_takes_it(tmp_path: Any) -> None:
+def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_tools_that_do(tmp_path: Any) -> None:
     from podium.apps import build_applications
+    from podium.desktop.wire.messages import AppStepRequest, PlacingView
+    from podium.desktop.wire.prompts import app_user
 
     real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["documents", "spreadsheets"]})
                       .values())
     read = spec("1", reads=["report.docx"], tools=["read_table"], hands_on="table")
     chart_only = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["create_workbook", "add_chart"])
-    (found,) = check_plan([read, chart_only], real, REQUEST, FILES).problems
-    assert found.startswith("subtask '2' is handed a table by subtask '1', but none of its tools (create_workbook, "
-                            "add_chart) takes one: add the spreadsheets tool that puts it in budget.xlsx first")
-    assert "write_rows" in found
+    plan = {"1": read, "2": chart_only}
+    assert check_plan([read, chart_only], real, REQUEST, FILES).ok  # not refused: its AppAgent is told
+    (gap,) = unplaced(chart_only, real.get("spreadsheets"), plan)
+    assert gap.subtask == "1" and gap.data == "table" and gap.tools[:2] == ("write_rows", "append_rows")
     # a chart's range, a title and its columns' names are no place for a table; rows are
-    assert check_plan([read, SEED[1]], real, REQUEST, FILES).ok
-    # a subtask handed only a number, or one that writes nothing, is not asked for such a tool
+    assert unplaced(SEED[1], real.get("spreadsheets"), {"1": read, "2": SEED[1]}) == ()
+    # a number fits any text; a subtask that writes nothing puts nothing in
     counted = read.model_copy(update={"hands_on": "number"})
-    assert check_plan([counted, chart_only], real, REQUEST, FILES).ok
+    assert unplaced(chart_only, real.get("spreadsheets"), {**plan, "1": counted}) == ()
+    assert unplaced(chart_only.model_copy(update={"writes": ()}), real.get("spreadsheets"), plan) == ()
+    shown = app_user(AppStepRequest(description="chart it", writes=("budget.xlsx",),
+                                    placing=(PlacingView(subtask="1", data="table", tools=gap.tools),)))
+    assert ("Subtask 1 handed you a table, and none of your planned tools takes it: first put it in budget.xlsx with "
+            "write_rows or append_rows") in shown

@@ -193,6 +193,9 @@ def apps(
     asyncio.run(list_apps(options, _out(), connect=connect))
 
 
+app.command()(_user_errors(doctor))
+
+
 def main() -> None:
     """The console script's entry point."""
     app()

@@ -16,6 +16,7 @@ from podium.desktop.blackboard import ArtifactEntry, Screenshot, SubtaskResult, 
 from podium.desktop.host import artifacts
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
+from podium.desktop.host.plan import unplaced
 from podium.desktop.host.state import (
     JUDGE,
     OBSERVER,
@@ -35,6 +36,7 @@ from podium.desktop.wire.messages import (
     Call,
     HostStepRequest,
     InputView,
+    PlacingView,
     SubtaskView,
     summarize,
 )
@@ -228,10 +230,14 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     t = s.config.retry_temperature if sampled else s.config.temperature
     tools = app.tool_names if app is not None else ()
     offered = record.only or tuple(t for t in tools if t not in record.stuck)
+    specs = {other.spec.id: other.spec for other in run.subtasks.values()}
+    placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
+                    for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
     request = AppStepRequest(
         kind=AppStepKind.PROPOSE, application=record.spec.application, subtask_id=sid, step=record.steps + 1,
         description=record.spec.description, reads=record.spec.reads, writes=record.spec.writes,
         tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
+        placing=placing,
         memory=_memory(s, record.spec.application), answers=record.answers,
         # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs; the
         # HostAgent's steps are left out (its plan is the subtask itself).

@@ -11,9 +11,10 @@ with sentences the planner can act on, when
 - two subtasks that do not wait for each other write the same path;
 - a file the request names is left out: it does not exist and no subtask writes it, or it exists and no
   subtask reads or writes it;
-- it writes a path the request never names and no other subtask reads;
-- it changes files with a table or names handed to it and none of its tools takes that kind of data,
-  where one of its application's tools does (a chart is drawn over cells: the rows go in first).
+- it writes a path the request never names and no other subtask reads.
+A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
+of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
+a chart is drawn over cells, so the rows go in first).
 No check reads the meaning of a word: they compare paths, names and tool kinds.
 """
 
@@ -165,18 +166,27 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     if spec.writes and spec.tools and not changing:
         problems.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}, but its tools "
                         f"({', '.join(spec.tools)}) only read: add the tool that writes it")
-    if spec.writes and not unknown:
-        problems.extend(_handed(spec, app, everything))
     return problems
 
 
-# Data only a tool's data argument can take (a number or a text fits any text argument), as a sentence says it.
-_STRUCTURED = {HandsOn.TABLE: "a table", HandsOn.NAMES: "a list of names"}
+# Data only a tool's data argument can take: a number or a text fits any text argument.
+_STRUCTURED = (HandsOn.TABLE, HandsOn.NAMES)
 
 
-def _handed(spec: SubtaskSpec, app: AppInfo, everything: Mapping[str, SubtaskSpec]) -> list[str]:
-    """A subtask that changes files with a table or names handed to it needs a tool that takes them."""
-    problems = []
+@dataclass(frozen=True, slots=True)
+class Unplaced:
+    """Data handed to a subtask that none of its planned tools takes, and its application's tools that do."""
+
+    subtask: str  # the dependency that hands it on
+    data: HandsOn
+    tools: tuple[str, ...]
+
+
+def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, SubtaskSpec]) -> tuple[Unplaced, ...]:
+    """For a subtask that changes files: the tables and names handed to it that its planned tools cannot take."""
+    if app is None or not spec.writes:
+        return ()
+    found = []
     for dep in spec.depends_on:
         given = everything[dep].hands_on if dep in everything else HandsOn.NOTHING
         if given not in _STRUCTURED:
@@ -184,12 +194,10 @@ def _handed(spec: SubtaskSpec, app: AppInfo, everything: Mapping[str, SubtaskSpe
         kind = Kind(given.value)
         if any(_takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
             continue
-        able = [t.name for t in app.tools if not t.read_only and _takes(t, kind)]
+        able = tuple(t.name for t in app.tools if not t.read_only and _takes(t, kind))
         if able:
-            problems.append(f"subtask {spec.id!r} is handed {_STRUCTURED[given]} by subtask {dep!r}, but none of its "
-                            f"tools ({', '.join(spec.tools)}) takes one: add the {spec.application} tool that puts "
-                            f"it in {', '.join(spec.writes)} first ({' or '.join(able[:8])})")
-    return problems
+            found.append(Unplaced(dep, given, able))
+    return tuple(found)
 
 
 def _takes(tool: ToolInfo, kind: Kind) -> bool:

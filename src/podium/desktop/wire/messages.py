@@ -76,6 +76,16 @@ class Call(BaseModel):
     effects: tuple[EffectView, ...] = ()
 
 
+class PlacingView(BaseModel):
+    """Data handed to the subtask that none of its planned tools takes, and the tools that put it in."""
+
+    model_config = _MSG
+
+    subtask: str
+    data: HandsOn
+    tools: tuple[str, ...]
+
+
 class AppStepRequest(BaseModel):
     model_config = _MSG
 
@@ -93,6 +103,7 @@ class AppStepRequest(BaseModel):
     request: str = ""  # the person's whole request
     inputs: tuple[InputView, ...] = ()
     artifacts: tuple[ArtifactView, ...] = ()  # what it may refer to: its inputs' data and its own
+    placing: tuple[PlacingView, ...] = ()  # handed data its planned tools cannot take (plan.unplaced)
     memory: tuple[str, ...] = ()  # its earlier steps (the host's record of them), oldest first
     answers: tuple[QA, ...] = ()
     blackboard: str = ""

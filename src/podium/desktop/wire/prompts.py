@@ -16,6 +16,7 @@ from typing import Any
 from podium.desktop.blackboard import QA
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.wire.messages import AppStepRequest, ArtifactView, HostStepRequest, InputView, summarize
+from podium.desktop.wire.schemas import HandsOn
 
 # The examples are deliberately NOT a benchmark's request: they show the shape (declarations, a
 # dependency, data handed on by reference), the model does the thinking for the task in front of it.
@@ -251,6 +252,9 @@ def _input_lines(inputs: Sequence[InputView]) -> list[str]:
     return lines
 
 
+_DATA = {HandsOn.TABLE: "a table", HandsOn.NAMES: "a list of names"}
+
+
 def _declared(paths: Sequence[str]) -> str:
     return ", ".join(paths) if paths else "nothing"
 
@@ -265,6 +269,10 @@ def app_user(req: AppStepRequest, seen: Sequence[str] = ()) -> str:
         parts.append("## The subtasks yours depends on\n" + "\n".join(_input_lines(req.inputs)))
     if req.artifacts:
         parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)))
+    for placing in req.placing:
+        parts.append(f"## Put the data in first\nSubtask {placing.subtask} handed you {_DATA[placing.data]}, and "
+                     f"none of your planned tools takes it: first put it in {_declared(req.writes)} with "
+                     f"{' or '.join(placing.tools[:4])}, by reference, then do the rest.")
     if req.memory:
         parts.append("## Your previous steps\n" + "\n".join(req.memory))
     if seen:
