@@ -89,6 +89,9 @@ def test_application_ids_come_from_the_desktop_entries_that_run_the_program(tmp_
         "editor": {"command": ["mousepad"]}, "bare": {"command": ["mousepad"], "own_names": []}}})
     assert config["editor"].config.bus.own == application_ids("mousepad")
     assert config["bare"].config.bus.own == () and not config["bare"].config.bus.accessibility
+    # the run's header says what each one reaches
+    assert "editor sees its X display and the session bus through a filter (owning" in config.sandbox_status()
+    assert "bare sees its X display and the session bus through a filter (owning no name)" in config.sandbox_status()
 
 
 def test_the_session_bus_of_a_systemd_user_session_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -114,6 +114,11 @@ class BusAccess:
         return " and ".join(parts) or "no D-Bus"
 
 
+def installed() -> str | None:
+    """The proxy's path, or None when it is not installed."""
+    return shutil.which("xdg-dbus-proxy", path=os.pathsep.join(SEARCH))
+
+
 def session_address() -> str | None:
     """The session bus's address, as a D-Bus client finds it: $DBUS_SESSION_BUS_ADDRESS, else the socket
     $XDG_RUNTIME_DIR/bus of a systemd user session; None when there is none."""
@@ -199,7 +204,7 @@ async def start(access: BusAccess, folder: Path, accessibility: str | None = Non
     arguments = access.proxy_arguments(session, accessibility if access.accessibility else None, folder)
     if not arguments:
         return None
-    program = shutil.which("xdg-dbus-proxy", path=os.pathsep.join(SEARCH))
+    program = installed()
     if program is None:
         raise BusUnavailable(f"refused: a desktop program reaches the session's D-Bus only through a filter, and "
                              f"xdg-dbus-proxy is not installed; {INSTALL}")

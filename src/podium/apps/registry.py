@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from podium.apps import display
+from podium.apps import desktop_bus, display
 from podium.apps.base import Application
 from podium.apps.desktop_apps import DesktopApplication
 from podium.apps.desktop_bus import BusAccess, application_ids
@@ -222,6 +222,13 @@ class Applications(Mapping[str, Application]):
         off = [name for name, sandbox in sandboxes if not sandbox.enabled]
         on = [sandbox for _, sandbox in sandboxes if sandbox.enabled]
         line = on[0].describe() if on else sandboxes[0][1].describe()
+        shown = [app for app in self._apps.values()
+                 if isinstance(app, DesktopApplication) and app.config.sandbox.enabled]
+        for app in shown:
+            line += f"; {app.name} sees its X display and {app.config.bus.describe()}"
+        if shown and any(app.config.bus.session or app.config.bus.accessibility for app in shown) \
+                and not desktop_bus.installed():
+            line += f" (refused while xdg-dbus-proxy is not installed: {desktop_bus.INSTALL})"
         if on and off:
             line += f"; OFF for {', '.join(off)} (sandbox = \"off\" in the configuration)"
         return line

@@ -18,6 +18,14 @@ Approval is decided from typed facts, never from a control's words:
 - `close` (it may close without saving).
 While a workspace file is open in the program (`open_file`), what a click does to it is not known
 before it runs (it may save it): the call's effects are then None, which callers treat as sensitive.
+
+The program runs in its sandbox like every desktop program (lifecycle.py), reaching its X display, the
+session bus and the accessibility bus through a filter (desktop_bus.py): it can put its own tree on the
+accessibility bus and be called there, and can neither list nor call any other application. Two things
+follow for finding it. Its connection on the accessibility bus is its bus proxy's, so the application is
+the one whose connection belongs to a process of its launch (`Launched.pids`). Its X windows carry its
+pids inside its pid namespace (_NET_WM_PID), small numbers every sandbox reuses, so its windows are those
+that carry them *and* match its window pattern (`_owns`), for the pointer and the keys.
 """
 
 from __future__ import annotations
