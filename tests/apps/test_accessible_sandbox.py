@@ -254,3 +254,14 @@ async def test_a_hostile_gui_program_reaches_nothing_beyond_its_display_and_filt
     assert sorted(p.name for p in outside.iterdir()) == ["kept.txt"]
     assert (outside / "kept.txt").read_text() == "unchanged\n"
     assert accepted == [] and secret.calls == [] and peer.calls == []
+
+
+async def test_a_program_refused_its_name_on_the_session_bus_says_what_to_configure(
+        session: dict[str, str], tmp_path: Path) -> None:
+    apps = build_applications({"workspace": str(tmp_path), "enabled": [], "desktop": {"editor": {
+        "command": ["mousepad"], "accessible": True, "own_names": [], "startup_timeout": 30}}})
+    with pytest.raises(StartFailed, match=r"exited with status 1 before it was up; it said: .*Failed to register.*"
+                                          r"it may own no name on the session bus: a name it registers goes in "
+                                          r"own_names"):
+        await apps["editor"].launch()
+    assert apps.lifecycle.launched() == []

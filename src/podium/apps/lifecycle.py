@@ -366,5 +366,11 @@ async def _discard(bus: BusProxy | None, folder: Path | None) -> None:
 
 
 def _said(entry: Launched) -> str:
+    """What the program wrote to its error output, and what its sandbox let it reach of the session bus
+    (a program that registers a name it may not own stops: the name goes in `own_names`)."""
     tail = entry.error_tail()
-    return f"; it said: {tail}" if tail else ""
+    said = f"; it said: {tail}" if tail else ""
+    if entry.bus is not None and any(inside == desktop_bus.SESSION_INSIDE for _, inside in entry.bus.sockets):
+        owned = ", ".join(entry.config.bus.own) or "no name"
+        said += f" (in its sandbox it may own {owned} on the session bus: a name it registers goes in own_names)"
+    return said
