@@ -167,7 +167,8 @@ class AccessibleApplication(DesktopApplication):
 
     async def accessibility(self) -> str | None:
         """The accessibility bus, which its sandbox lets it reach through a filter (desktop_bus.py)."""
-        return await accessibility_address() if self.config.bus.accessibility else None
+        wanted = self.config.bus.accessibility and self.config.sandbox.enabled  # unconfined, it finds it itself
+        return await accessibility_address() if wanted else None
 
     async def bus(self) -> AtspiBus:
         if self._bus is None or not self._bus.connected:
@@ -283,7 +284,8 @@ class AccessibleApplication(DesktopApplication):
             latest = self.ids.latest
             node = None if latest is None else next((n for n in latest.snapshot.nodes if n.ref == ref), None)
             window = latest.snapshot.window_of(node) if latest is not None and node is not None else None
-            x, y = await pointer.click(bounds, window.name if window else "", self._owns(latest))
+            owns = await asyncio.to_thread(self._owns, latest)  # (reads the processes)
+            x, y = await pointer.click(bounds, window.name if window else "", owns)
             return {"clicked": [x, y]}
         return await actions.default_action(bus, ref)
 
@@ -376,7 +378,7 @@ class AccessibleApplication(DesktopApplication):
     async def _press_keys(self, args: KeysArgs) -> Mapping[str, Any]:
         chords = keys.parse(args.keys)
         observed = self.ids.latest or await self.observation()
-        title = await keys.press(chords, observed.focus, self._owns(observed))
+        title = await keys.press(chords, observed.focus, await asyncio.to_thread(self._owns, observed))
         return await self._after({"pressed": chords, "window": title})
 
     async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
