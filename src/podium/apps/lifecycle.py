@@ -26,7 +26,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,10 +134,15 @@ class Launched:
         see as the program's)."""
         return {self.pid, *group_members(self.pid), *((self.bus.pid,) if self.bus is not None else ())}
 
+    def owns(self) -> Callable[[display.Window], bool]:
+        """Which X windows are this launch's: those carrying one of its pids as its processes see them and
+        matching its window pattern (a sandboxed program's pids are its pid namespace's: small numbers every
+        sandbox reuses, which alone would not tell two sandboxes' windows apart)."""
+        pids = self.window_pids()
+        return lambda window: window.pid in pids and self.config.matches_window(window, set())
+
     def window_pids(self) -> set[int]:
-        """The pids its X windows carry (_NET_WM_PID): each process's pid in its own pid namespace, which
-        for a sandboxed program is the sandbox's (small numbers, the same in every sandbox: tell its windows
-        by these *and* by its window pattern)."""
+        """The pids its X windows carry (_NET_WM_PID): each of its processes' pid in its own pid namespace."""
         found = set()
         for pid in (self.pid, *group_members(self.pid)):
             with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:

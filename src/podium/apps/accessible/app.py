@@ -19,13 +19,10 @@ Approval is decided from typed facts, never from a control's words:
 While a workspace file is open in the program (`open_file`), what a click does to it is not known
 before it runs (it may save it): the call's effects are then None, which callers treat as sensitive.
 
-The program runs in its sandbox like every desktop program (lifecycle.py), reaching its X display, the
-session bus and the accessibility bus through a filter (desktop_bus.py): it can put its own tree on the
-accessibility bus and be called there, and can neither list nor call any other application. Two things
-follow for finding it. Its connection on the accessibility bus is its bus proxy's, so the application is
-the one whose connection belongs to a process of its launch (`Launched.pids`). Its X windows carry its
-pids inside its pid namespace (_NET_WM_PID), small numbers every sandbox reuses, so its windows are those
-that carry them *and* match its window pattern (`_owns`), for the pointer and the keys.
+The program runs in its sandbox (lifecycle.py), reaching its display and the session and accessibility
+buses through a filter (desktop_bus.py): it puts its own tree on the accessibility bus and is called there,
+and can neither list nor call another application. Its connection there is its bus proxy's (`Launched.pids`
+says which process speaks for it), and its X windows carry its pids inside the sandbox (`Launched.owns`).
 """
 
 from __future__ import annotations
@@ -57,7 +54,7 @@ from podium.apps.accessible.bus import (
     Ref,
     accessibility_address,
 )
-from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation
+from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation, number_ranges
 from podium.apps.accessible.roles import Role, State, states_of
 from podium.apps.accessible.tree import Snapshot, read_text, snapshot
 from podium.apps.base import Effect
@@ -237,7 +234,7 @@ class AccessibleApplication(DesktopApplication):
         latest = self.ids.latest
         if found is None:
             shown = [c.id for c in latest.controls] if latest else []
-            raise ToolError(f"there is no control {number}" + (f"; the latest observation lists {_ranges(shown)}"
+            raise ToolError(f"there is no control {number}" + (f"; the latest observation lists {number_ranges(shown)}"
                                                                if shown else "; call observe first"))
         ref, role, name = found
         what = f"{number} ({role.label}{f' {name!r}' if name.strip() else ''})"
@@ -290,18 +287,12 @@ class AccessibleApplication(DesktopApplication):
         return await actions.default_action(bus, ref)
 
     def _owns(self, observed: Observation | None) -> Callable[[display.Window], bool] | None:
-        """Which X windows are its, to tell them from others of the same title. The accessible connection's
-        process, for a program running outside any sandbox; for one this session launched in a sandbox, whose
-        connection is its bus proxy's and whose windows carry its pids inside its own pid namespace, the
-        windows carrying those pids that match its window pattern."""
+        """Which X windows are its, to tell them from others of the same title: its launch's, when it runs
+        in a sandbox this session launched it in; else those of its accessible connection's process."""
         pid = None if observed is None else observed.snapshot.pid
-        if pid is None:
-            return None
-        for entry in self.lifecycle.launched():
-            if entry.config.name == self.name and entry.sandboxed and pid in entry.pids():
-                inside = entry.window_pids()
-                return lambda window: window.pid in inside and self.config.matches_window(window, set())
-        return lambda window: window.pid == pid
+        launch = next((entry for entry in self.lifecycle.launched() if entry.config.name == self.name
+                       and entry.sandboxed and pid in entry.pids()), None)
+        return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
     async def _set_text(self, args: TextArgs) -> Mapping[str, Any]:
         ref, role, _ = await self._resolve(args.control)
@@ -434,14 +425,3 @@ async def _name(bus: AtspiBus, ref: Ref) -> str:
 async def _interfaces(bus: AtspiBus, ref: Ref) -> list[str]:
     (found,) = await bus.call(ref, "Accessible", "GetInterfaces")
     return [str(i).rsplit(".", 1)[-1] for i in found]
-
-
-def _ranges(numbers: list[int]) -> str:
-    """1-4, 7, 9-10."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
