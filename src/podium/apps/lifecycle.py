@@ -358,9 +358,12 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 def _runtime_dir() -> str | None:
-    """Where a launch's private folder goes: the person's runtime folder when there is one of theirs."""
+    """Where a launch's private folder goes: the person's runtime folder when there is one of theirs and a
+    socket's path in it stays within the 107 bytes a Unix socket's address holds; else the temporary folder."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    return runtime if runtime and os.path.isdir(runtime) and os.stat(runtime).st_uid == os.getuid() else None
+    if not runtime or len(runtime.encode()) > 64 or not os.path.isdir(runtime):
+        return None
+    return runtime if os.stat(runtime).st_uid == os.getuid() else None
 
 
 async def _discard(bus: BusProxy | None, folder: Path | None) -> None:
