@@ -8,9 +8,13 @@ text is typed and its File > Save As dialog opened (a bigger tree: a file choose
 - observe: the `observe` tool (the whole tree walked, controls numbered and listed), against the same walk
   with one call in flight at a time, as a blocking AT-SPI client (pyatspi, libatspi) makes them;
 - act: the `set_text` tool on the editor's text (the number checked to be alive, the text set, read back,
-  the windows listed after a settling pause of 150 ms), against the bare AT-SPI call that sets the text.
+  the windows listed after a settling pause of 150 ms), against the bare AT-SPI call that sets the text;
+- launch: `launch()` until the program's window is accessible, then its stop, in its sandbox (bubblewrap,
+  the session and accessibility buses through a filtering proxy started for the launch), against the same
+  with the configuration's `sandbox = "off"`; and, of the sandboxed launch, the proxy's start alone (until
+  it listens).
 
-    .venv/bin/python bench/gui.py [--runs 30] [--json-out FILE]
+    .venv/bin/python bench/gui.py [--runs 30] [--launches 10] [--json-out FILE]
 
 Not run in CI; tests/apps/test_gui_bench.py runs it at --runs 2.
 """
@@ -19,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -34,8 +40,9 @@ if str(ROOT) not in sys.path:
 
 from tests.desktop_session import desktop_session  # noqa: E402
 
+from podium.apps import desktop_bus  # noqa: E402
 from podium.apps.accessible.app import AccessibleApplication  # noqa: E402
-from podium.apps.accessible.bus import AtspiBus  # noqa: E402
+from podium.apps.accessible.bus import AtspiBus, accessibility_address  # noqa: E402
 from podium.apps.accessible.tree import snapshot  # noqa: E402
 from podium.apps.registry import build_applications  # noqa: E402
 
@@ -103,9 +110,44 @@ async def measure(runs: int, workspace: Path) -> dict[str, Any]:
         await apps.aclose()
 
 
+async def launches(runs: int, workspace: Path) -> dict[str, Any]:
+    """Seconds from launch() to an accessible window, and to stop it, sandboxed and not, interleaved."""
+    editors = {}
+    for mode in ("sandboxed", "plain"):
+        apps = build_applications({"workspace": str(workspace), "enabled": [], "desktop": {"editor": {
+            "command": ["mousepad"], "accessible": True, "workspace": "write", "startup_timeout": 60,
+            "sandbox": "on" if mode == "sandboxed" else "off"}}})
+        editors[mode] = apps
+    times: dict[str, list[float]] = {"sandboxed": [], "plain": []}
+    for index in range(runs):
+        for mode in (("sandboxed", "plain") if index % 2 else ("plain", "sandboxed")):
+            apps = editors[mode]
+            started = time.perf_counter()
+            await apps["editor"].launch()
+            await apps.aclose()
+            times[mode].append(time.perf_counter() - started)
+    address = await accessibility_address()
+    proxy: list[float] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="podium-bench-bus-") as folder:
+            started = time.perf_counter()
+            found = await desktop_bus.start(desktop_bus.BusAccess(own=("org.xfce.mousepad",), accessibility=True),
+                                            Path(folder), address)
+            proxy.append(time.perf_counter() - started)
+            assert found is not None
+            with contextlib.suppress(ProcessLookupError):
+                found.process.terminate()
+            await found.aclose()
+    sandboxed, plain = statistics.median(times["sandboxed"]), statistics.median(times["plain"])
+    return {"runs": runs, "podium": summary(times["sandboxed"]), "baseline": summary(times["plain"]),
+            "ratio": round(sandboxed / plain, 2), "cost_ms": round((sandboxed - plain) * 1000, 1),
+            "proxy": summary(proxy)}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--launches", type=int, default=10)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="podium-gui-bench-") as tmp:
@@ -113,6 +155,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         (root / "work").mkdir()
         with desktop_session(root / "desktop"):
             result = asyncio.run(measure(args.runs, root / "work"))
+            result["launch"] = asyncio.run(launches(args.launches, root / "work"))
     print(f"mousepad with its Save As dialog open: {result['nodes']} accessible objects walked, "
           f"{result['controls']} controls listed ({result['omitted']} left out), {args.runs} runs each")
     print(f"{'measure':<10} {'podium median / p95':>22} {'baseline median / p95':>24} {'ratio':>6}")
@@ -121,6 +164,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"{name:<10} {row['podium']['median_ms']:>10.1f} / {row['podium']['p95_ms']:<9.1f}ms "
               f"{row['baseline']['median_ms']:>10.1f} / {row['baseline']['p95_ms']:<9.1f}ms {row['ratio']:>6.2f}x"
               f"  (baseline: {base})")
+    launch = result["launch"]
+    print(f"{'launch':<10} {launch['podium']['median_ms']:>10.1f} / {launch['podium']['p95_ms']:<9.1f}ms "
+          f"{launch['baseline']['median_ms']:>10.1f} / {launch['baseline']['p95_ms']:<9.1f}ms {launch['ratio']:>6.2f}x"
+          f"  (baseline: the same unsandboxed; {launch['runs']} each)")
+    print(f"the sandbox's cost per launch: {launch['cost_ms']:.0f} ms (median), of which the bus proxy's start "
+          f"{launch['proxy']['median_ms']:.1f} ms (median; p95 {launch['proxy']['p95_ms']:.1f} ms); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     return result

@@ -27,7 +27,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
 def editor_apps(workspace: Path, **extra: Any) -> Applications:
     return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {
         "editor": {"command": ["mousepad"], "accessible": True, "file_types": [".txt"], "opens_files": True,
-                   "startup_timeout": 60, **extra}}})
+                   "workspace": "write", "startup_timeout": 60, **extra}}})
 
 
 def find(content: dict[str, Any], pattern: str) -> int:
@@ -180,7 +180,7 @@ def dialog_apps(workspace: Path, command: str) -> Applications:
     """zenity run by a shell that keeps what it prints in the workspace (zenity's answer is its output)."""
     return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {
         "dialog": {"command": ["sh", "-c", f"cd {workspace} && {{ {command}; }}"], "process": "zenity",
-                   "window": "zenity", "accessible": True,
+                   "window": "zenity", "accessible": True, "workspace": "write",
                    "startup_timeout": 60}}})
 
 

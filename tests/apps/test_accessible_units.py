@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from podium.apps.accessible import keys
-from podium.apps.accessible.app import AccessibleApplication, _ranges
+from podium.apps.accessible.app import AccessibleApplication
 from podium.apps.accessible.bus import AccessibilityUnavailable, AtspiBus
-from podium.apps.accessible.controls import ControlIds
+from podium.apps.accessible.controls import ControlIds, number_ranges
 from podium.apps.accessible.roles import Role, State, states_of
 from podium.apps.accessible.tree import Node, Snapshot
 from podium.apps.base import Change, Effect
@@ -123,7 +123,7 @@ def test_keys_need_approval_when_they_act_not_when_they_type_or_move() -> None:
 
 
 def test_ranges() -> None:
-    assert _ranges([9, 1, 2, 3, 7, 10]) == "1-3, 7, 9-10"
+    assert number_ranges([9, 1, 2, 3, 7, 10]) == "1-3, 7, 9-10"
 
 
 def test_configured_as_accessible_with_the_hybrid_advice(tmp_path: Path) -> None:

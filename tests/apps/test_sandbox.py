@@ -165,3 +165,25 @@ async def test_benchmark_smoke_run() -> None:
 
     measured = await bench.main(commands=4, runs=1)
     assert measured["median_cost_ms"] < 1000 and measured["p95_sandboxed_ms"] > 0
+
+
+def test_a_desktop_program_sees_its_own_display_and_authority_and_no_other(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests import xserver
+
+    authority = tmp_path / "cookie"
+    authority.write_bytes(b"the display's cookie")
+    with xserver.xvfb() as mine, xserver.xvfb() as other:
+        monkeypatch.setenv("DISPLAY", mine)
+        monkeypatch.setenv("XAUTHORITY", str(authority))
+        shown = Sandbox(display=True)
+        argv = shown.wrap(["sh", "-c", 'ls /tmp/.X11-unix; echo "$DISPLAY"; cat "$XAUTHORITY"'], access=Access.NONE)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30,
+                              env=shown.environment(["/usr/bin", "/bin"], home="/"))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [f"X{mine.lstrip(':')}", mine, "the display's cookie"]
+        assert f"X{other.lstrip(':')}" not in done.stdout
+        # a display over TCP has no socket to bind: nothing of /tmp is shown, the name is passed on
+        monkeypatch.setenv("DISPLAY", "localhost:10.0")
+        assert sandbox.x_display() == ([(str(authority), sandbox.X_AUTHORITY_INSIDE)],
+                                       {"DISPLAY": "localhost:10.0", "XAUTHORITY": sandbox.X_AUTHORITY_INSIDE})

@@ -28,7 +28,9 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
 def planner(prompt: str) -> str:
     if verifying(prompt):
         return host("FINISH", "todo.txt is saved")
-    return assign(sub("1", REQUEST, "editor"))
+    # what a GUI save writes is the file it saves: the file chooser's name, which the request gives
+    return assign(sub("1", REQUEST, "editor", writes=["todo.txt"],
+                      tools=["observe", "set_text", "menu", "wait_for", "click"]))
 
 
 def control(prompt: str, pattern: str) -> int:
@@ -62,7 +64,7 @@ async def test_a_scripted_run_types_and_saves_a_file_through_mousepad(session: d
                                                                      tmp_path: Path) -> None:
     apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"], "desktop": {
         "editor": {"command": ["mousepad"], "accessible": True, "description": "a text editor",
-                   "startup_timeout": 60}}})
+                   "workspace": "write", "startup_timeout": 60}}})
     try:
         result = await run_request(REQUEST, list(apps.values()), ScriptedBackend(planner),
                                    app_models={"editor": ScriptedBackend(editor_agent)})

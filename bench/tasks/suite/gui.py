@@ -26,8 +26,11 @@ KEYFILE = f"{SETTINGS}/glib-2.0/settings/keyfile"
 
 def _config(folder: Path, name: str, command: list[str], process: str, description: str,
             file_types: tuple[str, ...] = ()) -> None:
+    # The program saves into the folder (a document, zenity's answer, mousepad's settings file): the
+    # workspace is writable in its sandbox, the folder's podium.toml still read-only.
     table = {"command": command, "process": process, "accessible": True, "description": description,
-             "startup_timeout": 60, "file_types": list(file_types), "opens_files": bool(file_types)}
+             "startup_timeout": 60, "file_types": list(file_types), "opens_files": bool(file_types),
+             "workspace": "write"}
     lines = ['[apps]', 'enabled = ["files"]', "", f"[apps.desktop.{name}]"]
     lines += [f"{key} = {_toml(value)}" for key, value in table.items()]
     text_file(folder / "podium.toml", "\n".join(lines) + "\n")

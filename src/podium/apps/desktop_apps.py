@@ -75,7 +75,11 @@ class DesktopApplication(ToolApplication):
         return await asyncio.to_thread(self.lifecycle.is_running, self.config)
 
     async def launch(self) -> None:
-        await self.lifecycle.ensure_running(self.config, self.workspace)
+        await self.lifecycle.ensure_running(self.config, self.workspace, accessibility=await self.accessibility())
+
+    async def accessibility(self) -> str | None:
+        """The accessibility bus's address its launches are given: none, unless it is observed through it."""
+        return None
 
     async def _status(self, args: NoArgs) -> Mapping[str, Any]:
         processes = await asyncio.to_thread(find_processes, self.config.process or self.config.program)
@@ -93,7 +97,8 @@ class DesktopApplication(ToolApplication):
         path = self.workspace.resolve(args.path)
         if not path.is_file():
             raise ToolError(f"{args.path!r} is not a file in the workspace")
-        entry = await self.lifecycle.launch(self.config, extra_args=(str(path),), workspace=self.workspace)
+        entry = await self.lifecycle.launch(self.config, extra_args=(str(path),), workspace=self.workspace,
+                                            accessibility=await self.accessibility())
         return {"opened": args.path, "pid": entry.pid, "window": entry.window.title if entry.window else None}
 
     async def _close(self, args: NoArgs) -> Mapping[str, Any]:

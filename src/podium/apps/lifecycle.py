@@ -9,8 +9,11 @@ nothing else (a process that was already running before is never touched).
 
 A program is launched in its sandbox (sandbox.Sandbox, unless its configuration turns it off): the
 workspace read-only by default (`workspace = "write"` lets it save there), its display, no network,
-a scrubbed environment and a private home. The sandbox keeps the program in the process group that
-is launched, so a stop's SIGTERM reaches it and it can close cleanly.
+a scrubbed environment and a private home, and of the person's D-Bus only what its `BusAccess` says,
+through a filtering proxy started for the launch (desktop_bus.py). The sandbox keeps the program in the
+process group that is launched, so a stop's SIGTERM reaches it and it can close cleanly. Each launch has a
+private folder (the proxy's sockets, the program's error output) removed when the program is stopped; a
+program that fails to come up is reported with the last lines it wrote to its error output.
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ import os
 import re
 import shutil
 import signal
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
-from podium.apps import display
+from podium.apps import desktop_bus, display
+from podium.apps.desktop_bus import BusAccess, BusProxy
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
 from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
@@ -37,8 +43,12 @@ from podium.errors import ConfigError, StartFailed
 DESKTOP_SANDBOX = Sandbox(limits=Limits(cpu_seconds=None, memory_bytes=None, processes=512, open_files=8192),
                           display=True, die_with_parent=False)
 
+# The session bus, filtered: no name of its own, nobody to call (the configuration names them).
+DESKTOP_BUS = BusAccess()
+
 POLL = 0.1
 SETTLE = 0.3
+TAIL_LINES = 5  # of a program's error output, in the error of a launch that failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,7 @@ class DesktopAppConfig:
     search_path: tuple[str, ...] = SAFE_PATH
     sandbox: Sandbox = DESKTOP_SANDBOX
     workspace_access: Access = Access.READ  # what it may do with the workspace, inside its sandbox
+    bus: BusAccess = DESKTOP_BUS  # what it reaches of the person's D-Bus, inside its sandbox
 
     def __post_init__(self) -> None:
         if not self.command or not all(isinstance(a, str) and a for a in self.command):
@@ -96,7 +107,7 @@ class DesktopAppConfig:
     def matches_window(self, window: display.Window, pids: set[int]) -> bool:
         if window.pid is not None and window.pid in pids:
             return True
-        pattern = self.window or re.escape(self.program)
+        pattern = self.window or re.escape(self.process or self.program)
         return re.search(pattern, f"{window.title}\n{window.wm_class}", re.IGNORECASE) is not None
 
 
@@ -107,10 +118,50 @@ class Launched:
     create_time: float
     window: display.Window | None = None
     extra_args: tuple[str, ...] = field(default_factory=tuple)
+    folder: Path | None = None  # private to this launch: the bus proxy's sockets, the error output
+    bus: BusProxy | None = None
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.config.sandbox.enabled
+
+    def pids(self) -> set[int]:
+        """The processes that speak for it: its process group, and its bus proxy (whose connections the buses
+        see as the program's)."""
+        return {self.pid, *group_members(self.pid), *((self.bus.pid,) if self.bus is not None else ())}
+
+    def owns(self) -> Callable[[display.Window], bool]:
+        """Which X windows are this launch's: those carrying one of its pids as its processes see them and
+        matching its window pattern (a sandboxed program's pids are its pid namespace's: small numbers every
+        sandbox reuses, which alone would not tell two sandboxes' windows apart)."""
+        pids = self.window_pids()
+        return lambda window: window.pid in pids and self.config.matches_window(window, set())
+
+    def window_pids(self) -> set[int]:
+        """The pids its X windows carry (_NET_WM_PID): each of its processes' pid in its own pid namespace."""
+        found = set()
+        for pid in (self.pid, *group_members(self.pid)):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
+                line = next((line for line in status if line.startswith("NSpid:")), "")
+                if line.split()[1:]:
+                    found.add(int(line.split()[-1]))
+        return found
+
+    def error_tail(self) -> str:
+        """The last lines of what it wrote to its error output ('' if nothing)."""
+        if self.folder is None:
+            return ""
+        try:
+            with open(self.folder / "stderr", "rb") as output:
+                output.seek(max(0, output.seek(0, os.SEEK_END) - 4096))
+                lines = output.read().decode(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " | ".join(line.strip()[:300] for line in lines[-TAIL_LINES:] if line.strip())
 
 
 def running_processes() -> list[ProcessInfo]:
@@ -155,43 +206,45 @@ class Lifecycle:
             return any(config.matches_window(window, pids) for window in display.list_windows())
         return bool(processes)
 
-    async def ensure_running(self, config: DesktopAppConfig, workspace: Workspace | None = None) -> Launched | None:
+    async def ensure_running(self, config: DesktopAppConfig, workspace: Workspace | None = None, *,
+                             accessibility: str | None = None) -> Launched | None:
         """Launch `config` unless it already runs; None when it was already running."""
         if await asyncio.to_thread(self.is_running, config):
             return None
-        return await self.launch(config, workspace=workspace)
+        return await self.launch(config, workspace=workspace, accessibility=accessibility)
 
     async def launch(self, config: DesktopAppConfig, extra_args: Sequence[str] = (),
-                     workspace: Workspace | None = None) -> Launched:
-        """Start `config` (in its sandbox, with the workspace as its configuration says) and wait until it is up."""
+                     workspace: Workspace | None = None, *, accessibility: str | None = None) -> Launched:
+        """Start `config` (in its sandbox, with the workspace and the buses as its configuration says;
+        `accessibility`: the accessibility bus's address, for a program that is to be observed through it)
+        and wait until it is up."""
         executable = config.executable()
-        argv, env = [config.command[0], *config.command[1:], *extra_args], None
-        if config.sandbox.enabled:
-            access = config.workspace_access if workspace is not None else Access.NONE
-            try:
-                argv = config.sandbox.wrap(
-                    [executable, *config.command[1:], *extra_args], access=access,
-                    workspace=workspace.root if workspace is not None else None,
-                    protected=workspace.protected_paths() if workspace is not None else (),
-                    search_path=config.search_path, programs=(executable,))
-            except SandboxUnavailable as exc:
-                raise StartFailed(f"{config.name}: {exc}") from None
-            env = config.sandbox.environment(config.search_path, home=os.environ.get("HOME", "/"))
-            executable = argv[0]
-        started = time.time()
+        folder = Path(tempfile.mkdtemp(prefix="podium-launch-", dir=_runtime_dir()))
+        bus: BusProxy | None = None
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                executable=executable,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-                start_new_session=True,  # its own group, to stop all of it
-            )
+            argv, env, bus = await self._command(config, executable, extra_args, workspace, folder, accessibility)
+            started = time.time()
+            with open(folder / "stderr", "ab") as errors:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    executable=argv[0] if config.sandbox.enabled else executable,
+                    env=env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=errors,
+                    pass_fds=() if bus is None or bus.sync_fd is None else (bus.sync_fd,),
+                    start_new_session=True,  # its own group, to stop all of it
+                )
         except OSError as exc:
+            await _discard(bus, folder)
             raise StartFailed(f"{config.name}: cannot start {executable}: {exc}") from exc
-        entry = Launched(config, process, started, extra_args=tuple(extra_args))
+        except BaseException:
+            await _discard(bus, folder)
+            raise
+        finally:
+            if bus is not None:
+                bus.handed_over()
+        entry = Launched(config, process, started, extra_args=tuple(extra_args), folder=folder, bus=bus)
         self._launched.append(entry)
         try:
             entry.window = await self._wait_until_up(entry)
@@ -200,6 +253,35 @@ class Lifecycle:
             self._launched.remove(entry)
             raise
         return entry
+
+    async def _command(self, config: DesktopAppConfig, executable: str, extra_args: Sequence[str],
+                       workspace: Workspace | None, folder: Path, accessibility: str | None
+                       ) -> tuple[list[str], dict[str, str] | None, BusProxy | None]:
+        """The argv and environment that start `config`, and the bus proxy started for it."""
+        if not config.sandbox.enabled:
+            return [config.command[0], *config.command[1:], *extra_args], None, None
+        try:
+            config.sandbox.check()
+        except SandboxUnavailable as exc:
+            raise StartFailed(f"{config.name}: {exc}") from None
+        try:
+            bus = await desktop_bus.start(config.bus, folder, accessibility)
+        except StartFailed as exc:
+            raise StartFailed(f"{config.name}: {exc}") from None
+        access = config.workspace_access if workspace is not None else Access.NONE
+        try:
+            argv = config.sandbox.wrap(
+                [executable, *config.command[1:], *extra_args], access=access,
+                workspace=workspace.root if workspace is not None else None,
+                protected=workspace.protected_paths() if workspace is not None else (),
+                search_path=config.search_path, programs=(executable,),
+                sockets=bus.sockets if bus is not None else (), sync_fd=bus.sync_fd if bus is not None else None)
+        except SandboxUnavailable as exc:
+            await _discard(bus, None)
+            raise StartFailed(f"{config.name}: {exc}") from None
+        env = config.sandbox.environment(config.search_path, home=os.environ.get("HOME", "/"),
+                                         extra=bus.environment if bus is not None else None)
+        return argv, env, bus
 
     async def _wait_until_up(self, entry: Launched) -> display.Window | None:
         config = entry.config
@@ -217,9 +299,8 @@ class Lifecycle:
             }
             alive = bool(members or named)
             if not alive and entry.process.returncode is not None:
-                raise StartFailed(
-                    f"{config.name}: {config.program} exited with status {entry.process.returncode} before it was up"
-                )
+                raise StartFailed(f"{config.name}: {config.program} exited with status {entry.process.returncode} "
+                                  f"before it was up{_said(entry)}")
             if alive and not want_window and time.monotonic() >= settled:
                 return None
             if alive:
@@ -228,7 +309,7 @@ class Lifecycle:
                         return window
             if time.monotonic() > deadline:
                 what = "showed no window" if alive else "did not start"
-                raise StartFailed(f"{config.name}: {what} within {config.startup_timeout:g} s")
+                raise StartFailed(f"{config.name}: {what} within {config.startup_timeout:g} s{_said(entry)}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(entry.process.wait()), POLL)
 
@@ -249,6 +330,12 @@ class Lifecycle:
         return bool(entries)
 
     async def _stop(self, entry: Launched, grace: float) -> None:
+        try:
+            await self._stop_group(entry, grace)
+        finally:
+            await _discard(entry.bus, entry.folder)
+
+    async def _stop_group(self, entry: Launched, grace: float) -> None:
         pgid = entry.pid
         # With the leader gone, its pid can name a newer group only once every member is gone.
         if entry.process.returncode is not None and not group_members(pgid):
@@ -268,3 +355,30 @@ class Lifecycle:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def _runtime_dir() -> str | None:
+    """Where a launch's private folder goes: the person's runtime folder when there is one of theirs and a
+    socket's path in it stays within the 107 bytes a Unix socket's address holds; else the temporary folder."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if not runtime or len(runtime.encode()) > 64 or not os.path.isdir(runtime):
+        return None
+    return runtime if os.stat(runtime).st_uid == os.getuid() else None
+
+
+async def _discard(bus: BusProxy | None, folder: Path | None) -> None:
+    if bus is not None:
+        await bus.aclose()
+    if folder is not None:
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+def _said(entry: Launched) -> str:
+    """What the program wrote to its error output, and what its sandbox let it reach of the session bus
+    (a program that registers a name it may not own stops: the name goes in `own_names`)."""
+    tail = entry.error_tail()
+    said = f"; it said: {tail}" if tail else ""
+    if entry.bus is not None and any(inside == desktop_bus.SESSION_INSIDE for _, inside in entry.bus.sockets):
+        owned = ", ".join(entry.config.bus.own) or "no name"
+        said += f" (in its sandbox it may own {owned} on the session bus: a name it registers goes in own_names)"
+    return said

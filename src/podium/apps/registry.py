@@ -14,11 +14,16 @@
       "desktop": {"calc": {"command": ["localc"], "process": "soffice.bin", "window": "LibreOffice Calc",
                            "file_types": [".xlsx", ".ods"], "opens_files": true, "startup_timeout": 60,
                            "sandbox": "on", "workspace": "write", "read_paths": ["/opt/libreoffice"]},
-                  "editor": {"command": ["mousepad"], "accessible": true, "max_controls": 60}},
+                  "editor": {"command": ["mousepad"], "accessible": true, "max_controls": 60,
+                             "workspace": "write", "own_names": ["org.xfce.mousepad"], "talk_names": []}},
+    }
 
 A desktop program with `accessible = true` is driven through its windows' accessibility tree
-(accessible.app.AccessibleApplication); without, it is only launched, listed and closed.
-    }
+(accessible.app.AccessibleApplication); without, it is only launched, listed and closed. In its sandbox
+a desktop program reaches its X display and the session bus through a filter (desktop_bus.py) where it
+may own `own_names` (default: the ids of the desktop entries that run its program, its application id)
+and call `talk_names` (default: none); an accessible one also reaches the accessibility bus, filtered to
+putting its own tree there.
 
 `Applications` is the session's set: a read-only mapping name -> Application, plus `start()` (connect
 the MCP servers), `aclose()` (close them and stop every desktop program this session launched) and
@@ -38,9 +43,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from podium.apps import display
+from podium.apps import desktop_bus, display
 from podium.apps.base import Application
 from podium.apps.desktop_apps import DesktopApplication
+from podium.apps.desktop_bus import BusAccess, application_ids
 from podium.apps.documents import DocumentsApplication
 from podium.apps.files import FilesApplication
 from podium.apps.lifecycle import DESKTOP_SANDBOX, DesktopAppConfig, Lifecycle
@@ -119,11 +125,22 @@ class DesktopOptions(_Strict):
     read_paths: list[str] = Field(default_factory=list)
     accessible: bool = False  # drive its windows through the accessibility tree
     max_controls: int = Field(60, ge=5, le=500)  # controls an observation lists
+    # D-Bus names it may own / call on the session bus, in its sandbox (None: its desktop entries' ids)
+    own_names: list[str] | None = None
+    talk_names: list[str] = Field(default_factory=list)
 
     def config(self, name: str) -> DesktopAppConfig:
         command = shlex.split(self.command) if isinstance(self.command, str) else self.command
+        if not command:
+            raise ConfigError(f"desktop application {name!r}: command must be a non-empty list of strings")
         sandbox = Sandbox(enabled=self.sandbox == "on", network=self.network, limits=DESKTOP_SANDBOX.limits,
                           read_paths=tuple(self.read_paths), display=True, die_with_parent=False)
+        own = self.own_names if self.own_names is not None else application_ids(
+            self.process or os.path.basename(command[0]))
+        try:
+            bus = BusAccess(own=tuple(own), talk=tuple(self.talk_names), accessibility=self.accessible)
+        except ConfigError as exc:
+            raise ConfigError(f"desktop application {name!r}: {exc}") from None
         return DesktopAppConfig(
             name,
             tuple(command),
@@ -137,6 +154,7 @@ class DesktopOptions(_Strict):
             tuple(self.search_path),
             sandbox,
             Access(self.workspace),
+            bus,
         )
 
 
@@ -204,6 +222,13 @@ class Applications(Mapping[str, Application]):
         off = [name for name, sandbox in sandboxes if not sandbox.enabled]
         on = [sandbox for _, sandbox in sandboxes if sandbox.enabled]
         line = on[0].describe() if on else sandboxes[0][1].describe()
+        shown = [app for app in self._apps.values()
+                 if isinstance(app, DesktopApplication) and app.config.sandbox.enabled]
+        for app in shown:
+            line += f"; {app.name} sees its X display and {app.config.bus.describe()}"
+        if shown and any(app.config.bus.session or app.config.bus.accessibility for app in shown) \
+                and not desktop_bus.installed():
+            line += f" (refused while xdg-dbus-proxy is not installed: {desktop_bus.INSTALL})"
         if on and off:
             line += f"; OFF for {', '.join(off)} (sandbox = \"off\" in the configuration)"
         return line

@@ -16,7 +16,13 @@ confined:
   configuration allows the network); no capabilities at all, so no clock, no mounts, no raw sockets;
   no new privileges (set-uid programs do not elevate); no nested user namespaces;
 - resource limits (`Limits`) set inside the sandbox by util-linux's prlimit before the program starts:
-  CPU time, address space, file size, open files, processes, no core dumps.
+  CPU time, address space, file size, open files, processes, no core dumps;
+- for a desktop program (`display=True`), its X display: the one socket of $DISPLAY (/tmp/.X11-unix/XN,
+  not the other displays') and the authority file, nothing else of /tmp; and the sockets it is given
+  (`sockets`: its D-Bus proxies, desktop_bus.py), bound read-only where it will look for them. X11 itself
+  isolates nothing between the clients of one display (any client can read another's windows and send it
+  keys): the display is the person's desktop, given to a program that is to be seen on it. A remote display
+  (host:N, over TCP) is out of reach, since there is no network.
 
 Why bubblewrap and not Landlock: bubblewrap is the distributions' own package (Flatpak's sandbox, the one
 Anthropic's sandboxed shell and OpenAI's Codex CLI use on Linux), works on every kernel since 3.8, hides
@@ -40,6 +46,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -176,11 +183,15 @@ class Sandbox:
 
     def wrap(self, argv: list[str] | tuple[str, ...], *, access: Access, workspace: Path | None = None,
              protected: Iterable[Path] = (), cwd: Path | None = None, search_path: Iterable[str] = SAFE_PATH,
-             programs: Iterable[str] = (), checked: Status | None = None) -> list[str]:
+             programs: Iterable[str] = (), sockets: Iterable[tuple[str, str]] = (), sync_fd: int | None = None,
+             checked: Status | None = None) -> list[str]:
         """The argv that runs `argv` (its program a bare name found on `search_path` inside, or an absolute
         path) confined as this sandbox says; `argv` itself when the sandbox is off. `programs`: the absolute
         paths of the program as found outside, whose installation is shown read-only (a venv's python and
-        the interpreter it links to). Raises SandboxUnavailable when it is on and cannot be made."""
+        the interpreter it links to). `sockets`: (outside, inside) pairs of sockets to bind read-only (a
+        socket's connect needs no write access to its mount). `sync_fd`: a file descriptor bwrap keeps open
+        while the sandbox runs (its other end sees it close when the sandbox ends). Raises
+        SandboxUnavailable when it is on and cannot be made."""
         if not self.enabled:
             return list(argv)
         found = checked or self.check()
@@ -203,10 +214,9 @@ class Sandbox:
             mounts.read(path)
         for program in programs:
             mounts.install(program)
-        if self.display:
-            mounts.read("/tmp/.X11-unix")
-            if os.environ.get("XAUTHORITY"):
-                mounts.read(os.environ["XAUTHORITY"])
+        binds = [*(x_display()[0] if self.display else ()), *sockets]
+        for outside, inside in binds:
+            mounts.add(inside, ["--ro-bind", outside, inside])
         if self.network:
             mounts.read("/run/systemd/resolve")  # where /etc/resolv.conf points on systemd machines
         if workspace is not None and access is not Access.NONE:
@@ -231,6 +241,8 @@ class Sandbox:
             options.append("--share-net")
         if self.die_with_parent:
             options.append("--die-with-parent")
+        if sync_fd is not None:
+            options += ["--sync-fd", str(sync_fd)]
         options += mounts.arguments()
         inside = cwd if cwd is not None else workspace if workspace is not None and access is not Access.NONE \
             else Path(HOME)
@@ -244,7 +256,8 @@ class Sandbox:
         env = {"PATH": os.pathsep.join(search_path), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
                "HOME": HOME if self.enabled else home}
         if self.display:
-            env |= {name: os.environ[name] for name in ("DISPLAY", "XAUTHORITY") if os.environ.get(name)}
+            env |= x_display()[1] if self.enabled else {
+                name: os.environ[name] for name in ("DISPLAY", "XAUTHORITY") if os.environ.get(name)}
         return env | dict(extra or {})
 
     def describe(self) -> str:
@@ -262,6 +275,30 @@ class Sandbox:
 def describe(sandbox: Sandbox | None = None) -> str:
     """The one-line status of `sandbox` (default: the shell's default one) on this machine."""
     return (sandbox or Sandbox()).describe()
+
+
+X_AUTHORITY_INSIDE = "/run/podium/Xauthority"
+
+
+def x_display() -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """What a sandboxed program needs of the X display $DISPLAY names: the socket and authority file to bind
+    ((outside, inside) pairs) and the variables naming them inside. Only a local display's socket is bound;
+    the X server's abstract socket of the same name is out of reach (it lives in the network namespace)."""
+    name = os.environ.get("DISPLAY", "")
+    if not name:
+        return [], {}
+    binds, env = [], {"DISPLAY": name}
+    local = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", name)
+    if local is not None:
+        socket = f"/tmp/.X11-unix/X{local.group(1)}"
+        if os.path.exists(socket):
+            binds.append((socket, socket))
+    # Inside, HOME is the private /tmp: the authority a client would find in the real home is bound in.
+    authority = os.environ.get("XAUTHORITY") or os.path.join(os.path.expanduser("~"), ".Xauthority")
+    if os.path.isfile(authority):
+        binds.append((os.path.realpath(authority), X_AUTHORITY_INSIDE))
+        env["XAUTHORITY"] = X_AUTHORITY_INSIDE
+    return binds, env
 
 
 class _Mounts:

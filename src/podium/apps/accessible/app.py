@@ -18,13 +18,18 @@ Approval is decided from typed facts, never from a control's words:
 - `close` (it may close without saving).
 While a workspace file is open in the program (`open_file`), what a click does to it is not known
 before it runs (it may save it): the call's effects are then None, which callers treat as sensitive.
+
+The program runs in its sandbox (lifecycle.py), reaching its display and the session and accessibility
+buses through a filter (desktop_bus.py): it puts its own tree on the accessibility bus and is called there,
+and can neither list nor call another application. Its connection there is its bus proxy's (`Launched.pids`
+says which process speaks for it), and its X windows carry its pids inside the sandbox (`Launched.owns`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +47,19 @@ from podium.apps.accessible.arguments import (
     TextArgs,
     WaitArgs,
 )
-from podium.apps.accessible.bus import AccessibilityUnavailable, AtspiBus, AtspiCallFailed, Ref
-from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation
+from podium.apps.accessible.bus import (
+    AccessibilityUnavailable,
+    AtspiBus,
+    AtspiCallFailed,
+    Ref,
+    accessibility_address,
+)
+from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation, number_ranges
 from podium.apps.accessible.roles import Role, State, states_of
 from podium.apps.accessible.tree import Snapshot, read_text, snapshot
 from podium.apps.base import Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
-from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes, group_members
+from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
 from podium.apps.tooling import ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 from podium.errors import StartFailed
@@ -81,26 +92,28 @@ class AccessibleApplication(DesktopApplication):
 
     def _specs(self) -> list[ToolSpec]:
         prefer = self._prefer()
+        # A control's number names no file: what a GUI action changes is found from the window (its effects).
+        acting = {"blocking": False, "names_its_writes": False}
         specs = [
             ToolSpec("observe", "List the program's windows and their controls, numbered (role, name, states, "
                      "value). Numbers stay the same while a control exists." + prefer, ObserveArgs, self._observe,
                      True, blocking=False),
             ToolSpec("click", "Press a button, toggle a check box, open a menu or activate an item, by number.",
-                     ControlArgs, self._click, blocking=False, effects=self._effects_of_click),
+                     ControlArgs, self._click, effects=self._effects_of_click, **acting),
             ToolSpec("set_text", "Replace the text of a text field (or set a slider's number) by number. In a "
                      "file dialog a name is a path in the workspace." + prefer, TextArgs, self._set_text,
-                     blocking=False, effects=lambda args: ()),
+                     effects=lambda args: (), **acting),
             ToolSpec("select", "Select an item, by its name, in a list, table, combo box or tab list (or the "
-                     "control itself).", SelectArgs, self._select, blocking=False, effects=self._effects_of_acting),
+                     "control itself).", SelectArgs, self._select, effects=self._effects_of_acting, **acting),
             ToolSpec("menu", "Choose a menu item by its path of names from the menu bar.", MenuArgs, self._menu,
-                     blocking=False, effects=self._effects_of_acting),
+                     effects=self._effects_of_acting, **acting),
             ToolSpec("read_text", "The whole text of a control, by number.", ControlArgs, self._read_text, True,
                      blocking=False),
             ToolSpec("wait_for", "Wait until a window or dialog whose title contains `title` is shown (or gone).",
                      WaitArgs, self._wait_for, True, blocking=False),
             ToolSpec("press_keys", "Last resort: press keys in the program's window ('ctrl+s', 'Tab', 'Return'). "
                      "Prefer click, set_text, select and menu: keys act on whatever has the focus.", KeysArgs,
-                     self._press_keys, blocking=False, effects=self._effects_of_keys),
+                     self._press_keys, effects=self._effects_of_keys, **acting),
         ]
         return specs + super()._specs()
 
@@ -124,12 +137,12 @@ class AccessibleApplication(DesktopApplication):
             return False
 
     async def launch(self) -> None:
-        """Launch it through the Lifecycle unless it runs, then wait until its window is accessible."""
+        """Launch it through the Lifecycle unless its accessible application shows a window already (a
+        process of its name elsewhere, on another display or bus, does not count), then wait until its
+        window is accessible."""
         deadline = time.monotonic() + self.config.startup_timeout
         why = "no accessible application of it on the accessibility bus"
         while True:
-            # again at each turn: a process that was ending when first seen running must be launched anew
-            await self.lifecycle.ensure_running(self.config)
             try:
                 if (await self._windows()).windows:
                     return
@@ -138,11 +151,21 @@ class AccessibleApplication(DesktopApplication):
                 raise StartFailed(f"{self.name}: {exc}") from exc
             except (ToolError, AtspiCallFailed) as exc:
                 why = str(exc)
+            # again at each turn: one that ended (or was ending when it was found) is launched anew
+            if not any(entry.config.name == self.name for entry in self.lifecycle.launched()):
+                await self.lifecycle.launch(self.config, workspace=self.workspace,
+                                            accessibility=await self.accessibility())
+                continue
             if time.monotonic() > deadline:
                 raise StartFailed(f"{self.name}: its window was not accessible within "
                                   f"{self.config.startup_timeout:g} s ({why}); a GTK program exposes it when "
                                   "NO_AT_BRIDGE is not set and the session bus runs at-spi2-core")
             await asyncio.sleep(POLL)
+
+    async def accessibility(self) -> str | None:
+        """The accessibility bus, which its sandbox lets it reach through a filter (desktop_bus.py)."""
+        wanted = self.config.bus.accessibility and self.config.sandbox.enabled  # unconfined, it finds it itself
+        return await accessibility_address() if wanted else None
 
     async def bus(self) -> AtspiBus:
         if self._bus is None or not self._bus.connected:
@@ -157,8 +180,8 @@ class AccessibleApplication(DesktopApplication):
         program = self.config.process or self.config.program
         pids = {p.pid for p in await asyncio.to_thread(find_processes, program)}
         for entry in self.lifecycle.launched():
-            if entry.config.name == self.name:
-                pids |= set(await asyncio.to_thread(group_members, entry.pid)) | {entry.pid}
+            if entry.config.name == self.name:  # a sandboxed one's connections are its bus proxy's
+                pids |= await asyncio.to_thread(entry.pids)
         found = await asyncio.gather(*(bus.pid(name) for name, _ in roots))
         ours = [root for root, pid in zip(roots, found, strict=True) if pid is not None and pid in pids]
         if not ours:
@@ -211,7 +234,7 @@ class AccessibleApplication(DesktopApplication):
         latest = self.ids.latest
         if found is None:
             shown = [c.id for c in latest.controls] if latest else []
-            raise ToolError(f"there is no control {number}" + (f"; the latest observation lists {_ranges(shown)}"
+            raise ToolError(f"there is no control {number}" + (f"; the latest observation lists {number_ranges(shown)}"
                                                                if shown else "; call observe first"))
         ref, role, name = found
         what = f"{number} ({role.label}{f' {name!r}' if name.strip() else ''})"
@@ -258,9 +281,18 @@ class AccessibleApplication(DesktopApplication):
             latest = self.ids.latest
             node = None if latest is None else next((n for n in latest.snapshot.nodes if n.ref == ref), None)
             window = latest.snapshot.window_of(node) if latest is not None and node is not None else None
-            x, y = await pointer.click(bounds, window.name if window else "", latest.snapshot.pid if latest else None)
+            owns = await asyncio.to_thread(self._owns, latest)  # (reads the processes)
+            x, y = await pointer.click(bounds, window.name if window else "", owns)
             return {"clicked": [x, y]}
         return await actions.default_action(bus, ref)
+
+    def _owns(self, observed: Observation | None) -> Callable[[display.Window], bool] | None:
+        """Which X windows are its, to tell them from others of the same title: its launch's, when it runs
+        in a sandbox this session launched it in; else those of its accessible connection's process."""
+        pid = None if observed is None else observed.snapshot.pid
+        launch = next((entry for entry in self.lifecycle.launched() if entry.config.name == self.name
+                       and entry.sandboxed and pid in entry.pids()), None)
+        return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
     async def _set_text(self, args: TextArgs) -> Mapping[str, Any]:
         ref, role, _ = await self._resolve(args.control)
@@ -337,9 +369,7 @@ class AccessibleApplication(DesktopApplication):
     async def _press_keys(self, args: KeysArgs) -> Mapping[str, Any]:
         chords = keys.parse(args.keys)
         observed = self.ids.latest or await self.observation()
-        window = observed.focus
-        pid = observed.snapshot.pid
-        title = await keys.press(chords, window, pid)
+        title = await keys.press(chords, observed.focus, await asyncio.to_thread(self._owns, observed))
         return await self._after({"pressed": chords, "window": title})
 
     async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
@@ -395,14 +425,3 @@ async def _name(bus: AtspiBus, ref: Ref) -> str:
 async def _interfaces(bus: AtspiBus, ref: Ref) -> list[str]:
     (found,) = await bus.call(ref, "Accessible", "GetInterfaces")
     return [str(i).rsplit(".", 1)[-1] for i in found]
-
-
-def _ranges(numbers: list[int]) -> str:
-    """1-4, 7, 9-10."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)

@@ -78,7 +78,7 @@ class AtspiBus:
     @classmethod
     async def connect(cls) -> AtspiBus:
         _, aio = _dbus()
-        address = os.environ.get("AT_SPI_BUS_ADDRESS") or await _address_from_session_bus()
+        address = await accessibility_address()
         try:
             bus = await asyncio.wait_for(aio.MessageBus(bus_address=address).connect(), CALL_TIMEOUT)
         except Exception as exc:  # refused, timed out, not a bus: all say the same to the person
@@ -139,6 +139,12 @@ class AtspiBus:
         except AtspiCallFailed:
             return None
         return int(pid)
+
+
+async def accessibility_address() -> str:
+    """The accessibility bus's address: $AT_SPI_BUS_ADDRESS, else what the session bus's org.a11y.Bus says
+    (which starts the bus on demand and tells toolkits to expose their trees)."""
+    return os.environ.get("AT_SPI_BUS_ADDRESS") or await _address_from_session_bus()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -257,3 +257,14 @@ def _cut(text: str, limit: int) -> str:
 
 def controls_by_id(observation: Observation) -> Mapping[int, Control]:
     return {c.id: c for c in observation.controls}
+
+
+def number_ranges(numbers: list[int]) -> str:
+    """1-4, 7, 9-10."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 
 from podium.apps import display
 from podium.apps.accessible import pointer
@@ -56,14 +57,14 @@ def needs_approval(chords: list[str], typing_field: bool) -> bool:
     return False
 
 
-async def press(chords: list[str], window_title: str, pid: int | None) -> str:
-    """Focus the application's window (its title, or any window of its process) and press the keys."""
+async def press(chords: list[str], window_title: str, owns: Callable[[display.Window], bool] | None) -> str:
+    """Focus the application's window (its title among its windows, `owns` telling which are; or any of
+    its windows) and press the keys."""
     if display.display() is None:
         raise ToolError("no display ($DISPLAY is not set): keys cannot be pressed")
     windows = await asyncio.to_thread(display.list_windows)
-    ours = [w for w in windows if pid is not None and w.pid == pid] or windows
-    target = next((w for w in ours if w.title == window_title), None) or next(
-        (w for w in ours if pid is not None and w.pid == pid), None)
+    mine = [w for w in windows if owns is not None and owns(w)]
+    target = next((w for w in mine or windows if w.title == window_title), None) or next(iter(mine), None)
     if target is None:
         raise ToolError(f"no X window of the application ({window_title!r}) to send keys to")
     window = str(int(target.id, 16))

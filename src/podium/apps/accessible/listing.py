@@ -20,7 +20,7 @@ class AccessibleWindow:
 @dataclass(frozen=True, slots=True)
 class AccessibleApp:
     name: str
-    pid: int | None
+    pid: int | None  # of its connection: a sandboxed program's is its bus proxy's (desktop_bus.py)
     toolkit: str
     windows: tuple[AccessibleWindow, ...]
 

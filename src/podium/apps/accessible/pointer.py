@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Callable
 
 from podium.apps import display
 from podium.apps.tooling import ToolError
@@ -22,15 +23,17 @@ def available() -> bool:
     return display.display() is not None and shutil.which("xdotool") is not None
 
 
-async def click(bounds: tuple[int, int, int, int], window_title: str, pid: int | None) -> tuple[int, int]:
-    """Click the centre of `bounds` (screen coordinates) after raising the window titled `window_title`."""
+async def click(bounds: tuple[int, int, int, int], window_title: str,
+                owns: Callable[[display.Window], bool] | None) -> tuple[int, int]:
+    """Click the centre of `bounds` (screen coordinates) after raising the window titled `window_title`
+    among the application's (`owns`: which windows are its; None: any, a window declaring no process too)."""
     x, y, width, height = bounds
     if width <= 0 or height <= 0:
         raise ToolError("the control has no area on the screen (is it hidden?)")
     centre = (x + width // 2, y + height // 2)
     if centre[0] < 0 or centre[1] < 0:
         raise ToolError(f"the control is off the screen at {centre}; move or enlarge its window")
-    window = await _window(window_title, pid)
+    window = await _window(window_title, owns)
     if window is not None:
         await run("windowraise", window)
     await run("mousemove", "--sync", str(centre[0]), str(centre[1]))
@@ -38,9 +41,9 @@ async def click(bounds: tuple[int, int, int, int], window_title: str, pid: int |
     return centre
 
 
-async def _window(title: str, pid: int | None) -> str | None:
+async def _window(title: str, owns: Callable[[display.Window], bool] | None) -> str | None:
     windows = await asyncio.to_thread(display.list_windows)
-    ours = [w for w in windows if pid is None or w.pid in (pid, None)]
+    ours = [w for w in windows if owns is None or w.pid is None or owns(w)]
     found = next((w for w in ours if w.title == title), None)
     return None if found is None else str(int(found.id, 16))
 
