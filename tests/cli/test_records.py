@@ -60,6 +60,7 @@ def test_show_a_session(cli: Invoke, work: Path, tmp_path: Path) -> None:
     assert "Subtask graph" in out and "Write the notes" in out
     assert "Trajectory" in out and "write_file" in out and "app-files" in out
     assert "model calls 4" in out and "tokens 400 in / 40 out" in out
+    assert "Rules fired none" in out  # a scripted model declares no rules profile
     # a unique prefix and "last" name the same session
     assert cli("show", summary["session"][:-2]).stdout == out
     assert cli("show", "last").stdout == out
@@ -74,6 +75,15 @@ def test_show_as_json(cli: Invoke, work: Path, tmp_path: Path) -> None:
     assert record["blackboard"]["requests"] == ["Write notes.txt"]
     assert any(t["agent"] == "app-files" for t in record["trajectory"])
     assert record["summary"]["model_calls"] == 4
+    assert record["rules_fired"] == {}
+
+
+def test_rules_fired_are_counted_per_step_most_first() -> None:
+    from podium.cli.records import rules_fired
+
+    steps = [{"rules": ["sample-after-no-progress"]}, {"rules": []}, {},
+             {"rules": ["failed-call-not-rerun", "sample-after-no-progress"]}]
+    assert rules_fired(steps) == {"sample-after-no-progress": 2, "failed-call-not-rerun": 1}
 
 
 def test_show_questions_answered(cli: Invoke, work: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ the record, so the subtask graph (and the outcome, if it was reached) is read ba
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -138,10 +139,13 @@ def show_session(store: Store, ident: str, console: Console, *, as_json: bool = 
     progress = None
     if result is None:
         result, progress = _from_entries(store, name)
+    board = artifacts.get("blackboard") or (result or {}).get("blackboard") or {}
+    trajectory = artifacts.get("trajectory") or board.get("trajectories") or []
+    fired = rules_fired(trajectory)
     if as_json:
         body = {"session": name, "strategy": record.strategy, "record": record.status.value,
                 "started_at": record.started_at, "ended_at": record.ended_at, "close_reason": record.close_reason,
-                "entries": record.steps, **artifacts}
+                "entries": record.steps, "rules_fired": fired, **artifacts}
         if "result" not in artifacts and result is not None:
             body["result"] = result
         console.print_json(json.dumps(body, default=str))
@@ -172,6 +176,7 @@ def show_session(store: Store, ident: str, console: Console, *, as_json: bool = 
         if summary:
             figures += [f"model calls {summary.get('model_calls', 0)}", f"{summary.get('seconds', 0):.1f} s"]
         console.print("[dim]" + " · ".join(figures) + "[/]")
+        console.print("[bold]Rules fired[/] " + (", ".join(f"{rule} {n}x" for rule, n in fired.items()) or "none"))
     elif progress is not None:
         console.print(f"[yellow]The run did not end in this record[/] (last state {progress.host_state}: "
                       f"{escape(progress.current)})")
@@ -181,10 +186,15 @@ def show_session(store: Store, ident: str, console: Console, *, as_json: bool = 
                      "depends_on": list(s.depends_on), "description": s.description} for s in progress.subtasks]
     if subtasks:
         _subtask_table(console, subtasks)
-    board = artifacts.get("blackboard") or (result or {}).get("blackboard") or {}
     _questions(console, board.get("questions") or [])
     _results(console, board.get("results") or [])
-    _trajectory(console, artifacts.get("trajectory") or board.get("trajectories") or [])
+    _trajectory(console, trajectory)
+
+
+def rules_fired(trajectory: list[Mapping[str, Any]]) -> dict[str, int]:
+    """How many steps each named rule (podium.desktop.rules) fired in, most first."""
+    counts = Counter(rule for step in trajectory for rule in step.get("rules") or ())
+    return dict(counts.most_common())
 
 
 def _subtask_table(console: Console, subtasks: list[Mapping[str, Any]]) -> None:
