@@ -7,7 +7,7 @@ from typing import Any
 
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
-from podium.desktop.host.decide import call_key, decide, made, observed, remember
+from podium.desktop.host.decide import call_key, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.host.verify import missing
 from podium.desktop.rules import RULES, SMALL_LOCAL, profile_rules, table
@@ -158,3 +158,22 @@ def test_every_rule_is_named_with_a_why_and_a_profile() -> None:
     for rule in RULES.values():
         assert rule.id and rule.why.endswith(".") and rule.profiles
     assert table().count("\n") == len(RULES) + 1
+
+
+def test_a_change_that_found_its_work_done_is_no_progress() -> None:
+    same = EffectView(path="budget.xlsx", change="add", before="d1", after="d1")
+    new = EffectView(path="budget.xlsx", change="add", before="d1", after="d2")
+    created = EffectView(path="chart.xlsx", change="create", before=None, after="d3")
+    done = ActionResult(function="add_chart", ok=True, changes=(same,))
+    assert changed_nothing(done) and not progressed([done])
+    assert not changed_nothing(done.model_copy(update={"changes": (same, new)}))
+    assert progressed([ActionResult(function="add_chart", ok=True, changes=(created,))])
+    assert progressed([ActionResult(function="read_sheet", ok=True, read_only=True, content=ROWS)])
+    # unmeasured (no digests) is not taken for unchanged
+    assert not changed_nothing(ActionResult(function="add_chart", ok=True,
+                                            changes=(EffectView(path="budget.xlsx", change="add"),)))
+    # a call that failed stays failed until something really changed
+    key = call_key("write_rows", write().arguments)
+    failing = record(failed=((key, "sheet Q9 does not exist"),))
+    assert remember(failing, [], [done]).failed == failing.failed
+    assert remember(failing, [], [done.model_copy(update={"changes": (new,)})]).failed == ()

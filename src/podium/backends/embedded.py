@@ -203,7 +203,7 @@ class EmbeddedBackend(BaseBackend):
     # podium.desktop.rules): the models this backend runs on a laptop are small.
     rules_profile = "small-local"
 
-    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: int | None = None,
+    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 8192, n_threads: int | None = None,
                  max_tokens: int = 1024, seed: int | None = None, timeout: float = 600.0,
                  prices: PriceTable | None = None, cache_dir: Path | str | None = None,
                  progress: Progress | None = None, chat_format: str | None = None, repack: bool = False,

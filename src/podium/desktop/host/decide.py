@@ -101,7 +101,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
         called.append(result.function)
         if not result.read_only:
             done.append(key)
-            failed.clear()  # the files changed: a call that failed may work now
+            if not changed_nothing(result):
+                failed.clear()  # the files changed: a call that failed may work now
             fact = by_call.get(key)
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
             for effect in evidence:
@@ -115,6 +116,18 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
                    tried=tuple(dict.fromkeys(tried)), failed=tuple(failed)[-MAX_FAILED:], changed=changed,
                    artifacts=found, names=names)
+
+
+def changed_nothing(result: ActionResult) -> bool:
+    """A changing call that succeeded and left every path it names as it was (digests measured equal): its
+    work was done already. Not progress."""
+    return result.ok and not result.read_only and bool(result.changes) and all(
+        e.before is not None and e.before == e.after for e in result.changes)
+
+
+def progressed(results: Sequence[ActionResult]) -> bool:
+    """Whether a step's calls moved its subtask on: a read, or a change that changed something."""
+    return any(r.ok and not changed_nothing(r) for r in results)
 
 
 def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskRecord:

@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 
 from podium.desktop.host import verify
-from podium.desktop.host.decide import decide, made, observed, remember
+from podium.desktop.host.decide import changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import (
     Result,
     dispatch_execute,
@@ -174,7 +174,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     proposal = record.proposal
     assert proposal is not None
     output = proposal.output
-    repeats = sum(1 for _, _, done in proposal.skipped if done)
+    # Calls that propose nothing new: repeats of changes made, repeats of calls that failed, changes that
+    # found their work done (a step of only these, after a change succeeded, has nothing left to do).
+    repeats = sum(1 for index, _, done in proposal.skipped if done or (
+        record.done and index < len(proposal.facts) and proposal.facts[index].function in proposal.failed_again))
+    repeats += sum(1 for r in results if changed_nothing(r))
     fired: list[str] = []
     status = output.status
     if (rule := rules.as_finish(output, results, repeats, record.spec.writes, s.rules)) is not None:
@@ -185,7 +189,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     stuck = record.stuck
     if rules.STUCK_TOOL in s.rules and proposal.failed_again:
         stuck = tuple(dict.fromkeys((*stuck, *proposal.failed_again)))
-    changed = any(r.ok and not r.read_only for r in results)
+    changed = any(r.ok and not r.read_only and not changed_nothing(r) for r in results)
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only)
     if status is AppStatus.FINISH and not failed_change:
@@ -259,7 +263,7 @@ def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple
            proposal: Proposal) -> Result:
     """CONTINUE, or a FINISH whose own change failed: one more step, with what went wrong in front of it."""
     record = run_of(s).subtasks[sid]
-    worked = any(r.ok for r in results)
+    worked = progressed(results)
     idle = 0 if worked else record.idle + 1
     problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
     problems += [why for _, why, done in proposal.skipped if not done]

@@ -54,8 +54,8 @@ def _has_example(value: Any) -> bool:
 
 def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, writes: Sequence[str],
               active: frozenset[str]) -> str | None:
-    """The rule that reads a CONTINUE as FINISH, if one does: every call a repeat of a change already made
-    (repeat-is-finish), or a subtask that writes nothing whose reads worked and whose answer gives a
+    """The rule that reads a CONTINUE as FINISH, if one does: every call proposing nothing new (`repeats`
+    counts them: repeat-is-finish), or a subtask that writes nothing whose reads worked and whose answer gives a
     result (read-result-is-finish)."""
     if output.status is not AppStatus.CONTINUE:
         return None
