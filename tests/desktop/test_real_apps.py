@@ -100,3 +100,28 @@ async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_bi
     assert first.arguments == {"path": "prices.xlsx"} and first.content["sheet"] == "Prices"
     (listed,) = await observe(sheets, ["big.xlsx", "absent.xlsx", "notes.docx"], "Chart big.xlsx")
     assert listed.function == "list_sheets" and listed.ok and listed.content["sheets"][0]["used_range"] == "A1:CV201"
+
+
+async def test_a_call_that_changes_nothing_and_fails_does_not_stop_its_batch(tmp_path: Path) -> None:
+    """Creating a workbook that exists is refused and changes nothing (its effects are none), so the calls
+    after it in the same answer still run; a failed call that may have changed something stops them."""
+    make_folder(tmp_path)
+    workspace = Workspace.at(tmp_path)
+
+    def sheets(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("create_workbook", {"path": "budget.xlsx"}),
+                       ("write_rows", {"path": "budget.xlsx", "start": "A1", "rows": ref("1.read_table.rows")}),
+                       ("add_chart", {"path": "budget.xlsx", "kind": "bar", "data": f"A1:B{len(TABLE)}",
+                                      "title": "Revenue by quarter"}))
+        return app("FINISH", result="done")
+
+    apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
+    result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
+        "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(sheets)})
+    assert result.ok, result
+    step = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
+    assert "create_workbook: error" in step["outcome"] and "already exists" in step["outcome"]
+    assert "write_rows: ok" in step["outcome"] and "add_chart: ok" in step["outcome"]
+    sheet = openpyxl.load_workbook(tmp_path / "budget.xlsx").active
+    assert sheet["A1"].value == "Quarter" and len(sheet._charts) == 1

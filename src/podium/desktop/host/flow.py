@@ -261,7 +261,8 @@ def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
     run = run_of(s)
     intent = proposal.intent or f"{sid}.{run.intents + 1}"  # sent again after a crash: the same intent
     calls = tuple(Call(function=proposal.facts[i].function, arguments=proposal.facts[i].arguments,
-                       effects=proposal.facts[i].effects or ()) for i in proposal.run)
+                       effects=proposal.facts[i].effects or (), changes_nothing=proposal.facts[i].effects == ())
+                  for i in proposal.run)
     request = AppStepRequest(kind=AppStepKind.EXECUTE, application=record.spec.application, subtask_id=sid,
                              step=record.steps, intent=intent, calls=calls)
     s = update_subtask(s, sid, agent=agent, proposal=replace(proposal, intent=intent))

@@ -222,7 +222,7 @@ class AppStepBackend(BaseBackend):
         for index, call in enumerate(req.calls):
             result = await self._run(call, read_only.get(call.function, False))
             step.results.append(result)
-            if not result.ok and not result.read_only:
+            if not result.ok and not result.read_only and not call.changes_nothing:
                 step.results += [ActionResult(function=c.function, arguments=c.arguments, ok=False, ran=False,
                                               read_only=read_only.get(c.function, False),
                                               error="not run: an earlier call failed")

@@ -74,6 +74,9 @@ class Call(BaseModel):
     function: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     effects: tuple[EffectView, ...] = ()
+    # Its application declared it changes nothing (effects (), not unknown): if it fails, nothing the rest of
+    # the batch relies on was changed, so the batch goes on (a workbook "created" that exists is still there).
+    changes_nothing: bool = False
 
 
 class PlacingView(BaseModel):
