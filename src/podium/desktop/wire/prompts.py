@@ -49,7 +49,8 @@ HOST_ONE_FILE_EXAMPLE: dict[str, Any] = {
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
     "Observation": "Subtasks 1 and 2 ended FINISH", "Thought": "Every part of the request is done",
-    "Status": "FINISH", "Comment": "What was done, in one sentence"}
+    "Status": "FINISH", "Comment": "The price table of offer.docx is in prices.xlsx, with the sum of the prices "
+                                   "under it"}
 
 APP_READ_PROMPT = """## Your subtask (1)
 Read the totals from sales.xlsx
@@ -120,7 +121,7 @@ Example, with the workspace files offer.docx, prices.xlsx and the request "{HOST
 {_json(HOST_EXAMPLE)}
 Example, with the workspace file essay.docx and the request "{HOST_ONE_FILE_REQUEST}":
 {_json(HOST_ONE_FILE_EXAMPLE)}
-Example, once every subtask is FINISH:
+Example, once every subtask of the first example is FINISH:
 {_json(HOST_FINISH_EXAMPLE)}"""
 
 
