@@ -4,6 +4,7 @@ by default and the text with the opt-in, failures as span statuses."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -16,11 +17,12 @@ from opentelemetry.trace import StatusCode
 
 from podium import telemetry
 from podium.apps.base import Tool, ToolResult
-from podium.backends.scripted import Fail, Say, ScriptedBackend
+from podium.backends.scripted import Crash, Fail, Hang, Say, ScriptedBackend
 from podium.desktop import HostConfig, HostSession
 from podium.telemetry import Tracing
 from tests.desktop.memapps import Documents, Spreadsheets, _params
 from tests.desktop.scripting import app, assign, host, ref, step_of, sub, verifying
+from tests.support import until
 
 TABLE = [["Quarter", "Sales"], ["Q1", 10], ["Q2", 20]]
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
@@ -348,3 +350,103 @@ def test_tracing_takes_a_setting_true_or_false() -> None:
         tracer_for("yes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_content_chars"):
         Tracing(max_content_chars=0)
+
+
+async def test_a_crashed_agent_leaves_an_interrupted_phase_and_the_retry_is_the_next_step(traces: Traces) -> None:
+    turns = iter([Crash("out of memory"), app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))])
+    planner, app_models = seed_models()
+    app_models["documents"] = ScriptedBackend(
+        lambda prompt: next(turns, app("FINISH", result=ref("1.read_table"), comment="table extracted")))
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    async with await HostSession.start([docs, Spreadsheets()], planner, app_models=app_models,
+                                       tracing=traces.tracing()) as hs:
+        result = await hs.run(REQUEST)
+    assert result.ok, result
+    (subtask,) = traces.named("subtask", podium__subtask__id="1")
+    crashed_step, retry, finish = traces.children(subtask, "step")
+    # the crashed turn: its phase never ended, and is closed as interrupted when the fresh agent begins
+    assert phases(traces, crashed_step) == ["DATA_COLLECTION", "LLM_INTERACTION"]
+    (crashed,) = traces.children(crashed_step, "LLM_INTERACTION")
+    assert crashed.status.status_code is StatusCode.ERROR and (crashed.attributes or {})["error.type"] == "interrupted"
+    (chat,) = traces.children(crashed)
+    assert chat.status.status_code is StatusCode.ERROR and (chat.attributes or {})["error.type"] == "AgentCrashed"
+    assert crashed.end_time <= traces.children(retry)[0].start_time  # type: ignore[operator]
+    # the fresh AppAgent's retry, as the next step
+    assert phases(traces, retry) == ["DATA_COLLECTION", "LLM_INTERACTION", "ACTION_EXECUTION"]
+    assert [s.name for s in traces.children(traces.children(retry, "ACTION_EXECUTION")[0])] == [
+        "execute_tool read_table"]
+    assert (finish.attributes or {})["podium.step.status"] == "FINISH"
+
+
+async def test_questions_and_approvals_are_events_on_their_subtask(traces: Traces) -> None:
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "deleted")
+        return assign(sub("1", "Delete old.docx", "documents", writes=["old.docx"], tools=["delete_document"]))
+
+    def documents(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("delete_document", {"path": "old.docx"}))
+        return app("FINISH", result="old.docx deleted")
+
+    asked: list[Any] = []
+
+    def approve(request: Any) -> bool:
+        asked.append(request)
+        return True
+
+    docs = Documents({"old.docx": {"paragraphs": ["secret minutes"], "tables": []}})
+    async with await HostSession.start([docs], ScriptedBackend(planner),
+                                       app_models={"documents": ScriptedBackend(documents)}, approve=approve,
+                                       tracing=traces.tracing()) as hs:
+        result = await hs.run("Delete old.docx")
+    assert result.ok and asked and "old.docx" not in docs.docs
+    (subtask,) = traces.named("subtask")
+    (event,) = [e for e in subtask.events if e.name == "approval requested"]
+    attributes = event.attributes or {}
+    assert attributes["podium.id"] == asked[0].id and attributes["podium.tools"] == ("delete_document",)
+    assert attributes["podium.application"] == "documents" and "podium.summary" not in attributes
+    (delete,) = traces.named("execute_tool delete_document")
+    assert (delete.attributes or {})["podium.tool.changes"] == ("delete",)
+    assert (delete.attributes or {})["podium.tool.paths"] == ("old.docx",)
+    request = traces.one("request")
+    assert [(e.attributes or {})["podium.host.state"] for e in request.events if e.name == "host state"][:2] == [
+        "CONTINUE", "ASSIGN"]
+
+
+async def test_a_request_the_session_took_over_is_traced_from_its_first_sign(traces: Traces) -> None:
+    # A resumed run's request was told by the process that died: no `run()` here starts it.
+    planner, app_models = seed_models()
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    async with await HostSession.start([docs, Spreadsheets()], planner, app_models=app_models,
+                                       tracing=traces.tracing()) as hs:
+        token = hs.session.tell(REQUEST)
+        await hs.session.result(token)
+        await until(lambda: len(traces.named("request")) == 1, rounds=2000)
+    request = traces.one("request")
+    attributes = request.attributes or {}
+    assert attributes["podium.resumed"] is True and attributes["podium.request.token"] == token
+    assert attributes["podium.status"] == "FINISH" and request.status.status_code is StatusCode.OK
+    assert [s.parent.span_id for s in traces.named("subtask")] == [request.context.span_id] * 2  # type: ignore[union-attr]
+    assert len(traces.named("step")) == 6 and {s.context.trace_id for s in traces.spans} == {request.context.trace_id}
+
+
+async def test_stopping_the_session_mid_step_ends_every_span(traces: Traces) -> None:
+    planner, app_models = seed_models()
+    asked: list[str] = []
+    app_models["documents"] = ScriptedBackend(lambda prompt: asked.append(prompt) or Hang())
+    docs = Documents({"report.docx": {"paragraphs": [], "tables": [TABLE]}})
+    hs = await HostSession.start([docs, Spreadsheets()], planner, app_models=app_models, tracing=traces.tracing())
+    running = asyncio.ensure_future(hs.run(REQUEST))
+    provider = traces.provider
+    await until(lambda: asked, rounds=20000)  # the documents AppAgent now waits for its model
+    await hs.stop()
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+    provider.force_flush()
+    request = traces.one("request")
+    assert request.status.status_code is StatusCode.ERROR and (request.attributes or {})["error.type"] == "stopped"
+    (thinking,) = [s for s in traces.named("LLM_INTERACTION") if (s.attributes or {}).get("podium.turn") == "propose"]
+    assert (thinking.attributes or {})["error.type"] == "interrupted"
+    (subtask,) = traces.named("subtask")
+    assert traces.children(subtask, "step") and subtask.end_time is not None
