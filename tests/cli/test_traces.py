@@ -19,6 +19,8 @@ import pytest
 from podium.cli.config import parse_config
 from podium.errors import ConfigError
 from tests.cli.conftest import Invoke, read_json
+from tests.cli.processes import kill_during_first_app_step
+from tests.cli.scripts import app, assign, host, sub, write_script
 from tests.cli.test_quarterly import EXAMPLE, REQUEST, make_files
 
 CONFIG = '[apps]\nenabled = ["documents", "spreadsheets"]\n\n[telemetry]\notel = true\n'
@@ -187,3 +189,29 @@ def test_a_trace_file_is_relative_to_the_config_file(tmp_path: Path) -> None:
     assert config.telemetry.otel and not config.telemetry.content
     assert destination(config, "run-1") == f"{tmp_path / 'runs' / 'trace.jsonl'} (no prompt, answer or file text)"
     assert destination(parse_config({}), "run-1") == ""
+
+
+def test_a_resumed_run_is_traced_from_where_its_record_ends(cli: Invoke, home: Path, work: Path,
+                                                           tmp_path: Path) -> None:
+    plan = assign(sub("1", "Write the notes", "files", writes=["notes.txt"], tools=["write_file"]))
+    name = kill_during_first_app_step(home, work, write_script(tmp_path / "hang.json", [plan],
+                                                               {"files": [{"$hang": True}]}), "Write the notes")
+    rest = write_script(tmp_path / "rest.json", [host("FINISH", "notes written")], {"files": [
+        app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "hello"})),
+        app("FINISH", result="notes.txt written")]})
+    config = tmp_path / "traced.toml"
+    config.write_text('[telemetry]\notel = true\nfile = "resumed.jsonl"\n', encoding="utf-8")
+    resumed = cli("resume", name, "-m", f"scripted:{rest}", "--batch", "--config", str(config))
+    assert resumed.exit_code == 0, resumed.output
+    assert f"trace: {tmp_path / 'resumed.jsonl'}" in resumed.stdout
+    spans = [json.loads(line) for line in (tmp_path / "resumed.jsonl").read_text(encoding="utf-8").splitlines()]
+    children = tree(spans)
+    (request,) = children[""]
+    attributes = request["attributes"]
+    assert attributes["podium.resumed"] is True and attributes["podium.status"] == "FINISH"
+    assert attributes["podium.request.token"]  # learnt from the run's own events
+    (subtask,) = [s for s in children[request["context"]["span_id"]] if s["name"] == "subtask"]
+    steps = children[subtask["context"]["span_id"]]
+    assert [s["attributes"]["podium.step"] for s in steps] == [1, 2]  # the step in flight, sent again; the next
+    (write,) = [s for s in spans if s["name"] == "execute_tool write_file"]
+    assert write["attributes"]["podium.tool.paths"] == ["notes.txt"] and (work / "notes.txt").read_text() == "hello"

@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from podium import telemetry
+from podium.agent.backend import BaseBackend
 from podium.apps.base import Tool, ToolResult
 from podium.backends.scripted import Crash, Fail, Hang, Say, ScriptedBackend
 from podium.desktop import HostConfig, HostSession
@@ -450,3 +451,42 @@ async def test_stopping_the_session_mid_step_ends_every_span(traces: Traces) -> 
     assert (thinking.attributes or {})["error.type"] == "interrupted"
     (subtask,) = traces.named("subtask")
     assert traces.children(subtask, "step") and subtask.end_time is not None
+
+
+class Unreachable(BaseBackend):
+    """A model backend that fails before it streams anything."""
+
+    def prompt(self, session: Any, prompt: Any) -> Any:
+        raise RuntimeError("cannot reach the model at 10.0.0.7 (secret detail)")
+
+
+async def test_a_backend_that_fails_before_streaming_still_ends_its_span(traces: Traces) -> None:
+    async with await HostSession.start([Documents()], Unreachable(), tracing=traces.tracing()) as hs:
+        result = await hs.run("Read report.docx")
+    assert not result.ok
+    chats = [s for s in traces.spans if s.name.startswith("chat ")]
+    assert chats and all(c.status.status_code is StatusCode.ERROR for c in chats)
+    assert {(c.attributes or {})["error.type"] for c in chats} == {"RuntimeError"}
+    assert {(c.attributes or {})["gen_ai.provider.name"] for c in chats} == {"unreachable"}
+    assert not any("secret detail" in everything(s) for s in traces.spans)
+    assert traces.one("request").end_time is not None
+
+
+def test_the_provider_and_model_are_read_through_wrappers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import Counter
+
+    from podium.backends import backend_from_spec
+    from podium.backends.budget import Budget, BudgetedBackend
+    from podium.cli.models import Metered
+    from podium.desktop.shell.trace_calls import model_identity
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    cases = {"openai:gpt-4.1-mini": ("openai", "gpt-4.1-mini"), "ollama:qwen2.5": ("ollama", "qwen2.5"),
+             "openai-compatible:http://127.0.0.1:9/v1#smol": ("openai-compatible", "smol"),
+             "anthropic:claude-sonnet-4-5": ("anthropic", "claude-sonnet-4-5"),
+             "local:/models/tiny.gguf": ("llama.cpp", "tiny.gguf"), "local": ("llama.cpp", "llama.cpp")}
+    for spec, identity in cases.items():
+        backend = Metered(BudgetedBackend(backend_from_spec(spec), Budget(max_tokens=10)), "planner", Counter())
+        assert model_identity(backend) == identity, spec
+    assert model_identity(ScriptedBackend()) == ("scripted", "scripted")

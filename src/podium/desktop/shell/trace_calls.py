@@ -134,9 +134,10 @@ class TracedBackend(BaseBackend):
 
     async def _prompt(self, session: Any, prompt: str | Prompt) -> AsyncIterator[Event]:
         span = self._start(prompt)
-        stream = self.inner.prompt(session, prompt)
+        stream = None
         ended = False
         try:
+            stream = self.inner.prompt(session, prompt)
             while True:
                 # current only while the inner backend works, never across a yield to the caller
                 with trace.use_span(span, record_exception=False, set_status_on_exception=False):
@@ -158,7 +159,7 @@ class TracedBackend(BaseBackend):
         finally:
             if not ended:
                 span.end()
-            close = getattr(stream, "aclose", None)
+            close = getattr(stream, "aclose", None)  # None: the backend failed before it streamed
             if close is not None:
                 await close()
 

@@ -258,6 +258,8 @@ class RunTracer:
                 sub.closed = state == _SKIPPED
                 return
             self._open_subtask(req, sub, info)
+        else:
+            self._describe_subtask(sub, info)
         sub.span.set_attribute("podium.subtask.state", state)
         if _field(info, "steps") is not None:
             sub.span.set_attribute("podium.subtask.steps", int(_field(info, "steps")))
@@ -267,15 +269,22 @@ class RunTracer:
             self._close_subtask(sub, time.time_ns())
 
     def _open_subtask(self, req: _Request, sub: _Subtask, info: Any) -> None:
-        attributes: dict[str, Any] = {
-            "podium.span": "subtask", "podium.subtask.id": sub.id,
-            "podium.application": str(_field(info, "application", "")),
-            "podium.subtask.depends_on": [str(d) for d in _field(info, "depends_on", ()) or ()],
-            "podium.subtask.writes": [str(w) for w in _field(info, "writes", ()) or ()]}
-        if self.setting.content and _field(info, "description"):
-            attributes["podium.subtask.description"] = content(self.setting, _field(info, "description"))
-        sub.span = self._tracer.start_span("subtask", context=set_span_in_context(req.span), attributes=attributes)
+        sub.span = self._tracer.start_span("subtask", context=set_span_in_context(req.span), attributes={
+            "podium.span": "subtask", "podium.subtask.id": sub.id})
         sub.closed = False
+        self._describe_subtask(sub, info)
+
+    def _describe_subtask(self, sub: _Subtask, info: Any) -> None:
+        """What the plan says of a subtask, from a Progress, an outcome or its step's request (whichever
+        opened the span says less: a step's request does not name what the subtask depends on)."""
+        span = sub.span
+        if _field(info, "application"):
+            span.set_attribute("podium.application", str(_field(info, "application")))
+        for name in ("depends_on", "writes"):
+            if _field(info, name) is not None:
+                span.set_attribute(f"podium.subtask.{name}", [str(v) for v in _field(info, name)])
+        if self.setting.content and _field(info, "description"):
+            span.set_attribute("podium.subtask.description", content(self.setting, _field(info, "description")))
 
     def _close_subtask(self, sub: _Subtask, now: int) -> None:
         if sub.closed:
