@@ -407,6 +407,8 @@ async def test_questions_and_approvals_are_events_on_their_subtask(traces: Trace
     attributes = event.attributes or {}
     assert attributes["podium.id"] == asked[0].id and attributes["podium.tools"] == ("delete_document",)
     assert attributes["podium.application"] == "documents" and "podium.summary" not in attributes
+    states = [(e.attributes or {})["podium.subtask.state"] for e in subtask.events if e.name == "subtask state"]
+    assert states == ["CONTINUE", "CONFIRM", "CONTINUE", "FINISH"]  # it waited for the person in between
     (delete,) = traces.named("execute_tool delete_document")
     assert (delete.attributes or {})["podium.tool.changes"] == ("delete",)
     assert (delete.attributes or {})["podium.tool.paths"] == ("old.docx",)

@@ -16,6 +16,8 @@ or, for one request, `await run_request(request, apps, model, ...)`.
 - The wall-time limit is kept here (the strategy has no clock): when it passes, the strategy is told.
 - An agent that crashes is replaced by a fresh one and its interrupted step retried, at most
   `config.max_agent_restarts` times per subtask (per request for the planner); other AppAgents go on.
+- `tracing=True` (or a `podium.telemetry.Tracing`) makes each request an OpenTelemetry trace: request >
+  subtask > step > phase, model and tool calls (podium.desktop.shell.trace_tree).
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ class RunTracer:
         sub = req.subtasks.setdefault(sid, _Subtask(sid))
         if sub.closed or not state:
             return
-        sub.state = state
+        changed, sub.state = state != sub.state, state
         if sub.span is None:
             if state in (_WAITING, _SKIPPED):  # not started (yet, or ever)
                 sub.closed = state == _SKIPPED
@@ -260,6 +260,8 @@ class RunTracer:
             self._open_subtask(req, sub, info)
         else:
             self._describe_subtask(sub, info)
+        if changed:  # waiting for the person (PENDING, CONFIRM) shows as the time between two of these
+            sub.span.add_event("subtask state", {"podium.subtask.state": state})
         sub.span.set_attribute("podium.subtask.state", state)
         if _field(info, "steps") is not None:
             sub.span.set_attribute("podium.subtask.steps", int(_field(info, "steps")))
