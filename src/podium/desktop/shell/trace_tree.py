@@ -15,6 +15,7 @@ already passes there:
 
 A phase that never ended (its agent went down, the session stopped) is ended as interrupted when its
 agent's next phase begins, or by `close()`. Observing a run never breaks it: a failure here is logged.
+What each span says of what it stands for is podium.desktop.shell.trace_attrs.
 """
 
 from __future__ import annotations
@@ -33,14 +34,8 @@ from podium.desktop.host.fsm import SUBTASK_FINAL, SubtaskState
 from podium.desktop.host.state import PLANNER
 from podium.desktop.person import ApprovalRequest, Progress, Question, RunFinished
 from podium.desktop.shell.phases import Middleware, Phase
-from podium.desktop.shell.trace_calls import (
-    INPUT_TOKENS,
-    OUTPUT_TOKENS,
-    TracedApplication,
-    TracedBackend,
-    content,
-    fail,
-)
+from podium.desktop.shell.trace_attrs import asked, describe_outcome, describe_step, describe_subtask, value_of
+from podium.desktop.shell.trace_calls import TracedApplication, TracedBackend, content, fail
 from podium.desktop.wire.messages import AppStepRequest, HostStepRequest
 from podium.telemetry import Tracing
 
@@ -106,10 +101,6 @@ class _Phase:
     ctx: Any
 
 
-def _field(info: Any, name: str, default: Any = None) -> Any:
-    return info.get(name, default) if isinstance(info, Mapping) else getattr(info, name, default)
-
-
 class RunTracer:
     """The spans of one HostSession's runs. `HostSession.start` wraps the models and applications with
     `model()` / `application()` and adds `middleware()`; the session reports requests and events."""
@@ -160,7 +151,12 @@ class RunTracer:
             if req is not None:
                 self._finish(req, {"text": event.outcome.get("result"), **event.outcome})
         elif isinstance(event, Question | ApprovalRequest):
-            self._asked(event)
+            req = self._request_of(event.token, create=False) if event.token else self._request
+            if req is not None:
+                sub = req.subtasks.get(event.subtask or "")
+                on_subtask = sub is not None and sub.span is not None and not sub.closed
+                name, attributes = asked(event, self.setting)
+                (sub.span if on_subtask else req.span).add_event(name, attributes)  # type: ignore[union-attr]
 
     @_guarded
     def close(self) -> None:
@@ -201,25 +197,8 @@ class RunTracer:
 
     def _finish(self, req: _Request, outcome: Any) -> None:
         """`outcome`: a RunResult, or a mapping with its fields."""
-        span = req.span
-        status = str(_field(outcome, "status") or "")
-        kind = _field(outcome, "reason_kind")
-        if status:
-            span.set_attribute("podium.status", status)
-        if kind:
-            span.set_attribute("podium.reason_kind", str(kind))
-        if _field(outcome, "steps") is not None:
-            span.set_attribute("podium.steps", int(_field(outcome, "steps")))
-        usage = _field(outcome, "usage") or {}
-        for key, attribute in (("input_tokens", INPUT_TOKENS), ("output_tokens", OUTPUT_TOKENS)):
-            if usage.get(key) is not None:
-                span.set_attribute(attribute, int(usage[key]))
-        if usage.get("cost") is not None:
-            span.set_attribute("podium.cost", float(usage["cost"]))
-        text = _field(outcome, "text")
-        if text and self.setting.content:
-            span.set_attribute("podium.result", content(self.setting, text))
-        for item in _field(outcome, "subtasks") or ():
+        describe_outcome(req.span, outcome, self.setting)
+        for item in value_of(outcome, "subtasks") or ():
             if isinstance(item, Mapping) and "id" in item:
                 self._subtask_state(req, str(item["id"]), str(item.get("state", "")), item)
         now = time.time_ns()
@@ -227,11 +206,7 @@ class RunTracer:
             self._close_subtask(sub, now)
         for step in req.host_steps.values():
             self._end_step(step, now)
-        if status == "FINISH":
-            span.set_status(Status(StatusCode.OK))
-        else:
-            fail(span, self.setting, str(kind or status.lower() or "unknown"), str(_field(outcome, "reason") or kind))
-        span.end(end_time=now)
+        req.span.end(end_time=now)
         req.open = False
         if req.token is not None:
             self._ended.append(req.token)
@@ -259,14 +234,14 @@ class RunTracer:
                 return
             self._open_subtask(req, sub, info)
         else:
-            self._describe_subtask(sub, info)
+            describe_subtask(sub.span, info, self.setting)
         if changed:  # waiting for the person (PENDING, CONFIRM) shows as the time between two of these
             sub.span.add_event("subtask state", {"podium.subtask.state": state})
         sub.span.set_attribute("podium.subtask.state", state)
-        if _field(info, "steps") is not None:
-            sub.span.set_attribute("podium.subtask.steps", int(_field(info, "steps")))
-        if _field(info, "agent"):
-            sub.span.set_attribute("podium.agent", str(_field(info, "agent")))
+        if value_of(info, "steps") is not None:
+            sub.span.set_attribute("podium.subtask.steps", int(value_of(info, "steps")))
+        if value_of(info, "agent"):
+            sub.span.set_attribute("podium.agent", str(value_of(info, "agent")))
         if state in _FINAL:
             self._close_subtask(sub, time.time_ns())
 
@@ -274,19 +249,7 @@ class RunTracer:
         sub.span = self._tracer.start_span("subtask", context=set_span_in_context(req.span), attributes={
             "podium.span": "subtask", "podium.subtask.id": sub.id})
         sub.closed = False
-        self._describe_subtask(sub, info)
-
-    def _describe_subtask(self, sub: _Subtask, info: Any) -> None:
-        """What the plan says of a subtask, from a Progress, an outcome or its step's request (whichever
-        opened the span says less: a step's request does not name what the subtask depends on)."""
-        span = sub.span
-        if _field(info, "application"):
-            span.set_attribute("podium.application", str(_field(info, "application")))
-        for name in ("depends_on", "writes"):
-            if _field(info, name) is not None:
-                span.set_attribute(f"podium.subtask.{name}", [str(v) for v in _field(info, name)])
-        if self.setting.content and _field(info, "description"):
-            span.set_attribute("podium.subtask.description", content(self.setting, _field(info, "description")))
+        describe_subtask(sub.span, info, self.setting)
 
     def _close_subtask(self, sub: _Subtask, now: int) -> None:
         if sub.closed:
@@ -301,26 +264,6 @@ class RunTracer:
         elif sub.state in _FINAL and sub.state != _SKIPPED:
             sub.span.set_status(Status(StatusCode.ERROR, f"subtask {sub.state}"))
         sub.span.end(end_time=now)
-
-    def _asked(self, event: Question | ApprovalRequest) -> None:
-        req = self._request_of(event.token, create=False) if event.token else self._request
-        if req is None:
-            return
-        sub = req.subtasks.get(event.subtask or "")
-        span = sub.span if sub is not None and sub.span is not None and not sub.closed else req.span
-        attributes: dict[str, Any] = {"podium.id": event.id, "podium.asked_by": event.asked_by}
-        if isinstance(event, Question):
-            attributes["podium.questions"] = len(event.questions)
-            if self.setting.content:
-                attributes["podium.questions.text"] = [content(self.setting, q) for q in event.questions]
-            span.add_event("question", attributes)
-            return
-        attributes["podium.application"] = event.application or ""
-        attributes["podium.tools"] = [a.function for a in event.actions]
-        if self.setting.content:
-            attributes["podium.summary"] = content(self.setting, event.summary)
-            attributes["podium.reasons"] = [content(self.setting, r) for r in event.reasons]
-        span.add_event("approval requested", attributes)
 
     # -- steps and phases (the pipeline's hooks) ---------------------------------------------------
 
@@ -365,7 +308,7 @@ class RunTracer:
         current = self._phases.get(owner)
         if current is None or current.ctx is not ctx:
             return
-        self._describe_step(phase, ctx, current.step)
+        describe_step(current.step.span, phase, ctx)
         if error is None:
             self._end_phase(current)
             return
@@ -395,26 +338,6 @@ class RunTracer:
             return
         step.ended = True
         step.span.end(end_time=step.last_end or now)
-
-    def _describe_step(self, phase: Phase, ctx: Any, step: _Step) -> None:
-        """What the step's context says after a phase: the answer's status and size, the calls' outcome.
-        Never its text."""
-        span = step.span
-        if phase is Phase.LLM_INTERACTION:
-            output = getattr(ctx, "output", None)
-            status = getattr(output, "status", None)
-            if status is not None:
-                span.set_attribute("podium.step.status", str(getattr(status, "value", status)))
-            for name in ("actions", "subtasks"):
-                items = getattr(output, name, None)
-                if isinstance(items, tuple | list):
-                    span.set_attribute(f"podium.step.{name}", len(items))
-            span.set_attribute("podium.step.invalid_output", getattr(ctx, "invalid", None) is not None)
-        elif phase is Phase.ACTION_EXECUTION:
-            results = getattr(ctx, "results", None)
-            if isinstance(results, list | tuple) and results:
-                span.set_attribute("podium.step.calls", len(results))
-                span.set_attribute("podium.step.calls_failed", sum(1 for r in results if not r.ok))
 
     # -- calls --------------------------------------------------------------------------------------
 
