@@ -10,7 +10,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
-from podium.desktop.host.flow import run_of
+from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished

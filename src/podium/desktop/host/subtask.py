@@ -14,22 +14,10 @@ from dataclasses import replace
 
 from podium.desktop.host import verify
 from podium.desktop.host.decide import changed_nothing, decide, made, observed, progressed, remember
-from podium.desktop.host.flow import (
-    Result,
-    dispatch_execute,
-    dispatch_propose,
-    end_subtask,
-    finish_run,
-    record_step,
-    remember_line,
-    run_of,
-    set_record,
-    settle,
-    update_subtask,
-    with_run,
-)
+from podium.desktop.host.flow import Result, dispatch_execute, dispatch_propose, end_subtask, finish_run, settle
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
+from podium.desktop.host.run import record_step, remember_line, run_of, set_record, update_subtask, with_run
 from podium.desktop.host.state import HostState, InteractionKind, Proposal
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, call_text, summarize
