@@ -176,3 +176,20 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
                for p in problems(spec("1", reads=["notes/a.txt"], tools=["read_table"]), *SEED))
     assert any("only read: add the tool that writes it" in p
                for p in problems(spec("1", writes=["report.docx"], tools=["read_table"]), *SEED))
+
+
+def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_makes_new_ones(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table")
+    chart = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["create_workbook", "add_chart"])
+    check = check_plan([read, chart], real, "Chart budget.xlsx", ("budget.xlsx",))
+    assert check.ok and check.subtasks[1].tools == ("add_chart",)
+    assert check.amended == ("subtask '2' does not expect create_workbook: budget.xlsx exists already",)
+    # a new file is what such a tool is for
+    new = chart.model_copy(update={"writes": ("chart.xlsx",)})
+    assert check_plan([read, new], real, "Chart budget.xlsx in chart.xlsx", ("budget.xlsx",)).subtasks[1].tools == \
+        ("create_workbook", "add_chart")
+    # the table read from the file it charts is there already: nothing to put in first
+    assert unplaced(chart, real.get("spreadsheets"), {"1": read, "2": chart}) == ()

@@ -6,6 +6,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   that application (the tools it declared that the other does not have are dropped; none left: any);
 - a subtask whose declared tools only read, and that hands something on, writes nothing: what it declared
   it writes is the work of the subtasks it hands to;
+- a subtask whose every write exists already does not expect a tool that only makes new paths (a new
+  workbook, document or folder: on a path that exists it fails or replaces it);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
@@ -27,13 +29,14 @@ class Amended:
     any_tool: frozenset[str]  # subtasks moved to another application with none of their tools left: any of its own
 
 
-def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec]) -> Amended:
-    """The plan's new subtasks with the certain fixes made."""
+def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec],
+          files: Sequence[str] | None = None) -> Amended:
+    """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
     moved = [_on_its_type(spec, catalog, notes) for spec in specs]
     any_tool = frozenset(new.id for old, new in zip(specs, moved, strict=True)
                          if new.application != old.application and not new.tools)
-    fixed = [_reader(spec, catalog, notes) for spec in moved]
+    fixed = [_existing(_reader(spec, catalog, notes), catalog, files, notes) for spec in moved]
     return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
 
 
@@ -63,6 +66,18 @@ def _reader(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpe
     notes.append(f"subtask {spec.id!r} only reads ({', '.join(spec.tools)}) and hands on {spec.hands_on.value}: "
                  f"it writes nothing, not {', '.join(spec.writes)}")
     return spec.model_copy(update={"writes": ()})
+
+
+def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
+    app = catalog.get(spec.application)
+    if app is None or files is None or not spec.writes or not all(w in files for w in spec.writes):
+        return spec
+    making = [t for t in spec.tools if (info := app.tool(t)) is not None and info.new_only]
+    if not making or len(making) == len(spec.tools):
+        return spec
+    notes.append(f"subtask {spec.id!r} does not expect {', '.join(making)}: {', '.join(spec.writes)} "
+                 f"{'exists' if len(spec.writes) == 1 else 'exist'} already")
+    return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in making)})
 
 
 def _ordered(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:

@@ -71,7 +71,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         spec, found = _application(spec, catalog)
         problems.extend(found)
         resolved.append(spec)
-    fixes = amend(resolved, catalog, kept)
+    fixes = amend(resolved, catalog, kept, listed)
     resolved = list(fixes.subtasks)
     problems.extend(_graph(resolved, kept))
     everything = {**kept, **{s.id: s for s in resolved}}
@@ -182,8 +182,8 @@ def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, Su
     found = []
     for dep in spec.depends_on:
         given = everything[dep].hands_on if dep in everything else HandsOn.NOTHING
-        if given not in _STRUCTURED:
-            continue
+        if given not in _STRUCTURED or set(everything[dep].reads) & set(spec.writes):
+            continue  # nothing structured, or read from the file it writes: the data is there already
         kind = Kind(given.value)
         if any(_takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
             continue
