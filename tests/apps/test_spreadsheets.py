@@ -474,8 +474,9 @@ async def test_set_cell_errors_say_what_to_fix(sheets: SpreadsheetsApplication, 
     assert "no sheet named 'Data'" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "Data!B2",
                                                                       "value": "x"})).error
     assert "value" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "B2"})).error  # required
-    assert (await sheets.call("set_cell", {"path": "no.xlsx", "cell": "A1", "value": 1})).error.endswith(
-        "'no.xlsx' does not exist; the .xlsx files here: 's.xlsx'; a new one is made with create_workbook")
+    assert (await sheets.call("read_sheet", {"path": "no.xlsx"})).error.endswith(
+        "'no.xlsx' does not exist; the .xlsx files here: 's.xlsx'; a new one is made with create_workbook, or by "
+        "write_rows")
     assert (await sheets.call("read_sheet", {"path": "notes.docx"})).error.endswith(
         "is not an .xlsx path (only Excel .xlsx workbooks are supported); the .xlsx files here: 's.xlsx'")
     assert (root / "s.xlsx").read_bytes() == before
