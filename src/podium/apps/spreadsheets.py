@@ -128,7 +128,8 @@ class SpreadsheetsApplication(ToolApplication):
                      effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
                      effects=declared(self._add_effects)),
-            ToolSpec("write_rows", "Write rows of values from a start cell and save.", WriteArgs, self._write,
+            ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
+                     WriteArgs, self._write,
                      unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),
             # A small model cannot work out a start cell: given only write_rows, it wrote a cell's address
             # as a value, and rows meant for under a table beside it.
