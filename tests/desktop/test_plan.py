@@ -168,9 +168,19 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
     assert second.writes == ()
     assert fourth.depends_on == ("2", "3")
     assert check.amended == (
+        "subtask '2' reads and hands on table: it writes nothing (out.xlsx is written by the subtasks it hands to "
+        "or not of its type)",
         "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)",
-        "subtask '2' only reads (read_sheet) and hands on table: it writes nothing, not out.xlsx",
         "subtask '4' waits for '3': both write out.xlsx")
+    # a reader declaring the document a later subtask of another application writes, and a tool that changes
+    # files it has no business calling: it reads, and the later subtask writes
+    sheet_to_doc = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["report.docx"],
+                         tools=["read_sheet", "write_rows"], hands_on="table"),
+                    spec("2", "documents", "1", writes=["report.docx"], tools=["add_table"])]
+    check = check_plan(sheet_to_doc, CATALOG, "Put the table of budget.xlsx into report.docx", FILES)
+    assert check.ok, check.problems
+    assert check.subtasks[0].writes == () and check.subtasks[0].tools == ("read_sheet",)
+    assert "it writes nothing nor calls write_rows" in check.amended[0]
     # what is not certain stays a problem: a path of no typed application, a writer that hands nothing on
     assert any("documents opens only .docx files, and notes/a.txt is not one" in p
                for p in problems(spec("1", reads=["notes/a.txt"], tools=["read_table"]), *SEED))

@@ -4,8 +4,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 (re-asked, it tends to repeat itself). Each amendment reads only declarations, paths and tool kinds:
 - a subtask on a typed application whose every path is of another typed application's types runs on
   that application (the tools it declared that the other does not have are dropped; none left: any);
-- a subtask whose declared tools only read, and that hands something on, writes nothing: what it declared
-  it writes is the work of the subtasks it hands to;
+- a subtask that hands data on, and declares writes only of files its application cannot open or that a
+  subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
+  are dropped (that work is the subtask's it hands to);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
@@ -33,10 +34,10 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
           files: Sequence[str] | None = None) -> Amended:
     """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
-    moved = [_on_its_type(spec, catalog, notes) for spec in specs]
-    any_tool = frozenset(new.id for old, new in zip(specs, moved, strict=True)
-                         if new.application != old.application and not new.tools)
-    fixed = [_existing(_reader(spec, catalog, notes), catalog, files, notes) for spec in moved]
+    readers = [_reader(spec, specs, catalog, notes) for spec in specs]
+    moved = [_on_its_type(spec, catalog, notes) for spec in readers]
+    any_tool = frozenset(new.id for old, new in zip(specs, moved, strict=True) if old.tools and not new.tools)
+    fixed = [_existing(spec, catalog, files, notes) for spec in moved]
     return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
 
 
@@ -57,15 +58,19 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     return spec.model_copy(update={"application": owner, "tools": tools})
 
 
-def _reader(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
     app = catalog.get(spec.application)
-    if app is None or not spec.writes or not spec.tools or spec.hands_on is HandsOn.NOTHING:
+    if app is None or not spec.writes or spec.hands_on is HandsOn.NOTHING:
         return spec
-    if any((info := app.tool(t)) is None or not info.read_only for t in spec.tools):
+    later = {w for other in specs if spec.id in other.depends_on for w in other.writes}
+    if not all(w in later or (app.file_types and not app.opens(w)) for w in spec.writes):
         return spec
-    notes.append(f"subtask {spec.id!r} only reads ({', '.join(spec.tools)}) and hands on {spec.hands_on.value}: "
-                 f"it writes nothing, not {', '.join(spec.writes)}")
-    return spec.model_copy(update={"writes": ()})
+    changing = [t for t in spec.tools if (info := app.tool(t)) is None or not info.read_only]
+    said = f" nor calls {', '.join(changing)}" if changing else ""
+    notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}: it writes nothing{said} "
+                 f"({', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} written by the subtasks "
+                 "it hands to or not of its type)")
+    return spec.model_copy(update={"writes": (), "tools": tuple(t for t in spec.tools if t not in changing)})
 
 
 def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
