@@ -512,3 +512,15 @@ def test_steps_without_progress_end_a_subtask_as_done_only_when_all_it_declared_
     assert record.state.value == "FAIL" and record.reason is not None
     assert "made no progress: 3 steps in a row" in record.reason.detail
     assert "add_chart failed and never succeeded" in record.reason.detail
+
+
+def test_a_finish_questioned_for_a_declared_tool_that_still_lacks_it_fails() -> None:
+    s = read_done()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert "add_chart was not called" in app_request(again).note
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FAIL" and record.reason is not None
+    assert record.reason.detail.endswith("answered FINISH, but add_chart was not called")

@@ -4,8 +4,8 @@ A subtask declared what it `writes`, which of its application's `tools` it expec
 `hands_on`. When its AppAgent answers FINISH, the host compares the declarations with the evidence its
 calls left: the paths each successful change touched (with content digests measured around the call),
 the tools that succeeded, the data read. What is missing is named; the FINISH is questioned once with
-those names, and a FINISH that still leaves a declared write untouched ends the subtask FAIL: a run never
-reports done for a file it never changed.
+those names, and a FINISH that still lacks any of it ends the subtask FAIL: a run never reports done for a
+file it never changed, a declared tool that never succeeded or data it never read.
 """
 
 from __future__ import annotations
