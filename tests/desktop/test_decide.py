@@ -181,3 +181,16 @@ def test_a_change_that_found_its_work_done_is_no_progress() -> None:
     failing = record(failed=((key, "sheet Q9 does not exist"),))
     assert remember(failing, [], [done]).failed == failing.failed
     assert remember(failing, [], [done.model_copy(update={"changes": (new,)})]).failed == ()
+
+
+def test_the_path_rule_takes_the_one_declared_file_of_the_applications_type() -> None:
+    from podium.desktop.rules.steps import declared_target
+
+    assert declared_target("Tickets", ("support.xlsx",), (".xlsx",)) == "support.xlsx"
+    assert declared_target("report.docx", ("budget.xlsx", "notes.txt"), (".xlsx",)) == "budget.xlsx"
+    assert declared_target("new.xlsx", ("budget.xlsx",), (".xlsx",)) is None  # a workbook: the model's choice
+    assert declared_target("Tickets", ("a.xlsx", "b.xlsx"), (".xlsx",)) is None  # two: no telling which
+    assert declared_target("Tickets", ("support.xlsx",), ()) is None  # an application of any file
+    moved = write().model_copy(update={"retargeted": "Tickets"})
+    assert rules.PATH_FROM_DECLARATION in decide(answer(), [moved], record(), active=SMALL, created=(),
+                                                 protected=()).fired

@@ -125,3 +125,29 @@ async def test_a_call_that_changes_nothing_and_fails_does_not_stop_its_batch(tmp
     assert "write_rows: ok" in step["outcome"] and "add_chart: ok" in step["outcome"]
     sheet = openpyxl.load_workbook(tmp_path / "budget.xlsx").active
     assert sheet["A1"].value == "Quarter" and len(sheet._charts) == 1
+
+
+async def test_a_changing_call_on_a_path_of_no_workbook_is_made_on_the_one_its_subtask_declares(tmp_path: Path) -> None:
+    from podium.desktop import HostConfig
+
+    make_folder(tmp_path)
+    workspace = Workspace.at(tmp_path)
+
+    def sheets(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            rows = ref("1.read_table.rows")
+            return app("CONTINUE", ("write_rows", {"path": "budget.xlsx", "start": "A1", "rows": rows}),
+                       ("add_chart", {"path": "Sheet", "kind": "bar", "data": f"A1:B{len(TABLE)}",
+                                      "title": "Revenue by quarter"}))
+        return app("FINISH", result="done")
+
+    apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
+    result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
+        "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(sheets)},
+        config=HostConfig(rules="small-local"))
+    assert result.ok, result
+    step = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
+    assert "path-from-declaration" in step["rules"]
+    assert 'add_chart({"path": "budget.xlsx"' in step["action"] and "add_chart: ok" in step["outcome"]
+    with zipfile.ZipFile(tmp_path / "budget.xlsx") as package:
+        assert any(n.startswith("xl/charts/chart") for n in package.namelist())

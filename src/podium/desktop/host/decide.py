@@ -54,6 +54,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     again: list[str] = []
     failed = dict(record.failed)
     for index, fact in enumerate(facts):
+        if fact.retargeted:
+            fired.append(rules.PATH_FROM_DECLARATION)
         if fact.error:
             skipped.append((index, f"not run: {fact.error}", False))
             continue

@@ -50,6 +50,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
                             "model with no data at hand copies the example's."),
+    Rule("path-from-declaration", "A changing call whose path is no file of its application's type, in a subtask "
+                                  "that declares writing exactly one such file, is made on that file: a small "
+                                  "model puts a sheet's or a table's name where the file's goes."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}

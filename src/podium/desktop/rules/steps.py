@@ -20,6 +20,16 @@ FAIL_QUESTION = "question-fail-after-error"
 STUCK_TOOL = "withhold-stuck-tool"
 FORCE_TOOL = "force-missing-tool"
 SAMPLE = "sample-after-no-progress"
+PATH_FROM_DECLARATION = "path-from-declaration"
+
+
+def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str]) -> str | None:
+    """Rule path-from-declaration: the one declared write of the application's type a call's `path` stands
+    for, when that path is not of the type; None when the rule does not apply."""
+    if not isinstance(path, str) or not file_types or path.lower().endswith(tuple(file_types)):
+        return None  # a file of the type, there or new: the model's to name
+    ours = [w for w in writes if w.lower().endswith(tuple(file_types))]
+    return ours[0] if len(ours) == 1 and ours[0] != path else None
 
 
 def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str

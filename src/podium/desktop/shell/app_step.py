@@ -30,7 +30,7 @@ from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
-from podium.desktop.rules.steps import COPY_QUESTION
+from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
 from podium.desktop.shell.launch import Lifecycle
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, think, usage_events
 from podium.desktop.shell.observe import jsonable, observation_lines, observe
@@ -185,6 +185,12 @@ class AppStepBackend(BaseBackend):
             return CallFacts(function=function, arguments=dict(arguments), read_only=tool.read_only, error=str(exc))
         if tool.read_only:
             return CallFacts(function=function, arguments=resolved, read_only=True)
+        retargeted = ""
+        if PATH_FROM_DECLARATION in request.rules and "path" in resolved:
+            given = resolved["path"]
+            target = declared_target(given, request.writes, getattr(app, "file_types", ()) or ())
+            if target is not None:
+                resolved, retargeted = {**resolved, "path": target}, str(given)
         effects: tuple[EffectView, ...] | None = None
         declared = getattr(app, "effects", None)
         if declared is not None:
@@ -202,7 +208,7 @@ class AppStepBackend(BaseBackend):
             except Exception:
                 copies = ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies)
+                         effects=effects, copies=copies, retargeted=retargeted)
 
     # -- EXECUTE ------------------------------------------------------------------------------------
 

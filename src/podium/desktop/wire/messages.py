@@ -134,6 +134,7 @@ class CallFacts(BaseModel):
     error: str | None = None  # it cannot run as given (an unknown reference...)
     # values it would copy from another record into this one's empty place: (where, value, source, what)
     copies: tuple[tuple[str, Any, str, str], ...] = ()
+    retargeted: str = ""  # the path the model gave, when rule path-from-declaration made the call on another
 
 
 class ActionResult(BaseModel):
