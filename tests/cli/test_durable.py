@@ -54,7 +54,7 @@ def test_a_killed_run_is_interrupted_and_resumes_to_its_end(cli: Invoke, home: P
     out = resumed.stdout
     assert f"resuming run {name}: Write hello into notes.txt" in out
     assert "in flight when its process died (sent again):" in out
-    assert "subtask 1 step 1 on app-files: Write the notes" in out
+    assert "subtask 1 step 1 on app-files: Write hello into notes.txt" in out  # one subtask: the request
     assert f"workspace: {work}" in out and "FINISH  notes written" in out
     assert (work / "notes.txt").read_text() == "hello"
     summary = read_json(summary_file)

@@ -524,3 +524,13 @@ def test_a_finish_questioned_for_a_declared_tool_that_still_lacks_it_fails() -> 
     record = run_of(s).subtasks["2"]
     assert record.state.value == "FAIL" and record.reason is not None
     assert record.reason.detail.endswith("answered FINISH, but add_chart was not called")
+
+
+def test_the_one_subtask_of_a_plan_is_given_the_persons_words() -> None:
+    one = [sub("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["write_rows"])]
+    request = "In budget.xlsx, add a sheet that lists the rows from the largest amount to the smallest"
+    ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=one), started(request))
+    (step,) = dispatches(ops)
+    assert app_request(step).description == request
+    ops, _ = assigned()  # two subtasks: each its own description
+    assert app_request(dispatches(ops)[0]).description == SEED[0]["description"]

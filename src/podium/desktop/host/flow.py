@@ -164,9 +164,13 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     specs = {other.spec.id: other.spec for other in run.subtasks.values()}
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
+    # The one subtask of a plan is the whole request: its AppAgent is given the person's words, not the
+    # planner's shorter paraphrase of them (which can leave a part out).
+    whole = len(run.subtasks) == 1 and not run.replans
     request = AppStepRequest(
         kind=AppStepKind.PROPOSE, application=record.spec.application, subtask_id=sid, step=record.steps + 1,
-        description=record.spec.description, reads=record.spec.reads, writes=record.spec.writes,
+        description=run.request if whole else record.spec.description, reads=record.spec.reads,
+        writes=record.spec.writes,
         tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
         placing=placing,
         memory=_memory(s, record.spec.application), answers=record.answers,
