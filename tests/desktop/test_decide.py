@@ -169,10 +169,15 @@ def test_a_change_that_found_its_work_done_is_no_progress() -> None:
     new = EffectView(path="budget.xlsx", change="add", before="d1", after="d2")
     created = EffectView(path="chart.xlsx", change="create", before=None, after="d3")
     done = ActionResult(function="add_chart", ok=True, changes=(same,))
-    assert changed_nothing(done) and not progressed([done])
+    assert changed_nothing(done) and not progressed([done], record())
     assert not changed_nothing(done.model_copy(update={"changes": (same, new)}))
-    assert progressed([ActionResult(function="add_chart", ok=True, changes=(created,))])
-    assert progressed([ActionResult(function="read_sheet", ok=True, read_only=True, content=ROWS)])
+    assert progressed([ActionResult(function="add_chart", ok=True, changes=(created,))], record())
+    # a read is progress the first time, not when the same read is made again
+    reading = ActionResult(function="read_sheet", arguments={"path": "b.xlsx"}, ok=True, read_only=True, content=ROWS)
+    assert progressed([reading], record())
+    assert not progressed([reading], remember(record(), [], [reading]))
+    assert progressed([reading.model_copy(update={"arguments": {"path": "b.xlsx", "sheet": "Q2"}})],
+                      remember(record(), [], [reading]))
     # unmeasured (no digests) is not taken for unchanged
     assert not changed_nothing(ActionResult(function="add_chart", ok=True,
                                             changes=(EffectView(path="budget.xlsx", change="add"),)))

@@ -87,7 +87,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
 def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequence[ActionResult]) -> SubtaskRecord:
     """The record after a step's calls ran (`results`, one per call that ran)."""
-    done, called, tried = list(record.done), list(record.called), list(record.tried)
+    done, called, tried, read = list(record.done), list(record.called), list(record.tried), list(record.read)
     failed = list(record.failed)
     changed = dict(record.changed)
     found = dict(record.artifacts)
@@ -101,7 +101,9 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                 tried.append(result.function)
             continue
         called.append(result.function)
-        if not result.read_only:
+        if result.read_only:
+            read.append(key)
+        else:
             done.append(key)
             if not changed_nothing(result):
                 failed.clear()  # the files changed: a call that failed may work now
@@ -116,7 +118,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
         for item in artifacts.extract(base, result.content, call_text(result.function, result.arguments)):
             found[item.name] = item
     return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
-                   tried=tuple(dict.fromkeys(tried)), failed=tuple(failed)[-MAX_FAILED:], changed=changed,
+                   tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
+                   failed=tuple(failed)[-MAX_FAILED:], changed=changed,
                    artifacts=found, names=names)
 
 
@@ -127,9 +130,11 @@ def changed_nothing(result: ActionResult) -> bool:
         e.before is not None and e.before == e.after for e in result.changes)
 
 
-def progressed(results: Sequence[ActionResult]) -> bool:
-    """Whether a step's calls moved its subtask on: a read, or a change that changed something."""
-    return any(r.ok and not changed_nothing(r) for r in results)
+def progressed(results: Sequence[ActionResult], before: SubtaskRecord) -> bool:
+    """Whether a step's calls moved its subtask on (`before`: its record before them): a read not made
+    before, or a change that changed something."""
+    return any(r.ok and (call_key(r.function, r.arguments) not in before.read if r.read_only
+                         else not changed_nothing(r)) for r in results)
 
 
 def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskRecord:

@@ -109,12 +109,13 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         return [], s
     if report.failure is not None:
         return _broken(s, agent, sid, report)
+    worked = progressed(report.results, record)
     s = set_record(s, remember(record, proposal.facts, report.results))
     run = run_of(s)
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
-    return _stepped(s, agent, sid, tuple(report.results), timings, errors)
+    return _stepped(s, agent, sid, tuple(report.results), timings, errors, worked=worked)
 
 
 def _shown(proposal: Proposal, results: tuple[ActionResult, ...]) -> tuple[str, str]:
@@ -156,8 +157,8 @@ def _trajectory(s: HostState, agent: str, sid: str, status: str, proposal: Propo
 
 
 def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
-             timings: dict[str, float] | None = None, error: str | None = None) -> Result:
-    """The step's calls are done (or none ran): apply its status."""
+             timings: dict[str, float] | None = None, error: str | None = None, worked: bool = False) -> Result:
+    """The step's calls are done (or none ran; `worked`: they moved the subtask on): apply its status."""
     record = run_of(s).subtasks[sid]
     proposal = record.proposal
     assert proposal is not None
@@ -191,7 +192,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
                                            f"{output.comment or 'no reason given'}", agent)
         s = update_subtask(s, sid, STEP_EVENTS[AppStatus.ERROR], reason=reason)
         return finish_run(s, HostEvent.BROKEN, reason)
-    return _go_on(s, agent, sid, output, results, proposal)
+    return _go_on(s, agent, sid, output, results, proposal, worked=worked)
 
 
 def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
@@ -248,11 +249,10 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
 
 
 def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[ActionResult, ...],
-           proposal: Proposal | None, said: str = "") -> Result:
+           proposal: Proposal | None, said: str = "", worked: bool = False) -> Result:
     """CONTINUE, a FINISH whose own change failed, or a question asked again: one more step, with what went
     wrong in front of it (`said`, when the caller knows)."""
     record = run_of(s).subtasks[sid]
-    worked = progressed(results)
     idle = 0 if worked else record.idle + 1
     problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
     problems += [why for _, why, done in (proposal.skipped if proposal else ()) if not done]
