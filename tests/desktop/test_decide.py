@@ -3,6 +3,7 @@ verifier; the named rules that act on a step."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from podium.desktop.host.capability import HoldKind
@@ -158,6 +159,9 @@ def test_every_rule_is_named_with_a_why_and_a_profile() -> None:
     for rule in RULES.values():
         assert rule.id and rule.why.endswith(".") and rule.profiles
     assert table().count("\n") == len(RULES) + 1
+    # the README shows the registry as it is: its table is this one, generated
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert table() in readme, "README.md's table of named rules is stale: paste podium.desktop.rules.table() there"
 
 
 def test_a_change_that_found_its_work_done_is_no_progress() -> None:

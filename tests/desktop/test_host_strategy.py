@@ -10,6 +10,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
+from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished
@@ -222,20 +223,38 @@ def test_a_finish_that_left_a_declared_write_unchanged_is_questioned_then_fails(
     assert isinstance(end, ReplyError) and "answered FINISH, but subtask 2" in end.reason.detail
 
 
-def test_the_force_rule_makes_the_next_answer_call_a_missing_tool() -> None:
+def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_is_unchanged() -> None:
+    s = read_done(rules="small-local")
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    request = app_request(again)
+    assert request.must_act and request.offered == ("write_rows", "add_chart")
+    assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
+    # once its declared writes changed, a declared tool never called is named, not forced: a small planner
+    # declares tools nobody needs
     s = read_done(rules="small-local")
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
     _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
-    request = app_request(again)
-    assert request.must_act and request.offered == ("add_chart",)
-    assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
+    assert not app_request(again).must_act and "add_chart was not called" in app_request(again).note
     # without the rule the step is free, and only told
     s = read_done()
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
-    assert not app_request(again).must_act and "add_chart was not called" in app_request(again).note
+    assert not app_request(again).must_act and "write_rows, add_chart were not called" in app_request(again).note
+
+
+def test_a_question_asked_again_is_no_progress_and_ends_the_subtask_at_the_idle_limit() -> None:
+    _, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)
+    ops, s = STRATEGY.handle_response("app-documents", proposes("PENDING", questions=["Which table?"]), s)
+    (question,) = [op.event for op in ops if isinstance(op, Forward) and isinstance(op.event, Question)]
+    _, s = STRATEGY.handle_notify(Answer(question.id, ("the first",)), s)
+    for _ in range(2):
+        ops, s = STRATEGY.handle_response("app-documents", proposes("PENDING", questions=["Which table?"]), s)
+        (again,) = dispatches(ops)
+        assert "Your question was answered already ('Which table?': 'the first')" in app_request(again).note
+    ops, s = STRATEGY.handle_response("app-documents", proposes("PENDING", questions=["Which table?"]), s)
+    reason = run_of(s).subtasks["1"].reason
+    assert reason is not None and "made no progress: 3 steps in a row" in reason.detail
 
 
 def test_independent_subtasks_are_dispatched_in_the_same_batch() -> None:

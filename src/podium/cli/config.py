@@ -1,5 +1,5 @@
 """podium.toml: models per agent role, backend settings, HostAgent policies, limits, prices, the
-applications (with their MCP servers and allow-lists) and where the journal lives.
+applications (with their MCP servers and allow-lists), where the journal lives, and telemetry.
 
 Found in this order, and only the first one is read: `--config FILE`, `./podium.toml` (the project
 folder), then the user's file (see `podium.cli.paths`). No file at all is fine: every key has a
@@ -25,6 +25,7 @@ from podium.backends.spec import Provider, parse_spec
 from podium.cli import paths
 from podium.desktop import HostConfig
 from podium.errors import ConfigError
+from podium.telemetry import MAX_CONTENT_CHARS
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 _SECRET_KEYS = frozenset({"api_key", "apikey", "key", "token", "password", "secret"})
@@ -137,6 +138,40 @@ class JournalOptions(BaseModel):
         return self
 
 
+class TelemetryOptions(BaseModel):
+    """Each run as an OpenTelemetry trace (podium.cli.traces): `otel` turns it on; `content` adds the text
+    that passed through (prompts, answers, tool arguments and results, file text); `endpoint` an OTLP/HTTP
+    collector, `file` a JSON-lines file (relative to the config file)."""
+
+    model_config = _STRICT
+
+    otel: bool = False
+    content: bool = False
+    endpoint: str | None = None
+    file: str | None = None
+    max_content_chars: int = Field(MAX_CONTENT_CHARS, ge=1)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("[telemetry] endpoint: an OTLP/HTTP traces URL, http://HOST:4318/v1/traces")
+        if parts.password is not None:
+            raise ValueError("[telemetry] endpoint: credentials do not belong in the config file; give them as "
+                             "headers in the environment variable OTEL_EXPORTER_OTLP_HEADERS")
+        return value
+
+    @model_validator(mode="after")
+    def _only_with_otel(self) -> TelemetryOptions:
+        given = [key for key in ("content", "endpoint", "file") if getattr(self, key)]
+        if given and not self.otel:  # else silently nothing would be traced
+            raise ValueError(f"[telemetry] {', '.join(given)}: traces are off; add otel = true")
+        return self
+
+
 class PodiumConfig(BaseModel):
     """The whole file. `source` is where it was read from (None: built-in defaults)."""
 
@@ -149,6 +184,7 @@ class PodiumConfig(BaseModel):
     prices: dict[str, Any] = Field(default_factory=dict)
     apps: dict[str, Any] = Field(default_factory=dict)  # the applications registry's configuration
     journal: JournalOptions = Field(default_factory=JournalOptions)
+    telemetry: TelemetryOptions = Field(default_factory=TelemetryOptions)
     _source: Path | None = PrivateAttr(None)
 
     @property

@@ -31,6 +31,7 @@ from podium.cli.models import build_models, choose_models
 from podium.cli.people import LineReader, TerminalPerson
 from podium.cli.resumed import Resumed
 from podium.cli.summary import RunSummary, failed_before_result
+from podium.cli.traces import RunTrace, destination, start_trace
 from podium.cli.view import RunView, make_view
 from podium.desktop import HostSession, Progress, RunResult
 from podium.errors import ConfigError, PodiumError
@@ -170,6 +171,7 @@ class _Run:
         self.view = make_view(self.console, self.request, self.name)
         self.host: HostSession | None = None
         self.result: RunResult | None = None
+        self.trace = RunTrace()
 
     def header(self) -> list[str]:
         """Where the run works, with which models, applications and sandbox: its first lines."""
@@ -177,14 +179,17 @@ class _Run:
         apps_models = sorted(set(specs["apps"].values()))
         model = specs["planner"] if apps_models == [specs["planner"]] else (
             f"{specs['planner']} (planner), {', '.join(apps_models)} (applications)")
+        traced = destination(self.options.config, self.name)
         return [f"workspace: {self.workspace}  ({self.origin})", f"model: {model}",
-                f"applications: {', '.join(self.apps)}", f"sandbox: {sandbox_status(self.apps)}"]
+                f"applications: {', '.join(self.apps)}", f"sandbox: {sandbox_status(self.apps)}",
+                *([f"trace: {traced}"] if traced else [])]
 
     async def work(self, store: Any, stopper: _Stopper) -> None:
         """Everything a signal may cut short: loading, starting, the request itself."""
         from podium.journal import Journal
 
         options, config = self.options, self.options.config
+        self.trace = start_trace(config, self.name)
         await self.models.preload(lambda text: self.announce.print(f"[dim]{escape(text)}[/]"))
         await self.apps.start()
         person = None
@@ -200,7 +205,7 @@ class _Run:
             on_event=lambda e: view.progress(e) if isinstance(e, Progress) else None,
             ask_person=person.ask if person else None, approve=person.approve if person else None,
             screenshots=_screenshots(config, self.apps, self.name), name=self.name,
-            recorder=recorder, turn_timeout=config.host.turn_timeout, resume=resume)
+            recorder=recorder, turn_timeout=config.host.turn_timeout, resume=resume, tracing=self.trace.setting)
         if recorder is not None and self.resumed is None:
             _quiet_keep(recorder, self.name, "run", self.record())
         stopper.host = self.host
@@ -226,6 +231,7 @@ class _Run:
         self.view.stop()
         if self.host is not None:
             await _quietly(self.host.stop())
+        _quietly_sync(self.trace.shutdown)  # the spans left are sent once the agents have stopped
         return await _quietly(self.apps.aclose()) or []
 
 

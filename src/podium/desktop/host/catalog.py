@@ -116,9 +116,6 @@ class Catalog:
         lower = path.lower()
         return next((a.name for a in self.apps if a.file_types and lower.endswith(a.file_types)), None)
 
-    def owned_types(self) -> tuple[str, ...]:
-        return tuple(t for a in self.apps for t in a.file_types)
-
     def resolve(self, text: str, label: str = "") -> str | None:
         """The application a model meant by `text` (its name, or a window title naming a file of one
         application's type) or by `label` (its index in the catalogue); None if unsure."""

@@ -23,7 +23,7 @@ from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, holds
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.rules import steps as rules
-from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, call_text
+from podium.desktop.wire.messages import ActionResult, CallFacts, call_text
 from podium.desktop.wire.schemas import AppOutput, AppStatus
 
 MAX_FAILED = 16
@@ -139,7 +139,3 @@ def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskReco
 def made(results: Sequence[ActionResult]) -> tuple[str, ...]:
     """The paths these results created (the run's own from now on)."""
     return tuple(e.path for r in results if r.ok for e in r.changes if e.before is None and e.after is not None)
-
-
-def effects_of(results: Sequence[ActionResult]) -> tuple[EffectView, ...]:
-    return tuple(e for r in results if r.ok for e in r.changes)

@@ -11,12 +11,22 @@ from dataclasses import replace
 from typing import Any
 
 from podium.agent.backend import Prompt
-from podium.agent.events import Event, EventKind, Response, Usage
-from podium.desktop.blackboard import ArtifactEntry, Screenshot, SubtaskResult, TrajectoryEntry
+from podium.agent.events import Event, EventKind, Response
+from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
+from podium.desktop.host.run import (
+    active,
+    budget_reason,
+    fire,
+    record_step,
+    run_of,
+    step_limit_reason,
+    update_subtask,
+    with_run,
+)
 from podium.desktop.host.state import (
     JUDGE,
     OBSERVER,
@@ -49,85 +59,6 @@ from podium.errors import Reason, ReasonKind
 Result = tuple[list[Op], HostState]
 MAX_ARTIFACTS = 12  # references offered to one step
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
-MEMORY_KEPT = 30
-
-
-def run_of(s: HostState) -> Run:
-    assert s.run is not None, "no request is running"
-    return s.run
-
-
-def with_run(s: HostState, **changes: Any) -> HostState:
-    return replace(s, run=replace(run_of(s), **changes))
-
-
-def fire(s: HostState, event: HostEvent) -> HostState:
-    return with_run(s, machine=run_of(s).machine.fire(event))
-
-
-def update_subtask(s: HostState, sid: str, event: SubtaskEvent | None = None, **changes: Any) -> HostState:
-    run = run_of(s)
-    record = run.subtasks[sid]
-    if event is not None:
-        changes["machine"] = record.machine.fire(event)
-    return with_run(s, subtasks={**run.subtasks, sid: replace(record, **changes)})
-
-
-def set_record(s: HostState, record: SubtaskRecord) -> HostState:
-    run = run_of(s)
-    return with_run(s, subtasks={**run.subtasks, record.spec.id: record})
-
-
-def active(s: HostState) -> bool:
-    """A request is running and still accepts results (not ended, not waiting for the judge)."""
-    return s.run is not None and not s.run.machine.final and s.run.evaluating is None
-
-
-def add_usage(s: HostState, usage: Usage | None) -> HostState:
-    if usage is None:
-        return s
-    s = replace(s, usage=s.usage + usage)
-    return with_run(s, usage=run_of(s).usage + usage) if s.run is not None else s
-
-
-def record_step(s: HostState, agent: str, status: str, *, subtask: str | None = None, action: str = "",
-                outcome: str = "", timings: dict[str, float] | None = None, error: str | None = None,
-                confirmation: str | None = None, screenshot: str | None = None, fired: Iterable[str] = ()) -> HostState:
-    step = s.step_no + 1
-    board = s.blackboard.add_trajectory(TrajectoryEntry(
-        step=step, agent=agent, status=status, subtask=subtask, action=action, outcome=outcome,
-        confirmation=confirmation, timings_ms=dict(timings or {}), error=error, rules=tuple(fired)))
-    if screenshot:
-        board = board.add_screenshot(Screenshot(path=screenshot, agent=agent, step=step))
-    return replace(s, step_no=step, blackboard=board)
-
-
-def remember_line(s: HostState, application: str, line: str) -> HostState:
-    kept = (*s.memory.get(application, ()), line)[-MEMORY_KEPT:]
-    return replace(s, memory={**s.memory, application: kept})
-
-
-# -- limits -------------------------------------------------------------------------------------
-
-def budget_reason(s: HostState) -> Reason | None:
-    cfg, usage = s.config, s.usage
-    if cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
-        return Reason(ReasonKind.BUDGET_EXCEEDED,
-                      f"token budget exhausted: {usage.total_tokens} tokens used of max_tokens={cfg.max_tokens}")
-    if cfg.max_cost is not None and usage.cost is not None and usage.cost >= cfg.max_cost:
-        return Reason(ReasonKind.BUDGET_EXCEEDED,
-                      f"cost budget exhausted: {usage.cost:.4f} spent of max_cost={cfg.max_cost}")
-    return None
-
-
-def step_limit_reason(s: HostState) -> Reason | None:
-    run, cfg = run_of(s), s.config
-    if run.steps >= cfg.max_steps:
-        return Reason(ReasonKind.LIMIT_REACHED, f"the request used all its {cfg.max_steps} steps (max_steps)")
-    if cfg.max_session_steps is not None and s.session_steps >= cfg.max_session_steps:
-        return Reason(ReasonKind.LIMIT_REACHED, f"the session used all its {cfg.max_session_steps} steps "
-                                                f"(max_session_steps)")
-    return None
 
 
 # -- the planner ----------------------------------------------------------------------------------

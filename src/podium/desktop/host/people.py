@@ -14,22 +14,17 @@ from podium.desktop.blackboard import QA
 from podium.desktop.host.capability import Hold, HoldKind, auto_granted
 from podium.desktop.host.flow import (
     Result,
-    active,
     after_graph,
     dispatch_execute,
     dispatch_planner,
     dispatch_propose,
     end_subtask,
     finish_run,
-    fire,
     graph_idle,
-    record_step,
-    run_of,
     schedule_ready,
-    update_subtask,
-    with_run,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent
+from podium.desktop.host.run import active, fire, record_step, run_of, update_subtask, with_run
 from podium.desktop.host.state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.person import ApprovalRequest, Question
 from podium.desktop.wire.schemas import Action

@@ -18,19 +18,16 @@ from podium.desktop.host.flow import (
     dispatch_planner,
     failures,
     finish_run,
-    fire,
     kept_specs,
     merge_schedule,
     offered,
-    record_step,
-    run_of,
     schedule_ready,
     unfinished,
-    with_run,
 )
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
 from podium.desktop.host.plan import check_plan, named_by
+from podium.desktop.host.run import fire, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, HostState, InteractionKind, Run, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
 from podium.desktop.wire.messages import HostStepReport, summarize

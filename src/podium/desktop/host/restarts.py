@@ -21,21 +21,17 @@ from dataclasses import replace
 
 from podium.desktop.host.flow import (
     Result,
-    active,
     dispatch_execute,
     dispatch_planner,
     dispatch_propose,
     end_subtask,
     finish_run,
     in_flight,
-    record_step,
     reserve_agent,
-    run_of,
     settle,
-    update_subtask,
-    with_run,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
+from podium.desktop.host.run import active, record_step, run_of, update_subtask, with_run
 from podium.desktop.host.state import PLANNER, HostState
 from podium.desktop.wire.schemas import HostStatus
 from podium.errors import Reason, ReasonKind

@@ -33,11 +33,12 @@ from podium.agent.backend import Prompt, prompt_text
 from podium.agent.events import Response
 from podium.backends.structured import OutputErrors, validate
 from podium.desktop.host.catalog import Catalog
-from podium.desktop.host.flow import Result, active, add_usage, budget_reason, finish_run, reply_and_close, start_run
+from podium.desktop.host.flow import Result, finish_run, reply_and_close, start_run
 from podium.desktop.host.fsm import HostEvent
 from podium.desktop.host.people import resolve
 from podium.desktop.host.planner import on_planner_report
 from podium.desktop.host.restarts import on_app_down, on_planner_down
+from podium.desktop.host.run import active, add_usage, budget_reason
 from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostConfig, HostState, progress, status
 from podium.desktop.host.subtask import on_app_error, on_app_report
 from podium.desktop.person import Answer, Approval, Cancel, Elapsed

@@ -15,22 +15,10 @@ from dataclasses import replace
 
 from podium.desktop.host import verify
 from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
-from podium.desktop.host.flow import (
-    Result,
-    dispatch_execute,
-    dispatch_propose,
-    end_subtask,
-    finish_run,
-    record_step,
-    remember_line,
-    run_of,
-    set_record,
-    settle,
-    update_subtask,
-    with_run,
-)
+from podium.desktop.host.flow import Result, dispatch_execute, dispatch_propose, end_subtask, finish_run, settle
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
+from podium.desktop.host.run import record_step, remember_line, run_of, set_record, update_subtask, with_run
 from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
@@ -224,7 +212,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     record = replace(run_of(s).subtasks[sid], result=output.result)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     if missing and not record.finish_checked:
-        force = rules.FORCE_TOOL in s.rules and bool(missing.tools)
+        force = rules.FORCE_TOOL in s.rules and bool(missing.tools) and bool(missing.writes)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "
                 f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
@@ -246,11 +234,11 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
 def _pending(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     record = run_of(s).subtasks[sid]
     new = new_questions(record, output.questions)
-    if not new:
+    if not new:  # asked again: no progress, counted like a step whose calls all failed
         given = "; ".join(f"{qa.question!r}: {qa.answer!r}" for qa in record.answers)
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, note=f"Your question was answered already ({given}). "
-                           "Go on with that answer: call the tool for your subtask, or answer FINISH or FAIL.")
-        return dispatch_propose(s, sid)
+        return _go_on(s, agent, sid, output, (), None, said=(
+            f"Your question was answered already ({given}). Go on with that answer: call the tool for your "
+            "subtask, or answer FINISH or FAIL."))
     s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING)
     return ask(s, InteractionKind.QUESTION, agent, sid, questions=new, summary=output.comment)
 
@@ -273,19 +261,20 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
 
 
 def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[ActionResult, ...],
-           proposal: Proposal) -> Result:
-    """CONTINUE, or a FINISH whose own change failed: one more step, with what went wrong in front of it."""
+           proposal: Proposal | None, said: str = "") -> Result:
+    """CONTINUE, a FINISH whose own change failed, or a question asked again: one more step, with what went
+    wrong in front of it (`said`, when the caller knows)."""
     record = run_of(s).subtasks[sid]
     worked = progressed(results)
     idle = 0 if worked else record.idle + 1
     problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
-    problems += [why for _, why, done in proposal.skipped if not done]
-    note = ""
+    problems += [why for _, why, done in (proposal.skipped if proposal else ()) if not done]
+    note = said
     if output.status is AppStatus.FINISH:
         note = "You answered FINISH, but a change failed, so the subtask is not done. "
     if problems:
         note += "In your last step: " + "; ".join(problems[:3]) + ". Fix the arguments or call another tool."
-    elif not worked and not results:
+    elif not worked and not results and not said:
         note += "Your last step ran no call. Call the tool that does the next part of your subtask, or FINISH."
     if idle >= s.config.max_idle_steps:
         missing = verify.missing(record, s.catalog.get(record.spec.application))

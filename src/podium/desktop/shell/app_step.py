@@ -28,11 +28,11 @@ from typing import Any, Protocol
 
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
-from podium.backends.structured import OutputErrors, validate
+from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.rules.steps import COPY_QUESTION
 from podium.desktop.shell.launch import Lifecycle
-from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, think, usage_events
 from podium.desktop.shell.observe import jsonable, observation_lines, observe
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import app_output_schema
@@ -156,19 +156,14 @@ class AppStepBackend(BaseBackend):
     async def _think(self, session: Any, step: _Step) -> None:
         assert step.prompt is not None
         try:
-            step.answer = await call_model(self.model, session, step.prompt)
+            thought = await think(self.model, session, step.prompt, AppOutput)
         except ModelFailed as exc:
-            step.invalid = exc.invalid_output()
-            if step.invalid is not None:
-                step.answer = ModelAnswer(exc.raw, exc.usage)
-                return
             step.failure_kind = exc.reason.kind
             raise PhaseFailed(f"the model failed: {exc.reason}") from exc
-        parsed = validate(AppOutput, step.answer.text)
-        if isinstance(parsed, OutputErrors):
-            step.invalid = parsed
+        step.answer, step.invalid = thought.answer, thought.invalid
+        if thought.output is None:
             return
-        step.output = parsed
+        step.output = parsed = thought.output
         data = {a.name: artifacts.Artifact(a.name, artifacts.Kind(a.kind), a.value, a.source)
                 for a in step.request.artifacts}
         for result in step.observed:  # what DATA_COLLECTION read may be referred to as well

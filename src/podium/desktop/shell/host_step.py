@@ -22,10 +22,10 @@ from typing import Any
 
 from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
 from podium.agent.events import Event
-from podium.backends.structured import OutputErrors, validate
+from podium.backends.structured import OutputErrors
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.shell.launch import Lifecycle, run_bash
-from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, call_model, usage_events
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, think, usage_events
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import MAX_LISTED, host_output_schema
 from podium.desktop.wire.messages import BashReport, HostStepReport, HostStepRequest, StepFailure, decode_host_request
@@ -123,19 +123,11 @@ class HostStepBackend(BaseBackend):
     async def _think(self, session: Any, step: _Step) -> None:
         assert step.prompt is not None
         try:
-            step.answer = await call_model(self.model, session, step.prompt)
+            thought = await think(self.model, session, step.prompt, HostOutput)
         except ModelFailed as exc:
-            step.invalid = exc.invalid_output()
-            if step.invalid is not None:
-                step.answer = ModelAnswer(exc.raw, exc.usage)
-                return
             step.failure_kind = exc.reason.kind
             raise PhaseFailed(f"the model failed: {exc.reason}") from exc
-        parsed = validate(HostOutput, step.answer.text)
-        if isinstance(parsed, OutputErrors):
-            step.invalid = parsed
-        else:
-            step.output = parsed
+        step.answer, step.output, step.invalid = thought.answer, thought.output, thought.invalid
 
     async def _act(self, step: _Step) -> None:
         output = step.output

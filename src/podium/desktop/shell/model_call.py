@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -68,8 +68,29 @@ async def call_model(model: Backend, session: Any, prompt: Prompt) -> ModelAnswe
     return ModelAnswer(Response.from_events(events).text, usage)
 
 
-def parse_output(model: type[M], text: str) -> M | OutputErrors:
-    return validate(model, text)
+@dataclass(frozen=True, slots=True)
+class Thought(Generic[M]):
+    """A step's answer from its model: valid (`output`), or refused as invalid (`invalid`: re-asked)."""
+
+    answer: ModelAnswer
+    output: M | None = None
+    invalid: OutputErrors | None = None
+
+
+async def think(model: Backend, session: Any, prompt: Prompt, output_type: type[M]) -> Thought[M]:
+    """Ask the step's model and validate its answer as `output_type`. An answer the backend itself refused as
+    invalid output is a Thought with `invalid`; any other failure raises ModelFailed."""
+    try:
+        answer = await call_model(model, session, prompt)
+    except ModelFailed as exc:
+        invalid = exc.invalid_output()
+        if invalid is None:
+            raise
+        return Thought(ModelAnswer(exc.raw, exc.usage), invalid=invalid)
+    parsed = validate(output_type, answer.text)
+    if isinstance(parsed, OutputErrors):
+        return Thought(answer, invalid=parsed)
+    return Thought(answer, output=parsed)
 
 
 class Screenshots(Protocol):

@@ -16,6 +16,8 @@ or, for one request, `await run_request(request, apps, model, ...)`.
 - The wall-time limit is kept here (the strategy has no clock): when it passes, the strategy is told.
 - An agent that crashes is replaced by a fresh one and its interrupted step retried, at most
   `config.max_agent_restarts` times per subtask (per request for the planner); other AppAgents go on.
+- `tracing=True` (or a `podium.telemetry.Tracing`) makes each request an OpenTelemetry trace: request >
+  subtask > step > phase, model and tool calls (podium.desktop.shell.trace_tree).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ from podium.desktop.shell.launch import AppsLifecycle, Lifecycle
 from podium.desktop.shell.model_call import Screenshots
 from podium.desktop.shell.phases import Middleware
 from podium.desktop.shell.records import keep_strategy_record
+from podium.desktop.shell.tracing import NO_TRACING, tracer_for
 from podium.ensemble.ops import AgentSpec
 from podium.ensemble.session import Session
 from podium.errors import ConfigError, ReasonKind, RunFailed
+from podium.telemetry import Tracing
 
 log = logging.getLogger("podium.desktop")
 OnEvent = Callable[[HostEventOut], Awaitable[None] | None]
@@ -123,6 +127,7 @@ class HostSession:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self.intents: IntentLog | None = None
+        self._trace = NO_TRACING
 
     @property
     def reconciled(self) -> tuple[str, ...]:
@@ -138,12 +143,15 @@ class HostSession:
                     middleware: Sequence[Middleware[Any]] = (), name: str | None = None, recorder: Any = None,
                     turn_timeout: float | None = 600.0, workspace: str | os.PathLike[str] | None = None,
                     intents: IntentLog | None = None,
-                    resume: Callable[..., Awaitable[Session]] | None = None) -> HostSession:
+                    resume: Callable[..., Awaitable[Session]] | None = None,
+                    tracing: Tracing | bool | None = None) -> HostSession:
         """Start the HostAgent's session: the planner and the observer now, AppAgents on first use.
         `model` is the HostAgent's model; `app_models` the AppAgents' (one for all, or per application;
         default: `model`); `judge_model` the evaluation's (default: `model`). `workspace`: the folder the
         planner lists (default: the applications' own workspace). A config whose `rules` is "auto" gets
-        the profile of named rules the planner's model asks for (`model.rules_profile`), else none."""
+        the profile of named rules the planner's model asks for (`model.rules_profile`), else none.
+        `tracing`: each request an OpenTelemetry trace (podium.desktop.shell.tracing; default: the
+        setting of `podium.telemetry.enable_opentelemetry`)."""
         if not apps:
             raise ConfigError("HostSession needs at least one application")
         catalog = Catalog.of(apps)
@@ -157,18 +165,21 @@ class HostSession:
         if intents is None and root is not None and callable(getattr(recorder, "save_file", None)):
             intents = JournalIntents(recorder, root)  # exactly once, and the change log undo reads
         limits = {"turn_timeout": turn_timeout}
+        trace = tracer_for(tracing)
         planner = AgentSpec(PLANNER, Behaviour(), {
-            "backend": HostStepBackend(model, catalog, lifecycle, workspace=root, screenshots=screenshots,
-                                       middleware=middleware), **limits})
+            "backend": HostStepBackend(trace.model(model, PLANNER), catalog, lifecycle, workspace=root,
+                                       screenshots=screenshots, middleware=trace.middleware(middleware)), **limits})
         app_agents = {}
         for app in apps:
             app_model = app_models.get(app.name, model) if isinstance(app_models, Mapping) else (app_models or model)
             app_agents[app.name] = AgentSpec(f"app-{app.name}", Behaviour(), {
-                "backend": AppStepBackend(app_model, app, lifecycle=lifecycle, screenshots=screenshots,
-                                          middleware=middleware, intents=intents), **limits})
+                "backend": AppStepBackend(trace.model(app_model, f"app-{app.name}", app.name), trace.application(app),
+                                          lifecycle=lifecycle, screenshots=screenshots,
+                                          middleware=trace.middleware(middleware), intents=intents), **limits})
         host = cls.__new__(cls)
         observer = AgentSpec(OBSERVER, _Observer(), {"backend": _Silent(), "sink": lambda e: host._deliver(e)})
-        judge = AgentSpec(JUDGE, Behaviour(), {"backend": judge_model or model, **limits}) if config.evaluate else None
+        judge = AgentSpec(JUDGE, Behaviour(), {"backend": trace.model(judge_model or model, JUDGE), **limits}
+                          ) if config.evaluate else None
         opts = {"planner": planner, "app_agents": app_agents, "catalog": catalog, "config": config,
                 "observer": observer, "judge": judge}
         # `resume`: continue a recorded session whose process died (podium.journal.resume over its store)
@@ -180,6 +191,7 @@ class HostSession:
             intents.bind(session.name)
         host.__init__(session, config, on_event, ask_person, approve)
         host.intents = intents
+        host._trace = trace
         return host
 
     async def __aenter__(self) -> HostSession:
@@ -198,6 +210,7 @@ class HostSession:
             raise ConfigError("the request is empty: say what the HostAgent should do")
         async with self._lock:
             token = self.session.tell(request)
+            self._trace.request_started(token, request)
             loop = asyncio.get_running_loop()
             started = time.monotonic()
             timer = None
@@ -216,15 +229,20 @@ class HostSession:
                 except RunFailed as failed:
                     outcome = self._outcome(token)
                     if outcome is None:
-                        return RunResult(status="ERROR", text=str(failed.reason), reason=str(failed.reason),
-                                         reason_kind=failed.reason.kind.value, request=request, token=token)
-                    return RunResult.from_outcome(outcome)
+                        return self._ended(token, RunResult(
+                            status="ERROR", text=str(failed.reason), reason=str(failed.reason),
+                            reason_kind=failed.reason.kind.value, request=request, token=token))
+                    return self._ended(token, RunResult.from_outcome(outcome))
             finally:
                 if timer is not None:
                     timer.cancel()
             outcome = self._outcome(token)
             assert outcome is not None, "a finished request leaves its outcome in the host's status"
-            return RunResult.from_outcome(outcome)
+            return self._ended(token, RunResult.from_outcome(outcome))
+
+    def _ended(self, token: str, result: RunResult) -> RunResult:
+        self._trace.request_ended(token, result)  # a request cut short is ended by its RunFinished, or by stop()
+        return result
 
     def _elapsed(self, token: str, started: float) -> None:
         if not self.session.closed:
@@ -256,10 +274,12 @@ class HostSession:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.session.stop()
+        self._trace.close()
 
     # -- events from the observer --------------------------------------------------------------------
 
     def _deliver(self, event: Any) -> None:
+        self._trace.event(event)
         if self._on_event is not None:
             self._spawn(self._on_event, event)
         if isinstance(event, Question) and self._ask_person is not None:

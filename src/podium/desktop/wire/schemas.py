@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from functools import cache
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -293,30 +292,3 @@ class AppOutput(BaseModel):
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
-
-
-def host_schema() -> dict[str, Any]:
-    """The JSON schema requested from backends that support structured output."""
-    return _schema(HostOutput)
-
-
-def app_schema() -> dict[str, Any]:
-    return _schema(AppOutput)
-
-
-@cache
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    # by_alias in serialization mode gives the seed's names, which is what the prompts ask for.
-    # Cached: generating it costs ~10 ms, once per step otherwise. Shared, so read it, never change it.
-    return _compact(model.model_json_schema(by_alias=True, mode="serialization"))
-
-
-def _compact(node: Any) -> Any:
-    # Titles, descriptions and defaults cost a small model's context (and a grammar's size) for nothing:
-    # the prompt's worked example says what each field is for.
-    if isinstance(node, dict):
-        return {k: _compact(v) for k, v in node.items()
-                if k not in ("title", "description", "default") or (isinstance(v, dict) and k != "default")}
-    if isinstance(node, list):
-        return [_compact(v) for v in node]
-    return node
