@@ -129,7 +129,7 @@ def export_script(store: Any, ident: str) -> Exported:
     steps = replay(HostStrategy(), options, entries)
     diverged = next((s for s in steps if not s.matches), None)
     if diverged is not None:
-        raise ConfigError(f"run {record.name} does not replay as recorded (entry {diverged.seq} of {len(steps)} "
+        raise ConfigError(f"run {record.name} does not replay as recorded (entry {diverged.seq} of {len(entries)} "
                           "decides otherwise now: recorded by another version of podium?), so what the host took "
                           f"of its answers cannot be told; `podium replay {record.name}` shows where")
     state, _ = HostStrategy().init(options)
