@@ -227,34 +227,36 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
     return Exported(run, script, written, tuple(changes), failed_turns)
 
 
-def _failed(report: Any) -> tuple[Any | None, str | None]:
-    """A step whose model call failed: the failure, as the script plays it; another phase's failure is no answer."""
+Reply = tuple[Any | None, str | None]  # what the script holds for an answer (None: nothing), what was changed
+
+
+def _unusable(report: Any) -> Reply | None:
+    """A step that gave the host no answer to take: its model call failed (written as the failure, which the
+    script plays), another phase failed (no answer), or the answer was invalid (left out)."""
     failure = report.failure
-    if failure.phase is Phase.LLM_INTERACTION:
-        return {"$fail": failure.detail}, "the model call failed: written as $fail"
-    return None, f"left out: its step failed in {failure.phase.value}, not in the model ({failure.detail})"
-
-
-def _planner_reply(answer: _Answer) -> tuple[Any | None, str | None]:
-
-    report = answer.report
-    if report.failure is not None:
-        return _failed(report)
+    if failure is not None:
+        if failure.phase is Phase.LLM_INTERACTION:
+            return {"$fail": failure.detail}, "the model call failed: written as $fail"
+        return None, f"left out: its step failed in {failure.phase.value}, not in the model ({failure.detail})"
     if report.output is None or report.status is None:
         return None, f"left out: invalid, asked again ({_short(report.invalid or 'no answer')})"
+    return None
+
+
+def _planner_reply(answer: _Answer) -> Reply:
+    report = answer.report
+    if (unusable := _unusable(report)) is not None:
+        return unusable
     fired = [rule for entry in answer.trajectory[:1] for rule in entry.rules]
     if EXAMPLE_RULE in fired:
         return None, f"left out: refused by {EXAMPLE_RULE}"
     return _compact(HostOutput, report.output, by_alias=True), None
 
 
-def _app_reply(answer: _Answer) -> tuple[Any | None, str | None]:
-
+def _app_reply(answer: _Answer) -> Reply:
     report = answer.report
-    if report.failure is not None:
-        return _failed(report)
-    if report.output is None or report.status is None:
-        return None, f"left out: invalid, asked again ({_short(report.invalid or 'no answer')})"
+    if (unusable := _unusable(report)) is not None:
+        return unusable
     output = AppOutput.model_validate(report.output)
     body = output.dump()
     state, sid = answer.before, answer.sid
