@@ -44,18 +44,26 @@ from pydantic import BaseModel
 from podium.agent.backend import prompt_text
 from podium.cli.records import resolve
 from podium.desktop import HostStrategy
+from podium.desktop.blackboard import TrajectoryEntry
 from podium.desktop.host.decide import observed
 from podium.desktop.host.planner import EXAMPLE_RULE
-from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER
+from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostState
 from podium.desktop.host.subtask import new_questions, step_decision
 from podium.desktop.rules.steps import FAIL_QUESTION
 from podium.desktop.shell.phases import Phase
 from podium.desktop.shell.records import STRATEGY_RECORD, strategy_options
-from podium.desktop.wire.messages import AppStepKind, decode_app_report, decode_host_report
+from podium.desktop.wire.messages import (
+    ActionResult,
+    AppStepKind,
+    AppStepReport,
+    HostStepReport,
+    decode_app_report,
+    decode_host_report,
+)
 from podium.desktop.wire.schemas import AppOutput, AppStatus, HostOutput
 from podium.ensemble.inputs import AskInput, ErrorInput, ResponseInput, TellInput
 from podium.errors import ConfigError
-from podium.journal import replay
+from podium.journal import ReplayStep, Store, replay
 
 _APP = "app"
 _PLANNER = "planner"
@@ -69,11 +77,11 @@ class _Answer:
     role: str  # planner, app or judge
     application: str | None
     number: int  # its place among its role's (and application's) answers, from 1
-    before: Any  # the HostState before the host took it
-    report: Any  # HostStepReport, AppStepReport, or the judge's text
+    before: HostState  # the host's state before it took the answer
+    report: HostStepReport | AppStepReport | str  # the step's report (the judge's: its text)
     sid: str | None = None
-    results: tuple[Any, ...] = ()  # what its calls did (the EXECUTE turn that followed)
-    trajectory: list[Any] = field(default_factory=list)  # the trajectory entries its step recorded
+    results: tuple[ActionResult, ...] = ()  # what its calls did (the EXECUTE turn that followed)
+    trajectory: list[TrajectoryEntry] = field(default_factory=list)  # the trajectory entries its step recorded
 
     @property
     def who(self) -> str:
@@ -116,7 +124,7 @@ class Exported:
         return path
 
 
-def export_script(store: Any, ident: str) -> Exported:
+def export_script(store: Store, ident: str) -> Exported:
     """The script of run `ident` (a name, a unique prefix or `last`). ConfigError, one line, for a run that
     is unknown, not a desktop run, does not replay as recorded, or has no answers."""
     record = resolve(store, ident)
@@ -141,7 +149,7 @@ def export_script(store: Any, ident: str) -> Exported:
     return _script(record.name, request, answers, failed_turns)
 
 
-def _answers(state: Any, steps: Sequence[Any]) -> tuple[list[_Answer], int]:
+def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answer], int]:
     """Every model answer in the record, each with the trajectory entries its step recorded and what its
     calls did; and how many turns failed outside the model."""
     answers: list[_Answer] = []
@@ -179,7 +187,7 @@ def _answers(state: Any, steps: Sequence[Any]) -> tuple[list[_Answer], int]:
     return answers, failed_turns
 
 
-def _application(state: Any, agent: str, sid: str | None) -> str:
+def _application(state: HostState, agent: str, sid: str | None) -> str:
     if sid is not None and state.run is not None and sid in state.run.subtasks:
         return str(state.run.subtasks[sid].spec.application)
     for application, name in state.agents.items():
@@ -230,7 +238,7 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
 Reply = tuple[Any | None, str | None]  # what the script holds for an answer (None: nothing), what was changed
 
 
-def _unusable(report: Any) -> Reply | None:
+def _unusable(report: HostStepReport | AppStepReport) -> Reply | None:
     """A step that gave the host no answer to take: its model call failed (written as the failure, which the
     script plays), another phase failed (no answer), or the answer was invalid (left out)."""
     failure = report.failure
