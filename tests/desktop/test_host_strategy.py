@@ -487,3 +487,14 @@ def test_callbacks_are_pure_same_input_same_output_and_the_input_state_is_untouc
     assert first == second and repr(s) == frozen
     finished = [op for op in first[0] if isinstance(op, Forward) and isinstance(op.event, RunFinished)]
     assert finished == []
+
+
+def test_the_hosts_own_fixes_of_a_plan_are_in_the_trajectory() -> None:
+    misplaced = [sub("1", "documents", reads=["budget.xlsx"], tools=["read_table"], hands_on="table"),
+                 sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["add_chart"])]
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=misplaced),
+                                      started("Chart the table of budget.xlsx"))
+    assert [d.agent for d in dispatches(ops)] == ["app-spreadsheets"]
+    amended = s.blackboard.trajectories[-1]
+    assert amended.action == "plan amended by the host"
+    assert amended.outcome == "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)"

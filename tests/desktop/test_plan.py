@@ -69,7 +69,8 @@ def test_reads_must_exist_or_be_written_before() -> None:
 
 
 def test_a_typed_application_opens_only_its_types() -> None:
-    found = problems(SEED[0], spec("2", "documents", "1", writes=["budget.xlsx"], tools=["add_table"]))
+    found = problems(SEED[0], spec("2", "documents", "1", reads=["report.docx"], writes=["budget.xlsx"],
+                                   tools=["add_table"]))
     assert any("documents opens only .docx files, and budget.xlsx is not one: plan it on spreadsheets" in p
                for p in found)
     found = problems(spec("1", "files", reads=["report.docx"], writes=["copy.docx"], tools=["copy"]),
@@ -87,10 +88,14 @@ def test_tools_and_writes_must_agree() -> None:
 def test_parallel_writers_of_one_path_must_be_ordered() -> None:
     a = spec("1", "spreadsheets", writes=["budget.xlsx"], tools=["write_rows"])
     b = spec("2", "files", writes=["budget.xlsx"], tools=["copy"])
+    # new subtasks run in the plan's order (amended); one already running cannot be reordered
+    check = check_plan([a, b], CATALOG, "Fill budget.xlsx", FILES)
+    assert check.ok and check.subtasks[1].depends_on == ("1",)
     assert any("both write budget.xlsx and neither waits for the other" in p
-               for p in problems(a, b, request="Fill budget.xlsx"))
-    assert not any("both write" in p for p in problems(a, spec("2", "files", "1", writes=["budget.xlsx"],
-                                                                 tools=["copy"]), request="Fill budget.xlsx"))
+               for p in problems(b, request="Fill budget.xlsx", kept={"1": a}))
+    assert not any("both write" in p for p in problems(spec("2", "files", "1", writes=["budget.xlsx"],
+                                                            tools=["copy"]), request="Fill budget.xlsx",
+                                                       kept={"1": a}))
 
 
 def test_every_file_the_request_names_is_used() -> None:
@@ -146,3 +151,45 @@ def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_to
                                     placing=(PlacingView(subtask="1", data="table", tools=gap.tools),)))
     assert ("Subtask 1 handed you a table, and none of your planned tools takes it: first put it in budget.xlsx with "
             "write_rows or append_rows") in shown
+
+
+def test_fixes_certain_from_types_are_made_and_said() -> None:
+    # as a small planner writes a merge: an .xlsx read on the documents application, a reader declaring the
+    # workbook a later subtask writes, two writers of one path in no order
+    plan = [spec("1", reads=["budget.xlsx"], tools=["read_table"], hands_on="table"),
+            spec("2", "spreadsheets", reads=["budget.xlsx"], writes=["out.xlsx"], tools=["read_sheet"],
+                 hands_on="table"),
+            spec("3", "spreadsheets", "1", writes=["out.xlsx"], tools=["write_rows"]),
+            spec("4", "spreadsheets", "2", writes=["out.xlsx"], tools=["add_chart"])]
+    check = check_plan(plan, CATALOG, "Chart budget.xlsx into out.xlsx", FILES)
+    assert check.ok, check.problems
+    first, second, _, fourth = check.subtasks
+    assert first.application == "spreadsheets" and first.tools == ()  # no tool left: any of spreadsheets'
+    assert second.writes == ()
+    assert fourth.depends_on == ("2", "3")
+    assert check.amended == (
+        "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)",
+        "subtask '2' only reads (read_sheet) and hands on table: it writes nothing, not out.xlsx",
+        "subtask '4' waits for '3': both write out.xlsx")
+    # what is not certain stays a problem: a path of no typed application, a writer that hands nothing on
+    assert any("documents opens only .docx files, and notes/a.txt is not one" in p
+               for p in problems(spec("1", reads=["notes/a.txt"], tools=["read_table"]), *SEED))
+    assert any("only read: add the tool that writes it" in p
+               for p in problems(spec("1", writes=["report.docx"], tools=["read_table"]), *SEED))
+
+
+def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_makes_new_ones(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table")
+    chart = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["create_workbook", "add_chart"])
+    check = check_plan([read, chart], real, "Chart budget.xlsx", ("budget.xlsx",))
+    assert check.ok and check.subtasks[1].tools == ("add_chart",)
+    assert check.amended == ("subtask '2' does not expect create_workbook: budget.xlsx exists already",)
+    # a new file is what such a tool is for
+    new = chart.model_copy(update={"writes": ("chart.xlsx",)})
+    assert check_plan([read, new], real, "Chart budget.xlsx in chart.xlsx", ("budget.xlsx",)).subtasks[1].tools == \
+        ("create_workbook", "add_chart")
+    # the table read from the file it charts is there already: nothing to put in first
+    assert unplaced(chart, real.get("spreadsheets"), {"1": read, "2": chart}) == ()

@@ -51,6 +51,9 @@ class Tool:
     # Whether a call's arguments name what it changes (a file tool), rather than what it runs deciding it (a
     # command, a remote tool): only then can a plan be asked to name the paths it writes.
     names_its_writes: bool = True
+    # Whether it only makes a path that is not there yet (a new empty workbook, document or folder): on a
+    # path that exists it can only fail, replace it or do nothing.
+    new_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

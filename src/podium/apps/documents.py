@@ -114,7 +114,7 @@ class DocumentsApplication(ToolApplication):
             ),
             ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create,
                      unapproved="a document that exists is added to (add_paragraphs, add_table), not created again",
-                     effects=declared(self._create_effects)),
+                     effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras,
                      effects=declared(self._add_effects)),
             ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading,

@@ -125,7 +125,7 @@ class SpreadsheetsApplication(ToolApplication):
                      "its header.", ReadArgs, self._totals, True),
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create,
                      unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
-                     effects=declared(self._create_effects)),
+                     effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
                      effects=declared(self._add_effects)),
             ToolSpec("write_rows", "Write rows of values from a start cell and save.", WriteArgs, self._write,

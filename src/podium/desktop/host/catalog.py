@@ -25,6 +25,7 @@ class ToolInfo:
     parameters: str = "{}"  # JSON of its parameter schema (a string: the value stays hashable and frozen)
     unapproved: str = ""  # how to do its work without approval (Tool.unapproved)
     names_its_writes: bool = True  # Tool.names_its_writes
+    new_only: bool = False  # Tool.new_only
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -54,7 +55,8 @@ class AppInfo:
                    tuple(t.lower() if t.startswith(".") else f".{t.lower()}" for t in types),
                    tuple(ToolInfo(t.name, bool(getattr(t, "read_only", False)),
                                   json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
-                                  getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)))
+                                  getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)),
+                                  bool(getattr(t, "new_only", False)))
                          for t in listed))
 
     @property
@@ -134,13 +136,15 @@ class Catalog:
         """JSON-ready (what a record keeps to rebuild the catalogue for replay)."""
         return {"apps": [{"name": a.name, "description": a.description, "file_types": list(a.file_types),
                           "tools": [{"name": t.name, "read_only": t.read_only, "parameters": t.parameters,
-                                     "unapproved": t.unapproved, "names_its_writes": t.names_its_writes}
+                                     "unapproved": t.unapproved, "names_its_writes": t.names_its_writes,
+                                     "new_only": t.new_only}
                                     for t in a.tools]} for a in self.apps]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Catalog:
         return cls(tuple(AppInfo(a["name"], a.get("description", ""), tuple(a.get("file_types", ())),
                                  tuple(ToolInfo(t["name"], bool(t["read_only"]), t.get("parameters", "{}"),
-                                                t.get("unapproved", ""), bool(t.get("names_its_writes", True)))
+                                                t.get("unapproved", ""), bool(t.get("names_its_writes", True)),
+                                                bool(t.get("new_only", False)))
                                        for t in a.get("tools", ())))
                          for a in data.get("apps", ())))

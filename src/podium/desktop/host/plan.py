@@ -1,8 +1,9 @@
 """Checking a typed plan in code before anything runs: set operations on its declarations.
 
 Each subtask declares the paths it reads and writes and the tools it expects to call; the workspace's
-paths are known (the planner's DATA_COLLECTION lists them); the request names files. A plan is refused,
-with sentences the planner can act on, when
+paths are known (the planner's DATA_COLLECTION lists them); the request names files. First the fixes
+that are certain from types are made (podium.desktop.host.amend); then a plan is refused, with sentences
+the planner can act on, when
 - its graph is not one: duplicate or empty ids, unknown or later dependencies, cycles;
 - a subtask names an application or a tool that does not exist, or no tool;
 - it reads a path that neither exists nor is written by a subtask it waits for;
@@ -26,6 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from podium.desktop.host.amend import amend, before
 from podium.desktop.host.artifacts import Kind, accepted
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
@@ -36,8 +38,9 @@ SHOWN_FILES = 12  # how many workspace paths a problem lists
 
 @dataclass(frozen=True, slots=True)
 class PlanCheck:
-    subtasks: tuple[SubtaskSpec, ...]  # the new subtasks, applications resolved
+    subtasks: tuple[SubtaskSpec, ...]  # the new subtasks, applications resolved, certain fixes made
     problems: tuple[str, ...]
+    amended: tuple[str, ...] = ()  # the fixes made (podium.desktop.host.amend), one sentence each
 
     @property
     def ok(self) -> bool:
@@ -68,15 +71,17 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         spec, found = _application(spec, catalog)
         problems.extend(found)
         resolved.append(spec)
+    fixes = amend(resolved, catalog, kept, listed)
+    resolved = list(fixes.subtasks)
     problems.extend(_graph(resolved, kept))
     everything = {**kept, **{s.id: s for s in resolved}}
     for spec in resolved:
-        problems.extend(_declarations(spec, catalog, listed, everything))
+        problems.extend(_declarations(spec, catalog, listed, everything, spec.id in fixes.any_tool))
     problems.extend(_conflicts(everything))
     if listed is not None:
         problems.extend(_request_files(request, listed, everything))
     problems.extend(_stray_writes(resolved, request, everything))
-    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)))
+    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), fixes.notes)
 
 
 def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
@@ -116,25 +121,13 @@ def _graph(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec]) -> list[st
     return problems
 
 
-def _before(sid: str, everything: Mapping[str, SubtaskSpec]) -> set[str]:
-    """Every subtask `sid` waits for, directly or not."""
-    seen: set[str] = set()
-    todo = list(everything[sid].depends_on) if sid in everything else []
-    while todo:
-        dep = todo.pop()
-        if dep not in seen and dep in everything:
-            seen.add(dep)
-            todo.extend(everything[dep].depends_on)
-    return seen
-
-
 def _shown(files: tuple[str, ...]) -> str:
     listed = ", ".join(files[:SHOWN_FILES]) or "none"
     return listed + (f" ... ({len(files)} in all)" if len(files) > SHOWN_FILES else "")
 
 
 def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | None,
-                  everything: Mapping[str, SubtaskSpec]) -> list[str]:
+                  everything: Mapping[str, SubtaskSpec], moved: bool = False) -> list[str]:
     app = catalog.get(spec.application)
     if app is None:
         return []
@@ -143,9 +136,9 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     if unknown:
         problems.append(f"subtask {spec.id!r}: {spec.application} has no tool {', '.join(unknown)}; its tools are "
                         f"{', '.join(app.tool_names)}")
-    if not spec.tools and app.tools:
+    if not spec.tools and app.tools and not moved:
         problems.append(f"subtask {spec.id!r} declares no tools: list the tools of {spec.application} it will call")
-    earlier = [w for dep in _before(spec.id, everything) for w in everything[dep].writes]
+    earlier = [w for dep in before(spec.id, everything) for w in everything[dep].writes]
     for path in spec.reads if files is not None else ():
         if path not in files and not covered(path, files) and not covered(path, earlier) and path != ".":
             problems.append(f"subtask {spec.id!r} reads {path}, which is not in the workspace and no subtask it "
@@ -189,8 +182,8 @@ def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, Su
     found = []
     for dep in spec.depends_on:
         given = everything[dep].hands_on if dep in everything else HandsOn.NOTHING
-        if given not in _STRUCTURED:
-            continue
+        if given not in _STRUCTURED or set(everything[dep].reads) & set(spec.writes):
+            continue  # nothing structured, or read from the file it writes: the data is there already
         kind = Kind(given.value)
         if any(_takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
             continue
@@ -211,7 +204,7 @@ def _conflicts(everything: Mapping[str, SubtaskSpec]) -> list[str]:
         for second in specs[i + 1:]:
             shared = [w for w in first.writes
                       if covered(w, second.writes) or any(covered(o, (w,)) for o in second.writes)]
-            ordered = first.id in _before(second.id, everything) or second.id in _before(first.id, everything)
+            ordered = first.id in before(second.id, everything) or second.id in before(first.id, everything)
             if shared and not ordered:
                 problems.append(f"subtasks {first.id!r} and {second.id!r} both write {', '.join(shared)} and neither "
                                 f"waits for the other: make {second.id!r} depend on {first.id!r}")

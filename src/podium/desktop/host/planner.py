@@ -209,6 +209,9 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
         return dispatch_planner(s, feedback=repair_feedback(raw, f"the plan failed these checks:\n{problems}"),
                                 retry=True)
+    if check.amended:  # said where the plan is shown: the fixes are the host's, not the planner's words
+        s = record_step(s, PLANNER, HostStatus.ASSIGN.value, action="plan amended by the host",
+                        outcome="; ".join(check.amended))
     try:
         schedule = merge_schedule(run, check.subtasks)
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan

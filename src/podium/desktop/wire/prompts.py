@@ -21,19 +21,19 @@ from podium.desktop.wire.schemas import HandsOn
 # The examples are deliberately NOT a benchmark's request: they show the shape (declarations, a
 # dependency, data handed on by reference), the model does the thinking for the task in front of it.
 HOST_EXAMPLE_FILES = ("offer.docx", "prices.xlsx")
-HOST_EXAMPLE_REQUEST = "Copy the price table of offer.docx into prices.xlsx and add the sum of the prices below it"
+HOST_EXAMPLE_REQUEST = "Copy the price table of offer.docx into prices.xlsx"
 HOST_EXAMPLE: dict[str, Any] = {
     "Observation": "offer.docx and prices.xlsx are in the workspace",
-    "Thought": "Read the table in offer.docx, then write it into prices.xlsx and add the sum there.",
+    "Thought": "Read the table in offer.docx, then write it into prices.xlsx.",
     "Status": "ASSIGN",
     "Subtasks": [
         {"id": "1", "description": "Read the price table of offer.docx", "application": "documents",
          "reads": ["offer.docx"], "writes": [], "tools": ["read_table"], "depends_on": [], "hands_on": "table"},
-        {"id": "2", "description": "Write the table of subtask 1 into prices.xlsx, then add the sum of the prices "
-                                   "under it", "application": "spreadsheets", "reads": [], "writes": ["prices.xlsx"],
-         "tools": ["write_rows", "add_totals_row"], "depends_on": ["1"], "hands_on": "nothing"},
+        {"id": "2", "description": "Write the table of subtask 1 into prices.xlsx", "application": "spreadsheets",
+         "reads": [], "writes": ["prices.xlsx"], "tools": ["write_rows"], "depends_on": ["1"],
+         "hands_on": "nothing"},
     ],
-    "Comment": "Read, then write and sum",
+    "Comment": "Read, then write",
 }
 HOST_ONE_FILE_REQUEST = "Add the heading 'Summary' to essay.docx"
 HOST_ONE_FILE_EXAMPLE: dict[str, Any] = {
@@ -49,8 +49,7 @@ HOST_ONE_FILE_EXAMPLE: dict[str, Any] = {
 }
 HOST_FINISH_EXAMPLE: dict[str, Any] = {
     "Observation": "Subtasks 1 and 2 ended FINISH", "Thought": "Every part of the request is done",
-    "Status": "FINISH", "Comment": "The price table of offer.docx is in prices.xlsx, with the sum of the prices "
-                                   "under it"}
+    "Status": "FINISH", "Comment": "The price table of offer.docx is in prices.xlsx"}
 
 APP_READ_PROMPT = """## Your subtask (1)
 Read the totals from sales.xlsx
