@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,20 @@ def workspace_bytes(folder: Path) -> dict[str, bytes | None]:
     return found
 
 
-def play(task: Task, tmp_path: Path) -> tuple[str, Path]:
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """A task's folder where the runner makes it (bench/tasks/runner.py): a program's windows show its path
+    (a file dialog's path bar), so a GUI script's control numbers hold where they were recorded."""
+    root = Path(tempfile.mkdtemp(prefix="podium-task-"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def play(task: Task, root: Path, tmp_path: Path) -> tuple[str, Path]:
     """The task's script played on a fresh copy of its files; its checker passes. (The run, its workspace.)"""
-    work = tmp_path / "work"
+    work = root / "work"
     work.mkdir()
     task.build(work)
     original = workspace_bytes(work)
@@ -101,8 +113,8 @@ def test_every_script_is_a_task_s_and_says_where_it_came_from() -> None:
 
 
 @pytest.mark.parametrize("task", ON_FILES, ids=[t.name for t in ON_FILES])
-def test_a_scripted_task_passes_undoes_and_replays(task: Task, home: Path, tmp_path: Path) -> None:
-    play(task, tmp_path)
+def test_a_scripted_task_passes_undoes_and_replays(task: Task, home: Path, folder: Path, tmp_path: Path) -> None:
+    play(task, folder, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +125,8 @@ def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
 
 @pytest.mark.parametrize("task", ON_A_DESKTOP, ids=[t.name for t in ON_A_DESKTOP])
 def test_a_scripted_gui_task_passes_undoes_and_replays(task: Task, desktop: dict[str, str], home: Path,
-                                                       tmp_path: Path) -> None:
-    play(task, tmp_path)
+                                                       folder: Path, tmp_path: Path) -> None:
+    play(task, folder, tmp_path)
 
 
 def altered(text: str, old: str, new: str) -> str:
@@ -155,9 +167,10 @@ def _a_cell(content: Any) -> str | None:
     return None
 
 
-def test_a_tool_result_altered_in_a_copy_of_the_journal_is_the_divergence(home: Path, tmp_path: Path) -> None:
+def test_a_tool_result_altered_in_a_copy_of_the_journal_is_the_divergence(home: Path, folder: Path,
+                                                                           tmp_path: Path) -> None:
     (task,) = [t for t in SCRIPTED if t.name == ALTERED_TASK]
-    session, _ = play(task, tmp_path)
+    session, _ = play(task, folder, tmp_path)
     copy = tmp_path / "copy" / "journal.db"
     copy.parent.mkdir()
     shutil.copy(home / "journal.db", copy)
