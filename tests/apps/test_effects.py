@@ -169,3 +169,22 @@ def test_mcp_effects_are_unknown_unless_read_only() -> None:
 
     app._tools = {"look": Tool("look", "", read_only=True), "change": Tool("change", "")}
     assert app.effects("look", {}) == () and app.effects("change", {}) is None
+
+
+async def test_writing_rows_or_appending_to_a_document_that_does_not_exist_makes_it(root: Path) -> None:
+    workspace = Workspace.at(root)
+    sheets, documents = SpreadsheetsApplication(workspace), DocumentsApplication(workspace)
+    rows = {"path": "out/new.xlsx", "sheet": "Data", "rows": [["Name", "Total"], ["East", 3]]}
+    assert sheets.effects("write_rows", rows) == (Effect("out/new.xlsx", C),)
+    assert not needs_approval(sheets.effects("write_rows", rows), workspace)
+    assert (await sheets.call("write_rows", rows)).ok
+    from openpyxl import load_workbook
+
+    book = load_workbook(root / "out" / "new.xlsx")
+    assert book.sheetnames == ["Data"] and [[c.value for c in r] for r in book["Data"].iter_rows()] == rows["rows"]
+    assert sheets.effects("write_rows", {**rows, "rows": [["West", 4]], "start": "A3"}) == (Effect("out/new.xlsx", A),)
+    para = {"path": "notes.docx", "paragraphs": ["First", "Second"]}
+    assert documents.effects("add_paragraphs", para) == (Effect("notes.docx", C),)
+    assert (await documents.call("add_paragraphs", para)).ok
+    assert [p.text for p in docx.Document(str(root / "notes.docx")).paragraphs] == ["First", "Second"]
+    assert documents.effects("add_heading", {"path": "notes.docx", "text": "Title"}) == (Effect("notes.docx", A),)

@@ -185,6 +185,14 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
                                                 "sheet": "Costs"})
     assert elsewhere.ok and elsewhere.content["sheet"] == "Sheet1"
     assert elsewhere.content["note"] == "no sheet named 'Costs': the chart is on 'Sheet1', with its data"
+    # a data range on a sheet the workbook lacks, when it has one sheet: that sheet's, said so; the sheet's
+    # name in other letter case is the sheet
+    guessed = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "ref1.table!A1:C3",
+                                              "title": "Bars"})
+    assert guessed.ok and guessed.content["data"] == "Sheet1!A1:C3"
+    assert guessed.content["note"] == "no sheet named 'ref1.table': the data is read from 'Sheet1', the only sheet"
+    cased = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "sheet1!A1:B3", "title": "B"})
+    assert cased.ok and cased.content["data"] == "Sheet1!A1:B3" and "note" not in cased.content
     # a first row / column of text is the names / categories whatever the call says; no chart over its table
     told = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": "A1:B3", "title": "Pie",
                                            "header_row": False, "categories_in_first_column": False, "anchor": "A1"})
@@ -474,8 +482,9 @@ async def test_set_cell_errors_say_what_to_fix(sheets: SpreadsheetsApplication, 
     assert "no sheet named 'Data'" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "Data!B2",
                                                                       "value": "x"})).error
     assert "value" in (await sheets.call("set_cell", {"path": "s.xlsx", "cell": "B2"})).error  # required
-    assert (await sheets.call("set_cell", {"path": "no.xlsx", "cell": "A1", "value": 1})).error.endswith(
-        "'no.xlsx' does not exist; the .xlsx files here: 's.xlsx'; a new one is made with create_workbook")
+    assert (await sheets.call("read_sheet", {"path": "no.xlsx"})).error.endswith(
+        "'no.xlsx' does not exist; the .xlsx files here: 's.xlsx'; a new one is made with create_workbook, or by "
+        "write_rows")
     assert (await sheets.call("read_sheet", {"path": "notes.docx"})).error.endswith(
         "is not an .xlsx path (only Excel .xlsx workbooks are supported); the .xlsx files here: 's.xlsx'")
     assert (root / "s.xlsx").read_bytes() == before

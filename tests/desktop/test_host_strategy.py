@@ -498,3 +498,17 @@ def test_the_hosts_own_fixes_of_a_plan_are_in_the_trajectory() -> None:
     amended = s.blackboard.trajectories[-1]
     assert amended.action == "plan amended by the host"
     assert amended.outcome == "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)"
+
+
+def test_steps_without_progress_end_a_subtask_as_done_only_when_all_it_declared_is_done() -> None:
+    s = read_done()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    for attempt in range(3):  # the chart its subtask declares fails every time
+        chart = CHART.model_copy(update={"arguments": {**CHART.arguments, "title": f"try {attempt}"}})
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", chart), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(chart, ok=False)), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FAIL" and record.reason is not None
+    assert "made no progress: 3 steps in a row" in record.reason.detail
+    assert "add_chart failed and never succeeded" in record.reason.detail

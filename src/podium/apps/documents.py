@@ -115,11 +115,14 @@ class DocumentsApplication(ToolApplication):
             ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create,
                      unapproved="a document that exists is added to (add_paragraphs, add_table), not created again",
                      effects=declared(self._create_effects), new_only=True),
-            ToolSpec("add_paragraphs", "Append paragraphs at the end and save.", ParagraphsArgs, self._add_paras,
+            ToolSpec("add_paragraphs", "Append paragraphs at the end and save (a new document if there is none).",
+                     ParagraphsArgs, self._add_paras,
                      effects=declared(self._add_effects)),
-            ToolSpec("add_heading", "Append a heading at the end and save.", HeadingArgs, self._add_heading,
+            ToolSpec("add_heading", "Append a heading at the end and save (a new document if there is none).",
+                     HeadingArgs, self._add_heading,
                      effects=declared(self._add_effects)),
-            ToolSpec("add_table", "Append a table at the end and save.", TableArgs, self._add_table,
+            ToolSpec("add_table", "Append a table at the end and save (a new document if there is none).",
+                     TableArgs, self._add_table,
                      effects=declared(self._add_effects)),
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
                      effects=declared(self._cell_effects)),
@@ -135,8 +138,9 @@ class DocumentsApplication(ToolApplication):
         return approval.whole_file(self.workspace, self._target(args.path), args.overwrite)
 
     def _add_effects(self, args: PathArgs) -> tuple[Effect, ...]:
+        """What is appended at the end: added to the document, or a new document where there is none."""
         path = self._target(args.path)
-        return (self.workspace.effect(path, Change.ADD),) if path.exists() else ()
+        return (self.workspace.effect(path, Change.ADD if path.exists() else Change.CREATE),)
 
     def _cell_effects(self, args: CellArgs) -> tuple[Effect, ...]:
         document = self._peek(args.path)
@@ -219,20 +223,20 @@ class DocumentsApplication(ToolApplication):
         return {"path": args.path, "created": True}
 
     def _add_paras(self, args: ParagraphsArgs) -> dict[str, Any]:
-        document = self._open(args.path)
+        document = self._open_or_new(args.path)
         for text in args.paragraphs:
             document.add_paragraph(text, style=self._style(document, args.style))
         self._save(document, args.path)
         return {"path": args.path, "added_paragraphs": len(args.paragraphs)}
 
     def _add_heading(self, args: HeadingArgs) -> dict[str, Any]:
-        document = self._open(args.path)
+        document = self._open_or_new(args.path)
         document.add_heading(args.text, level=args.level)
         self._save(document, args.path)
         return {"path": args.path, "added_heading": args.text}
 
     def _add_table(self, args: TableArgs) -> dict[str, Any]:
-        document = self._open(args.path)
+        document = self._open_or_new(args.path)
         width = max(len(row) for row in args.rows)
         if width == 0:
             raise ToolError("the table has no columns: give at least one cell")
@@ -308,8 +312,19 @@ class DocumentsApplication(ToolApplication):
         except Exception as exc:  # python-docx on a damaged package: any of a dozen exceptions
             raise ToolError(f"{path!r} is not a readable .docx file ({type(exc).__name__}: {exc})") from exc
 
+    def _open_or_new(self, path: str) -> Any:
+        """The document, or a new empty one where there is none: appending to a document that does not
+        exist yet makes it (the plan declared the path)."""
+        if self._target(path).exists():
+            return self._open(path)
+        import docx
+
+        return docx.Document()
+
     def _save(self, document: Any, path: str) -> None:
-        atomic_save(self._target(path), lambda tmp: document.save(str(tmp)))
+        target = self._target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_save(target, lambda tmp: document.save(str(tmp)))
 
     @staticmethod
     def _table(document: Any, path: str, index: int) -> Any:

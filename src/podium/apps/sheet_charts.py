@@ -19,16 +19,24 @@ def chart_sheets(workbook: Any, args: ChartArgs, file: Path) -> tuple[Any, Any, 
     """The data's sheet, the sheet the chart goes on, the data's range, and notes on what was taken
     otherwise than asked."""
     data_sheet_name, area = split_sheet(args.data)
-    if data_sheet_name not in (None, *workbook.sheetnames) and \
-            data_sheet_name.casefold() in (file.name.casefold(), file.stem.casefold()):
-        data_sheet_name = None  # 'budget.xlsx!A1:C5' (the 1.5B AppAgent's): the workbook, not a sheet
+    notes: list[str] = []
+    if data_sheet_name not in (None, *workbook.sheetnames):
+        same = [n for n in workbook.sheetnames if n.casefold() == data_sheet_name.casefold()]
+        if same:
+            data_sheet_name = same[0]
+        elif data_sheet_name.casefold() in (file.name.casefold(), file.stem.casefold()):
+            data_sheet_name = None  # 'budget.xlsx!A1:C5' (the 1.5B AppAgent's): the workbook, not a sheet
+        elif len(workbook.worksheets) == 1:  # one sheet: no doubt which the range is on
+            only = workbook.worksheets[0].title
+            notes.append(f"no sheet named {data_sheet_name!r}: the data is read from {only!r}, the only sheet")
+            data_sheet_name = only
     # A chart's sheet the workbook lacks is where the chart was to go, not data: the 1.5B AppAgent
     # named it after the chart's title ('Costs') three times. It goes on the data's sheet, said so.
     placed = args.sheet if args.sheet in workbook.sheetnames else None
     data_sheet = sheet_named(workbook, data_sheet_name or placed)
     target = sheet_named(workbook, placed) if placed else data_sheet
-    notes = [] if not args.sheet or placed else \
-        [f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data"]
+    if args.sheet and not placed:
+        notes.append(f"no sheet named {args.sheet!r}: the chart is on {target.title!r}, with its data")
     return data_sheet, target, area, notes
 
 

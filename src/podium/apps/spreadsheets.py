@@ -128,7 +128,8 @@ class SpreadsheetsApplication(ToolApplication):
                      effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
                      effects=declared(self._add_effects)),
-            ToolSpec("write_rows", "Write rows of values from a start cell and save.", WriteArgs, self._write,
+            ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
+                     WriteArgs, self._write,
                      unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),
             # A small model cannot work out a start cell: given only write_rows, it wrote a cell's address
             # as a value, and rows meant for under a table beside it.
@@ -171,6 +172,8 @@ class SpreadsheetsApplication(ToolApplication):
         """EDIT when a cell's value would be written over, ADD into empty cells, KEEP when the cells hold the
         values already; a write that will be refused (rows, bounds) has none."""
         check_rows(args.rows, args.start)
+        if not self._xlsx_path(args.path).exists():
+            return (self.workspace.effect(self._xlsx_path(args.path), Change.CREATE),)  # a new workbook
         sheet = sheet_named(self._peek(args.path), args.sheet)
         first_col, first_row = parse_cell(args.start, "start")
         check_write_bounds(sheet, first_col, first_row, args.rows, f"writing at {args.start}")
@@ -314,7 +317,7 @@ class SpreadsheetsApplication(ToolApplication):
             notes += [_as_text(texts)] if texts else []
             return {**done, "note": "; ".join(notes)} if notes else done
 
-        return self._edit(args.path, change)
+        return self._edit(args.path, change, new_sheet=args.sheet or "Sheet1")
 
     def _set_cell(self, args: CellArgs) -> dict[str, Any]:
         write = _as_rows(args)
@@ -391,9 +394,21 @@ class SpreadsheetsApplication(ToolApplication):
         return result
 
     # -- workbook I/O --------------------------------------------------------------------------
-    def _edit(self, path: str, change: Callable[[Any], T]) -> T:
+    def _edit(self, path: str, change: Callable[[Any], T], *, new_sheet: str | None = None) -> T:
         """Load, change, save: openpyxl writes the cells, the original drawings are grafted back. The
-        workbook a call's effects just parsed is the one changed, when the file is as it was then."""
+        workbook a call's effects just parsed is the one changed, when the file is as it was then. With
+        `new_sheet`, a workbook that does not exist yet is made, its one sheet so named (writing rows into
+        a new workbook makes it: the plan declared the path)."""
+        if new_sheet is not None and not self._xlsx_path(path).exists():
+            from openpyxl import Workbook
+
+            workbook = Workbook()
+            workbook.active.title = new_sheet
+            result = change(workbook)
+            target = self._xlsx_path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_save(target, lambda tmp: workbook.save(str(tmp)))
+            return result
         resolved = self._existing(path)
         original = self._bytes(resolved, path)
         key = (str(resolved), _digest(original))
@@ -470,7 +485,7 @@ class SpreadsheetsApplication(ToolApplication):
         resolved = self._xlsx_path(path)
         if not resolved.exists():
             raise self.workspace.missing(path, f"{self.workspace.of_type('.xlsx')}; a new one is made with "
-                                               "create_workbook")
+                                               "create_workbook, or by write_rows")
         return resolved
 
 
