@@ -4,6 +4,8 @@
     python bench/tasks/run.py --model ollama:qwen2.5:7b --only seed_bar_chart sum_column
     python bench/tasks/run.py --model local --family reworded     # only the rewordings (or original, new)
     python bench/tasks/run.py --list                               # the tasks and what each checks
+    python bench/tasks/run.py --model local --record-scripts DIR   # ... and write each run as DIR/<task>.json
+    python bench/tasks/run.py --scripts bench/tasks/scripts        # play each task's script, no rules
 
 Every task runs in a fresh temporary folder with its own `podium` process (--batch: questions get the
 default answer, sensitive actions are refused) and a per-task timeout; then its checker opens the files.
@@ -12,6 +14,12 @@ of prompt tokens a prompt cache served where the run reports it), the totals per
 reworded, new) and per category (tasks passed, safety tasks passed, false FINISH: the run said FINISH but
 its checker failed; ERROR runs), the originals against their rewordings, and the overall totals; writes
 everything as JSON (--json-out, default: a file in the temporary folder).
+
+--record-scripts DIR writes, after each task, its run's model answers as the host took them to
+DIR/<task>.json (`podium script`, from the journal the run wrote to: the default one, or the one --config
+names). --scripts DIR plays each task from DIR/<task>.json (`--model scripted:...`) with no compensation
+rules (`[host] rules = "none"` added to the configuration the task runs with); tasks without a script are
+listed as such and left out of the totals, not counted as failures.
 Exit code 0 when the suite ran (whatever the pass rate), 2 for a usage error.
 """
 
@@ -29,7 +37,16 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.tasks.runner import Options, TaskResult, false_finish, report, run_suite, totals, write_json
+from bench.tasks.runner import (
+    Options,
+    TaskResult,
+    false_finish,
+    report,
+    run_suite,
+    script_path,
+    totals,
+    write_json,
+)
 from bench.tasks.suite import select
 from bench.tasks.task import Category, Family, Task
 from rich.console import Console
@@ -59,9 +76,19 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--config", help="podium.toml to pass to podium run")
     parser.add_argument("--podium", help="the command standing for `podium` (default: the installed one)")
     parser.add_argument("--keep", type=Path, help="keep every task's folder, summary and log under this folder")
+    parser.add_argument("--record-scripts", type=Path, metavar="DIR",
+                        help="write each task's run as a script of its model answers, DIR/<task>.json")
+    parser.add_argument("--scripts", type=Path, metavar="DIR",
+                        help="play each task from its script DIR/<task>.json with no compensation rules "
+                             "(instead of --model)")
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = parser.parse_args(argv)
-    if not args.list and not args.model:
+    if args.scripts is not None:
+        if args.model:
+            parser.error("--scripts plays each task's script: leave out --model")
+        if not args.scripts.is_dir():
+            parser.error(f"--scripts {args.scripts}: no such folder")
+    elif not args.list and not args.model:
         parser.error("--model is required (e.g. --model local for the embedded default model)")
     if args.timeout <= 0:
         parser.error("--timeout must be a positive number of seconds")
@@ -166,12 +193,26 @@ def main(argv: list[str] | None = None) -> int:
     if not tasks:
         console.print("error: no task matches --only, --family and --category together")
         return 2
+    unscripted: list[str] = []
+    model = args.model
+    if args.scripts is not None:
+        unscripted = [t.name for t in tasks if not script_path(args.scripts, t.name).is_file()]
+        tasks = [t for t in tasks if t.name not in unscripted]
+        model = f"scripted:{args.scripts.resolve()} (rules none)"
+        if unscripted:
+            console.print(f"no script in {args.scripts} for {len(unscripted)} task(s), left out: "
+                          f"{', '.join(unscripted)}")
+        if not tasks:
+            console.print(f"error: {args.scripts} holds no script of the tasks selected")
+            return 2
     podium = shlex.split(args.podium) if args.podium else default_podium()
-    options = Options(model=args.model, podium=tuple(podium), timeout=args.timeout, config=args.config,
-                      keep=args.keep.resolve() if args.keep else None)
+    options = Options(model=model, podium=tuple(podium), timeout=args.timeout, config=args.config,
+                      keep=args.keep.resolve() if args.keep else None,
+                      record_scripts=args.record_scripts.resolve() if args.record_scripts else None,
+                      scripts=args.scripts.resolve() if args.scripts else None)
     started = datetime.now(UTC)
     json_out = args.json_out or Path(tempfile.gettempdir()) / f"podium-tasks-{started:%Y%m%d-%H%M%S}.json"
-    console.print(f"{len(tasks)} task(s), model {args.model!r}, podium: {shlex.join(podium)}, "
+    console.print(f"{len(tasks)} task(s), model {model!r}, podium: {shlex.join(podium)}, "
                   f"timeout {args.timeout:.0f} s per task")
 
     def started_one(number: int, task: Task) -> None:
@@ -180,13 +221,18 @@ def main(argv: list[str] | None = None) -> int:
     def ended_one(number: int, task: Task, result: TaskResult) -> None:
         console.print(f"{'pass' if result.passed else 'FAIL'} ({result.status}, {result.seconds:.0f} s): "
                       f"{result.reason}")
+        if options.record_scripts is not None:
+            console.print(f"  script: {result.script}" if result.script else
+                          f"  no script written: {result.script_error}")
 
     results = run_suite(tasks, options, on_result=ended_one, on_start=started_one)
-    console.print(results_table(results, args.model))
+    console.print(results_table(results, model))
     console.print(groups_table(results))
     for line in totals_lines(results):
         console.print(line)
-    write_json(report(results, options, started), json_out)
+    if unscripted:
+        console.print(f"left out for want of a script: {_names(unscripted)}")
+    write_json(report(results, options, started, unscripted), json_out)
     console.print(f"JSON report: {json_out}")
     return 0
 

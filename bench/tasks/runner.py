@@ -4,6 +4,12 @@ Each task gets its own temporary folder (the workspace, built by the task) and i
 with a per-task timeout; on timeout the process group gets SIGTERM (podium then saves its record and
 summary), then SIGKILL if it does not end. The checker runs on whatever the folder holds afterwards,
 timeouts and crashes included: a run that did harm before it hung still fails its safety check.
+
+Scripted replays: with `record_scripts`, each task's run is written, once it ended, as a script of its
+model answers (`podium script SESSION -o DIR/<task>.json`, from the journal the run wrote to); with
+`scripts`, each task is played from `DIR/<task>.json` (`--model scripted:...`) with no compensation rules: a
+podium.toml beside the workspace with `[host] rules = "none"` and every other setting of the configuration
+the task would have run with (its own podium.toml, or --config).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -24,6 +31,7 @@ from typing import Any
 
 from . import folder_view
 from .task import EndState, Family, RunInfo, Task
+from .toml_text import toml_text
 
 SCHEMA = 1
 TERM_GRACE = 20.0  # seconds podium gets after SIGTERM to save its record before SIGKILL
@@ -38,6 +46,8 @@ class Options:
     timeout: float = 900.0
     config: str | None = None  # passed to podium as --config
     keep: Path | None = None  # keep every task's folder, summary and log here
+    record_scripts: Path | None = None  # write each run's model answers here as <task>.json
+    scripts: Path | None = None  # play each task from <task>.json here, with no compensation rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,8 @@ class TaskResult:
     session: str | None = None
     log_tail: str = ""
     kept: str | None = None
+    script: str | None = None  # the script written from this run (record_scripts), or played (scripts)
+    script_error: str = ""  # why none was written
 
 
 def run_task(task: Task, options: Options) -> TaskResult:
@@ -75,10 +87,15 @@ def run_task(task: Task, options: Options) -> TaskResult:
         task.build(work)
         before = folder_view.snapshot(work)
         summary_path, log_path = root / "summary.json", root / "podium.log"
-        command = [*options.podium, "run", task.request, "--workdir", str(work), "--model", options.model,
-                   "--batch", "--json-out", str(summary_path)]
         # a task that brings its own configuration (its applications: a GUI program) is run with it
         config = str(work / "podium.toml") if (work / "podium.toml").is_file() else options.config
+        model, script = options.model, None
+        if options.scripts is not None:
+            script = script_path(options.scripts, task.name)
+            model = f"scripted:{script}"
+            config = str(scripted_config(Path(config) if config else None, root / "podium-scripted.toml"))
+        command = [*options.podium, "run", task.request, "--workdir", str(work), "--model", model,
+                   "--batch", "--json-out", str(summary_path)]
         if config:
             command += ["--config", config]
         started = time.monotonic()
@@ -91,6 +108,11 @@ def run_task(task: Task, options: Options) -> TaskResult:
         verdict = task.evaluate(EndState(work, before, run))
         log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
         finished = run.status == "FINISH" and exit_code == 0
+        session = summary.get("session") if summary else None
+        script_error = ""
+        if options.record_scripts is not None:
+            script, script_error = _record_script(options, session, config, script_path(options.record_scripts,
+                                                                                         task.name))
         kept = _keep(options.keep, task.name, root) if options.keep else None
         return TaskResult(
             task=task.name, category=task.category.value, safety=task.is_safety, passed=verdict.passed,
@@ -98,9 +120,49 @@ def run_task(task: Task, options: Options) -> TaskResult:
             model_calls=run.model_calls, tokens=run.tokens, seconds=round(run.seconds or seconds, 2),
             family=task.family.value, original=task.original, input_tokens=run.input_tokens,
             output_tokens=run.output_tokens, cached_tokens=run.cached_tokens, cache_share=run.cache_share,
-            text=run.text[:TEXT_CHARS], questions=list(run.questions),
-            session=summary.get("session") if summary else None,
-            log_tail="" if finished else (crash or "") + log[-LOG_TAIL:], kept=kept)
+            text=run.text[:TEXT_CHARS], questions=list(run.questions), session=session,
+            log_tail="" if finished else (crash or "") + log[-LOG_TAIL:], kept=kept,
+            script=None if script is None else str(script), script_error=script_error)
+
+
+def script_path(folder: Path, task: str) -> Path:
+    """Where a task's script is: `<task>.json` in the scripts folder."""
+    return (folder / f"{task}.json").resolve()
+
+
+def _record_script(options: Options, session: str | None, config: str | None, path: Path) -> tuple[Path | None, str]:
+    """`podium script SESSION -o PATH` against the journal the run wrote to: (the script, or why none)."""
+    if not session:
+        return None, "the run left no record to write a script from"
+    command = [*options.podium, "script", session, "--output", str(path)]
+    if config:
+        command += ["--config", config]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "NO_COLOR": "1"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"podium script did not run: {exc}"
+    if done.returncode != 0:
+        return None, " ".join((done.stdout + done.stderr).split())[-LOG_TAIL:] or f"exit code {done.returncode}"
+    return path, ""
+
+
+def scripted_config(base: Path | None, path: Path) -> Path:
+    """Write at `path` the configuration a script is played with: `base`'s settings (the task's own
+    podium.toml, or --config; none: the defaults) with `[host] rules = "none"`. Relative paths of `base`
+    that podium reads relative to its file ([journal] path, [apps] workspace) are made absolute, since the
+    new file lives elsewhere."""
+    data: dict[str, Any] = {}
+    if base is not None:
+        data = tomllib.loads(base.read_text(encoding="utf-8"))
+        folder = base.resolve().parent
+        for table, key in (("journal", "path"), ("apps", "workspace")):
+            value = data.get(table, {}).get(key)
+            if isinstance(value, str) and not Path(value).expanduser().is_absolute():
+                data[table][key] = str(folder / value)
+    data["host"] = {**data.get("host", {}), "rules": "none"}
+    path.write_text(toml_text(data), encoding="utf-8")
+    return path
 
 
 def _execute(command: list[str], log_path: Path, timeout: float) -> tuple[int | None, bool, str | None]:
@@ -221,9 +283,13 @@ def totals(results: Sequence[TaskResult]) -> dict[str, Any]:
     }
 
 
-def report(results: Sequence[TaskResult], options: Options, started: datetime) -> dict[str, Any]:
+def report(results: Sequence[TaskResult], options: Options, started: datetime,
+           unscripted: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON report; `unscripted`: the tasks a scripted replay left out for want of a script."""
     return {
         "schema": SCHEMA, "model": options.model, "podium": list(options.podium), "timeout": options.timeout,
+        "scripts": None if options.scripts is None else str(options.scripts), "unscripted": list(unscripted),
+        "record_scripts": None if options.record_scripts is None else str(options.record_scripts),
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "totals": totals(results), "tasks": [asdict(r) for r in results],

@@ -81,3 +81,42 @@ async def test_a_deleted_file_is_written_back_and_a_corrupt_copy_stops_everythin
     assert deleted.action is UndoAction.RECREATE and changed.action is UndoAction.RESTORE
     apply_undo(plan_undo("r", store.changes("r")), store)
     assert gone.read_bytes() == b"\x00deleted by the run" and kept.read_text() == "v1"
+
+
+async def test_folders_the_run_made_go_with_its_files_and_one_it_removed_comes_back(store: Store,
+                                                                                    tmp_path: Path) -> None:
+    """The executor logs a folder a batch makes (backup/, backup/2024/) with the FOLDER mark; undo removes
+    such a folder once the run's files in it are gone, keeps one where someone else put a file, and makes a
+    folder the run removed again (its files come back from their copies)."""
+    from podium.journal.files import FOLDER
+
+    workspace = tmp_path / "ws"
+    (workspace / "old").mkdir(parents=True)
+    journal = Journal(store)
+    journal.opened("r", "Test")
+    kept = workspace / "old" / "kept.txt"
+    kept.write_text("the person's\n")
+    was = journal.save_file("r", kept)
+    kept.unlink()
+    (workspace / "old").rmdir()  # the run removed old/ and what it held
+    journal.record_change("r", workspace, "old/kept.txt", was, None)
+    journal.record_change("r", workspace, "old", FOLDER, None)
+    for folder in ("backup", "backup/2024", "shared"):
+        (workspace / folder).mkdir()
+        journal.record_change("r", workspace, folder, None, FOLDER)
+    for name in ("backup/2024/q1.xlsx", "shared/list.txt"):
+        (workspace / name).write_text(name)
+        journal.record_change("r", workspace, name, None, journal.save_file("r", workspace / name))
+    (workspace / "shared" / "mine.txt").write_text("put there by someone else")
+
+    plan = plan_undo("r", store.changes("r"))
+    assert not plan.conflicts
+    done = apply_undo(plan, store)
+    assert {s.change.path: s.action for s in done if s.action in (UndoAction.REMOVE_FOLDER,
+                                                                    UndoAction.RECREATE_FOLDER)} == {
+        "backup/2024": UndoAction.REMOVE_FOLDER, "backup": UndoAction.REMOVE_FOLDER, "old": UndoAction.RECREATE_FOLDER}
+    assert sorted(p.relative_to(workspace).as_posix() for p in workspace.rglob("*")) == [
+        "old", "old/kept.txt", "shared", "shared/mine.txt"]
+    assert kept.read_text() == "the person's\n"
+    left = plan_undo("r", store.changes("r")).work  # only the folder someone else still uses
+    assert [(s.change.path, s.action) for s in left] == [("shared", UndoAction.REMOVE_FOLDER)]

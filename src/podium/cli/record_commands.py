@@ -1,4 +1,4 @@
-"""The commands on recorded runs: sessions, show, report, replay, resume, undo.
+"""The commands on recorded runs: sessions, show, report, replay, resume, undo, script.
 
 RUN is a run's name, a unique prefix of it, or `last`. Each works against the journal podium.toml names
 (a SQLite file or a PostgreSQL server); a journal that cannot be read is one line, exit 1.
@@ -148,3 +148,21 @@ def resume(
         _write_json(json_out, summary.to_dict())
     _print_outcome(_out(), summary)
     raise typer.Exit(summary.exit_code)
+
+
+@app.command()
+@_user_errors
+def script(
+    run: RunArgument,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The script file to write (default: "
+                                                "RUN.script.json in the current folder).", show_default=False)] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Write a desktop run's model answers, as the host took them, as a script for --model scripted:FILE."""
+    from podium.cli.script_export import export_script
+
+    with _journal(config) as store:
+        exported = export_script(store, run)
+    path = exported.write(output or Path.cwd() / f"{exported.run}.script.json")
+    changed = f"{len(exported.changes)} transformed (see its note)" if exported.changes else "none transformed"
+    _out().print(f"script: {path} ({exported.answers} answers; {changed})")

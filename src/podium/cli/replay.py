@@ -26,12 +26,15 @@ def replay_run(store: Any, ident: str, console: Console) -> bool:
     if options is None:
         raise ConfigError(f"run {record.name} kept no strategy options to replay with (not a desktop run, or "
                           "recorded by an older podium)")
-    steps = replay(HostStrategy(), strategy_options(options), store.entries(record.name))
+    entries = store.entries(record.name)
+    steps = replay(HostStrategy(), strategy_options(options), entries)
     for step in steps:
         if step.matches:
             continue
-        console.print(f"[red]divergence[/] at entry {step.seq} of {len(steps)} ({type(step.input).__name__}"
+        console.print(f"[red]divergence[/] at entry {step.seq} of {len(entries)} ({type(step.input).__name__}"
                       f"{_who(step.input)}):")
+        if step.error is not None:
+            console.print(f"the strategy now fails on it: {escape(step.error)}", soft_wrap=True)
         recorded = _lines(json.loads(step.recorded))
         now = _lines(json.loads(codec.dumps(step.ops)))
         diff = list(difflib.unified_diff(recorded, now, "recorded", "replayed", n=2, lineterm=""))

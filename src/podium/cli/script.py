@@ -6,7 +6,8 @@ and the judge from replies written in advance (demos, tests, and checkers that n
       "planner": [ <reply>, <reply>, ... ],   # the HostAgent's answers, in order
       "apps": {"documents": [ ... ], "spreadsheets": [ ... ]},   # each AppAgent's, in order
       "app": [ ... ],                         # optional: for any application not named in "apps"
-      "judge": [ ... ]                        # optional: the judge's (when evaluation is on)
+      "judge": [ ... ],                       # optional: the judge's (when evaluation is on)
+      "note": "..."                           # optional: for people (where the script came from); not played
     }
 
 A reply is a JSON object (sent as JSON text: the agent's output), a string (sent as it is), or one of
@@ -30,6 +31,7 @@ from podium.backends.scripted import Fail, Hang, Say, ScriptedBackend, Step
 from podium.errors import ConfigError, ReasonKind
 
 ROLES = ("planner", "apps", "app", "judge", "usage")
+KEYS = (*ROLES, "note")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +71,9 @@ def load_script(path: str | Path) -> Script:
         raise ConfigError(f"scripted model: {path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"scripted model: {path} must hold a JSON object with {', '.join(ROLES)}")
-    unknown = sorted(set(data) - set(ROLES))
+    unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise ConfigError(f"scripted model: {path}: unknown key(s) {unknown}; the keys are {list(ROLES)}")
+        raise ConfigError(f"scripted model: {path}: unknown key(s) {unknown}; the keys are {list(KEYS)}")
 
     def replies(value: Any, where: str) -> tuple[Any, ...]:
         if not isinstance(value, list):

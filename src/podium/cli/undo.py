@@ -15,7 +15,9 @@ from podium.journal import Liveness, liveness
 from podium.journal.undo import UndoAction, UndoRefused, apply_undo, plan_undo
 
 _DONE = {UndoAction.RESTORE: "restored", UndoAction.REMOVE: "removed (the run created it)",
-         UndoAction.RECREATE: "written back (the run deleted it)"}
+         UndoAction.RECREATE: "written back (the run deleted it)",
+         UndoAction.REMOVE_FOLDER: "folder removed (the run created it)",
+         UndoAction.RECREATE_FOLDER: "folder made again (the run removed it)"}
 
 
 def undo_run(store: Any, ident: str, console: Console, *, force: bool = False) -> int:

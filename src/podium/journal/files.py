@@ -9,6 +9,8 @@ from pathlib import Path
 
 from podium.errors import PodiumError
 
+FOLDER = "folder"  # the change log's mark for a folder, where a file's is the SHA-256 of its bytes
+
 
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of `path`; None when nothing is there. A FIFO, a device, a socket or a folder, or a file

@@ -97,17 +97,24 @@ class ReplayStep:
     state: Any
     matches: bool  # the strategy decided now what it decided then
     recorded: str = ""  # the ops it decided then (JSON text)
+    error: str | None = None  # the strategy raised on this input now (the replay ends there)
 
 
 def replay(strategy: Strategy[Any], opts: Mapping[str, Any], entries: list[Entry]) -> list[ReplayStep]:
     """Re-run a strategy over a recorded session without any agent or model: the recorded responses
     are fed back in. Each step says whether the strategy still decides the same ops; objects that are not
-    values (a backend, a behaviour: recorded by type only) are not compared."""
+    values (a backend, a behaviour: recorded by type only) are not compared. A strategy that raises on an
+    input (a record altered, or a strategy changed, so that an input no longer fits its state) diverges
+    there, with the error, and the replay ends: the session would have halted."""
     state, _ = strategy.init(opts)
     steps = []
     for entry in entries:
         input = codec.loads(entry.input)
-        ops, state = decide(strategy, input, state)
+        try:
+            ops, state = decide(strategy, input, state)
+        except Exception as exc:
+            steps.append(ReplayStep(entry.seq, input, [], state, False, entry.ops, f"{type(exc).__name__}: {exc}"))
+            break
         same = codec.same_values(json.loads(codec.dumps(ops)), json.loads(entry.ops))
         steps.append(ReplayStep(entry.seq, input, ops, state, same, entry.ops))
     return steps

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from podium.errors import PodiumError
+from podium.journal.files import FOLDER
 
 DEFAULT_MAX_SESSION_BYTES = 512 * 1024 * 1024  # file copies one session may keep in the artifact store
 
@@ -236,10 +237,11 @@ class _SqlStore:
 
     def record_change(self, name: str, workspace: str, path: str, before: str | None, after: str | None) -> None:
         """Log a change of `path` (relative to `workspace`) by run `name`: the first change keeps its
-        `before`, every later one only moves `after`. Both name bytes this session saved (or are None)."""
+        `before`, every later one only moves `after`. Both name bytes this session saved (or are None, or
+        FOLDER: a folder, whose files are logged one by one)."""
         for digest in (before, after):
-            if digest is not None and not self._run("SELECT 1 FROM session_blobs WHERE session = ? AND digest = ?",
-                                                    (name, digest)).fetchone():
+            if digest not in (None, FOLDER) and not self._run(
+                    "SELECT 1 FROM session_blobs WHERE session = ? AND digest = ?", (name, digest)).fetchone():
                 raise PodiumError(f"record_change({path!r}): {digest[:12]} is not a copy saved for run {name!r}; "
                                   "save the bytes first (save_bytes / save_file)")
         now = time.time()

@@ -1,5 +1,6 @@
 """Taking a run's file changes back, from its change log: every file it changed gets the bytes it had
-before the run, every file it created is removed.
+before the run, every file it created is removed, and so is every folder it created once it is empty again
+(a folder that holds files the run did not make is left); a folder it removed is made again.
 
 A file changed since the run by someone else (its bytes are neither the run's last nor its first) is
 not overwritten: the plan lists it as a conflict and nothing is done unless the caller forces it. A
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from podium.errors import PodiumError
-from podium.journal.files import read_regular
+from podium.journal.files import FOLDER, read_regular
 from podium.journal.store import Change
 
 _READ_LIMIT = 1 << 34  # the store's own limit bounds what a run saved; this only guards the hash of today's file
@@ -27,6 +28,8 @@ class UndoAction(StrEnum):
     RESTORE = "restore"  # write the bytes it had before the run
     REMOVE = "remove"  # the run created it
     RECREATE = "recreate"  # the run deleted it: write it back
+    REMOVE_FOLDER = "remove_folder"  # the run created the folder: removed once what the run put in it is gone
+    RECREATE_FOLDER = "recreate_folder"  # the run removed the folder: made again
     NOTHING = "nothing"  # it already is as it was before the run
 
 
@@ -73,6 +76,9 @@ def plan_undo(session: str, changes: list[Change]) -> UndoPlan:
     steps = []
     for change in changes:
         file = Path(change.workspace) / change.path
+        if FOLDER in (change.before, change.after):
+            steps.append(_folder_step(change, _inside(change, file)))
+            continue
         now = digest_of(_inside(change, file))
         if now == change.before:
             action = UndoAction.NOTHING
@@ -86,21 +92,44 @@ def plan_undo(session: str, changes: list[Change]) -> UndoPlan:
     return UndoPlan(session, tuple(steps))
 
 
+def _folder_step(change: Change, folder: Path) -> UndoStep:
+    there = folder.is_dir() and not folder.is_symlink()
+    now = FOLDER if there else None
+    if change.before is None and there:
+        return UndoStep(change, UndoAction.REMOVE_FOLDER, False, now)
+    if change.before == FOLDER and not os.path.lexists(folder):
+        return UndoStep(change, UndoAction.RECREATE_FOLDER, False, now)
+    return UndoStep(change, UndoAction.NOTHING, False, now)
+
+
 def apply_undo(plan: UndoPlan, store: Any, *, force: bool = False) -> list[UndoStep]:
     """Carry the plan out; returns the steps done. Without `force`, a plan with conflicts is refused
     whole (UndoRefused lists them). Every copy is read and checked before the first file is touched."""
     if plan.conflicts and not force:
         raise UndoRefused(plan)
-    copies = {s.change.before: store.load_bytes(s.change.before) for s in plan.work if s.change.before is not None}
+    files = [s for s in plan.work if s.action not in _FOLDER_ACTIONS]
+    copies = {s.change.before: store.load_bytes(s.change.before) for s in files if s.change.before is not None}
     done = []
-    for step in plan.work:
+    for step in (s for s in plan.work if s.action is UndoAction.RECREATE_FOLDER):  # before the files they held
+        _inside(step.change, step.file).mkdir(parents=True, exist_ok=True)
+        done.append(step)
+    for step in files:
         file = _inside(step.change, step.file)
         if step.action is UndoAction.REMOVE:
             file.unlink(missing_ok=True)
         else:
             _write_atomically(file, copies[step.change.before])
         done.append(step)
+    made = [s for s in plan.work if s.action is UndoAction.REMOVE_FOLDER]
+    for step in sorted(made, key=lambda s: s.change.path.count("/"), reverse=True):  # the deepest first
+        folder = _inside(step.change, step.file)
+        if folder.is_dir() and not any(folder.iterdir()):  # what someone else put in it stays, and it with it
+            folder.rmdir()
+            done.append(step)
     return done
+
+
+_FOLDER_ACTIONS = (UndoAction.REMOVE_FOLDER, UndoAction.RECREATE_FOLDER)
 
 
 def _inside(change: Change, file: Path) -> Path:

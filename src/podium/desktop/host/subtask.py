@@ -10,17 +10,18 @@ anything else is one more step with what went wrong in front of it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 from podium.desktop.host import verify
-from podium.desktop.host.decide import changed_nothing, decide, made, observed, progressed, remember
+from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import Result, dispatch_execute, dispatch_propose, end_subtask, finish_run, settle
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
 from podium.desktop.host.run import record_step, remember_line, run_of, set_record, update_subtask, with_run
-from podium.desktop.host.state import HostState, InteractionKind, Proposal
+from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
-from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, call_text, summarize
+from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
 from podium.desktop.wire.schemas import AppOutput, AppStatus
 from podium.errors import Reason, ReasonKind
 
@@ -53,6 +54,22 @@ def _broken(s: HostState, agent: str, sid: str, report: AppStepReport) -> Result
     return finish_run(s, HostEvent.BROKEN, reason)
 
 
+def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts: Sequence[CallFacts]) -> Decision:
+    """The host's decision on an AppAgent's answer (podium.desktop.host.decide) with the run's values: the
+    person's words, what the run created, the protected paths, the rules in force (`s.rules`). `podium script`
+    asks it again with no rules to tell the calls a rule refused from those the mechanisms did."""
+    run = run_of(s)
+    given = " ".join((run.request, *(qa.answer for qa in record.answers)))
+    return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
+                  given=given)
+
+
+def new_questions(record: SubtaskRecord, questions: Sequence[str]) -> tuple[str, ...]:
+    """The questions the person has not answered for this subtask yet."""
+    asked = {qa.question.casefold() for qa in record.answers}
+    return tuple(q for q in questions if q.casefold() not in asked)
+
+
 def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Result:
     run = run_of(s)
     record = run.subtasks[sid]
@@ -74,16 +91,13 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         s = update_subtask(s, sid, SubtaskEvent.RETRY, repairs=record.repairs + 1,
                            feedback=repair_feedback(report.raw, problem))
         return dispatch_propose(s, sid)
-    given = " ".join((run.request, *(qa.answer for qa in record.answers)))
     facts = tuple(report.facts)
-    decision = decide(output, facts, record, active=s.rules, created=run.created, protected=s.config.protected,
-                      given=given)
+    decision = step_decision(s, record, output, facts)
     proposal = Proposal(output, facts, decision.run, decision.skipped, fired=decision.fired,
                         failed_again=decision.failed_again, timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")
-    asked = {qa.question.casefold() for qa in record.answers}
-    if questions := tuple(q for q in decision.questions if q.casefold() not in asked):
+    if questions := new_questions(record, decision.questions):
         s = _trajectory(s, agent, sid, "PENDING", proposal, ())
         s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING, proposal=None)
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=questions, summary=output.comment)
@@ -220,8 +234,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
 
 def _pending(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     record = run_of(s).subtasks[sid]
-    asked = {qa.question.casefold() for qa in record.answers}
-    new = tuple(q for q in output.questions if q.casefold() not in asked)
+    new = new_questions(record, output.questions)
     if not new:  # asked again: no progress, counted like a step whose calls all failed
         given = "; ".join(f"{qa.question!r}: {qa.answer!r}" for qa in record.answers)
         return _go_on(s, agent, sid, output, (), None, said=(

@@ -16,10 +16,12 @@ import logging
 import os
 import shutil
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from podium.desktop.wire.messages import ActionResult, Call
+
+FOLDER = "folder"  # the change log's mark for a folder (podium.journal.files.FOLDER: that layer is below this one)
 
 log = logging.getLogger("podium.desktop.intents")
 PREFIX = "intent:"
@@ -78,13 +80,19 @@ class JournalIntents:
     # -- the files ---------------------------------------------------------------------------------------
 
     def _copies(self, calls: Sequence[Call]) -> dict[str, str | None]:
-        """A copy of every file the calls name, as it is now (None: absent), by workspace path."""
+        """A copy of every file the calls name, as it is now (None: absent), by workspace path; and the
+        folders on their way that do not exist yet (a call that makes backup/q1.xlsx makes backup too),
+        so that undo removes them with the files."""
         found: dict[str, str | None] = {}
         for call in calls:
             for effect in call.effects:
                 path = effect.path
                 if path in found or path.startswith("/") or path in (".", ""):
                     continue
+                for folder in PurePosixPath(path).parents:
+                    name = folder.as_posix()
+                    if name not in (".", "") and name not in found and not os.path.lexists(self.workspace / name):
+                        found[name] = None
                 try:
                     found[path] = self._save(path)
                 except Exception:
@@ -94,7 +102,7 @@ class JournalIntents:
     def _save(self, path: str) -> str | None:
         full = self.workspace / path
         if full.is_dir() and not full.is_symlink():
-            return "folder"
+            return FOLDER
         return self.journal.save_file(self.session, full)
 
     def _put_back(self, intent: str, before: Mapping[str, str | None]) -> None:
@@ -102,7 +110,7 @@ class JournalIntents:
         for path, was in before.items():
             full = self.workspace / path
             try:
-                if was == "folder":
+                if was == FOLDER:
                     continue  # a folder that was there stays; what the batch put in it is named on its own
                 current = None if not os.path.lexists(full) else self._save(path)
                 if current == was:

@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from podium.journal.files import FOLDER
 from podium.journal.outcome import explain
 from podium.journal.report.diffs import diff_file
 from podium.journal.report.model import Report, Step
@@ -219,6 +220,10 @@ def _changes(report: Report) -> str:
     parts = []
     for change in report.changes:
         verb = "created" if change.before is None else "deleted" if change.after is None else "changed"
+        if FOLDER in (change.before, change.after):
+            parts.append(f'<section class="file" data-path="{escape(change.path)}"><h3>{escape(change.path)}/ '
+                         f'<span class="muted">folder {verb}</span></h3></section>')
+            continue
         missing = [report.unreadable[d] for d in (change.before, change.after) if d in report.unreadable]
         parts.append(f'<section class="file" data-path="{escape(change.path)}"><h3>{escape(change.path)} '
                      f'<span class="muted">{verb}</span></h3>')

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from podium.journal import codec
+from podium.journal.files import FOLDER
 from podium.journal.store import Change, SessionRecord
 
 
@@ -151,7 +152,7 @@ def gather(store: Any, name: str) -> Report:
     _join_trajectory(report)
     for change in report.changes:
         for digest in (change.before, change.after):
-            if digest is not None and digest not in report.copies and digest not in report.unreadable:
+            if digest not in (None, FOLDER) and digest not in report.copies and digest not in report.unreadable:
                 try:
                     report.copies[digest] = store.load_bytes(digest)
                 except Exception as exc:  # a damaged copy is shown as such; the rest of the report stands
