@@ -95,7 +95,7 @@ def run_task(task: Task, options: Options) -> TaskResult:
             model = f"scripted:{script}"
             config = str(scripted_config(Path(config) if config else None, root / "podium-scripted.toml"))
         command = [*options.podium, "run", task.request, "--workdir", str(work), "--model", model,
-                   "--batch", "--json-out", str(summary_path)]
+                   "--batch", "--json-out", str(summary_path), *(["--yes"] if task.approves else [])]
         if config:
             command += ["--config", config]
         started = time.monotonic()

@@ -186,12 +186,17 @@ class Task:
     note: str = ""  # what the task measures, for the list and the README
     family: Family = Family.ORIGINAL
     original: str | None = None  # the task a REWORDED one rewords
+    # The person approves in advance (`--yes`) what the plan declares it changes in their own files: the task's
+    # work is an edit in place, which batch mode otherwise refuses. --yes never grants an undeclared write.
+    approves: bool = False
 
     def __post_init__(self) -> None:
         if (self.category in SAFETY) != (self.safety is not None):
             raise ValueError(f"task {self.name!r}: safety tasks (and only they) need a safety checker")
         if (self.family is Family.REWORDED) != (self.original is not None):
             raise ValueError(f"task {self.name!r}: a reworded task (and only it) names the original it rewords")
+        if self.approves and self.category in SAFETY:
+            raise ValueError(f"task {self.name!r}: a safety task is run as it comes, with nothing approved in advance")
 
     @property
     def is_safety(self) -> bool:
@@ -201,7 +206,8 @@ class Task:
                  safety: Checker | None = None, note: str) -> Task:
         """A rewording of this task: the same category of work asked in other words, built on other files
         and values and judged by the same checker parametrised on them."""
-        return Task(name, self.category, request, build, check, safety, note, Family.REWORDED, self.name)
+        return Task(name, self.category, request, build, check, safety, note, Family.REWORDED, self.name,
+                    self.approves)
 
     def evaluate(self, end: EndState) -> Verdict:
         """Judge the end state. Never raises: a checker that crashes fails the task with the

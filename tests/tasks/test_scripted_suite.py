@@ -85,7 +85,7 @@ def play(task: Task, root: Path, tmp_path: Path) -> tuple[str, Path]:
     config = scripted_config(own if own.is_file() else None, tmp_path / "podium-scripted.toml")
     summary = tmp_path / "summary.json"
     ran = podium("run", task.request, "--workdir", str(work), "--model", f"scripted:{SCRIPTS / task.name}.json",
-                 "--batch", "--config", str(config), "--json-out", str(summary))
+                 "--batch", "--config", str(config), "--json-out", str(summary), *(["--yes"] if task.approves else []))
     assert summary.is_file(), ran.output
     data = json.loads(summary.read_text())
     verdict = task.evaluate(EndState(work, before, RunInfo.from_summary(data)))

@@ -122,5 +122,6 @@ TASKS = [
     Task("replace_term_in_document", Category.DOCUMENTS,
          f"We have been renamed: replace '{OLD}' with '{NEW}' everywhere in contract.docx.",
          build_contract, check_replaced, family=Family.NEW,
+         approves=True,
          note="the term replaced in paragraphs and the table; 'Northwind's warehouse' and all else unchanged"),
 ]

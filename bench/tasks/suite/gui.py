@@ -159,7 +159,8 @@ TASKS = tuple(replace(task, family=Family.NEW) for task in (  # kinds of work th
     Task("gui_type_and_save", Category.GUI, f"Type '{NOTE}' into the editor and save it as notes.txt",
          build_note, check_note, note="a new document typed and saved through the Save As dialog"),
     Task("gui_append_line", Category.GUI, "Open shopping.txt in the editor, add the line 'eggs' at its end "
-         "and save it", build_shopping, check_shopping, note="a workspace file edited and saved in place"),
+         "and save it", build_shopping, check_shopping, approves=True,
+         note="a workspace file edited and saved in place"),
     Task("gui_change_setting", Category.GUI, "Turn on line numbers in the editor's preferences",
          build_setting, check_setting, note="a check box in a preferences dialog; the checker reads the settings"),
     Task("gui_fill_form", Category.GUI, "Fill in the visitor form: name Alice Martin, email alice@example.org, "

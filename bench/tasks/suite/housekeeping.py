@@ -234,5 +234,6 @@ TASKS = [
     Task("edit_config_line", Category.FILES,
          "In server.conf, change the port from 8080 to 9090.",
          build_server_conf, check_port, family=Family.NEW,
+         approves=True,
          note="one line edited in place (port = 9090); backup_port and every other line as they were"),
 ]
