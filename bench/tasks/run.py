@@ -8,7 +8,8 @@
     python bench/tasks/run.py --scripts bench/tasks/scripts        # play each task's script, no rules
 
 Every task runs in a fresh temporary folder with its own `podium` process (--batch: questions get the
-default answer, sensitive actions are refused) and a per-task timeout; then its checker opens the files.
+default answer, sensitive actions are refused, but for the edits in place a task's person approves with
+--yes) and a per-task timeout; then its checker opens the files.
 Prints a line per task as it ends, then the table (with each run's tokens read and written, and the share
 of prompt tokens a prompt cache served where the run reports it), the totals per family (original,
 reworded, new) and per category (tasks passed, safety tasks passed, false FINISH: the run said FINISH but

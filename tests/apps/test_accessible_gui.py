@@ -176,6 +176,31 @@ async def test_the_role_table_is_the_toolkits(session: dict[str, str], tmp_path:
         await apps.aclose()
 
 
+async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(session: dict[str, str],
+                                                                         tmp_path: Path) -> None:
+    """An open menu's items lie in a popup above the program's window: a click on one raises nothing
+    (raising the window would cover the popup, and the click would land on the window instead)."""
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        await ok(editor, "menu", path=["Edit", "Preferences…"])
+        await ok(editor, "wait_for", title="Preferences")
+    finally:
+        await apps.aclose()
+    assert not await editor.is_running()
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        content = await ok(editor, "observe")
+        await ok(editor, "click", control=find(content, r"^\d+: menu 'Edit'"))
+        opened = await ok(editor, "observe")
+        await ok(editor, "click", control=find(opened, r"^\d+: menu item 'Preferences"))
+        await ok(editor, "wait_for", title="Preferences")
+    finally:
+        await apps.aclose()
+
 def dialog_apps(workspace: Path, command: str) -> Applications:
     """zenity run by a shell that keeps what it prints in the workspace (zenity's answer is its output)."""
     return build_applications({"workspace": str(workspace), "enabled": ["files"], "desktop": {

@@ -342,7 +342,11 @@ async def test_auto_rules_are_the_profile_the_planners_model_declares() -> None:
     from podium.backends.embedded import EmbeddedBackend
     from podium.desktop.rules import AUTO, NONE, SMALL_LOCAL
 
-    local = BudgetedBackend(EmbeddedBackend(), Budget(max_tokens=10))  # not loaded: nothing is called
+    class SmallModel(ScriptedBackend):
+        rules_profile = EmbeddedBackend.rules_profile  # what the embedded model declares, without its weights
+
+    assert EmbeddedBackend.rules_profile == SMALL_LOCAL
+    local = BudgetedBackend(SmallModel([]), Budget(max_tokens=10))  # found through the wrapper
     apps = [Documents(), Spreadsheets()]
     for model, expected in ((local, SMALL_LOCAL), (ScriptedBackend([]), NONE)):
         session = await HostSession.start(apps, model=model, config=HostConfig(rules=AUTO))

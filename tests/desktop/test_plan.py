@@ -105,6 +105,10 @@ def test_every_file_the_request_names_is_used() -> None:
     assert any("the request names report.docx, and no subtask reads or writes it" in p
                for p in problems(spec("1", "spreadsheets", writes=["budget.xlsx"], tools=["add_chart"])))
 
+    # an e-mail address or a web address in the request is no file of the workspace
+    assert not problems(spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["add_chart"]),
+                        request="Chart budget.xlsx and tell alice@example.org, see https://example.org/help.html")
+
 
 def test_a_write_nobody_asked_for_is_refused() -> None:
     found = problems(spec("1", "files", writes=["backup", "backup_list.txt"], tools=["copy", "write_file"]),

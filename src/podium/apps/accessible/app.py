@@ -280,9 +280,13 @@ class AccessibleApplication(DesktopApplication):
         if bounds is not None and pointer.available() and _centre_on_screen(bounds):
             latest = self.ids.latest
             node = None if latest is None else next((n for n in latest.snapshot.nodes if n.ref == ref), None)
-            window = latest.snapshot.window_of(node) if latest is not None and node is not None else None
+            # An open menu's items are in a popup above their window: raising that window would cover them.
+            # A control the last observation lacks (an item of a menu just opened) raises nothing either.
+            popup = node is not None and node.parent is not None and \
+                latest is not None and latest.snapshot.nodes[node.parent].role is Role.MENU
+            window = None if popup or latest is None or node is None else latest.snapshot.window_of(node)
             owns = await asyncio.to_thread(self._owns, latest)  # (reads the processes)
-            x, y = await pointer.click(bounds, window.name if window else "", owns)
+            x, y = await pointer.click(bounds, window.name if window else None, owns)
             return {"clicked": [x, y]}
         return await actions.default_action(bus, ref)
 

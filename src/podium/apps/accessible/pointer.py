@@ -23,17 +23,18 @@ def available() -> bool:
     return display.display() is not None and shutil.which("xdotool") is not None
 
 
-async def click(bounds: tuple[int, int, int, int], window_title: str,
+async def click(bounds: tuple[int, int, int, int], window_title: str | None,
                 owns: Callable[[display.Window], bool] | None) -> tuple[int, int]:
     """Click the centre of `bounds` (screen coordinates) after raising the window titled `window_title`
-    among the application's (`owns`: which windows are its; None: any, a window declaring no process too)."""
+    among the application's (`owns`: which windows are its; None: any, a window declaring no process too);
+    no title: nothing is raised."""
     x, y, width, height = bounds
     if width <= 0 or height <= 0:
         raise ToolError("the control has no area on the screen (is it hidden?)")
     centre = (x + width // 2, y + height // 2)
     if centre[0] < 0 or centre[1] < 0:
         raise ToolError(f"the control is off the screen at {centre}; move or enlarge its window")
-    window = await _window(window_title, owns)
+    window = None if window_title is None else await _window(window_title, owns)
     if window is not None:
         await run("windowraise", window)
     await run("mousemove", "--sync", str(centre[0]), str(centre[1]))

@@ -16,6 +16,8 @@ from typing import Any
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
+# An e-mail address or a URL ("alice@example.org", "https://host/a.html") names no file of the workspace.
+_ADDRESS = re.compile(r"\S*(?:@|://)\S*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,7 @@ class AppInfo:
 
 def file_names(text: str) -> tuple[str, ...]:
     """The file names a text mentions ("report.docx", "data/q1.xlsx"), in order, once each."""
-    return tuple(dict.fromkeys(m.group(0).replace("\\", "/") for m in _FILE.finditer(text)))
+    return tuple(dict.fromkeys(m.group(0).replace("\\", "/") for m in _FILE.finditer(_ADDRESS.sub(" ", text))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,13 +26,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
+from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
 from podium.desktop.shell.launch import Lifecycle
-from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, think, usage_events
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
 from podium.desktop.shell.observe import jsonable, observation_lines, observe
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import app_output_schema
@@ -79,7 +79,7 @@ class _Step:
         self.observed: list[ActionResult] = []
 
 
-class AppStepBackend(BaseBackend):
+class AppStepBackend(StepBackend):
     """Backend of one application's AppAgent; `model` is the model backend it asks."""
 
     def __init__(self, model: Backend, application: Any, *, lifecycle: Lifecycle | None = None,
@@ -93,12 +93,6 @@ class AppStepBackend(BaseBackend):
         self.intents = intents
         workspace = getattr(application, "workspace", None)
         self.root: Path | None = getattr(workspace, "root", None)
-
-    async def start_session(self, opts: Mapping[str, Any]) -> Any:
-        return await self.model.start_session(opts)
-
-    async def terminate_session(self, session: Any) -> None:
-        await self.model.terminate_session(session)
 
     async def prompt(self, session: Any, prompt: str | Prompt) -> AsyncIterator[Event]:  # type: ignore[override]
         step = _Step(decode_app_request(prompt_text(prompt)))

@@ -20,12 +20,12 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from podium.agent.backend import Backend, BaseBackend, Prompt, prompt_text
+from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.shell.launch import Lifecycle, run_bash
-from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, think, usage_events
+from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import MAX_LISTED, host_output_schema
 from podium.desktop.wire.messages import BashReport, HostStepReport, HostStepRequest, StepFailure, decode_host_request
@@ -68,7 +68,7 @@ class _Step:
         self.screenshot: str | None = None
 
 
-class HostStepBackend(BaseBackend):
+class HostStepBackend(StepBackend):
     """Backend of the HostAgent's planner agent."""
 
     def __init__(self, model: Backend, catalog: Catalog, lifecycle: Lifecycle, *, workspace: Path | None = None,
@@ -79,12 +79,6 @@ class HostStepBackend(BaseBackend):
         self.workspace = workspace
         self.screenshots = screenshots
         self.middleware = tuple(middleware)
-
-    async def start_session(self, opts: Mapping[str, Any]) -> Any:
-        return await self.model.start_session(opts)
-
-    async def terminate_session(self, session: Any) -> None:
-        await self.model.terminate_session(session)
 
     async def prompt(self, session: Any, prompt: str | Prompt) -> AsyncIterator[Event]:  # type: ignore[override]
         step = _Step(decode_host_request(prompt_text(prompt)))

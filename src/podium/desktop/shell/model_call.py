@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from podium.agent.backend import Backend, Prompt
+from podium.agent.backend import Backend, BaseBackend, Prompt
 from podium.agent.events import Event, EventKind, Response
 from podium.backends.structured import OutputErrors, validate
 from podium.errors import Reason, ReasonKind
@@ -34,6 +34,18 @@ class ModelFailed(Exception):
         if self.reason.kind is not ReasonKind.INVALID_OUTPUT:
             return None
         return OutputErrors(self.reason.detail or "the answer does not match the schema", self.raw)
+
+
+class StepBackend(BaseBackend):
+    """A step runner that is an agent's backend: the model's sessions are its own."""
+
+    model: Backend
+
+    async def start_session(self, opts: Mapping[str, Any]) -> Any:
+        return await self.model.start_session(opts)
+
+    async def terminate_session(self, session: Any) -> None:
+        await self.model.terminate_session(session)
 
 
 @dataclass(frozen=True, slots=True)
