@@ -174,6 +174,8 @@ async def _address_from_session_bus() -> str:
             CALL_TIMEOUT * 2)
     except TimeoutError as exc:
         raise AccessibilityUnavailable("the session bus's org.a11y.Bus did not answer") from exc
+    except (EOFError, OSError) as exc:  # the bus went away while asked
+        raise AccessibilityUnavailable(f"the D-Bus session bus closed the connection: {exc!r}") from exc
     finally:
         session.disconnect()
     if reply.message_type == dbus_fast.MessageType.ERROR:
