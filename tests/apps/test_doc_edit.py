@@ -34,6 +34,20 @@ async def test_replace_everywhere_keeping_the_runs(documents: DocumentsApplicati
     assert "'Q3' does not occur in 'r.docx'" in gone.error
 
 
+async def test_replace_reaches_every_cell_of_a_large_table(documents: DocumentsApplication, root: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=40, cols=3)
+    for r in range(40):
+        for c in range(3):
+            table.cell(r, c).text = f"Acme {r}.{c}"
+    table.cell(39, 0).merge(table.cell(39, 2))  # one cell now, holding the three texts as its paragraphs
+    document.save(str(root / "t.docx"))
+    result = await call_checked(documents, root, "replace_text", {"path": "t.docx", "find": "Acme",
+                                                                  "replace_with": "Apex"})
+    assert result.content["replacements"] == 40 * 3  # the merged cell's three paragraphs, once
+    texts = [cell.text for row in docx.Document(str(root / "t.docx")).tables[0].rows for cell in row.cells]
+    assert not [t for t in texts if "Acme" in t] and sum("Apex" in t for t in texts) == len(texts)
+
 def test_a_match_across_runs_takes_the_first_runs_look() -> None:
     document = docx.Document()
     paragraph = document.add_paragraph()

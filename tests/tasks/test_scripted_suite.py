@@ -88,8 +88,10 @@ def play(task: Task, root: Path, tmp_path: Path) -> tuple[str, Path]:
                  "--batch", "--config", str(config), "--json-out", str(summary), *(["--yes"] if task.approves else []))
     assert summary.is_file(), ran.output
     data = json.loads(summary.read_text())
-    verdict = task.evaluate(EndState(work, before, RunInfo.from_summary(data)))
+    run = RunInfo.from_summary(data)
+    verdict = task.evaluate(EndState(work, before, run))
     assert verdict.passed, f"{verdict.reason}\n{ran.output[-3000:]}"
+    assert run.status != "ERROR", f"the script does not carry its run to its end\n{ran.output[-3000:]}"
     session = str(data["session"])
 
     replayed = podium("replay", session)

@@ -109,12 +109,14 @@ def all_paragraphs(document: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _table_paragraphs(table: Any, where: str) -> Iterator[tuple[str, Any]]:
-    seen: set[int] = set()
+    # The cells' elements themselves, not their ids: lxml makes a new proxy for an element whose last one
+    # was freed, and a freed proxy's id can be the next one's, which would skip a cell.
+    seen: set[Any] = set()
     for r, row in enumerate(table.rows):
         for c, cell in enumerate(row.cells):
-            if id(cell._tc) in seen:
+            if cell._tc in seen:
                 continue  # a merged cell is listed once, at its first position
-            seen.add(id(cell._tc))
+            seen.add(cell._tc)
             for paragraph in cell.paragraphs:
                 yield f"{where} row {r} column {c}", paragraph
             for n, inner in enumerate(cell.tables):
