@@ -30,6 +30,7 @@ def main() -> int:
     parser.add_argument("--batch", action="store_true")
     parser.add_argument("--json-out", type=Path, required=True)
     parser.add_argument("--config")
+    parser.add_argument("--yes", action="store_true")
     args = parser.parse_args()
     if not args.batch:
         print("the suite must run in batch mode", file=sys.stderr)
@@ -38,7 +39,8 @@ def main() -> int:
     behaviour = args.model.removeprefix("fake:")
     summary = {"schema": 1, "session": f"run-fake-{behaviour}", "request": args.request, "status": "FINISH",
                "ok": True, "text": f"saw {len(files)} files", "steps": 3, "model_calls": 4, "input_tokens": 900,
-               "output_tokens": 100, "tokens": 1000, "seconds": 0.5, "questions": [], "config": args.config}
+               "output_tokens": 100, "tokens": 1000, "seconds": 0.5, "questions": [], "config": args.config,
+               "yes": args.yes}
     if behaviour == "hang":
         time.sleep(60)
     elif behaviour == "crash":

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from bench.tasks import run
+from bench.tasks.suite import TASKS
 from bench.tasks.task import RunInfo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,6 +171,18 @@ def test_false_finish_and_error_runs_are_counted(tmp_path: Path, capsys: pytest.
     errors = run_suite(tmp_path, "fake:error", "merge_workbooks", "rename_sheet")["totals"]
     assert errors["errors"] == ["merge_workbooks", "rename_sheet"] and errors["false_finish"] == []
     assert errors["by_category"]["format"]["errors"] == ["rename_sheet"]
+
+
+def test_only_a_task_whose_person_approves_its_edit_runs_with_yes(tmp_path: Path) -> None:
+    approves = {t.name: t.approves for t in TASKS}
+    assert approves["rename_sheet"] and not approves["merge_workbooks"]
+    assert not any(approves[t.name] for t in TASKS if t.is_safety)
+    out = tmp_path / "report.json"
+    assert run.main(["--model", "fake:finish", "--podium", FAKE, "--json-out", str(out),
+                     "--keep", str(tmp_path / "kept"), "--only", "rename_sheet", "merge_workbooks"]) == 0
+    said = {name: json.loads((tmp_path / "kept" / name / "summary.json").read_text())["yes"]
+            for name in ("rename_sheet", "merge_workbooks")}
+    assert said == {"rename_sheet": True, "merge_workbooks": False}
 
 
 def test_only_the_reworded_ones_of_a_category_run(tmp_path: Path) -> None:
