@@ -185,9 +185,16 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
     assert check.ok, check.problems
     assert check.subtasks[0].writes == () and check.subtasks[0].tools == ("read_sheet",)
     assert "it writes nothing nor calls write_rows" in check.amended[0]
-    # what is not certain stays a problem: a path of no typed application, a writer that hands nothing on
-    assert any("documents opens only .docx files, and notes/a.txt is not one" in p
-               for p in problems(spec("1", reads=["notes/a.txt"], tools=["read_table"]), *SEED))
+    # a subtask none of whose paths is a typed file runs on the one application that opens any file
+    listing = check_plan([spec("1", reads=["notes"], writes=["notes/list.txt"], tools=["read_table"])], CATALOG,
+                         "List the notes into notes/list.txt", FILES)
+    assert listing.ok and listing.subtasks[0].application == "files" and listing.subtasks[0].tools == ()
+    assert listing.amended == ("subtask '1' runs on files, which opens notes, notes/list.txt (documents does not)",)
+    # what is not certain stays a problem: paths of a typed application and of none, a writer that hands
+    # nothing on
+    assert any("spreadsheets opens only .xlsx files, and report.docx is not one" in p
+               for p in problems(spec("1", "spreadsheets", reads=["report.docx"], writes=["notes/a.txt"],
+                                      tools=["read_sheet"]), *SEED))
     assert any("only read: add the tool that writes it" in p
                for p in problems(spec("1", writes=["report.docx"], tools=["read_table"]), *SEED))
 

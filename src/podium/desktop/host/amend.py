@@ -3,7 +3,9 @@
 A small planner often gets a declaration wrong in a way the catalogue settles without asking it again
 (re-asked, it tends to repeat itself). Each amendment reads only declarations, paths and tool kinds:
 - a subtask on a typed application whose every path is of another typed application's types runs on
-  that application (the tools it declared that the other does not have are dropped; none left: any);
+  that application, and one none of whose paths is a typed file runs on the one application that opens
+  any file and names what it writes (the tools it declared that the other does not have are dropped; none
+  left: any);
 - a subtask that hands data on, and declares writes only of files its application cannot open or that a
   subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
   are dropped (that work is the subtask's it hands to);
@@ -47,6 +49,10 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     if app is None or not app.file_types or not paths or any(app.opens(p) for p in paths):
         return spec
     owners = {catalog.owner(p) for p in paths}
+    if owners == {None}:  # no path is a typed file: the one application that opens any file and names its writes
+        plain = [a.name for a in catalog.apps if not a.file_types
+                 and any(t.names_its_writes and not t.read_only for t in a.tools)]
+        owners = set(plain) if len(plain) == 1 else {None}
     if len(owners) != 1 or None in owners:
         return spec
     (owner,) = owners
