@@ -192,11 +192,11 @@ async def test_an_invalid_plan_is_re_asked_with_the_reasons() -> None:
 
 async def test_a_plan_that_stays_invalid_fails_with_plan_invalid() -> None:
     planner = ScriptedBackend(lambda prompt: assign(sub("1", "Read it", "documents", reads=["report.docx"],
-                                                        writes=["report.docx"], tools=["read_table"])))
+                                                        tools=["add_chart"])))
     d = docs()
     result = await run_request("Read report.docx", [d], planner, config=batch(max_plan_retries=1))
     assert result.status == "FAIL" and result.reason_kind == "plan_invalid"
-    assert "only read: add the tool that writes it" in (result.reason or "") and d.calls == []
+    assert "documents has no tool add_chart" in (result.reason or "") and d.calls == []
     assert len(planner.prompts) == 2
 
 

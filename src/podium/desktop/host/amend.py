@@ -9,6 +9,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that hands data on, and declares writes only of files its application cannot open or that a
   subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
   are dropped (that work is the subtask's it hands to);
+- a subtask that declares writes and only tools that read may use any tool of its application (the writes
+  say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
@@ -29,7 +31,7 @@ from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 class Amended:
     subtasks: tuple[SubtaskSpec, ...]
     notes: tuple[str, ...]  # one sentence per fix
-    any_tool: frozenset[str]  # subtasks moved to another application with none of their tools left: any of its own
+    any_tool: frozenset[str]  # subtasks left with none of their tools (moved, or only readers declared): any
 
 
 def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec],
@@ -38,8 +40,9 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     notes: list[str] = []
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
     moved = [_on_its_type(spec, catalog, notes) for spec in readers]
-    any_tool = frozenset(new.id for old, new in zip(specs, moved, strict=True) if old.tools and not new.tools)
-    fixed = [_existing(spec, catalog, files, notes) for spec in moved]
+    writing = [_writer(spec, catalog, notes) for spec in moved]
+    any_tool = frozenset(new.id for old, new in zip(specs, writing, strict=True) if old.tools and not new.tools)
+    fixed = [_existing(spec, catalog, files, notes) for spec in writing]
     return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
 
 
@@ -62,6 +65,17 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     tools = tuple(t for t in spec.tools if target.tool(t) is not None)
     notes.append(f"subtask {spec.id!r} runs on {owner}, which opens {', '.join(paths)} ({spec.application} does not)")
     return spec.model_copy(update={"application": owner, "tools": tools})
+
+
+def _writer(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    app = catalog.get(spec.application)
+    if app is None or not spec.writes or not spec.tools or not app.changing:
+        return spec
+    if any(t in app.changing for t in spec.tools):
+        return spec
+    notes.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}: any tool of {spec.application} "
+                 f"({', '.join(spec.tools)} only read)")
+    return spec.model_copy(update={"tools": ()})
 
 
 def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:

@@ -156,9 +156,6 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     if named and not spec.writes:
         problems.append(f"subtask {spec.id!r} declares {', '.join(named)}, which change files, and writes "
                         "nothing: list in writes the paths it changes")
-    if spec.writes and spec.tools and not changing:
-        problems.append(f"subtask {spec.id!r} writes {', '.join(spec.writes)}, but its tools "
-                        f"({', '.join(spec.tools)}) only read: add the tool that writes it")
     return problems
 
 
