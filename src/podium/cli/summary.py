@@ -12,6 +12,7 @@ The JSON object (schema 1):
     steps                           Host + App steps
     model_calls, model_calls_by_role
     input_tokens, output_tokens, tokens, cost   (cost null when a model has no price)
+    cached_tokens                               of input_tokens, those a prompt cache served
     seconds                         wall time of the whole command
     subtasks                        [{id, description, application, depends_on, state, steps, result, reason}]
     questions                       [{question, answer, asked_by, subtask, answered_by}]
@@ -64,6 +65,7 @@ class RunSummary:
     model_calls_by_role: dict[str, int] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # of input_tokens, those a prompt cache served (not read again)
     cost: float | None = None
     seconds: float = 0.0
     subtasks: list[dict[str, Any]] = field(default_factory=list)
@@ -93,7 +95,7 @@ class RunSummary:
             reason=result.reason, reason_kind=result.reason_kind, steps=result.steps,
             model_calls=models.total_calls, model_calls_by_role=models.calls_by_role(),
             input_tokens=int(usage.get("input_tokens") or 0), output_tokens=int(usage.get("output_tokens") or 0),
-            cost=usage.get("cost"), seconds=round(seconds, 3),
+            cached_tokens=int(usage.get("cached_tokens") or 0), cost=usage.get("cost"), seconds=round(seconds, 3),
             subtasks=[{k: s.get(k) for k in ("id", "description", "application", "depends_on", "state", "steps",
                                              "result", "reason")} for s in result.subtasks],
             questions=[dict(q) for q in board.get("questions", ())], approvals=approvals,
