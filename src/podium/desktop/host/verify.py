@@ -50,10 +50,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     writes = tuple(w for w in spec.writes if not any(covered(path, (w,)) for path in touched)
                    and not any(covered(w, (path,)) for path in touched))
     changing = set(app.changing) if app is not None else set()
-    # A tool that only makes new paths has nothing left to make once every declared write is there (another
-    # call made the folder or the workbook on its way): it is not missing then.
-    moot = {t.name for t in app.tools if t.new_only} if app is not None and not writes else set()
-    unmet = [t for t in spec.tools if t in changing and t not in record.called and t not in moot]
+    unmet = [t for t in spec.tools if t in changing and t not in record.called]
     tools = tuple(t for t in unmet if t not in record.tried)
     failed = tuple(t for t in unmet if t in record.tried)
     hands = ""
