@@ -20,8 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from podium.desktop.wire.messages import ActionResult, Call
-
-FOLDER = "folder"  # the change log's mark for a folder (podium.journal.files.FOLDER: that layer is below this one)
+from podium.journal.files import FOLDER
 
 log = logging.getLogger("podium.desktop.intents")
 PREFIX = "intent:"
