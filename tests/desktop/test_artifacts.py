@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from podium.desktop.host.artifacts import Artifact, Kind, RefError, accepted, base_name, extract, kind_of, resolve
+from podium.desktop.host.artifacts import (
+    Artifact,
+    Kind,
+    RefError,
+    accepted,
+    base_name,
+    convert,
+    extract,
+    figures,
+    kind_of,
+    resolve,
+)
 
 TABLE = [["Quarter", "Revenue"], ["Q1", 120], ["Q2", 80.5]]
 ROWS = {"type": "array", "items": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}
@@ -82,3 +93,27 @@ def test_which_kinds_an_argument_takes_by_reference() -> None:
     # a list of strings takes names or lines, not a table (rows go where rows go)
     assert accepted(LINES) == {Kind.NAMES, Kind.TEXT}
     assert accepted({"type": "boolean"}) == frozenset() and accepted(None) == frozenset()
+
+
+def test_a_tables_figures_are_numbers_and_labels_per_numeric_column() -> None:
+    table = Artifact("1.read_sheet", Kind.TABLE, [
+        ["Branch", "H1", "Max °C", "Note"],
+        ["Leeds", 600, "1,200", "x"],
+        ["Bristol", 575.5, 3, ""],
+        ["York", None, 14, "y"]])
+    found = {a.name: (a.kind, a.value) for a in figures(table)}
+    assert found["1.read_sheet.sum.H1"] == (Kind.NUMBER, 1175.5)
+    assert found["1.read_sheet.mean.H1"] == (Kind.NUMBER, 587.75)  # blank cells are not counted
+    assert found["1.read_sheet.max_label.H1"] == (Kind.TEXT, "Leeds")
+    assert found["1.read_sheet.min_label.H1"] == (Kind.TEXT, "Bristol")
+    assert found["1.read_sheet.sum.Max_C"] == (Kind.NUMBER, 1217)  # "1,200" is a number; the key is a name
+    assert not any(".Note" in name for name in found)  # a text column has no figures
+    # a figure resolves like any artifact: a number into a text argument
+    assert convert(next(a for a in figures(table) if a.name.endswith("sum.H1")), {"type": "string"}) == "1175.5"
+
+
+def test_only_a_table_with_a_header_has_figures() -> None:
+    assert figures(Artifact("1.t", Kind.TABLE, [[1, 2], [3, 4]])) == ()
+    assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"]])) == ()
+    assert figures(Artifact("1.n", Kind.NAMES, ["a", "b"])) == ()
+    assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"], ["x", "y"]])) == ()

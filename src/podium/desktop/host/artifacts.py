@@ -104,6 +104,75 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
     return tuple(Artifact(name, kind, value, source) for name, kind, value in _parts(base, content, 0))
 
 
+# Figures of a handed-on table: what a subtask that writes a number or a name would otherwise compute by
+# hand from rows it was given (a 1.5B writer adds a column of eight numbers wrong). Each is named after
+# the table, the figure and the column's header: `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total`
+# (the first text column's cell in the row of the largest value).
+FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
+MAX_FIGURE_COLUMNS = 3
+
+
+def figures(table: Artifact) -> tuple[Artifact, ...]:
+    """The figures of a table whose first row is a header: per numeric column (the first few), its sum,
+    mean, least and largest value, and the labels of the rows that hold them. None for other data."""
+    rows = table.value if table.kind is Kind.TABLE else ()
+    if len(rows) < 2 or not all(isinstance(c, str) and c.strip() for c in rows[0]):
+        return ()
+    header, body = [str(c).strip() for c in rows[0]], [list(r) for r in rows[1:]]
+    width = len(header)
+    cells = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
+    columns = [[_number(c) for c in column] for column in cells]
+    numeric = [i for i in range(width) if any(v is not None for v in columns[i])
+               and all(v is not None or _blank(c) for v, c in zip(columns[i], cells[i], strict=True))]
+    label = next((i for i in range(width) if i not in numeric), None)
+    found: list[Artifact] = []
+    for i in numeric[:MAX_FIGURE_COLUMNS]:
+        held = [(v, r) for v, r in zip(columns[i], body, strict=True) if v is not None]
+        values = [v for v, _ in held]
+        key = re.sub(r"\W+", "_", header[i]).strip("_") or f"column{i + 1}"
+        low, high = min(held, key=lambda c: c[0]), max(held, key=lambda c: c[0])
+        numbers = {"sum": sum(values), "mean": sum(values) / len(values), "min": low[0], "max": high[0]}
+        for figure in FIGURES:
+            if figure in numbers:
+                found.append(Artifact(f"{table.name}.{figure}.{key}", Kind.NUMBER, _tidy(numbers[figure]),
+                                      f"the {figure} of column {header[i]!r} of {table.name}"))
+            elif label is not None:
+                row = (low if figure == "min_label" else high)[1]
+                text = _cell(row[label]) if label < len(row) else ""
+                if text.strip():
+                    found.append(Artifact(f"{table.name}.{figure}.{key}", Kind.TEXT, text,
+                                          f"the {header[label]!r} of the row with the {figure[:3]} of "
+                                          f"{header[i]!r} in {table.name}"))
+    return tuple(found)
+
+
+_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def _number(cell: Any) -> float | None:
+    if isinstance(cell, bool) or cell is None:
+        return None
+    if isinstance(cell, int | float):
+        return float(cell) if math.isfinite(cell) else None
+    text = str(cell).strip()
+    if _THOUSANDS.match(text):
+        text = text.replace(",", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _blank(cell: Any) -> bool:
+    return cell is None or (isinstance(cell, str) and not cell.strip())
+
+
+def _tidy(value: float) -> int | float:
+    value = round(value, 10)
+    return int(value) if value.is_integer() else value
+
+
 def base_name(subtask: str, tool: str, taken: Mapping[str, str], call: str) -> str:
     """The name of a call's artifacts: `<subtask>.<tool>`, or `_2`, `_3`... when an earlier call of the
     tool with other arguments holds it (`taken`: base name -> the call that made it). The same call

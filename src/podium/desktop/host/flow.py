@@ -57,7 +57,7 @@ from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
-MAX_ARTIFACTS = 12  # references offered to one step
+MAX_ARTIFACTS = 24  # references offered to one step (a table's figures take up to 18)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
 
@@ -119,7 +119,7 @@ def agent_for(s: HostState, app: str) -> tuple[list[Op], HostState, str]:
 
 def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], tuple[ArtifactEntry, ...]]:
     """What a subtask is given: the results of the subtasks it depends on, and the data it may refer to
-    (theirs, then its own newest first), bounded."""
+    (theirs with the figures of their tables, then its own newest first), bounded."""
     inputs, given = [], []
     for dep in record.spec.depends_on:
         result = s.blackboard.result_of(dep)
@@ -128,6 +128,9 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
         inputs.append(InputView(subtask=dep, application=result.application, description=result.description,
                                 status=result.status, result=result.result))
         given.extend(result.artifacts)
+        given.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
+                     for a in result.artifacts if a.kind == artifacts.Kind.TABLE
+                     for f in artifacts.figures(artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)))
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
     return tuple(inputs), tuple(dict((a.name, a) for a in [*given, *own]).values())[:MAX_ARTIFACTS]

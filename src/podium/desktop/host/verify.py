@@ -56,9 +56,19 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     hands = ""
     if spec.hands_on is not HandsOn.NOTHING:
         wanted = Kind(spec.hands_on.value)
-        if not any(a.kind is wanted for a in record.artifacts.values()) and not _given(record.result, wanted):
+        if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
     return Missing(writes, tools, hands, failed)
+
+
+# The data that serves as each declared kind: a list of names is a table of one column and a table's rows
+# are a list (podium.desktop.host.artifacts.convert turns one into the other); any data can be told as text.
+_SERVES: dict[Kind, frozenset[Kind]] = {
+    Kind.TABLE: frozenset({Kind.TABLE, Kind.NAMES}),
+    Kind.NAMES: frozenset({Kind.NAMES, Kind.TABLE}),
+    Kind.TEXT: frozenset(Kind),
+    Kind.NUMBER: frozenset({Kind.NUMBER}),
+}
 
 
 def _given(result: object, kind: Kind) -> bool:
