@@ -69,8 +69,8 @@ def test_reads_must_exist_or_be_written_before() -> None:
 
 
 def test_a_typed_application_opens_only_its_types() -> None:
-    found = problems(SEED[0], spec("2", "documents", "1", reads=["report.docx"], writes=["budget.xlsx"],
-                                   tools=["add_table"]))
+    found = problems(SEED[0], spec("2", "documents", "1", reads=["report.docx", "budget.xlsx"],
+                                   writes=["report.docx"], tools=["add_table"]))
     assert any("documents opens only .docx files, and budget.xlsx is not one: plan it on spreadsheets" in p
                for p in found)
     found = problems(spec("1", "files", reads=["report.docx"], writes=["copy.docx"], tools=["copy"]),
@@ -193,10 +193,37 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
                          "List the notes into notes/list.txt", FILES)
     assert listing.ok and listing.subtasks[0].application == "files" and listing.subtasks[0].tools == ()
     assert listing.amended == ("subtask '1' runs on files, which opens notes, notes/list.txt (documents does not)",)
-    # what is not certain stays a problem: paths of a typed application and of none
+    # what is not certain stays a problem: reads of two typed applications in one subtask
     assert any("spreadsheets opens only .xlsx files, and report.docx is not one" in p
-               for p in problems(spec("1", "spreadsheets", reads=["report.docx"], writes=["notes/a.txt"],
-                                      tools=["read_sheet"]), *SEED))
+               for p in problems(spec("1", "spreadsheets", reads=["report.docx", "budget.xlsx"],
+                                      writes=["notes/a.txt"], tools=["read_sheet"]), *SEED))
+
+
+def test_a_subtask_reading_one_applications_files_and_writing_anothers_is_split() -> None:
+    # a workbook's column into a text file, planned as one subtask of the documents application
+    plan = [spec("1", "documents", reads=["budget.xlsx"], writes=["notes/total.txt"],
+                 tools=["read_table", "write_file"]),
+            spec("2", "files", "1", reads=["notes/total.txt"], tools=["list_files"])]
+    check = check_plan(plan, CATALOG, "Total budget.xlsx into notes/total.txt", FILES)
+    assert check.ok, check.problems
+    reader, writer, after = check.subtasks
+    assert (reader.id, reader.application, reader.reads, reader.writes, reader.tools, reader.hands_on.value) == (
+        "1r", "spreadsheets", ("budget.xlsx",), (), ("read_sheet",), "text")
+    assert (writer.id, writer.application, writer.depends_on, writer.reads, writer.writes, writer.tools) == (
+        "1", "files", ("1r",), (), ("notes/total.txt",), ("write_file",))
+    assert after.depends_on == ("1",)  # what waited for the subtask waits for its writer
+    assert check.amended == ("subtask '1' reads budget.xlsx (spreadsheets) and writes notes/total.txt (files): "
+                             "subtask '1r' reads on spreadsheets and hands on text, then '1' writes on files",)
+    # a declared hand-on is kept, the reader's id is free, and a writer with none of its tools may use any
+    taken = [spec("1r", "files", reads=["notes"], tools=["list_files"], hands_on="names"),
+             spec("1", "spreadsheets", "1r", reads=["report.docx"], writes=["budget.xlsx"], tools=["read_table"],
+                  hands_on="table")]
+    check = check_plan(taken, CATALOG, "Put the table of report.docx into budget.xlsx, with notes", FILES)
+    assert check.ok, check.problems
+    assert [(s.id, s.application, s.hands_on.value, s.tools) for s in check.subtasks] == [
+        ("1r", "files", "names", ("list_files",)), ("1r2", "documents", "table", ("read_table",)),
+        ("1", "spreadsheets", "nothing", ())]
+    assert check.subtasks[2].depends_on == ("1r", "1r2")
 
 
 def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_makes_new_ones(tmp_path: Any) -> None:

@@ -6,6 +6,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   that application, and one none of whose paths is a typed file runs on the one application that opens
   any file and names what it writes (the tools it declared that the other does not have are dropped; none
   left: any);
+- a subtask on a typed application that reads the files of one application and writes those of another is
+  split in two: a reader on the first that hands its data on, and the writer on the second, waiting for it;
 - a subtask that hands data on, and declares writes only of files its application cannot open or that a
   subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
   are dropped (that work is the subtask's it hands to);
@@ -40,8 +42,11 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     notes: list[str] = []
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
     moved = [_on_its_type(spec, catalog, notes) for spec in readers]
-    writing = [_writer(spec, catalog, notes) for spec in moved]
-    any_tool = frozenset(new.id for old, new in zip(specs, writing, strict=True) if old.tools and not new.tools)
+    taken = {*kept, *(s.id for s in specs)}
+    split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
+    writing = [_writer(spec, catalog, notes) for spec in split]
+    declared = {spec.id: spec.tools for spec in specs}
+    any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
     return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
 
@@ -53,9 +58,7 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
         return spec
     owners = {catalog.owner(p) for p in paths}
     if owners == {None}:  # no path is a typed file: the one application that opens any file and names its writes
-        plain = [a.name for a in catalog.apps if not a.file_types
-                 and any(t.names_its_writes and not t.read_only for t in a.tools)]
-        owners = set(plain) if len(plain) == 1 else {None}
+        owners = {_plain(catalog)}
     if len(owners) != 1 or None in owners:
         return spec
     (owner,) = owners
@@ -65,6 +68,53 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     tools = tuple(t for t in spec.tools if target.tool(t) is not None)
     notes.append(f"subtask {spec.id!r} runs on {owner}, which opens {', '.join(paths)} ({spec.application} does not)")
     return spec.model_copy(update={"application": owner, "tools": tools})
+
+
+def _plain(catalog: Catalog) -> str | None:
+    """The one application that opens any file and names what it writes (None: none, or several)."""
+    plain = [a.name for a in catalog.apps if not a.file_types
+             and any(t.names_its_writes and not t.read_only for t in a.tools)]
+    return plain[0] if len(plain) == 1 else None
+
+
+def _opener(paths: Sequence[str], catalog: Catalog) -> str | None:
+    """The one application that opens all these paths: their typed owner, or the plain one for untyped."""
+    owners = {catalog.owner(p) for p in paths}
+    if owners == {None}:
+        return _plain(catalog)
+    return owners.pop() if len(owners) == 1 and None not in owners else None
+
+
+def _split(spec: SubtaskSpec, catalog: Catalog, taken: set[str], notes: list[str]) -> tuple[SubtaskSpec, ...]:
+    """A subtask on a typed application that reads files of one application and writes files of another
+    (a workbook's column into a text file) is two: a reader on the first, handing its data on, and the
+    writer on the second, waiting for it. No one application can do both."""
+    app = catalog.get(spec.application)
+    reads = [p for p in spec.reads if p != "."]
+    if app is None or not app.file_types or not reads or not spec.writes \
+            or all(app.opens(p) for p in (*reads, *spec.writes)):
+        return (spec,)
+    source, target = _opener(reads, catalog), _opener(spec.writes, catalog)
+    first, second = catalog.get(source or ""), catalog.get(target or "")
+    if first is None or second is None or first.name == second.name:
+        return (spec,)
+    rid = next(f"{spec.id}{suffix}" for suffix in ("r", *(f"r{n}" for n in range(2, 100)), "-reader")
+               if f"{spec.id}{suffix}" not in taken)
+    taken.add(rid)
+    looks = tuple(t for t in spec.tools if (info := first.tool(t)) is not None and info.read_only) \
+        or tuple(t.name for t in first.tools if t.read_only)
+    hands = spec.hands_on if spec.hands_on is not HandsOn.NOTHING else HandsOn.TEXT
+    reader = spec.model_copy(update={
+        "id": rid, "application": first.name, "depends_on": spec.depends_on, "reads": tuple(reads), "writes": (),
+        "tools": looks, "hands_on": hands, "description": f"Read {', '.join(reads)} for: {spec.description}"})
+    writer = spec.model_copy(update={
+        "application": second.name, "depends_on": (*spec.depends_on, rid), "hands_on": HandsOn.NOTHING,
+        "reads": tuple(p for p in reads if _opener((p,), catalog) == second.name),
+        "tools": tuple(t for t in spec.tools if second.tool(t) is not None)})
+    notes.append(f"subtask {spec.id!r} reads {', '.join(reads)} ({first.name}) and writes {', '.join(spec.writes)} "
+                 f"({second.name}): subtask {rid!r} reads on {first.name} and hands on {hands.value}, then "
+                 f"{spec.id!r} writes on {second.name}")
+    return reader, writer
 
 
 def _writer(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
