@@ -95,7 +95,7 @@ def test_which_kinds_an_argument_takes_by_reference() -> None:
     assert accepted({"type": "boolean"}) == frozenset() and accepted(None) == frozenset()
 
 
-def test_a_tables_figures_are_numbers_and_labels_per_numeric_column() -> None:
+def test_a_tables_figures_are_numbers_and_labels_per_numeric_column_and_names_per_text_column() -> None:
     table = Artifact("1.read_sheet", Kind.TABLE, [
         ["Branch", "H1", "Max °C", "Note"],
         ["Leeds", 600, "1,200", "x"],
@@ -107,7 +107,11 @@ def test_a_tables_figures_are_numbers_and_labels_per_numeric_column() -> None:
     assert found["1.read_sheet.max_label.H1"] == (Kind.TEXT, "Leeds")
     assert found["1.read_sheet.min_label.H1"] == (Kind.TEXT, "Bristol")
     assert found["1.read_sheet.sum.Max_C"] == (Kind.NUMBER, 1217)  # "1,200" is a number; the key is a name
-    assert not any(".Note" in name for name in found)  # a text column has no figures
+    assert not any(".Note" in name for name in found if ".column." not in name)  # a text column has no figures
+    # but its cells, as names (one of them is blank); a numeric column has no names
+    assert found["1.read_sheet.column.Branch"] == (Kind.NAMES, ["Leeds", "Bristol", "York"])
+    assert found["1.read_sheet.column.Note"] == (Kind.NAMES, ["x", "y"])
+    assert not any(name.startswith("1.read_sheet.column.H1") for name in found)
     # a figure resolves like any artifact: a number into a text argument
     assert convert(next(a for a in figures(table) if a.name.endswith("sum.H1")), {"type": "string"}) == "1175.5"
 
@@ -116,4 +120,5 @@ def test_only_a_table_with_a_header_has_figures() -> None:
     assert figures(Artifact("1.t", Kind.TABLE, [[1, 2], [3, 4]])) == ()
     assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"]])) == ()
     assert figures(Artifact("1.n", Kind.NAMES, ["a", "b"])) == ()
-    assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"], ["x", "y"]])) == ()
+    assert [(a.name, a.value) for a in figures(Artifact("1.t", Kind.TABLE, [["A", "B"], ["x", "y"]]))] == [
+        ("1.t.column.A", ["x"]), ("1.t.column.B", ["y"])]

@@ -188,7 +188,8 @@ def test_a_finished_subtask_hands_its_data_on_by_reference() -> None:
     # with the figures of its numeric column, so a writer copies a total or a largest row instead of computing it
     assert {a.name: a.value for a in request.artifacts[1:]} == {
         "1.read_table.sum.Sales": 10, "1.read_table.mean.Sales": 10, "1.read_table.min.Sales": 10,
-        "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1", "1.read_table.max_label.Sales": "Q1"}
+        "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1", "1.read_table.max_label.Sales": "Q1",
+        "1.read_table.column.Quarter": ["Q1"]}
     assert request.artifacts[0].value == TABLE and [i.result for i in request.inputs] == [TABLE]
     assert s.blackboard.result_of("1").result == TABLE  # type: ignore[union-attr]
     # the dependant writes the table by reference; its EXECUTE carries the values (resolved by its PROPOSE)

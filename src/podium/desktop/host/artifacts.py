@@ -104,17 +104,20 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
     return tuple(Artifact(name, kind, value, source) for name, kind, value in _parts(base, content, 0))
 
 
-# Figures of a handed-on table: what a subtask that writes a number or a name would otherwise compute by
-# hand from rows it was given (a 1.5B writer adds a column of eight numbers wrong). Each is named after
-# the table, the figure and the column's header: `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total`
-# (the first text column's cell in the row of the largest value).
+# Figures of a handed-on table: what a subtask that writes a number, a name or a list would otherwise compute
+# or copy by hand from rows it was given (a 1.5B writer adds a column of eight numbers wrong, and copies a
+# column's cells with others mixed in). Each is named after the table, the figure and the column's header:
+# `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
+# largest value), `1.read_table.column.Action` (a text column's cells, as names).
 FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
 MAX_FIGURE_COLUMNS = 3
+MAX_NAME_COLUMNS = 4
 
 
 def figures(table: Artifact) -> tuple[Artifact, ...]:
     """The figures of a table whose first row is a header: per numeric column (the first few), its sum,
-    mean, least and largest value, and the labels of the rows that hold them. None for other data."""
+    mean, least and largest value, and the labels of the rows that hold them; per text column, its cells as
+    names. None for other data."""
     rows = table.value if table.kind is Kind.TABLE else ()
     if len(rows) < 2 or not all(isinstance(c, str) and c.strip() for c in rows[0]):
         return ()
@@ -143,7 +146,17 @@ def figures(table: Artifact) -> tuple[Artifact, ...]:
                     found.append(Artifact(f"{table.name}.{figure}.{key}", Kind.TEXT, text,
                                           f"the {header[label]!r} of the row with the {figure[:3]} of "
                                           f"{header[i]!r} in {table.name}"))
+    texts = [i for i in range(width) if i not in numeric
+             and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
+    for i in texts[:MAX_NAME_COLUMNS]:
+        key = _key(header, i)
+        found.append(Artifact(f"{table.name}.column.{key}", Kind.NAMES, [c.strip() for c in cells[i] if not _blank(c)],
+                              f"the cells of column {header[i]!r} of {table.name}"))
     return tuple(found)
+
+
+def _key(header: Sequence[str], index: int) -> str:
+    return re.sub(r"\W+", "_", header[index]).strip("_") or f"column{index + 1}"
 
 
 _THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
