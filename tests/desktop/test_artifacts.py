@@ -116,6 +116,16 @@ def test_a_tables_figures_are_numbers_and_labels_per_numeric_column_and_names_pe
     assert convert(next(a for a in figures(table) if a.name.endswith("sum.H1")), {"type": "string"}) == "1175.5"
 
 
+def test_a_header_may_have_a_title_and_blank_rows_above_it() -> None:
+    table = Artifact("1.read_sheet.rows", Kind.TABLE, [
+        ["Expenses, March 2024", None, None], [None, None, None], ["Ref", "Item", "Amount"],
+        [1041, "Train", 120.5], [1042, "Ink", 89.99], [None, None, None]])
+    found = {a.name: a.value for a in figures(table)}
+    assert found["1.read_sheet.rows.sum.Amount"] == 210.49 and found["1.read_sheet.rows.sum.Ref"] == 2083
+    assert found["1.read_sheet.rows.max_label.Amount"] == "Train"  # the first text column labels the rows
+    assert found["1.read_sheet.rows.column.Item"] == ["Train", "Ink"]
+
+
 def test_only_a_table_with_a_header_has_figures() -> None:
     assert figures(Artifact("1.t", Kind.TABLE, [[1, 2], [3, 4]])) == ()
     assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"]])) == ()

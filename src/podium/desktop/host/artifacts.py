@@ -110,19 +110,26 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
 # largest value), `1.read_table.column.Action` (a text column's cells, as names).
 FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
-MAX_FIGURE_COLUMNS = 3
+MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
+MAX_TITLE_ROWS = 4  # rows a header may have above it (a title, a blank line)
 
 
 def figures(table: Artifact) -> tuple[Artifact, ...]:
     """The figures of a table whose first row is a header: per numeric column (the first few), its sum,
     mean, least and largest value, and the labels of the rows that hold them; per text column, its cells as
     names. None for other data."""
-    rows = table.value if table.kind is Kind.TABLE else ()
-    if len(rows) < 2 or not all(isinstance(c, str) and c.strip() for c in rows[0]):
+    rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
+    width = max((max((i + 1 for i, c in enumerate(r) if not _blank(c)), default=0) for r in rows), default=0)
+    # the header: the first row of names across the table's width (a title or a blank row may come first)
+    top = next((n for n, r in enumerate(rows[:MAX_TITLE_ROWS + 1])
+                if len(r) >= width and all(isinstance(c, str) and c.strip() for c in r[:width])), None)
+    if top is None or width == 0:
         return ()
-    header, body = [str(c).strip() for c in rows[0]], [list(r) for r in rows[1:]]
-    width = len(header)
+    header = [str(c).strip() for c in rows[top][:width]]
+    body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)]
+    if not body:
+        return ()
     cells = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
     columns = [[_number(c) for c in column] for column in cells]
     numeric = [i for i in range(width) if any(v is not None for v in columns[i])

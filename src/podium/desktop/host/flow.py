@@ -57,7 +57,7 @@ from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
-MAX_ARTIFACTS = 28  # references offered to one step (a table's figures take up to 22)
+MAX_ARTIFACTS = 32  # references offered to one step (a table's figures take up to 28)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
 
