@@ -241,3 +241,21 @@ def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_mak
         ("create_workbook", "add_chart")
     # the table read from the file it charts is there already: nothing to put in first
     assert unplaced(chart, real.get("spreadsheets"), {"1": read, "2": chart}) == ()
+
+
+def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_takes_it(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "documents", "shell"]}).values())
+    read = spec("1", "documents", reads=["sales.docx"], tools=["read_table"], hands_on="table")
+    write = spec("2", "shell", "1", writes=["answer.txt"], tools=["run_command"])
+    check = check_plan([read, write], real, "Write the best region of sales.docx into answer.txt", ("sales.docx",))
+    assert check.ok, check.problems
+    assert (check.subtasks[1].application, check.subtasks[1].tools) == ("files", ())
+    assert check.amended == ("subtask '2' runs on files: it writes with the table handed to it, which no tool of "
+                             "shell takes",)
+    # a text fits a command line: the subtask stays
+    said = read.model_copy(update={"hands_on": "text"})
+    assert check_plan([said, write], real, "Write sales.docx's region into answer.txt",
+                      ("sales.docx",)).subtasks[1].application == "shell"

@@ -11,6 +11,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that hands data on, and declares writes only of files its application cannot open or that a
   subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
   are dropped (that work is the subtask's it hands to);
+- a subtask that writes with a table or names handed to it, on an application none of whose changing tools
+  takes that data, runs on the one application that opens its paths and has tools that do;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
@@ -25,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from podium.desktop.host.catalog import Catalog
+from podium.desktop.host.artifacts import Kind, accepted
+from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 
@@ -41,7 +44,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
-    moved = [_on_its_type(spec, catalog, notes) for spec in readers]
+    moved = [_to_taker(_on_its_type(spec, catalog, notes), [*kept.values(), *specs], catalog, notes)
+             for spec in readers]
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
     writing = [_writer(spec, catalog, notes) for spec in split]
@@ -68,6 +72,41 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     tools = tuple(t for t in spec.tools if target.tool(t) is not None)
     notes.append(f"subtask {spec.id!r} runs on {owner}, which opens {', '.join(paths)} ({spec.application} does not)")
     return spec.model_copy(update={"application": owner, "tools": tools})
+
+
+# Data only a tool's data argument can take: a number or a text fits any text argument.
+STRUCTURED = (HandsOn.TABLE, HandsOn.NAMES)
+
+
+def takes(tool: ToolInfo, kind: Kind) -> bool:
+    """Whether one of the tool's arguments takes data of this kind by reference."""
+    return any(kind in accepted(schema) for schema in tool.schema.get("properties", {}).values())
+
+
+def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask that writes with a table or names handed to it, on an application none of whose tools that
+    change files takes that data (a command line takes no table), runs on the one application that opens
+    its paths and has tools that do."""
+    app = catalog.get(spec.application)
+    given = {Kind(d.hands_on.value) for d in specs if d.id in spec.depends_on and d.hands_on in STRUCTURED}
+    if app is None or not spec.writes or not given:
+        return spec
+
+    def able(info: AppInfo) -> bool:
+        return all(any(takes(t, kind) for t in info.tools if not t.read_only) for kind in given)
+
+    if able(app):
+        return spec
+    paths = [p for p in (*spec.reads, *spec.writes) if p != "."]
+    fit = [a for a in catalog.apps if a.name != app.name and all(a.opens(p) for p in paths) and able(a)]
+    if len(fit) != 1:
+        return spec
+    (target,) = fit
+    notes.append(f"subtask {spec.id!r} runs on {target.name}: it writes with the "
+                 f"{' and '.join(sorted(k.value for k in given))} handed to it, which no tool of "
+                 f"{app.name} takes")
+    return spec.model_copy(update={"application": target.name,
+                                   "tools": tuple(t for t in spec.tools if target.tool(t) is not None)})
 
 
 def _plain(catalog: Catalog) -> str | None:

@@ -27,10 +27,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.host.amend import amend, before
-from podium.desktop.host.artifacts import Kind, accepted
+from podium.desktop.host.amend import STRUCTURED, amend, before, takes
+from podium.desktop.host.artifacts import Kind
 from podium.desktop.host.capability import covered
-from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
+from podium.desktop.host.catalog import AppInfo, Catalog, file_names
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 SHOWN_FILES = 12  # how many workspace paths a problem lists
@@ -159,8 +159,6 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     return problems
 
 
-# Data only a tool's data argument can take: a number or a text fits any text argument.
-_STRUCTURED = (HandsOn.TABLE, HandsOn.NAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,19 +177,15 @@ def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, Su
     found = []
     for dep in spec.depends_on:
         given = everything[dep].hands_on if dep in everything else HandsOn.NOTHING
-        if given not in _STRUCTURED or set(everything[dep].reads) & set(spec.writes):
+        if given not in STRUCTURED or set(everything[dep].reads) & set(spec.writes):
             continue  # nothing structured, or read from the file it writes: the data is there already
         kind = Kind(given.value)
-        if any(_takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
+        if any(takes(info, kind) for t in spec.tools if (info := app.tool(t)) is not None):
             continue
-        able = tuple(t.name for t in app.tools if not t.read_only and _takes(t, kind))
+        able = tuple(t.name for t in app.tools if not t.read_only and takes(t, kind))
         if able:
             found.append(Unplaced(dep, given, able))
     return tuple(found)
-
-
-def _takes(tool: ToolInfo, kind: Kind) -> bool:
-    return any(kind in accepted(schema) for schema in tool.schema.get("properties", {}).values())
 
 
 def _conflicts(everything: Mapping[str, SubtaskSpec]) -> list[str]:
