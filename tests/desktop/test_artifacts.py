@@ -132,3 +132,14 @@ def test_only_a_table_with_a_header_has_figures() -> None:
     assert figures(Artifact("1.n", Kind.NAMES, ["a", "b"])) == ()
     assert [(a.name, a.value) for a in figures(Artifact("1.t", Kind.TABLE, [["A", "B"], ["x", "y"]]))] == [
         ("1.t.column.A", ["x"]), ("1.t.column.B", ["y"])]
+
+
+def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
+    table = Artifact("1.read_table", Kind.TABLE, [["Region", "Q1", "Q2"], ["North", 500, 100], ["East", 300, 400],
+                                                  ["West", 650, 0]])
+    found = {a.name: a.value for a in figures(table)}
+    assert found["1.read_table.max_label.Q1"] == "West"  # the largest of one column
+    assert found["1.read_table.max_label.row_total"] == "East"  # the largest over both: 700
+    assert (found["1.read_table.max.row_total"], found["1.read_table.min_label.row_total"]) == (700, "North")
+    assert "1.read_table.max_label.row_total" not in {a.name for a in figures(Artifact(
+        "1.read_table", Kind.TABLE, [["Region", "Q1"], ["North", 500]]))}

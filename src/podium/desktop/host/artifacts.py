@@ -108,58 +108,64 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # or copy by hand from rows it was given (a 1.5B writer adds a column of eight numbers wrong, and copies a
 # column's cells with others mixed in). Each is named after the table, the figure and the column's header:
 # `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
-# largest value), `1.read_table.column.Action` (a text column's cells, as names).
+# largest value), `1.read_table.column.Action` (a text column's cells, as names). With two numeric columns
+# or more, each row's total is a column too (`row_total`): the largest row over several columns.
 FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
+ROW_TOTAL = "row_total"
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
 MAX_TITLE_ROWS = 4  # rows a header may have above it (a title, a blank line)
 
 
 def figures(table: Artifact) -> tuple[Artifact, ...]:
-    """The figures of a table whose first row is a header: per numeric column (the first few), its sum,
-    mean, least and largest value, and the labels of the rows that hold them; per text column, its cells as
-    names. None for other data."""
+    """The figures of a table with a header row: per numeric column (the first few, and the rows' totals),
+    its sum, mean, least and largest value, and the labels of the rows that hold them; per text column, its
+    cells as names. None for other data."""
     rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
     width = max((max((i + 1 for i, c in enumerate(r) if not _blank(c)), default=0) for r in rows), default=0)
     # the header: the first row of names across the table's width (a title or a blank row may come first)
     top = next((n for n, r in enumerate(rows[:MAX_TITLE_ROWS + 1])
                 if len(r) >= width and all(isinstance(c, str) and c.strip() for c in r[:width])), None)
-    if top is None or width == 0:
-        return ()
-    header = [str(c).strip() for c in rows[top][:width]]
-    body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)]
+    body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)] if top is not None and width else []
     if not body:
         return ()
+    header = [str(c).strip() for c in rows[top or 0][:width]]
     cells = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
-    columns = [[_number(c) for c in column] for column in cells]
-    numeric = [i for i in range(width) if any(v is not None for v in columns[i])
-               and all(v is not None or _blank(c) for v, c in zip(columns[i], cells[i], strict=True))]
+    numbers = [[_number(c) for c in column] for column in cells]
+    numeric = [i for i in range(width) if any(v is not None for v in numbers[i])
+               and all(v is not None or _blank(c) for v, c in zip(numbers[i], cells[i], strict=True))]
     label = next((i for i in range(width) if i not in numeric), None)
+    labels = [_cell(c) if label is not None else "" for c in (cells[label] if label is not None else body)]
+    measured = [(_key(header, i), header[i], numbers[i]) for i in numeric[:MAX_FIGURE_COLUMNS]]
+    if len(numeric) >= 2:
+        totals = [sum(v for i in numeric if (v := numbers[i][n]) is not None) for n in range(len(body))]
+        measured.append((ROW_TOTAL, "the row's total", [float(t) for t in totals]))
     found: list[Artifact] = []
-    for i in numeric[:MAX_FIGURE_COLUMNS]:
-        held = [(v, r) for v, r in zip(columns[i], body, strict=True) if v is not None]
-        values = [v for v, _ in held]
-        key = re.sub(r"\W+", "_", header[i]).strip("_") or f"column{i + 1}"
-        low, high = min(held, key=lambda c: c[0]), max(held, key=lambda c: c[0])
-        numbers = {"sum": sum(values), "mean": sum(values) / len(values), "min": low[0], "max": high[0]}
-        for figure in FIGURES:
-            if figure in numbers:
-                found.append(Artifact(f"{table.name}.{figure}.{key}", Kind.NUMBER, _tidy(numbers[figure]),
-                                      f"the {figure} of column {header[i]!r} of {table.name}"))
-            elif label is not None:
-                row = (low if figure == "min_label" else high)[1]
-                text = _cell(row[label]) if label < len(row) else ""
-                if text.strip():
-                    found.append(Artifact(f"{table.name}.{figure}.{key}", Kind.TEXT, text,
-                                          f"the {header[label]!r} of the row with the {figure[:3]} of "
-                                          f"{header[i]!r} in {table.name}"))
+    for key, name, values in measured:
+        found.extend(_column_figures(f"{table.name}.{{}}.{key}", name, values, labels,
+                                     header[label] if label is not None else ""))
     texts = [i for i in range(width) if i not in numeric
              and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
     for i in texts[:MAX_NAME_COLUMNS]:
-        key = _key(header, i)
-        found.append(Artifact(f"{table.name}.column.{key}", Kind.NAMES, [c.strip() for c in cells[i] if not _blank(c)],
-                              f"the cells of column {header[i]!r} of {table.name}"))
+        found.append(Artifact(f"{table.name}.column.{_key(header, i)}", Kind.NAMES,
+                              [c.strip() for c in cells[i] if not _blank(c)], f"the cells of {header[i]!r}"))
     return tuple(found)
+
+
+def _column_figures(name: str, column: str, values: Sequence[float | None], labels: Sequence[str],
+                    label: str) -> list[Artifact]:
+    held = [(v, n) for n, v in enumerate(values) if v is not None]
+    if not held:
+        return []
+    low, high = min(held), max(held, key=lambda h: h[0])
+    total = sum(v for v, _ in held)
+    found = [Artifact(name.format(figure), Kind.NUMBER, _tidy(value), f"the {figure} of {column!r}")
+             for figure, value in (("sum", total), ("mean", total / len(held)), ("min", low[0]), ("max", high[0]))]
+    for figure, (_, row) in (("min_label", low), ("max_label", high)):
+        if labels[row].strip():
+            found.append(Artifact(name.format(figure), Kind.TEXT, labels[row],
+                                  f"the {label!r} of the row with the {figure[:3]} {column!r}"))
+    return found
 
 
 def _key(header: Sequence[str], index: int) -> str:
