@@ -143,3 +143,27 @@ def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
     assert (found["1.read_table.max.row_total"], found["1.read_table.min_label.row_total"]) == (700, "North")
     assert "1.read_table.max_label.row_total" not in {a.name for a in figures(Artifact(
         "1.read_table", Kind.TABLE, [["Region", "Q1"], ["North", 500]]))}
+
+
+def test_a_column_of_repeating_values_is_counted_and_repeated_rows_are_a_table() -> None:
+    table = Artifact("1.read_sheet", Kind.TABLE, [
+        ["Ticket", "Status", "Name"], [1, "Open", "Ann"], [2, "Closed", "Bo"], [3, "Open", "Cy"],
+        [4, "On hold", "Di"], [2, "closed", "bo"], [1, "Open", "Ann"]])
+    found = {a.name: a.value for a in figures(table)}
+    assert (found["1.read_sheet.count.Status.Open"], found["1.read_sheet.count.Status.On_hold"]) == (3, 1)
+    unique = Artifact("1.t", Kind.TABLE, [["Name", "Team"], ["Ann", "A"], ["Bo", "B"], ["Cy", "A"]])
+    assert [a.name for a in figures(unique) if ".count." in a.name] == ["1.t.count.Team.A", "1.t.count.Team.B"]
+    # rows equal to an earlier one (case aside), each once, under the header
+    assert found["1.read_sheet.repeated_rows"] == [
+        ["Ticket", "Status", "Name"], [2, "closed", "bo"], [1, "Open", "Ann"]]
+
+
+def test_columns_a_text_names_are_the_only_ones_measured() -> None:
+    table = Artifact("1.column_totals", Kind.TABLE, [["Trip", "Place", "Nights", "Cost"], [301, "Lyon", 2, 486.4],
+                                                     [302, "Porto", 3, 712]])
+    named = {a.name for a in figures(table, "Add up the cost column of trips.xlsx")}
+    assert "1.column_totals.sum.Cost" in named
+    assert not any(".Trip" in n or ".Nights" in n or "row_total" in n for n in named)
+    assert "1.column_totals.column.Place" in named  # no text column is named: all of them
+    # a name inside another word is not the column's
+    assert "1.column_totals.sum.Trip" in {a.name for a in figures(table, "Write the trips' costly part")}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -109,18 +110,23 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # column's cells with others mixed in). Each is named after the table, the figure and the column's header:
 # `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
 # largest value), `1.read_table.column.Action` (a text column's cells, as names). With two numeric columns
-# or more, each row's total is a column too (`row_total`): the largest row over several columns.
+# or more, each row's total is a column too (`row_total`): the largest row over several columns. A text
+# column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`); rows that
+# appear more than once are a table (`1.read_sheet.repeated_rows`).
 FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
 ROW_TOTAL = "row_total"
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
+MAX_COUNTED_COLUMNS = 2
+MAX_CATEGORIES = 6  # a text column with at most this many values that repeat has a count per value
 MAX_TITLE_ROWS = 4  # rows a header may have above it (a title, a blank line)
 
 
-def figures(table: Artifact) -> tuple[Artifact, ...]:
+def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     """The figures of a table with a header row: per numeric column (the first few, and the rows' totals),
     its sum, mean, least and largest value, and the labels of the rows that hold them; per text column, its
-    cells as names. None for other data."""
+    cells as names. None for other data. Where `text` (the request, the subtask) names columns by their
+    headers, only those columns are measured: the numbers of the others are only distractions."""
     rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
     width = max((max((i + 1 for i, c in enumerate(r) if not _blank(c)), default=0) for r in rows), default=0)
     # the header: the first row of names across the table's width (a title or a blank row may come first)
@@ -135,6 +141,11 @@ def figures(table: Artifact) -> tuple[Artifact, ...]:
     numeric = [i for i in range(width) if any(v is not None for v in numbers[i])
                and all(v is not None or _blank(c) for v, c in zip(numbers[i], cells[i], strict=True))]
     label = next((i for i in range(width) if i not in numeric), None)
+    texts = [i for i in range(width) if i not in numeric
+             and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
+    named = {i for i in range(width) if names(text, header[i])}
+    numeric = [i for i in numeric if i in named] if named & set(numeric) else numeric
+    texts = [i for i in texts if i in named] if named & set(texts) else texts
     labels = [_cell(c) if label is not None else "" for c in (cells[label] if label is not None else body)]
     measured = [(_key(header, i), header[i], numbers[i]) for i in numeric[:MAX_FIGURE_COLUMNS]]
     if len(numeric) >= 2:
@@ -144,12 +155,37 @@ def figures(table: Artifact) -> tuple[Artifact, ...]:
     for key, name, values in measured:
         found.extend(_column_figures(f"{table.name}.{{}}.{key}", name, values, labels,
                                      header[label] if label is not None else ""))
-    texts = [i for i in range(width) if i not in numeric
-             and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
     for i in texts[:MAX_NAME_COLUMNS]:
         found.append(Artifact(f"{table.name}.column.{_key(header, i)}", Kind.NAMES,
                               [c.strip() for c in cells[i] if not _blank(c)], f"the cells of {header[i]!r}"))
+    for i in [i for i in texts if _categories(cells[i])][:MAX_COUNTED_COLUMNS]:
+        counted = Counter(c.strip() for c in cells[i] if not _blank(c))
+        found.extend(Artifact(f"{table.name}.count.{_key(header, i)}.{_key((value,), 0)}", Kind.NUMBER, n,
+                              f"the rows whose {header[i]!r} is {value!r}") for value, n in sorted(counted.items()))
+    seen: set[tuple[str, ...]] = set()
+    repeated: dict[tuple[str, ...], list[Any]] = {}
+    for row in body:
+        key = tuple(_cell(c).strip().casefold() for c in row[:width])
+        if key in seen:
+            repeated.setdefault(key, list(row[:width]))
+        seen.add(key)
+    if repeated:
+        found.append(Artifact(f"{table.name}.repeated_rows", Kind.TABLE, [header, *repeated.values()],
+                              "the rows that appear more than once, each once"))
     return tuple(found)
+
+
+def names(text: str, name: str) -> bool:
+    """Whether a text names a column (or a file) by its whole name, case aside: an entity the person
+    referred to, as a file name is, not the meaning of a word."""
+    name = name.strip()
+    return bool(name) and re.search(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", text, re.IGNORECASE) is not None
+
+
+def _categories(cells: Sequence[Any]) -> bool:
+    """Whether a text column holds a few values that repeat (a status, a region), worth counting."""
+    values = [c.strip() for c in cells if isinstance(c, str) and c.strip()]
+    return 1 < len(set(values)) <= MAX_CATEGORIES and len(set(values)) < len(values)
 
 
 def _column_figures(name: str, column: str, values: Sequence[float | None], labels: Sequence[str],

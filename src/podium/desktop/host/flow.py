@@ -57,7 +57,7 @@ from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
-MAX_ARTIFACTS = 32  # references offered to one step (a table's figures take up to 28)
+MAX_ARTIFACTS = 40  # references offered to one step (a table's figures take up to 30, its counts 12)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
 
@@ -119,21 +119,31 @@ def agent_for(s: HostState, app: str) -> tuple[list[Op], HostState, str]:
 
 def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], tuple[ArtifactEntry, ...]]:
     """What a subtask is given: the results of the subtasks it depends on, and the data it may refer to
-    (theirs with the figures of their tables, then its own newest first), bounded."""
-    inputs, given = [], []
+    (their tables, the figures of the columns the request or the subtask names, or of all, their other
+    data, then its own newest first), bounded."""
+    inputs: list[InputView] = []
+    tables: list[ArtifactEntry] = []
+    measured: list[ArtifactEntry] = []
+    rest: list[ArtifactEntry] = []
+    text = f"{run_of(s).request}\n{record.spec.description}"
     for dep in record.spec.depends_on:
         result = s.blackboard.result_of(dep)
         if result is None:
             continue
         inputs.append(InputView(subtask=dep, application=result.application, description=result.description,
                                 status=result.status, result=result.result))
-        given.extend(result.artifacts)
-        given.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
-                     for a in result.artifacts if a.kind == artifacts.Kind.TABLE
-                     for f in artifacts.figures(artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)))
+        for a in result.artifacts:
+            if a.kind != artifacts.Kind.TABLE:
+                rest.append(a)
+                continue
+            tables.append(a)
+            measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source) for f in
+                            artifacts.figures(artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text))
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
-    return tuple(inputs), tuple(dict((a.name, a) for a in [*given, *own]).values())[:MAX_ARTIFACTS]
+    # tables first, then their figures (a writer takes the first fitting value it sees), then the rest
+    given = [*tables, *measured, *rest, *own]
+    return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
 
 
 def _memory(s: HostState, app: str) -> tuple[str, ...]:

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import graphlib
 import posixpath
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from podium.desktop.host.amend import STRUCTURED, amend, before, takes
-from podium.desktop.host.artifacts import Kind
+from podium.desktop.host.artifacts import Kind, names
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, file_names
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
@@ -232,11 +231,7 @@ def named_by(path: str, text: str) -> bool:
     name = path.rpartition("/")[2]
     stem = name.rpartition(".")[0] if "." in name.strip(".") else name
     parts = [path, name, stem, *path.split("/")[:-1]]
-    return any(part and part not in ("*", ".") and _mentions(text, part.replace("*", "")) for part in parts)
-
-
-def _mentions(text: str, name: str) -> bool:
-    return bool(name) and re.search(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", text, re.IGNORECASE) is not None
+    return any(part and part not in ("*", ".") and names(text, part.replace("*", "")) for part in parts)
 
 
 def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
