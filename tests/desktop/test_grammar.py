@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from podium.apps.base import Tool
+from podium.apps.tooling import FILE_TYPES
 from podium.desktop.wire.grammar import app_output_schema, host_output_schema
 
 APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
@@ -94,7 +95,37 @@ def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> Non
     assert not valid(only, answer(actions=[call([["a"]])]))
 
 
-@pytest.mark.parametrize("schema", [host_output_schema(APPS, FILES), app_output_schema(TOOLS, [("1.t", "table")])])
+
+
+def _typed(*types: str) -> dict[str, Any]:
+    return {"type": "object", "required": ["path"], "properties": {"path": {"type": "string", FILE_TYPES: list(types)}}}
+
+
+TYPED = [Tool("read_sheet", "read", _typed(".xlsx"), read_only=True),
+         Tool("read_csv", "read", _typed(".csv"), read_only=True),
+         Tool("write_file", "write", {"type": "object", "properties": {"path": {"type": "string"}},
+                                      "required": ["path"]})]
+
+
+def test_a_typed_path_takes_only_files_of_its_types_and_a_tool_with_none_is_not_offered() -> None:
+    schema = app_output_schema(TYPED, paths=("budget.xlsx", "report.docx", "new.XLSX"))
+    calls = schema["$defs"]["action"]["anyOf"]
+    assert [c["properties"]["function"]["enum"][0] for c in calls] == ["read_sheet", "write_file"]  # no .csv here
+    assert calls[0]["properties"]["arguments"]["properties"]["path"] == {"type": "string",
+                                                                         "enum": ["budget.xlsx", "new.XLSX"]}
+
+    def answer(path: str) -> dict[str, Any]:
+        return {"observation": "", "thought": "", "status": "CONTINUE", "comment": "",
+                "actions": [{"function": "read_sheet", "arguments": {"path": path}}]}
+    assert valid(schema, answer("budget.xlsx")) and not valid(schema, answer("report.docx"))
+    assert FILE_TYPES not in json.dumps(app_output_schema(TYPED))  # without paths: as they are, keyword dropped
+    # no tool left: all of them, as they were
+    only = app_output_schema(TYPED[1:2], paths=("a.txt",))
+    assert only["$defs"]["action"]["properties"]["function"]["enum"] == ["read_csv"]
+
+
+@pytest.mark.parametrize("schema", [host_output_schema(APPS, FILES), app_output_schema(TOOLS, [("1.t", "table")]),
+                                    app_output_schema(TYPED, paths=("budget.xlsx",))])
 def test_llama_cpp_turns_both_into_a_grammar(schema: dict[str, Any]) -> None:
     from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from podium.apps.base import Change, Effect
 from podium.apps.sheet_functions import as_text as csv_text
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
 CSV_SUFFIXES = (".csv", ".tsv")
 MAX_CELLS = 20_000  # as read_sheet: a table a model can take in, not a database
@@ -28,7 +28,7 @@ CsvValue = str | int | float | bool | None
 
 
 class ReadCsvArgs(Args):
-    path: str = Field(description=".csv file, relative to the workspace root")
+    path: str = file_path(".csv file, relative to the workspace root", ".csv")
 
 
 class WriteCsvArgs(Args):

@@ -18,27 +18,27 @@ from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, Content, ToolError, ToolSpec
+from podium.apps.tooling import Args, Content, ToolError, ToolSpec, file_path
 
 _PATH = ".docx file, relative to the workspace root"
 _SHOWN = 30
 
 
 class ReplaceArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     find: str = Field(min_length=1, description="the exact text to find")
     replace_with: Content = Field(description="what replaces every occurrence ('' deletes it)")
     match_case: bool = Field(True, description="false: 'Total' also finds 'TOTAL' and 'total'")
 
 
 class FindArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     text: str = Field(min_length=1)
     match_case: bool = False
 
 
 class InsertArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     text: Content
     after_text: str | None = Field(None, description="put it right after the first paragraph containing this text")
     index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0 (past the "
@@ -47,7 +47,7 @@ class InsertArgs(Args):
 
 
 class DeleteArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     containing: str | None = Field(None, description="the one paragraph containing this text")
     index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0")
 

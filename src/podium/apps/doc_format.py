@@ -17,7 +17,7 @@ from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.doc_edit import _TEXT_ONLY, _pattern, _runs, _set_text, all_paragraphs, declaring, saving
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
 _PATH = ".docx file, relative to the workspace root"
 Highlight = Literal["yellow", "green", "cyan", "pink", "blue", "red", "gray", "none"]
@@ -25,7 +25,7 @@ Align = Literal["left", "center", "right", "justify"]
 
 
 class TextArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     text: str | None = Field(None, description="format every occurrence of this text (any case)")
     paragraph: int | None = Field(None, ge=0, description="else this paragraph's text; all the text when both "
                                                           "are omitted")
@@ -40,7 +40,7 @@ class TextArgs(Args):
 
 
 class ParagraphArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     paragraph: int | None = Field(None, ge=0, description="this paragraph")
     containing: str | None = Field(None, description="else every paragraph containing this text; all paragraphs "
                                                      "when both are omitted")

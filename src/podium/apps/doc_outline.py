@@ -16,7 +16,7 @@ from pydantic import Field
 from podium.apps.base import Change
 from podium.apps.doc_edit import declaring, saving
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
 _PATH = ".docx file, relative to the workspace root"
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -24,11 +24,11 @@ _INDENT_TWIPS = 360  # a quarter inch a level
 
 
 class OutlineArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
 
 
 class TocArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     title: str = Field("Contents", description="the heading above the entries")
     levels: int = Field(3, ge=1, le=9, description="the deepest heading level listed")
     target: str | None = Field(None, description="a new .docx to write it into; inserted into this document when "

@@ -15,18 +15,18 @@ from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.doc_edit import declaring, saving
-from podium.apps.tooling import Args, ToolError, ToolSpec
+from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
 _PATH = ".docx file, relative to the workspace root"
 TableValue = str | int | float | bool | None
 
 
 class ListArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
 
 
 class AddRowArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     table: int = Field(0, ge=0, description="which table, in document order, from 0")
     values: list[TableValue] = Field(min_length=1, description="the new row's cell texts, first column first")
     position: int | None = Field(None, ge=1, description="the new row's number, from 0 (the header row); at the end "
@@ -34,7 +34,7 @@ class AddRowArgs(Args):
 
 
 class DeleteRowArgs(Args):
-    path: str = Field(description=_PATH)
+    path: str = file_path(_PATH, ".docx")
     table: int = Field(0, ge=0, description="which table, in document order, from 0")
     row: int = Field(ge=0, description="the row's number, from 0 (the header row)")
 

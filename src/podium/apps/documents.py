@@ -30,7 +30,7 @@ from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.table_math import table_totals
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec, file_path
 from podium.apps.workspace import Workspace, atomic_save
 
 CellValue = str | int | float | bool | None
@@ -39,7 +39,7 @@ CellValue = str | int | float | bool | None
 DEFAULT_TABLE_STYLE = "Table Grid"
 
 class PathArgs(Args):
-    path: str = Field(description=".docx file, relative to the workspace root")
+    path: str = file_path(".docx file, relative to the workspace root", ".docx")
 
 
 class ReadTableArgs(PathArgs):

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from podium.apps.sheet_cells import CellValue
-from podium.apps.tooling import Args
+from podium.apps.tooling import Args, file_path
 
 # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
 # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
@@ -26,7 +26,7 @@ Range = Annotated[str, WithJsonSchema({"type": "string", "pattern": _RANGE})]
 
 
 class PathArgs(Args):
-    path: str = Field(description=".xlsx file, relative to the workspace root")
+    path: str = file_path(".xlsx file, relative to the workspace root", ".xlsx")
 
 
 class ReadArgs(PathArgs):

@@ -34,6 +34,14 @@ class Args(BaseModel):
 # words, so that data read earlier (a table, a list of names) can be passed there by reference and nowhere
 # else (podium.desktop.host.artifacts).
 Content = Annotated[str, Field(json_schema_extra={"contentMediaType": "text/plain"})]
+# The schema keyword naming the file types a path argument opens: the AppAgent's grammar offers there only the
+# workspace's files of those types and the paths its subtask declares (podium.desktop.wire.grammar).
+FILE_TYPES = "x-file-types"
+
+
+def file_path(description: str, *types: str) -> Any:
+    """A path argument that names a file of these types ('.xlsx')."""
+    return Field(description=description, json_schema_extra={FILE_TYPES: list(types)})
 
 
 Handler = Callable[[Any], Any | Awaitable[Any]]

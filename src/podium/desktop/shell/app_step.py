@@ -31,6 +31,7 @@ from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
+from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
 from podium.desktop.shell.observe import jsonable, observation_lines, observe
@@ -142,9 +143,11 @@ class AppStepBackend(StepBackend):
                 for kind in [artifacts.kind_of(r.content)] if kind is not None]
         refs = tuple(dict.fromkeys([*given, *seen]))
         offered = [t for t in tools if not req.offered or t.name in req.offered]
+        paths = None if self.root is None else (
+            *(p for p in workspace_names(self.root) if not p.endswith("/")), *req.reads, *req.writes)
         step.prompt = Prompt(text=app_user(req, observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(offered, refs, must_act=req.must_act),
+                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

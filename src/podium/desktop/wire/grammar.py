@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
 
@@ -83,8 +84,8 @@ def _plain(node: Any) -> Any:
     for key, value in node.items():
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
-        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties") \
-                and key not in _UNCHECKED:
+        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
+                         FILE_TYPES) and key not in _UNCHECKED:
             out[key] = _plain(value)
     return out
 
@@ -109,15 +110,38 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
 
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
-                      only: Sequence[str] = ()) -> dict[str, Any]:
+                      only: Sequence[str] = (), paths: Sequence[str] | None = None) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
     ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
-    alone (names not among `tools` are ignored; none left: all tools). Cached on its inputs; shared:
-    read it, never change it."""
+    alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
+    the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
+    types, and a tool with such an argument and no such path is not offered (read_sheet with no
+    workbook). Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
-    key = json.dumps([[t.name, getattr(t, "parameters", None)] for t in chosen], sort_keys=True, default=str)
+    typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths)) for t in chosen]
+    typed = [(name, params) for name, params in typed if params is not None] or \
+        [(t.name, getattr(t, "parameters", None)) for t in chosen]
+    key = json.dumps(typed, sort_keys=True, default=str)
     return _app_schema(key, tuple(refs), must_act)
+
+
+def _typed_paths(parameters: Any, paths: Sequence[str] | None) -> Any:
+    """A tool's parameters with each typed path argument an enum of the paths of its types; None when one
+    has no such path. As they are without `paths`."""
+    props = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    if paths is None or not isinstance(props, Mapping):
+        return parameters
+    changed = {}
+    for name, spec in props.items():
+        types = spec.get(FILE_TYPES) if isinstance(spec, Mapping) else None
+        if not types:
+            continue
+        fitting = sorted({p for p in paths if p.lower().endswith(tuple(t.lower() for t in types))})
+        if not fitting:
+            return None
+        changed[name] = {"type": "string", "enum": fitting}
+    return {**parameters, "properties": {**props, **changed}} if changed else parameters
 
 
 @lru_cache(maxsize=64)
