@@ -247,6 +247,15 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     assert not app_request(again).must_act and "write_rows, add_chart were not called" in app_request(again).note
 
 
+def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading_tool() -> None:
+    _, s = assigned(rules="small-local")  # subtask 1 hands on a table with read_table
+    (again,), s = STRATEGY.handle_response("app-documents", proposes("FINISH", result="done"), s)
+    request = app_request(again)
+    assert "no table was read to hand on" in request.note
+    assert request.must_act and request.offered == ("read_table",)
+    assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
+
+
 def test_a_question_asked_again_is_no_progress_and_ends_the_subtask_at_the_idle_limit() -> None:
     _, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)

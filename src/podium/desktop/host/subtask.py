@@ -213,13 +213,17 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     record = replace(run_of(s).subtasks[sid], result=output.result)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     if missing and not record.finish_checked:
-        force = rules.FORCE_TOOL in s.rules and bool(missing.tools) and bool(missing.writes)
+        app = s.catalog.get(record.spec.application)
+        reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
+                        and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
+        wanted = missing.tools if missing.tools and missing.writes else reading if missing.hands_on else ()
+        force = rules.FORCE_TOOL in s.rules and bool(wanted)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "
                 f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
                 f"another way).")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True, note=note,
-                           only=missing.tools if force else ())
+                           only=wanted if force else ())
         if force:
             s = _fired(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)

@@ -39,9 +39,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged is left out of the grammar "
                                 "until a change succeeds: told to call something else, a small model did not."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged, the next answer must "
-                               "call one of the declared tools never called (grammar): told in words, a small model "
-                               "did not. Once its writes changed it is not forced: a small planner declares tools "
-                               "nobody needs."),
+                               "call one of the declared tools never called (grammar), and after one questioned for "
+                               "data it never read, one of its application's reading tools: told in words, a small "
+                               "model did not. Once its writes changed it is not forced: a small planner declares "
+                               "tools nobody needs."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
