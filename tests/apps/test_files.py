@@ -91,13 +91,20 @@ async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
     assert not (root / "sub2").exists()
 
 
-async def test_a_copy_that_would_change_a_files_type_is_refused_with_the_tool_that_writes_text(
+async def test_a_copy_that_would_change_or_lose_a_files_type_is_refused_with_what_to_do_instead(
         files: FilesApplication, root: Path) -> None:
     (root / "meeting.docx").write_bytes(b"PK\x03\x04 a Word file")
     refused = await files.call("copy", {"source": "meeting.docx", "destination": "actions.txt"})
     assert not refused.ok and "write_file" in refused.error and not (root / "actions.txt").exists()
     assert (await files.call("copy", {"source": "meeting.docx", "destination": "old/meeting.DOCX"})).ok
-    assert (await files.call("copy", {"source": "meeting.docx", "destination": "meeting-copy"})).ok  # no type named
+    # a new name with no type would lose it: most often a folder was meant, which does not exist yet
+    for verb in ("copy", "move"):
+        lost = await files.call(verb, {"source": "meeting.docx", "destination": "backup"})
+        assert not lost.ok and "make_folder" in lost.error and "backup/meeting.docx" in lost.error
+        assert not (root / "backup").exists() and (root / "meeting.docx").exists()
+    assert (await files.call("make_folder", {"path": "backup"})).ok
+    assert (await files.call("copy", {"source": "meeting.docx", "destination": "backup"})).ok
+    assert (root / "backup" / "meeting.docx").is_file()
 
 
 async def test_delete_symlink_removes_the_link_not_its_target(files: FilesApplication, root: Path) -> None:

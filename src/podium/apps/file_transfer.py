@@ -166,6 +166,13 @@ class Transfer:
                 raise ToolError(f"copy keeps the bytes: {rel(source)!r} would stay a {kinds[0]} file named "
                                 f"{rel(target)!r}; a {kinds[1]} file is made by the tools that write that type "
                                 "(write_file for text)")
+        if not folder and source.suffix and not target.suffix and not os.path.lexists(target):
+            # `cp q1.xlsx backup` with no folder backup makes a workbook named "backup": its type lost, and
+            # almost never what was meant by a folder's name
+            raise ToolError(f"{rel(target)!r} does not exist: {verb} would make a {source.suffix} file named "
+                            f"{rel(target)!r}, without its type. To {verb} into a folder, make the folder first "
+                            f"(make_folder); to {verb} to a new file, give its name with the type "
+                            f"({rel(target)}/{source.name} or {rel(target)}{source.suffix})")
         if os.path.lexists(target):
             if folder or target.is_dir():
                 raise ToolError(f"{rel(target)!r} already exists and folders are never replaced; pick a new path")
