@@ -158,6 +158,10 @@ def test_rules_that_read_a_continue_as_finish() -> None:
     assert rules.as_finish(reading, [read], 0, (), SMALL) == rules.READ_FINISH
     assert rules.as_finish(reading, [read], 0, ("budget.xlsx",), SMALL) is None
     assert rules.as_finish(reading, [read], 0, (), frozenset()) is None
+    # with no result, a step that only read again what was read before is done too; a new read is not
+    silent = answer()
+    assert rules.as_finish(silent, [read], 0, (), SMALL, learned=False) == rules.READ_FINISH
+    assert rules.as_finish(silent, [read], 0, (), SMALL, learned=True) is None
 
 
 def test_every_rule_is_named_with_a_why_and_a_profile() -> None:

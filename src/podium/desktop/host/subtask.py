@@ -184,7 +184,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     repeats += sum(1 for r in results if changed_nothing(r))
     fired: list[str] = []
     status = output.status
-    if (rule := rules.as_finish(output, results, repeats, record.spec.writes, s.rules)) is not None:
+    if (rule := rules.as_finish(output, results, repeats, record.spec.writes, s.rules, learned=worked)) is not None:
         status = AppStatus.FINISH
         fired.append(rule)
     failed_change = [r for r in results if not r.ok and not r.read_only]
@@ -216,6 +216,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
         app = s.catalog.get(record.spec.application)
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
+        reading = tuple(t for t in reading if t not in record.called) or reading  # what read it so far did not
         wanted = missing.tools if missing.tools and missing.writes else reading if missing.hands_on else ()
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "

@@ -46,7 +46,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
-                                  "answer gives a result: a small model reads the same file again instead."),
+                                  "answer gives a result, or when it only reads again what it has read: a small "
+                                  "model reads the same file again instead."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "

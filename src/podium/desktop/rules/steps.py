@@ -63,15 +63,15 @@ def _has_example(value: Any) -> bool:
 
 
 def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, writes: Sequence[str],
-              active: frozenset[str]) -> str | None:
+              active: frozenset[str], *, learned: bool = True) -> str | None:
     """The rule that reads a CONTINUE as FINISH, if one does: every call proposing nothing new (`repeats`
     counts them: repeat-is-finish), or a subtask that writes nothing whose reads worked and whose answer gives a
-    result (read-result-is-finish)."""
+    result, or whose reads all repeat reads made before (`learned` False: read-result-is-finish)."""
     if output.status is not AppStatus.CONTINUE:
         return None
     if REPEAT_FINISH in active and repeats and repeats == len(output.actions):
         return REPEAT_FINISH
-    if READ_FINISH in active and not writes and output.result not in (None, "") and results \
+    if READ_FINISH in active and not writes and (output.result not in (None, "") or not learned) and results \
             and all(r.ok and r.read_only for r in results):
         return READ_FINISH
     return None
