@@ -96,6 +96,9 @@ async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_bi
     (named,) = await observe(sheets, ["prices.xlsx"], "Add a row under the last note of the Notes sheet")
     assert named.arguments == {"path": "prices.xlsx", "sheet": "Notes"}
     assert named.content["rows"] == [["Pens are sold in tens"]]
+    # a subtask that names no sheet sees the one the person's request names
+    (asked,) = await observe(sheets, ["prices.xlsx"], "Read prices.xlsx", "List the Notes sheet of prices.xlsx")
+    assert asked.arguments == {"path": "prices.xlsx", "sheet": "Notes"}
     (first,) = await observe(sheets, ["prices.xlsx"], "Copy the FootNotes of prices.xlsx")
     assert first.arguments == {"path": "prices.xlsx"} and first.content["sheet"] == "Prices"
     (listed,) = await observe(sheets, ["big.xlsx", "absent.xlsx", "notes.docx"], "Chart big.xlsx")

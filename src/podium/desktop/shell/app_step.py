@@ -137,7 +137,8 @@ class AppStepBackend(StepBackend):
                 shot = await marked(Path(step.screenshot).with_suffix(".marks.png"))
                 step.screenshot = str(getattr(shot, "path", step.screenshot))
         sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
-        step.observed = await observe(app, (*req.reads, *req.writes), req.description)
+        # the sheet to see is one the subtask names, else one the person's request names
+        step.observed = await observe(app, (*req.reads, *req.writes), req.description, req.request)
         given = [(a.name, a.kind) for a in req.artifacts]
         seen = [(f"{req.subtask_id}.{r.function}", kind.value) for r in step.observed if r.ok
                 for kind in [artifacts.kind_of(r.content)] if kind is not None]

@@ -41,9 +41,10 @@ def opens(app: Any, path: str) -> bool:
     return "." in path.rpartition("/")[2] and (not types or path.lower().endswith(types))
 
 
-async def observe(app: Any, paths: Iterable[str], text: str = "") -> list[ActionResult]:
+async def observe(app: Any, paths: Iterable[str], text: str = "", request: str = "") -> list[ActionResult]:
     """What the application's read-only observer returned for each declared path it opens (or its error),
-    or for the application itself when its observer takes no argument."""
+    or for the application itself when its observer takes no argument. A sheet `text` (the subtask) names
+    is the one seen, else one the `request` names."""
     tools = app.tools()
     preferred = getattr(app, "observer", None)
     bare = observer_tool(tools, preferred, needs=())
@@ -61,7 +62,7 @@ async def observe(app: Any, paths: Iterable[str], text: str = "") -> list[Action
         look = await _look(app, tool, {"path": path})
         if not look.ok and fallback is not None and fallback is not tool:
             look = await _look(app, fallback, {"path": path})  # a sheet too big to read whole still has a listing
-        elif (sheet := _sheet_named(look, tool, text)) is not None:
+        elif (sheet := _sheet_named(look, tool, text) or _sheet_named(look, tool, request)) is not None:
             look = await _look(app, tool, {"path": path, "sheet": sheet})
         seen.append(look)
     return seen
