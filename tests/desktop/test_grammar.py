@@ -11,7 +11,7 @@ import pytest
 
 from podium.apps.base import Tool
 from podium.apps.tooling import FILE_TYPES
-from podium.desktop.wire.grammar import app_output_schema, host_output_schema
+from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
 APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
 FILES = ("report.docx", "budget.xlsx", "reports/", ".")
@@ -122,6 +122,17 @@ def test_a_typed_path_takes_only_files_of_its_types_and_a_tool_with_none_is_not_
     # no tool left: all of them, as they were
     only = app_output_schema(TYPED[1:2], paths=("a.txt",))
     assert only["$defs"]["action"]["properties"]["function"]["enum"] == ["read_csv"]
+
+
+def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:
+    schema = app_output_schema(TOOLS)
+    rows = schema["$defs"]["action"]["anyOf"][1]["properties"]["arguments"]["properties"]["rows"]
+    assert (rows["maxItems"], rows["items"]["maxItems"]) == (MAX_ROWS, MAX_LIST_ITEMS)
+
+    def write(n: int) -> dict[str, Any]:
+        return {"observation": "", "thought": "", "status": "CONTINUE", "comment": "", "actions": [
+            {"function": "write_rows", "arguments": {"path": "a.xlsx", "rows": [[f"Sheet{i}" for i in range(n)]]}}]}
+    assert valid(schema, write(MAX_LIST_ITEMS)) and not valid(schema, write(MAX_LIST_ITEMS + 1))
 
 
 @pytest.mark.parametrize("schema", [host_output_schema(APPS, FILES), app_output_schema(TOOLS, [("1.t", "table")]),

@@ -43,6 +43,11 @@ QUESTION_CHARS = 200
 RESULT_CHARS = 400
 DESCRIPTION_CHARS = 200
 PATH_CHARS = 120
+# A list a tool argument takes, when the tool sets no bound: a small model that starts repeating itself
+# ("Sheet1", "Sheet2", ...) reaches the answer's token limit and leaves no JSON at all. Bounded, the grammar
+# closes the list and the answer stays whole; a longer list goes by reference (data), not typed out.
+MAX_LIST_ITEMS = 16
+MAX_ROWS = 24
 
 
 def _text(limit: int, at_least: int = 0) -> dict[str, Any]:
@@ -75,12 +80,16 @@ _UNCHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaxi
 def _plain(node: Any) -> Any:
     """A tool's parameter schema without what costs grammar size and prompt tokens but constrains
     nothing (titles, descriptions, defaults, examples), nor what the tool checks itself and a grammar
-    cannot (_UNCHECKED). Property NAMES are kept whatever they are."""
+    cannot (_UNCHECKED), and with a bound on every list (MAX_LIST_ITEMS, MAX_ROWS for a list of rows).
+    Property NAMES are kept whatever they are."""
     if isinstance(node, list):
         return [_plain(v) for v in node]
     if not isinstance(node, Mapping):
         return node
     out: dict[str, Any] = {}
+    if node.get("type") == "array" and "maxItems" not in node:
+        items = node.get("items")
+        out["maxItems"] = MAX_ROWS if isinstance(items, Mapping) and items.get("type") == "array" else MAX_LIST_ITEMS
     for key, value in node.items():
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
