@@ -76,7 +76,7 @@ async def test_planner_output_that_stays_malformed_is_a_clean_error() -> None:
     assert len(model.prompts) == 3 and notes.calls == []
 
 
-async def test_app_output_repaired_then_when_it_stays_malformed_a_clean_error() -> None:
+async def test_app_output_repaired_then_when_it_stays_malformed_its_subtask_fails_and_the_planner_decides() -> None:
     bad = iter(["not json"])
     repaired = await run_request("Read the table", [docs()], ScriptedBackend(one_subtask_planner),
                                  app_models={"documents": ScriptedBackend(lambda p: next(bad, None) or reading(p))})
@@ -85,9 +85,13 @@ async def test_app_output_repaired_then_when_it_stays_malformed_a_clean_error() 
     broken = ScriptedBackend(lambda prompt: '{"status": "MAYBE"}')
     result = await run_request("Read the table", [docs()], ScriptedBackend(one_subtask_planner),
                                app_models={"documents": broken}, config=HostConfig(max_repairs=1))
-    assert result.status == "ERROR" and result.reason_kind == "invalid_output"
-    assert "AppAgent app-documents (subtask 1)" in (result.reason or "")
-    assert result.subtasks[0]["state"] == "ERROR" and len(broken.prompts) == 2
+    # one AppAgent's malformed answers fail its subtask, not the run: the planner is asked, and its FINISH is
+    # refused while the subtask failed, so the run ends FAIL with the subtask's reason
+    (subtask,) = result.subtasks
+    assert (subtask["state"], subtask["reason_kind"]) == ("FAIL", "invalid_output")
+    assert result.status == "FAIL" and "AppAgent app-documents (subtask 1): the output stayed invalid" in (
+        result.reason or "")
+    assert len(broken.prompts) == 2
     assert "Your previous answer was rejected" in broken.prompts[1]
 
 

@@ -9,8 +9,9 @@ What each host state means here:
 - ASSIGN: subtasks are out on their AppAgents; the host waits for their results.
 - PENDING: the host waits for the person's answers to questions (its own or an AppAgent's).
 - CONFIRM: the host waits for the person's approval of a sensitive step, which has not run.
-- FINISH / FAIL / ERROR: the request is over (ERROR: something broke, such as a model whose output
-  stayed invalid or a failed data-collection phase; FAIL: the work could not be done or a limit hit).
+- FINISH / FAIL / ERROR: the request is over (ERROR: something broke, such as a planner whose output
+  stayed invalid or a failed data-collection phase; FAIL: the work could not be done or a limit hit; an
+  AppAgent whose output stayed invalid fails its subtask, and the planner decides what follows).
 
 Both machines are values: `fire(event)` returns a new machine or raises `IllegalTransition` naming
 the state, the event and what the state accepts. Nothing else in the package changes a state.

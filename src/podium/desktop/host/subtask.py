@@ -86,8 +86,9 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
             reason = Reason(ReasonKind.INVALID_OUTPUT, f"AppAgent {agent} (subtask {sid}): the output stayed invalid "
                                                        f"after {record.repairs} repair(s): {problem}; last output: "
                                                        f"{summarize(report.raw, 300)!r}", agent)
-            s = update_subtask(s, sid, SubtaskEvent.BROKEN, reason=reason)
-            return finish_run(s, HostEvent.BROKEN, reason)
+            # the subtask fails, not the run: its AppAgent answered, only not in form; the planner re-plans
+            s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
+            return settle(s)
         s = update_subtask(s, sid, SubtaskEvent.RETRY, repairs=record.repairs + 1,
                            feedback=repair_feedback(report.raw, problem))
         return dispatch_propose(s, sid)
