@@ -154,3 +154,15 @@ async def test_a_changing_call_on_a_path_of_no_workbook_is_made_on_the_one_its_s
     assert 'add_chart({"path": "budget.xlsx"' in step["action"] and "add_chart: ok" in step["outcome"]
     with zipfile.ZipFile(tmp_path / "budget.xlsx") as package:
         assert any(n.startswith("xl/charts/chart") for n in package.namelist())
+
+
+async def test_podiums_own_files_are_not_listed_to_the_planner_unless_the_request_names_them(tmp_path: Path) -> None:
+    (tmp_path / "podium.toml").write_text("[host]\n", encoding="utf-8")
+    (tmp_path / "shopping.txt").write_text("bread\n", encoding="utf-8")
+    from podium.apps.files import FilesApplication
+
+    for request, listed in [("Add eggs to the list", "shopping.txt"),
+                            ("Show what podium.toml says", "podium.toml, shopping.txt")]:
+        planner = ScriptedBackend(lambda prompt: host("FAIL", "nothing to do"))
+        await run_request(request, [FilesApplication(Workspace.at(tmp_path))], planner)
+        assert f"## Workspace files\n{listed}\n" in planner.prompts[0]

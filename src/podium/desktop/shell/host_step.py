@@ -24,6 +24,7 @@ from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.backends.structured import OutputErrors
 from podium.desktop.host.catalog import Catalog
+from podium.desktop.host.plan import named_by
 from podium.desktop.shell.launch import Lifecycle, run_bash
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
@@ -72,11 +73,15 @@ class HostStepBackend(StepBackend):
     """Backend of the HostAgent's planner agent."""
 
     def __init__(self, model: Backend, catalog: Catalog, lifecycle: Lifecycle, *, workspace: Path | None = None,
-                 screenshots: Screenshots | None = None, middleware: Sequence[Middleware[Any]] = ()) -> None:
+                 screenshots: Screenshots | None = None, middleware: Sequence[Middleware[Any]] = (),
+                 own: Sequence[str] = ()) -> None:
+        """`own`: podium's own paths in the workspace (its configuration, its records): not the person's work,
+        so not listed to the planner unless the request names one."""
         self.model = model
         self.catalog = catalog
         self.lifecycle = lifecycle
         self.workspace = workspace
+        self.own = tuple(own)
         self.screenshots = screenshots
         self.middleware = tuple(middleware)
 
@@ -106,7 +111,8 @@ class HostStepBackend(StepBackend):
         step.running = dict(await self.lifecycle.running())
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture("host", step.request.step)
-        step.files = workspace_names(self.workspace)
+        step.files = [f for f in workspace_names(self.workspace)
+                      if f.rstrip("/") not in self.own or named_by(f.rstrip("/"), step.request.request)]
         names = step.request.applications
         catalog = self.catalog.only(names) if names else self.catalog
         applications = tuple((a.name, a.tool_names) for a in catalog.apps)

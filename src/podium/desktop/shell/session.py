@@ -168,7 +168,8 @@ class HostSession:
         trace = tracer_for(tracing)
         planner = AgentSpec(PLANNER, Behaviour(), {
             "backend": HostStepBackend(trace.model(model, PLANNER), catalog, lifecycle, workspace=root,
-                                       screenshots=screenshots, middleware=trace.middleware(middleware)), **limits})
+                                       screenshots=screenshots, middleware=trace.middleware(middleware),
+                                       own=_protected(apps)), **limits})
         app_agents = {}
         for app in apps:
             app_model = app_models.get(app.name, model) if isinstance(app_models, Mapping) else (app_models or model)
