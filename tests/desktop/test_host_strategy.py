@@ -167,6 +167,23 @@ def test_assign_starts_the_first_app_agent_with_its_declarations() -> None:
         ("1", "CONTINUE", []), ("2", "WAITING", ["budget.xlsx"])]
 
 
+def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> None:
+    # a writer of a workbook takes the table itself; one that hands on a number is given the figures as well,
+    # so its model copies a total or a largest row instead of computing it
+    measuring = [SEED[0], sub("2", "spreadsheets", "1", tools=["read_sheet"], hands_on="number")]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=measuring),
+                                    started("What is the total of the table in report.docx?"))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    request = app_request(dispatches(ops)[-1])
+    assert request.subtask_id == "2" and request.artifacts[0].name == "1.read_table"
+    assert {a.name: a.value for a in request.artifacts[1:]} == {
+        "1.read_table.sum.Sales": 10, "1.read_table.mean.Sales": 10, "1.read_table.min.Sales": 10,
+        "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1", "1.read_table.max_label.Sales": "Q1",
+        "1.read_table.column.Quarter": ["Q1"]}
+
+
 def test_proposed_calls_run_in_an_execute_turn_then_the_step_memory_has_them() -> None:
     _, s = assigned()
     (execute,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
@@ -184,12 +201,7 @@ def test_a_finished_subtask_hands_its_data_on_by_reference() -> None:
     s = read_done()
     request = app_request(dispatches(STRATEGY.handle_response("app-documents", proposes(
         "FINISH", result={"ref": "1.read_table"}), read_done_before_finish())[0])[-1])
-    assert request.subtask_id == "2" and request.artifacts[0].name == "1.read_table"
-    # with the figures of its numeric column, so a writer copies a total or a largest row instead of computing it
-    assert {a.name: a.value for a in request.artifacts[1:]} == {
-        "1.read_table.sum.Sales": 10, "1.read_table.mean.Sales": 10, "1.read_table.min.Sales": 10,
-        "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1", "1.read_table.max_label.Sales": "Q1",
-        "1.read_table.column.Quarter": ["Q1"]}
+    assert request.subtask_id == "2" and [a.name for a in request.artifacts] == ["1.read_table"]
     assert request.artifacts[0].value == TABLE and [i.result for i in request.inputs] == [TABLE]
     assert s.blackboard.result_of("1").result == TABLE  # type: ignore[union-attr]
     # the dependant writes the table by reference; its EXECUTE carries the values (resolved by its PROPOSE)

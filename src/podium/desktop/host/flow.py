@@ -119,13 +119,16 @@ def agent_for(s: HostState, app: str) -> tuple[list[Op], HostState, str]:
 
 def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], tuple[ArtifactEntry, ...]]:
     """What a subtask is given: the results of the subtasks it depends on, and the data it may refer to
-    (their tables, the figures of the columns the request or the subtask names, or of all, their other
-    data, then its own newest first), bounded."""
+    (their tables, the figures of the columns the request or the subtask names, or of all, when it writes
+    no typed file, their other data, then its own newest first), bounded."""
     inputs: list[InputView] = []
     tables: list[ArtifactEntry] = []
     measured: list[ArtifactEntry] = []
     rest: list[ArtifactEntry] = []
     text = f"{run_of(s).request}\n{record.spec.description}"
+    # figures are for a subtask that hands on or writes plain text (a total, a name, a list); one that writes
+    # a workbook or a document takes the table itself, and more references only distract its model
+    measures = all(s.catalog.owner(w) is None for w in record.spec.writes)
     for dep in record.spec.depends_on:
         result = s.blackboard.result_of(dep)
         if result is None:
@@ -137,8 +140,10 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                 rest.append(a)
                 continue
             tables.append(a)
-            measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source) for f in
-                            artifacts.figures(artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text))
+            if measures:
+                table = artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)
+                measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
+                                for f in artifacts.figures(table, text))
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
     # tables first, then their figures (a writer takes the first fitting value it sees), then the rest
