@@ -113,7 +113,6 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # or more, each row's total is a column too (`row_total`): the largest row over several columns. A text
 # column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`); rows that
 # appear more than once are a table (`1.read_sheet.repeated_rows`).
-FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")
 ROW_TOTAL = "row_total"
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
@@ -146,7 +145,7 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     named = {i for i in range(width) if names(text, header[i])}
     numeric = [i for i in numeric if i in named] if named & set(numeric) else numeric
     texts = [i for i in texts if i in named] if named & set(texts) else texts
-    labels = [_cell(c) if label is not None else "" for c in (cells[label] if label is not None else body)]
+    labels = [_cell(c) for c in cells[label]] if label is not None else [""] * len(body)
     measured = [(_key(header, i), header[i], numbers[i]) for i in numeric[:MAX_FIGURE_COLUMNS]]
     if len(numeric) >= 2:
         totals = [sum(v for i in numeric if (v := numbers[i][n]) is not None) for n in range(len(body))]
