@@ -9,6 +9,7 @@ import pytest
 
 from podium.apps.base import Application
 from podium.apps.files import FilesApplication
+from podium.apps.tooling import NOT_FILE_TYPES
 from podium.apps.workspace import Workspace
 
 
@@ -105,6 +106,14 @@ async def test_a_copy_that_would_change_or_lose_a_files_type_is_refused_with_wha
     assert (await files.call("make_folder", {"path": "backup"})).ok
     assert (await files.call("copy", {"source": "meeting.docx", "destination": "backup"})).ok
     assert (root / "backup" / "meeting.docx").is_file()
+
+
+def test_text_tools_name_the_types_another_application_owns(workspace: Workspace) -> None:
+    files = FilesApplication(workspace, owned={".docx": "documents", ".xlsx": None})
+    tools = {t.name: t for t in files.tools()}
+    for name in ("read_file", "replace_text"):
+        assert tools[name].parameters["properties"]["path"][NOT_FILE_TYPES] == [".docx", ".xlsx"]
+    assert NOT_FILE_TYPES not in tools["write_file"].parameters["properties"]["path"]
 
 
 async def test_delete_symlink_removes_the_link_not_its_target(files: FilesApplication, root: Path) -> None:

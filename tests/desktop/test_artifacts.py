@@ -14,6 +14,7 @@ from podium.desktop.host.artifacts import (
     extract,
     figures,
     kind_of,
+    records,
     resolve,
 )
 
@@ -45,6 +46,21 @@ def test_a_result_is_named_by_subtask_tool_and_key() -> None:
     assert "1.read_document" not in found  # a mapping is no artifact itself, its parts are
     (whole,) = extract("2.read_table", TABLE)
     assert whole.name == "2.read_table" and whole.kind is Kind.TABLE
+
+
+def test_a_list_of_flat_records_is_a_table_under_their_keys() -> None:
+    listing = {"folder": "reports", "entries": [{"path": "reports/a.docx", "kind": "file", "size": 3},
+                                                {"path": "reports/2023", "kind": "folder"}]}
+    found = {a.name: a for a in extract("1.list_files", listing)}
+    entries = found["1.list_files.entries"]
+    assert entries.kind is Kind.TABLE
+    assert entries.value == [["path", "kind", "size"], ["reports/a.docx", "file", 3], ["reports/2023", "folder", None]]
+    assert "1.list_files.entries.0" not in found  # the rows are in the table, not named one by one
+    names = {a.name: a.value for a in figures(entries)}
+    assert names["1.list_files.entries.column.path"] == ["reports/a.docx", "reports/2023"]
+    # records with nested values, or other items among them, are no table
+    assert records([{"path": "a", "tags": ["x"]}]) is None and records([{"path": "a"}, "b"]) is None
+    assert records([]) is None and records([{}]) is None
 
 
 def test_a_second_call_of_a_tool_gets_its_own_name_and_the_same_call_keeps_it() -> None:

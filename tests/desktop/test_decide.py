@@ -3,6 +3,7 @@ verifier; the named rules that act on a step."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,22 @@ def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() 
                                   "is another record's.",)
     given = decide(answer(), [copy], record(), active=SMALL, created=(), protected=(), given="use 555-0100")
     assert given.run == (0,)
+
+
+def test_a_writer_that_changed_nothing_does_not_read_the_same_again() -> None:
+    read = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True)
+    seen = record(read=(call_key("read_sheet", {"path": "budget.xlsx"}),))
+    decision = decide(answer(n=2), [read, write()], seen, active=SMALL, created=(), protected=())
+    assert decision.run == (1,) and decision.fired == (rules.READ_AGAIN,)
+    assert decision.failed_again == ("read_sheet",) and "read this already" in decision.skipped[0][1]
+    # a new read, a read after a change, a reading subtask, or no rules: it runs
+    other = read.model_copy(update={"arguments": {"path": "budget.xlsx", "sheet": "Q2"}})
+    assert decide(answer(), [other], seen, active=SMALL, created=(), protected=()).run == (0,)
+    changed = replace(seen, done=(call_key("write_rows", write().arguments),))
+    assert decide(answer(), [read], changed, active=SMALL, created=(), protected=()).run == (0,)
+    reader = replace(seen, spec=seen.spec.model_copy(update={"writes": ()}))
+    assert decide(answer(), [read], reader, active=SMALL, created=(), protected=()).run == (0,)
+    assert decide(answer(), [read], seen, active=frozenset(), created=(), protected=()).run == (0,)
 
 
 def test_rules_that_read_a_continue_as_finish() -> None:

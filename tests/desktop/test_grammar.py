@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from podium.apps.base import Tool
-from podium.apps.tooling import FILE_TYPES
+from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES, excluding
 from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
 APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
@@ -122,6 +122,19 @@ def test_a_typed_path_takes_only_files_of_its_types_and_a_tool_with_none_is_not_
     # no tool left: all of them, as they were
     only = app_output_schema(TYPED[1:2], paths=("a.txt",))
     assert only["$defs"]["action"]["properties"]["function"]["enum"] == ["read_csv"]
+
+
+def test_a_text_path_takes_only_files_no_other_application_owns() -> None:
+    text = {"type": "object", "required": ["path"], "properties": {"path": {"type": "string", NOT_FILE_TYPES: []}}}
+    read_file = excluding(Tool("read_file", "read", text, read_only=True), (".xlsx", ".docx"))
+    assert read_file.parameters["properties"]["path"][NOT_FILE_TYPES] == [".docx", ".xlsx"]
+    schema = app_output_schema([read_file], paths=("orders.xlsx", "notes.txt", "old/", "report.DOCX", "new.csv"))
+    assert schema["$defs"]["action"]["properties"]["arguments"]["properties"]["path"] == {
+        "type": "string", "enum": ["new.csv", "notes.txt"]}
+    # only packages there: the tool is not offered (with another tool left to offer)
+    schema = app_output_schema([read_file, TYPED[2]], paths=("orders.xlsx",))
+    assert schema["$defs"]["action"]["properties"]["function"]["enum"] == ["write_file"]
+    assert NOT_FILE_TYPES not in json.dumps(app_output_schema([read_file]))
 
 
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:

@@ -29,9 +29,9 @@ from pydantic import Field
 
 from podium.apps import approval, csv_tables, text_edit
 from podium.apps.approval import declared
-from podium.apps.base import Change, Effect
+from podium.apps.base import Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
-from podium.apps.tooling import Args, Content, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import Args, Content, ToolApplication, ToolError, ToolSpec, excluding, other_path
 from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
 
 MAX_LISTED = 2000
@@ -56,7 +56,7 @@ class NamesArgs(ListArgs):
 
 
 class ReadArgs(Args):
-    path: str
+    path: str = other_path("text file, relative to the workspace root")
     max_bytes: int = Field(DEFAULT_READ_BYTES, ge=1, le=10_000_000)
 
 
@@ -137,6 +137,10 @@ class FilesApplication(ToolApplication):
                      effects=declared(self._delete_effects)),
             *more,
         ]
+
+    def tools(self) -> list[Tool]:
+        # read_file is offered only the files another application does not own: it cannot read a package
+        return [excluding(tool, self.owned) for tool in super().tools()]
 
     def check_type(self, path: str, resolved: Path | None = None) -> None:
         """Refuse to write text into a file of a type another application owns (.docx, .xlsx): such a file

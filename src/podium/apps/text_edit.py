@@ -17,14 +17,14 @@ from pydantic import Field
 
 from podium.apps.base import Change, Effect
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, Content, ToolError, ToolSpec
+from podium.apps.tooling import Args, Content, ToolError, ToolSpec, other_path
 from podium.apps.workspace import atomic_save
 
 MAX_BYTES = 10_000_000
 
 
 class ReplaceArgs(Args):
-    path: str = Field(description="text file, relative to the workspace root")
+    path: str = other_path("text file, relative to the workspace root")
     find: str = Field(min_length=1, description="the exact text to find")
     replace_with: Content = Field(description="what replaces every occurrence ('' deletes it)")
     match_case: bool = Field(True, description="false: 'Total' also finds 'TOTAL' and 'total'")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -37,11 +37,32 @@ Content = Annotated[str, Field(json_schema_extra={"contentMediaType": "text/plai
 # The schema keyword naming the file types a path argument opens: the AppAgent's grammar offers there only the
 # workspace's files of those types and the paths its subtask declares (podium.desktop.wire.grammar).
 FILE_TYPES = "x-file-types"
+# Its opposite: a path argument that names an existing file of none of these types (a text file, where
+# .docx and .xlsx hold packages that another application reads).
+NOT_FILE_TYPES = "x-not-file-types"
 
 
 def file_path(description: str, *types: str) -> Any:
     """A path argument that names a file of these types ('.xlsx')."""
     return Field(description=description, json_schema_extra={FILE_TYPES: list(types)})
+
+
+def other_path(description: str, *types: str) -> Any:
+    """A path argument that names an existing file of none of these types (an application fills them in
+    with `excluding` when they depend on which other applications are enabled)."""
+    return Field(description=description, json_schema_extra={NOT_FILE_TYPES: list(types)})
+
+
+def excluding(tool: Tool, types: Iterable[str]) -> Tool:
+    """The tool with these file types added to each of its NOT_FILE_TYPES path arguments."""
+    props = tool.parameters.get("properties")
+    if not isinstance(props, Mapping):
+        return tool
+    changed = {name: {**spec, NOT_FILE_TYPES: sorted({*spec[NOT_FILE_TYPES], *types})}
+               for name, spec in props.items() if isinstance(spec, Mapping) and NOT_FILE_TYPES in spec}
+    if not changed:
+        return tool
+    return replace(tool, parameters={**tool.parameters, "properties": {**props, **changed}})
 
 
 Handler = Callable[[Any], Any | Awaitable[Any]]

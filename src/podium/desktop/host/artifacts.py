@@ -2,10 +2,11 @@
 
 Every successful call of a subtask leaves artifacts on the blackboard, named after the subtask and the
 tool (`1.read_table`; a part of a result by its key, `1.read_document.tables.0`; a second call of a tool
-with other arguments `1.read_table_2`), each of one kind: a table (rows of cells), a number, names (a
-list of texts) or a text. A tool argument, or an AppAgent's result, may be `{"ref": "1.read_table"}`:
-the host resolves it before the call runs, converted to the type the argument wants (a table becomes
-rows, lines of text, or the text of a tab-separated file). So a model never re-types a table or a
+with other arguments `1.read_table_2`), each of one kind: a table (rows of cells; a list of flat records,
+such as a listing's entries, is a table under a header of their keys), a number, names (a list of texts)
+or a text. A tool argument, or an AppAgent's result, may be `{"ref": "1.read_table"}`: the host resolves
+it before the call runs, converted to the type the argument wants (a table becomes rows, lines of text,
+or the text of a tab-separated file). So a model never re-types a table or a
 number it was handed, and the grammar offers only references that exist (LLMCompiler's `$1`, ReWOO's
 `#E1`).
 
@@ -82,8 +83,21 @@ def kind_of(value: Any) -> Kind | None:
 _KEY = re.compile(r"^[A-Za-z_][\w\-]{0,40}$")
 
 
+def records(value: Any) -> list[list[Any]] | None:
+    """A list of flat records (mappings of scalars: a listing's entries, a search's matches) as a table
+    whose header row is their keys; None when the value is no such list."""
+    if not isinstance(value, list | tuple) or not value or not all(
+            isinstance(r, Mapping) and r and all(isinstance(k, str) and _scalar(v) for k, v in r.items())
+            for r in value):
+        return None
+    header = list(dict.fromkeys(key for r in value for key in r))
+    return [header, *([r.get(key) for key in header] for r in value)]
+
+
 def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[tuple[str, Kind, Any]]:
     kind = kind_of(value)
+    if kind is None and (table := records(value)) is not None:
+        value, kind = table, Kind.TABLE
     # Deep in a result, or in the items of a list, only tables and lists of names are data worth a name (a
     # document's blocks hold a text, a style, a position each: none of them is what a subtask hands on).
     if kind is not None and ((depth <= 1 and not listed) or kind in (Kind.TABLE, Kind.NAMES)

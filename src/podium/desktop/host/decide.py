@@ -41,7 +41,7 @@ class Decision:
     holds: tuple[Hold, ...] = ()  # not empty: nothing runs before the person approves
     questions: tuple[str, ...] = ()  # the step becomes these questions for the person
     fired: tuple[str, ...] = ()  # the named rules that fired
-    failed_again: tuple[str, ...] = ()  # tools whose failed call it proposed again, unchanged
+    failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again unchanged
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
@@ -69,6 +69,14 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             continue
         if key in failed:
             again.append(fact.function)
+        if rules.READ_AGAIN in active and fact.read_only and key in record.read and record.spec.writes \
+                and not record.done:
+            fired.append(rules.READ_AGAIN)
+            again.append(fact.function)
+            skipped.append((index, f"not run: {fact.function} read this already in this subtask and nothing has "
+                                   "changed since; its result is above: use it to make what your subtask writes",
+                            False))
+            continue
         refusal = rules.refusal(fact, failed.get(key), active, given)
         if refusal is not None:
             rule, why, asked = refusal

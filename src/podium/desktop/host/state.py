@@ -106,7 +106,7 @@ class Proposal:
     skipped: tuple[tuple[int, str, bool], ...] = ()  # (index, why, counts as done) of those not run
     intent: str = ""  # set when its calls were sent to run (EXECUTE)
     fired: tuple[str, ...] = ()  # the named rules that fired deciding it
-    failed_again: tuple[str, ...] = ()  # tools whose failed call it proposed again
+    failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again
     timings_ms: Mapping[str, float] = field(default_factory=dict)  # of its PROPOSE turn
     screenshot: str | None = None
 

@@ -12,6 +12,7 @@ from podium.desktop.wire.prompts import EXAMPLE_ROW
 from podium.desktop.wire.schemas import AppOutput, AppStatus
 
 FAILED_CALL = "failed-call-not-rerun"
+READ_AGAIN = "read-not-reread"
 EXAMPLE_COPY = "no-example-copy"
 COPY_QUESTION = "copy-is-question"
 REPEAT_FINISH = "repeat-is-finish"

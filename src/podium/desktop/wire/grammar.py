@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import FILE_TYPES
+from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
 
@@ -94,7 +94,7 @@ def _plain(node: Any) -> Any:
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
         elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES) and key not in _UNCHECKED:
+                         FILE_TYPES, NOT_FILE_TYPES) and key not in _UNCHECKED:
             out[key] = _plain(value)
     return out
 
@@ -124,8 +124,8 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
     alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
     the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
-    types, and a tool with such an argument and no such path is not offered (read_sheet with no
-    workbook). Cached on its inputs; shared: read it, never change it."""
+    types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no
+    such path is not offered (read_sheet with no workbook). Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths)) for t in chosen]
@@ -143,10 +143,17 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None) -> Any:
         return parameters
     changed = {}
     for name, spec in props.items():
-        types = spec.get(FILE_TYPES) if isinstance(spec, Mapping) else None
-        if not types:
+        if not isinstance(spec, Mapping):
             continue
-        fitting = sorted({p for p in paths if p.lower().endswith(tuple(t.lower() for t in types))})
+        types = tuple(t.lower() for t in spec.get(FILE_TYPES) or ())
+        others = spec.get(NOT_FILE_TYPES)
+        if types:
+            fitting = sorted({p for p in paths if p.lower().endswith(types)})
+        elif others is not None:
+            fitting = sorted({p for p in paths if not p.endswith("/")
+                              and not p.lower().endswith(tuple(t.lower() for t in others))})
+        else:
+            continue
         if not fitting:
             return None
         changed[name] = {"type": "string", "enum": fitting}
