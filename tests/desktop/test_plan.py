@@ -118,6 +118,11 @@ def test_a_write_nobody_asked_for_is_refused() -> None:
                      request="Copy every .xlsx file into a new folder named backup")
     assert any("writes backup_list.txt, which the request does not name and no subtask reads" in p for p in found)
     assert not any("writes backup," in p for p in found)
+    # the re-plan is told which files the request names, so it has one to write instead
+    found = problems(spec("1", "documents", reads=["clients.xlsx"], writes=["visit.docx"], tools=["add_paragraph"]),
+                     request="Add Vega's email address to clients.xlsx")
+    assert any(p.endswith("writes visit.docx, which the request does not name and no subtask reads: write only what "
+                          "the request asks for; the files the request names: clients.xlsx") for p in found), found
 
 
 def test_a_path_is_named_by_its_name_stem_or_folder() -> None:

@@ -236,11 +236,14 @@ def named_by(path: str, text: str) -> bool:
 
 def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
     problems = []
+    named = [normal_path(name) for name in file_names(request)]
+    # the files it may write instead, so that a re-plan has a path to put there, not only one to leave out
+    instead = f"; the files the request names: {', '.join(named)}" if named else ""
     for spec in specs:
         for path in spec.writes:
             read_later = any(covered(r, (path,)) or covered(path, (r,))
                              for other in everything.values() if other.id != spec.id for r in other.reads)
             if not named_by(path, request) and not read_later:
                 problems.append(f"subtask {spec.id!r} writes {path}, which the request does not name and no subtask "
-                                "reads: write only what the request asks for")
+                                f"reads: write only what the request asks for{instead}")
     return problems
