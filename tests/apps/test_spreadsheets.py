@@ -372,7 +372,7 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     assert "not a range" in (await sheets.call("read_sheet", {"path": "e.xlsx", "range": "hello"})).error
     # the schema says what a start cell is (a local model's grammar follows it); the tool says it in words
     write_rows = next(t for t in sheets.tools() if t.name == "write_rows")
-    assert write_rows.parameters["properties"]["start"]["pattern"] == r"^[A-Za-z]{1,3}[0-9]{1,7}$"
+    assert write_rows.parameters["properties"]["start"]["pattern"] == r"^[A-Z]{1,3}[0-9]{1,7}$"
     bad_start = await sheets.call("write_rows", {"path": "e.xlsx", "start": "1A", "rows": [[1]]})
     assert "not a cell reference" in bad_start.error
     no_values = await sheets.call("add_chart", {"path": "e.xlsx", "kind": "bar", "data": "A1:A1", "title": "x"})

@@ -19,7 +19,8 @@ _VALUES = "a leading ' keeps numeric-looking text as text; '=...' is written as 
 # Cells and ranges are patterned in the schema, so that a local model's grammar admits an address only
 # (and artifacts.wants offers no data by reference there: an address is written, not passed). No '$':
 # llama.cpp's grammar parser refuses the escape json_schema_to_gbnf writes for it; the tools accept it.
-_CELL = r"[A-Za-z]{1,3}[0-9]{1,7}"
+# Capital letters only (the tools accept both): with small letters, words such as 'ref1' were addresses.
+_CELL = r"[A-Z]{1,3}[0-9]{1,7}"
 Cell = Annotated[str, WithJsonSchema({"type": "string", "pattern": f"^{_CELL}$"})]
 _RANGE = f"^([A-Za-z0-9 _'.-]{{1,40}}!)?{_CELL}(:{_CELL})?$"
 Range = Annotated[str, WithJsonSchema({"type": "string", "pattern": _RANGE})]
