@@ -523,7 +523,9 @@ def test_the_hosts_own_fixes_of_a_plan_are_in_the_trajectory() -> None:
     assert [d.agent for d in dispatches(ops)] == ["app-spreadsheets"]
     amended = s.blackboard.trajectories[-1]
     assert amended.action == "plan amended by the host"
-    assert amended.outcome == "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)"
+    assert amended.outcome == ("subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not); "
+                               "subtask '1' reads for '2' alone on spreadsheets: '2' does both")
+    assert list(run_of(s).subtasks) == ["2"] and run_of(s).subtasks["2"].spec.reads == ("budget.xlsx",)
 
 
 def test_steps_without_progress_end_a_subtask_as_done_only_when_all_it_declared_is_done() -> None:

@@ -175,15 +175,24 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
             spec("4", "spreadsheets", "2", writes=["out.xlsx"], tools=["add_chart"])]
     check = check_plan(plan, CATALOG, "Chart budget.xlsx into out.xlsx", FILES)
     assert check.ok, check.problems
-    first, second, _, fourth = check.subtasks
-    assert first.application == "spreadsheets" and first.tools == ()  # no tool left: any of spreadsheets'
-    assert second.writes == ()
-    assert fourth.depends_on == ("2", "3")
+    # each reader, on the application of the one writer that waits for it, is part of that writer's work
+    third, fourth = check.subtasks
+    assert (third.reads, third.depends_on, third.tools) == (("budget.xlsx",), (), ("write_rows",))
+    assert third.description == "subtask 1; then subtask 3"
+    assert fourth.depends_on == ("3",) and fourth.tools == ("add_chart", "read_sheet")
     assert check.amended == (
         "subtask '2' reads and hands on table: it writes nothing (out.xlsx is written by the subtasks it hands to "
         "or not of its type)",
         "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)",
+        "subtask '1' reads for '3' alone on spreadsheets: '3' does both",
+        "subtask '2' reads for '4' alone on spreadsheets: '4' does both",
         "subtask '4' waits for '3': both write out.xlsx")
+    # a reader that more than one subtask waits for hands its data on
+    shared = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+              spec("2", "spreadsheets", "1", writes=["out.xlsx"], tools=["write_rows"]),
+              spec("3", "documents", "1", writes=["report.docx"], tools=["add_table"])]
+    check = check_plan(shared, CATALOG, "Put budget.xlsx into out.xlsx and report.docx", FILES)
+    assert check.ok and [s.id for s in check.subtasks] == ["1", "2", "3"] and not check.amended
     # a reader declaring the document a later subtask of another application writes, and a tool that changes
     # files it has no business calling: it reads, and the later subtask writes
     sheet_to_doc = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["report.docx"],
@@ -237,12 +246,13 @@ def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_mak
     real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["spreadsheets"]}).values())
     read = spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table")
     chart = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["create_workbook", "add_chart"])
-    check = check_plan([read, chart], real, "Chart budget.xlsx", ("budget.xlsx",))
-    assert check.ok and check.subtasks[1].tools == ("add_chart",)
+    alone = chart.model_copy(update={"depends_on": ()})
+    check = check_plan([alone], real, "Chart budget.xlsx", ("budget.xlsx",))
+    assert check.ok and check.subtasks[0].tools == ("add_chart",)
     assert check.amended == ("subtask '2' does not expect create_workbook: budget.xlsx exists already",)
     # a new file is what such a tool is for
-    new = chart.model_copy(update={"writes": ("chart.xlsx",)})
-    assert check_plan([read, new], real, "Chart budget.xlsx in chart.xlsx", ("budget.xlsx",)).subtasks[1].tools == \
+    new = alone.model_copy(update={"writes": ("chart.xlsx",)})
+    assert check_plan([new], real, "Chart budget.xlsx in chart.xlsx", ("budget.xlsx",)).subtasks[0].tools == \
         ("create_workbook", "add_chart")
     # the table read from the file it charts is there already: nothing to put in first
     assert unplaced(chart, real.get("spreadsheets"), {"1": read, "2": chart}) == ()

@@ -17,6 +17,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
+- a subtask that writes nothing and that only one subtask, on its application and writing, waits for is
+  part of that one's work (it reads the same files itself);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
@@ -48,7 +50,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
              for spec in readers]
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
-    writing = [_writer(spec, catalog, notes) for spec in split]
+    writing = _merged([_writer(spec, catalog, notes) for spec in split], notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
@@ -180,6 +182,30 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
                  f"({', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} written by the subtasks "
                  "it hands to or not of its type)")
     return spec.model_copy(update={"writes": (), "tools": tuple(t for t in spec.tools if t not in changing)})
+
+
+def _merged(specs: list[SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
+    """Each reader that only the one subtask waits for, on its own application and writing, becomes part of
+    that subtask: the writer can open what it reads (its observation shows it), and a hand-off inside one
+    application adds a step and a subtask whose agent may start the writer's work without its writes."""
+    result = list(specs)
+    while True:
+        pair = next(((reader, waiting[0]) for reader in result if not reader.writes
+                     for waiting in [[s for s in result if reader.id in s.depends_on]]
+                     if len(waiting) == 1 and waiting[0].application == reader.application and waiting[0].writes),
+                    None)
+        if pair is None:
+            return result
+        reader, writer = pair
+        both = writer.model_copy(update={
+            "description": f"{reader.description}; then {writer.description}",
+            "reads": tuple(dict.fromkeys((*reader.reads, *writer.reads))),
+            "depends_on": tuple(dict.fromkeys((*reader.depends_on, *(d for d in writer.depends_on if d != reader.id)))),
+            # no tools declared: any of the application's (podium.desktop.host.plan); else the reader's too
+            "tools": tuple(dict.fromkeys((*writer.tools, *reader.tools))) if writer.tools else ()})
+        notes.append(f"subtask {reader.id!r} reads for {writer.id!r} alone on {writer.application}: "
+                     f"{writer.id!r} does both")
+        result = [both if s.id == writer.id else s for s in result if s.id != reader.id]
 
 
 def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
