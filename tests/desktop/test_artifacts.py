@@ -11,6 +11,7 @@ from podium.desktop.host.artifacts import (
     accepted,
     base_name,
     convert,
+    delimited,
     extract,
     figures,
     kind_of,
@@ -61,6 +62,20 @@ def test_a_list_of_flat_records_is_a_table_under_their_keys() -> None:
     # records with nested values, or other items among them, are no table
     assert records([{"path": "a", "tags": ["x"]}]) is None and records([{"path": "a"}, "b"]) is None
     assert records([]) is None and records([{}]) is None
+
+
+def test_a_text_of_delimited_lines_is_a_table_too() -> None:
+    read = {"path": "contacts.csv", "text": 'Name,Company,Orders\nAna,"Nimbus, Ltd",7\n\nKenji,Orbit,21\n'}
+    found = {a.name: a for a in extract("1.read_file", read)}
+    assert found["1.read_file.text"].kind is Kind.TEXT
+    table = found["1.read_file.text.table"]
+    assert table.kind is Kind.TABLE
+    assert table.value == [["Name", "Company", "Orders"], ["Ana", "Nimbus, Ltd", "7"], ["Kenji", "Orbit", "21"]]
+    assert {a.name: a.value for a in figures(table)}["1.read_file.text.table.sum.Orders"] == 28
+    assert delimited("Name\tOrders\nAna\t7") == [["Name", "Orders"], ["Ana", "7"]]
+    # prose, one line, or lines of different lengths are no table
+    assert delimited("Dear Ana, thank you.\nSee you on Monday.") is None
+    assert delimited("a,b") is None and delimited("a,b\nc,d,e") is None
 
 
 def test_a_second_call_of_a_tool_gets_its_own_name_and_the_same_call_keeps_it() -> None:

@@ -2,19 +2,20 @@
 
 Every successful call of a subtask leaves artifacts on the blackboard, named after the subtask and the
 tool (`1.read_table`; a part of a result by its key, `1.read_document.tables.0`; a second call of a tool
-with other arguments `1.read_table_2`), each of one kind: a table (rows of cells; a list of flat records,
-such as a listing's entries, is a table under a header of their keys), a number, names (a list of texts)
-or a text. A tool argument, or an AppAgent's result, may be `{"ref": "1.read_table"}`: the host resolves
-it before the call runs, converted to the type the argument wants (a table becomes rows, lines of text,
-or the text of a tab-separated file). So a model never re-types a table or a
-number it was handed, and the grammar offers only references that exist (LLMCompiler's `$1`, ReWOO's
-`#E1`).
+with other arguments `1.read_table_2`), each of one kind: a table (rows of cells), a number, names (a list
+of texts) or a text. A list of flat records, such as a listing's entries, is a table under a header of
+their keys, and a text of delimited lines is one too (`1.read_file.text.table`). A tool argument, or an
+AppAgent's result, may be `{"ref": "1.read_table"}`: the host resolves it before the call runs, converted
+to the type the argument wants (a table becomes rows, lines of text, or the text of a tab-separated
+file). So a model never re-types a table or a number it was handed, and the grammar offers only
+references that exist (LLMCompiler's `$1`, ReWOO's `#E1`).
 
 Pure functions over JSON-like values; nothing here reads a file.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections import Counter
@@ -94,6 +95,19 @@ def records(value: Any) -> list[list[Any]] | None:
     return [header, *([r.get(key) for key in header] for r in value)]
 
 
+def delimited(text: str) -> list[list[str]] | None:
+    """A text of delimited lines (a .csv or .tsv file's) as a table: two lines or more, each with the same
+    number of fields, two or more; None when the text is no such table."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    for delimiter in (",", "\t", ";"):
+        rows = list(csv.reader(lines, delimiter=delimiter))
+        if len(rows[0]) >= 2 and all(len(row) == len(rows[0]) for row in rows):
+            return [[cell.strip() for cell in row] for row in rows]
+    return None
+
+
 def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[tuple[str, Kind, Any]]:
     kind = kind_of(value)
     if kind is None and (table := records(value)) is not None:
@@ -103,6 +117,8 @@ def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[
     if kind is not None and ((depth <= 1 and not listed) or kind in (Kind.TABLE, Kind.NAMES)
                              or (kind is Kind.NUMBER and not listed)):
         yield name, kind, value
+        if kind is Kind.TEXT and (rows := delimited(value)) is not None:
+            yield f"{name}.table", Kind.TABLE, rows
     if depth >= MAX_DEPTH:
         return
     if isinstance(value, Mapping):
