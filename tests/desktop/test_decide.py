@@ -45,10 +45,19 @@ def test_a_declared_change_runs() -> None:
     assert decision.run == (0,) and decision.holds == () and decision.skipped == ()
 
 
-def test_an_undeclared_or_destructive_change_waits_and_nothing_runs_before_the_person() -> None:
-    decision = decide(answer(n=2), [write(), write("salaries.xlsx")], record(), active=frozenset(), created=(),
+def test_an_undeclared_or_destructive_change_waits_and_only_the_changes_before_it_run() -> None:
+    decision = decide(answer(n=2), [write("salaries.xlsx"), write()], record(), active=frozenset(), created=(),
                       protected=())
     assert [h.kind for h in decision.holds] == [HoldKind.UNDECLARED] and decision.run == (0, 1)
+    # a change that needs no approval before it runs now; the held one is proposed again after it
+    decision = decide(answer(n=2), [write(), write("salaries.xlsx")], record(), active=frozenset(), created=(),
+                      protected=())
+    assert decision.holds == () and decision.run == (0,)
+    assert "needs the person's approval (it changes salaries.xlsx, which its subtask does not declare it writes)" \
+        in decision.skipped[0][1]
+    read = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True)
+    assert decide(answer(n=2), [read, write("salaries.xlsx")], record(), active=frozenset(), created=(),
+                  protected=()).run == (0, 1)  # only a read before it: the whole step is asked about
     decision = decide(answer(), [write(change="edit")], record(), active=frozenset(), created=(), protected=())
     assert [h.kind for h in decision.holds] == [HoldKind.DESTRUCTIVE]
     # what the run made is its own
@@ -74,8 +83,14 @@ def test_the_same_change_is_not_made_twice() -> None:
 def test_calls_that_cannot_run_are_not_run() -> None:
     unknown = CallFacts(function="explode", known=False)
     bad_ref = CallFacts(function="write_rows", error="unknown reference '9.x'; the references are: 1.read_table")
-    decision = decide(answer(n=2), [unknown, bad_ref], record(), active=frozenset(), created=(), protected=())
-    assert decision.run == () and "no tool 'explode'" in decision.skipped[0][1] and "9.x" in decision.skipped[1][1]
+    decision = decide(answer(n=2), [bad_ref, unknown], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == () and "9.x" in decision.skipped[0][1]
+    # a change after one that cannot run may depend on it: it does not run either; a read does not block
+    assert "a change before it in this step did not run" in decision.skipped[1][1]
+    read = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True, error="no sheet Q9")
+    assert decide(answer(n=2), [read, write()], record(), active=frozenset(), created=(), protected=()).run == (1,)
+    decision = decide(answer(n=2), [unknown, write()], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == () and "no tool 'explode'" in decision.skipped[0][1]
 
 
 def test_remember_folds_a_steps_results_into_the_record() -> None:

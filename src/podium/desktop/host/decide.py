@@ -53,19 +53,29 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     questions: list[str] = []
     again: list[str] = []
     failed = dict(record.failed)
+    blocked = False  # a change of this step could not run: the calls after it may depend on it
+
+    def skip(index: int, why: str, done: bool = False) -> None:
+        nonlocal blocked
+        skipped.append((index, why, done))
+        blocked = blocked or not (done or facts[index].read_only)
+
     for index, fact in enumerate(facts):
         if fact.retargeted:
             fired.append(rules.PATH_FROM_DECLARATION)
+        if blocked:
+            skip(index, "not run: a change before it in this step did not run, and this call may depend on it")
+            continue
         if fact.error:
-            skipped.append((index, f"not run: {fact.error}", False))
+            skip(index, f"not run: {fact.error}")
             continue
         if not fact.known:
-            skipped.append((index, f"not run: there is no tool {fact.function!r}", False))
+            skip(index, f"not run: there is no tool {fact.function!r}")
             continue
         key = call_key(fact.function, fact.arguments)
         if not fact.read_only and key in record.done:
-            skipped.append((index, f"not run: {fact.function} already succeeded with these same arguments in this "
-                                    "subtask; do not repeat it", True))
+            skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
+                        "not repeat it", True)
             continue
         if key in failed:
             again.append(fact.function)
@@ -73,23 +83,36 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                 and not record.done:
             fired.append(rules.READ_AGAIN)
             again.append(fact.function)
-            skipped.append((index, f"not run: {fact.function} read this already in this subtask and nothing has "
-                                   "changed since; its result is above: use it to make what your subtask writes",
-                            False))
+            skip(index, f"not run: {fact.function} read this already in this subtask and nothing has changed since; "
+                        "its result is above: use it to make what your subtask writes")
             continue
         refusal = rules.refusal(fact, failed.get(key), active, given)
         if refusal is not None:
             rule, why, asked = refusal
             fired.append(rule)
-            skipped.append((index, why, False))
+            skip(index, why)
             questions.extend(q for q in asked if q not in questions)
             continue
         run.append(index)
-    changing = [facts[i] for i in run if not facts[i].read_only]
     writes = tuple(w for w in record.spec.writes if w not in record.untrusted)
-    found = holds(changing, writes=writes, untrusted=record.untrusted, created=created, protected=protected,
-                  asked=output.status is AppStatus.CONFIRM and bool(run))
-    return Decision(tuple(run), tuple(skipped), found, tuple(questions), tuple(dict.fromkeys(fired)),
+
+    def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
+        return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
+                     created=created, protected=protected, asked=asked)
+
+    asked = output.status is AppStatus.CONFIRM and bool(run)
+    found = held([facts[i] for i in run], asked)
+    # Changes before the first call that waits for the person need no one's approval: they run, and the agent
+    # proposes the rest again after seeing what they did (a dialog they opened, a file they made). Only reads
+    # before it: the person is asked about the whole step, as they would be asked next step anyway.
+    first = next((k for k, i in enumerate(run) if held([facts[i]])), 0) if found and not asked else 0
+    if first and any(not facts[i].read_only for i in run[:first]):
+        why = "; ".join(h.text() for h in held([facts[run[first]]]))
+        skipped += [(i, f"not run yet: {facts[i].function} needs the person's approval ({why}) or follows one that "
+                        "does; the calls before it ran: see what they did, then propose what is still needed", False)
+                    for i in run[first:]]
+        run, found = run[:first], ()
+    return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
                     tuple(dict.fromkeys(again)))
 
 
