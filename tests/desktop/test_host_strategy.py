@@ -259,6 +259,19 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     assert not app_request(again).must_act and "write_rows, add_chart were not called" in app_request(again).note
 
 
+def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_changes() -> None:
+    # declaring only a tool that reads, it may use any of its application's (podium.desktop.host.amend)
+    anyway = [SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["read_sheet"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=anyway), started(rules="small-local"))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    request = app_request(again)
+    assert "budget.xlsx is unchanged" in request.note
+    assert request.must_act and request.offered == ("write_rows", "add_chart", "sort_rows")
+
+
 def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading_tool() -> None:
     _, s = assigned(rules="small-local")  # subtask 1 hands on a table with read_table
     (again,), s = STRATEGY.handle_response("app-documents", proposes("FINISH", result="done"), s)

@@ -181,8 +181,8 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
     assert third.description == "subtask 1; then subtask 3"
     assert fourth.depends_on == ("3",) and fourth.tools == ("add_chart", "read_sheet")
     assert check.amended == (
-        "subtask '2' reads and hands on table: it writes nothing (out.xlsx is written by the subtasks it hands to "
-        "or not of its type)",
+        "subtask '2' reads and hands on table: it writes nothing (out.xlsx is written by the subtasks it hands to, "
+        "not of its type, or read with tools that only read)",
         "subtask '1' runs on spreadsheets, which opens budget.xlsx (documents does not)",
         "subtask '1' reads for '3' alone on spreadsheets: '3' does both",
         "subtask '2' reads for '4' alone on spreadsheets: '4' does both",
@@ -202,6 +202,17 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
     assert check.ok, check.problems
     assert check.subtasks[0].writes == () and check.subtasks[0].tools == ("read_sheet",)
     assert "it writes nothing nor calls write_rows" in check.amended[0]
+    # a subtask handing data on that declares as a write the file it reads with tools that only read
+    rows = [spec("1", "spreadsheets", reads=["members.xlsx"], writes=["members.xlsx"], tools=["read_sheet"],
+                 hands_on="table"),
+            spec("2", "files", "1", writes=["duplicates.txt"], tools=["write_file"])]
+    check = check_plan(rows, CATALOG, "List the duplicate rows of members.xlsx in duplicates.txt",
+                       (*FILES, "members.xlsx"))
+    assert check.ok and check.subtasks[0].writes == () and check.subtasks[0].reads == ("members.xlsx",)
+    # declaring a tool that changes, or handing to nobody, it may mean the write
+    sorting = [rows[0].model_copy(update={"tools": ("read_sheet", "write_rows")}), rows[1]]
+    assert check_plan(sorting, CATALOG, "Sort members.xlsx, list it in duplicates.txt",
+                      (*FILES, "members.xlsx")).subtasks[0].writes == ("members.xlsx",)
     # a subtask none of whose paths is a typed file runs on the one application that opens any file
     listing = check_plan([spec("1", reads=["notes"], writes=["notes/list.txt"], tools=["read_table"])], CATALOG,
                          "List the notes into notes/list.txt", FILES)

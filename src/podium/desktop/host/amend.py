@@ -8,9 +8,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   left: any);
 - a subtask on a typed application that reads the files of one application and writes those of another is
   split in two: a reader on the first that hands its data on, and the writer on the second, waiting for it;
-- a subtask that hands data on, and declares writes only of files its application cannot open or that a
-  subtask waiting for it writes, is a reader: it writes nothing, and the tools it declared that change files
-  are dropped (that work is the subtask's it hands to);
+- a subtask that hands data on, and declares writes only of files its application cannot open, that a
+  subtask waiting for it writes, or that it reads with tools that only read, is a reader: it writes
+  nothing, and the tools it declared that change files are dropped (that work is the subtask's it hands to);
 - a subtask that writes with a table or names handed to it, on an application none of whose changing tools
   takes that data, runs on the one application that opens its paths and has tools that do;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
@@ -173,14 +173,19 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
     app = catalog.get(spec.application)
     if app is None or not spec.writes or spec.hands_on is HandsOn.NOTHING:
         return spec
-    later = {w for other in specs if spec.id in other.depends_on for w in other.writes}
-    if not all(w in later or (app.file_types and not app.opens(w)) for w in spec.writes):
+    waiting = [other for other in specs if spec.id in other.depends_on]
+    later = {w for other in waiting for w in other.writes}
+    # declaring only tools that read, it cannot change the files it reads: naming them as writes is a slip
+    looks = bool(waiting and spec.tools) and all((info := app.tool(t)) is not None and info.read_only
+                                                 for t in spec.tools)
+    if not all(w in later or (app.file_types and not app.opens(w)) or (looks and w in spec.reads)
+               for w in spec.writes):
         return spec
     changing = [t for t in spec.tools if (info := app.tool(t)) is None or not info.read_only]
     said = f" nor calls {', '.join(changing)}" if changing else ""
     notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}: it writes nothing{said} "
                  f"({', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} written by the subtasks "
-                 "it hands to or not of its type)")
+                 "it hands to, not of its type, or read with tools that only read)")
     return spec.model_copy(update={"writes": (), "tools": tuple(t for t in spec.tools if t not in changing)})
 
 

@@ -218,7 +218,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
         reading = tuple(t for t in reading if t not in record.called) or reading  # what read it so far did not
-        wanted = missing.tools if missing.tools and missing.writes else reading if missing.hands_on else ()
+        # a declared write unchanged and no declared tool left to call: any tool of its application that changes
+        changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
+        wanted = (missing.tools or changing) if missing.writes else reading if missing.hands_on else ()
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "

@@ -42,7 +42,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged is left out of the grammar "
                                 "until a change succeeds: told to call something else, a small model did not."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged, the next answer must "
-                               "call one of the declared tools never called (grammar), and after one questioned for "
+                               "call one of the declared tools never called (none: any tool that changes files) "
+                               "(grammar), and after one questioned for "
                                "data it never read, one of its application's reading tools: told in words, a small "
                                "model did not. Once its writes changed it is not forced: a small planner declares "
                                "tools nobody needs."),
