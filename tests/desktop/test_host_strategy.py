@@ -281,6 +281,16 @@ def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading
     assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
 
 
+def test_with_the_rules_a_tool_whose_change_batch_mode_refused_is_withheld() -> None:
+    _, s = assigned(rules="small-local")
+    other = facts_of("add_table", {"path": "minutes.docx"})
+    (step,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ, other), s)
+    assert "It was refused" in app_request(step).note and app_request(step).offered == ("read_table",)
+    _, s = assigned()  # no rules: only told
+    (step,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ, other), s)
+    assert "It was refused" in app_request(step).note and app_request(step).offered == ()
+
+
 def test_a_question_asked_again_is_no_progress_and_ends_the_subtask_at_the_idle_limit() -> None:
     _, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)

@@ -27,6 +27,7 @@ from podium.desktop.host.fsm import HostEvent, SubtaskEvent
 from podium.desktop.host.run import active, fire, record_step, run_of, update_subtask, with_run
 from podium.desktop.host.state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.person import ApprovalRequest, Question
+from podium.desktop.rules.steps import STUCK_TOOL
 from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
@@ -123,7 +124,10 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             app = s.catalog.get(record.spec.application)
             held = [f.function for f in (record.proposal.facts if record.proposal else ())]
             ways = app.without_approval(held) if app is not None else ()
-            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=(),
+            # rule withhold-stuck-tool: the tools of the refused changes are left out until a change succeeds
+            changing = [f.function for f in (record.proposal.facts if record.proposal else ()) if not f.read_only]
+            stuck = tuple(dict.fromkeys((*record.stuck, *changing))) if STUCK_TOOL in s.rules else record.stuck
+            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=(), stuck=stuck,
                                refused=(item.summary,), note=declined_note(item.summary, ways, item.holds))
             then = ("app", item.subtask)
         elif item.subtask is not None:

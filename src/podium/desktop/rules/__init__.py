@@ -39,8 +39,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("read-not-reread", "In a subtask that writes and has changed nothing yet, a read identical to one it made "
                             "(or its observation made) is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),
-    Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged is left out of the grammar "
-                                "until a change succeeds: told to call something else, a small model did not."),
+    Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged, or whose change batch mode "
+                                "refused, is left out of the grammar until a change succeeds: told to call something "
+                                "else, a small model did not."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged, the next answer must "
                                "call one of the declared tools never called (none: any tool that changes files) "
                                "(grammar), and after one questioned for "
