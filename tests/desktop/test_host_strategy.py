@@ -219,6 +219,26 @@ def test_a_finished_subtask_hands_its_data_on_by_reference() -> None:
     assert s.run is None and STRATEGY.handle_status(s)["host"]["state"] == "idle"
 
 
+def test_a_reader_handing_on_a_value_chooses_it_among_the_figures_of_what_it_read() -> None:
+    plan = [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="number"),
+            sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    (step,), s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    given = {a.name: a.value for a in app_request(step).artifacts}
+    total = sum(row[1] for row in TABLE[1:])
+    assert given["1.read_table.sum.Sales"] == total
+    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table.sum.Sales"}), s)
+    (writer,) = dispatches(ops)
+    assert writer.agent == "app-spreadsheets" and [i.result for i in app_request(writer).inputs] == [total]
+    assert app_request(writer).artifacts[0].name == "1.read_table"  # the table it read, handed on too
+    # a reader that hands on a table is given no figures of its own
+    _, s = assigned()
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    (step,), s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    assert [a.name for a in app_request(step).artifacts] == ["1.read_table"]
+
+
 def read_done_before_finish() -> HostState:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

@@ -51,7 +51,7 @@ from podium.desktop.wire.messages import (
     summarize,
 )
 from podium.desktop.wire.prompts import judge_prompt
-from podium.desktop.wire.schemas import HostStatus, normal_path
+from podium.desktop.wire.schemas import HandsOn, HostStatus, normal_path
 from podium.ensemble.ops import Dispatch, Forward, Op, Reply, ReplyError, Start
 from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
@@ -146,9 +146,20 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                                 for f in artifacts.figures(table, text))
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
+    # a reader that hands on a value (a number, a name, a list) chooses it among the figures of what it read
+    own_figures = [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
+                   for f in own_figures_of(record, text)]
     # tables first, then their figures (a writer takes the first fitting value it sees), then the rest
-    given = [*tables, *measured, *rest, *own]
+    given = [*tables, *measured, *rest, *own, *own_figures]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
+
+
+def own_figures_of(record: SubtaskRecord, text: str) -> tuple[artifacts.Artifact, ...]:
+    """The figures of the tables a subtask read itself, when it writes nothing and hands on a value."""
+    if record.spec.writes or record.spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES):
+        return ()
+    return tuple(f for a in record.artifacts.values() if a.kind is artifacts.Kind.TABLE
+                 for f in artifacts.figures(a, text))
 
 
 def _memory(s: HostState, app: str) -> tuple[str, ...]:
@@ -258,20 +269,26 @@ def schedule_ready(s: HostState) -> Result:
     return ops, s
 
 
-def handed_on(record: SubtaskRecord, result: Any) -> tuple[Any, tuple[ArtifactEntry, ...]]:
+def named_data(record: SubtaskRecord, result: Any, text: str = "") -> artifacts.Artifact | None:
+    """The data a subtask's result names by reference (one of its own figures too), if it names one.
+    `text`: the request and the description."""
+    if not artifacts.is_ref(result):
+        return None
+    name = artifacts.ref_name(result)
+    return record.artifacts.get(name) or next((f for f in own_figures_of(record, text) if f.name == name), None)
+
+
+def handed_on(record: SubtaskRecord, result: Any, text: str = "") -> tuple[Any, tuple[ArtifactEntry, ...]]:
     """A finished subtask's result (a reference resolved to its value) and the data it hands on: what the
     result names, else all it read."""
-    found = record.artifacts
     entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
-                    for a in found.values())
+                    for a in record.artifacts.values())
+    chosen = named_data(record, result, text)
+    if chosen is not None:
+        return chosen.value, (ArtifactEntry(name=chosen.name, kind=chosen.kind.value, value=chosen.value,
+                                            source=chosen.source), *(e for e in entries if e.name != chosen.name))
     if artifacts.is_ref(result):
-        name = artifacts.ref_name(result)
-        chosen = found.get(name)
-        if chosen is not None:
-            return chosen.value, (ArtifactEntry(name=name, kind=chosen.kind.value, value=chosen.value,
-                                                source=chosen.source),
-                                  *(e for e in entries if e.name != name))
-        return f"(it named {name}, which is none of its data)", entries
+        return f"(it named {artifacts.ref_name(result)}, which is none of its data)", entries
     return result, entries
 
 
@@ -279,7 +296,7 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
                 reason: Reason | None = None) -> HostState:
     """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
     record = run_of(s).subtasks[sid]
-    value, data = handed_on(record, result)
+    value, data = handed_on(record, result, f"{run_of(s).request}\n{record.spec.description}")
     s = update_subtask(s, sid, event, result=value, reason=reason, proposal=None, holds=())
     record = run_of(s).subtasks[sid]
     schedule = run_of(s).schedule

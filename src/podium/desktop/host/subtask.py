@@ -15,7 +15,15 @@ from dataclasses import replace
 
 from podium.desktop.host import verify
 from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
-from podium.desktop.host.flow import Result, dispatch_execute, dispatch_propose, end_subtask, finish_run, settle
+from podium.desktop.host.flow import (
+    Result,
+    dispatch_execute,
+    dispatch_propose,
+    end_subtask,
+    finish_run,
+    named_data,
+    settle,
+)
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
 from podium.desktop.host.run import record_step, remember_line, run_of, set_record, update_subtask, with_run
@@ -211,7 +219,10 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
 
 
 def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
-    record = replace(run_of(s).subtasks[sid], result=output.result)
+    record = run_of(s).subtasks[sid]
+    # a result that names one of its data (its own figures too) is that value
+    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}")
+    record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     if missing and not record.finish_checked:
         app = s.catalog.get(record.spec.application)

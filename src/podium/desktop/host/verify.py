@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from podium.desktop.host.artifacts import Kind
+from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.state import SubtaskRecord
@@ -72,6 +72,6 @@ _SERVES: dict[Kind, frozenset[Kind]] = {
 
 
 def _given(result: object, kind: Kind) -> bool:
-    if kind is Kind.NUMBER:
-        return isinstance(result, int | float) and not isinstance(result, bool)
-    return isinstance(result, str) and bool(result.strip()) and kind is Kind.TEXT
+    """Whether the result itself (a reference resolved) is data of the kind."""
+    found = kind_of(result)
+    return found is not None and found in _SERVES[kind]
