@@ -146,17 +146,20 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        # (a subtask that only read, with one subtask waiting for it on its application, would be part of it)
-        return assign(sub("1", "Read the table of a.docx and title it", "documents", reads=["a.docx"],
-                          writes=["a.docx"], tools=["read_table", "write_paragraph"]),
+        # (two subtasks wait for the reader: with one, on its application, it would be part of that one)
+        return assign(sub("1", "Read the table of a.docx", "documents", reads=["a.docx"], tools=["read_table"]),
                       sub("2", "Write a paragraph into a.docx", "documents", "1", writes=["a.docx"],
+                          tools=["write_paragraph"]),
+                      sub("3", "Write another paragraph into a.docx", "documents", "1", writes=["a.docx"],
                           tools=["write_paragraph"]))
 
     def documents(prompt: str) -> str:
         prompts.append(prompt)
         if subtask_of(prompt) == "1":
             return (app("CONTINUE", ("read_table", {"path": "a.docx"})) if step_of(prompt) == 1
-                    else app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "Table"}), result="titled"))
+                    else app("FINISH", result=[["x"]]))
+        if subtask_of(prompt) == "3":
+            return app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "the end"}), result="written")
         return app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "one cell: x"}), result="written")
 
     async with await HostSession.start([docs], ScriptedBackend(planner),
@@ -170,7 +173,7 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     second = next(p for p in prompts if subtask_of(p) == "2")
     assert "## Your previous steps" in second and "subtask 1 step 1: CONTINUE" in second
     assert 'read_table({"path": "a.docx"})' in second and 'read_table: ok [["x"]]' in second
-    assert docs.docs["a.docx"]["paragraphs"] == ["Table", "one cell: x"]
+    assert docs.docs["a.docx"]["paragraphs"] == ["one cell: x", "the end"]
 
 
 async def test_questions_are_asked_and_the_answers_recorded() -> None:

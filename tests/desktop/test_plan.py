@@ -187,6 +187,18 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
         "subtask '1' reads for '3' alone on spreadsheets: '3' does both",
         "subtask '2' reads for '4' alone on spreadsheets: '4' does both",
         "subtask '4' waits for '3': both write out.xlsx")
+    # a chain of one application's subtasks on one file (read, change, "write the file") is one subtask
+    chain = [spec("1", reads=["report.docx"], tools=["read_table"], hands_on="table"),
+             spec("2", "documents", "1", writes=["report.docx"], tools=["add_table"]),
+             spec("3", "documents", "2", writes=["report.docx"], tools=["add_table"])]
+    check = check_plan(chain, CATALOG, "Put the table of report.docx in it again", FILES)
+    assert check.ok and [(s.id, s.description, s.depends_on) for s in check.subtasks] == [
+        ("3", "subtask 1; then subtask 2; then subtask 3", ())]
+    assert check.amended[-1] == "subtask '2' writes report.docx for '3' alone on documents: '3' does both"
+    # one that writes what the next does not is its own
+    other = [*chain[:2], chain[2].model_copy(update={"writes": ("other.docx",)})]
+    assert [s.id for s in check_plan(other, CATALOG, "Table of report.docx in other.docx", FILES).subtasks] == \
+        ["2", "3"]
     # a reader that more than one subtask waits for hands its data on
     shared = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
               spec("2", "spreadsheets", "1", writes=["out.xlsx"], tools=["write_rows"]),

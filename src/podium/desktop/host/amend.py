@@ -17,8 +17,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
-- a subtask that writes nothing and that only one subtask, on its application and writing, waits for is
-  part of that one's work (it reads the same files itself);
+- a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
+  part of that one's work (one agent reads the same files and makes both changes);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
@@ -190,27 +190,28 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
 
 
 def _merged(specs: list[SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
-    """Each reader that only the one subtask waits for, on its own application and writing, becomes part of
-    that subtask: the writer can open what it reads (its observation shows it), and a hand-off inside one
-    application adds a step and a subtask whose agent may start the writer's work without its writes."""
+    """Each subtask that only the one subtask waits for, on its own application, writing what it writes and
+    more, becomes part of that subtask: one agent with one memory does both (its observation shows the
+    files), where a hand-off inside one application adds a step, and a subtask that only reads or only
+    "writes the file" again may start the other's work without its writes, or undo it."""
     result = list(specs)
     while True:
-        pair = next(((reader, waiting[0]) for reader in result if not reader.writes
-                     for waiting in [[s for s in result if reader.id in s.depends_on]]
-                     if len(waiting) == 1 and waiting[0].application == reader.application and waiting[0].writes),
-                    None)
+        pair = next(((first, waiting[0]) for first in result
+                     for waiting in [[s for s in result if first.id in s.depends_on]]
+                     if len(waiting) == 1 and waiting[0].application == first.application and waiting[0].writes
+                     and set(first.writes) <= set(waiting[0].writes)), None)
         if pair is None:
             return result
-        reader, writer = pair
-        both = writer.model_copy(update={
-            "description": f"{reader.description}; then {writer.description}",
-            "reads": tuple(dict.fromkeys((*reader.reads, *writer.reads))),
-            "depends_on": tuple(dict.fromkeys((*reader.depends_on, *(d for d in writer.depends_on if d != reader.id)))),
-            # no tools declared: any of the application's (podium.desktop.host.plan); else the reader's too
-            "tools": tuple(dict.fromkeys((*writer.tools, *reader.tools))) if writer.tools else ()})
-        notes.append(f"subtask {reader.id!r} reads for {writer.id!r} alone on {writer.application}: "
-                     f"{writer.id!r} does both")
-        result = [both if s.id == writer.id else s for s in result if s.id != reader.id]
+        first, then = pair
+        both = then.model_copy(update={
+            "description": f"{first.description}; then {then.description}",
+            "reads": tuple(dict.fromkeys((*first.reads, *then.reads))),
+            "depends_on": tuple(dict.fromkeys((*first.depends_on, *(d for d in then.depends_on if d != first.id)))),
+            # a subtask with no tools declared may use any of its application's (podium.desktop.host.plan)
+            "tools": tuple(dict.fromkeys((*then.tools, *first.tools))) if then.tools else ()})
+        what = "reads" if not first.writes else f"writes {', '.join(first.writes)}"
+        notes.append(f"subtask {first.id!r} {what} for {then.id!r} alone on {then.application}: {then.id!r} does both")
+        result = [both if s.id == then.id else s for s in result if s.id != first.id]
 
 
 def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
