@@ -239,6 +239,21 @@ def test_a_reader_handing_on_a_value_chooses_it_among_the_figures_of_what_it_rea
     assert [a.name for a in app_request(step).artifacts] == ["1.read_table"]
 
 
+def test_a_program_action_that_declares_no_effect_still_stops_its_batch_when_it_fails() -> None:
+    editor = Catalog((AppInfo("editor", "a text editor", (), (
+        ToolInfo("set_text", False, names_its_writes=False), ToolInfo("click", False, names_its_writes=False))),))
+    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"editor": SPEC}, "catalog": editor,
+                              "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Type hello into the editor and save it as notes.txt", {}, "t1", state)
+    plan = [sub("1", "editor", writes=["notes.txt"], tools=["set_text", "click"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+    typed = facts_of("set_text", {"control": 2, "text": "hello"}, None)
+    clicked = facts_of("click", {"control": 4}, None)
+    (execute,) = dispatches(STRATEGY.handle_response("app-editor", proposes("CONTINUE", typed, clicked), s)[0])
+    # a program's controls are no file: the click acts on what the text left, and does not run if it failed
+    assert [c.changes_nothing for c in app_request(execute).calls] == [False, False]
+
+
 def read_done_before_finish() -> HostState:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

@@ -224,8 +224,11 @@ def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
     ops, s, agent = agent_for(s, record.spec.application)
     run = run_of(s)
     intent = proposal.intent or f"{sid}.{run.intents + 1}"  # sent again after a crash: the same intent
-    calls = tuple(Call(function=proposal.facts[i].function, arguments=proposal.facts[i].arguments,
-                       effects=proposal.facts[i].effects or (), changes_nothing=proposal.facts[i].effects == ())
+    app = s.catalog.get(record.spec.application)
+    # a program's controls are no file: a GUI action that declares no effect still changes what the next acts on
+    acts = {t.name for t in app.tools if not t.names_its_writes} if app is not None else set()
+    calls = tuple(Call(function=(f := proposal.facts[i]).function, arguments=f.arguments, effects=f.effects or (),
+                       changes_nothing=f.effects == () and f.function not in acts)
                   for i in proposal.run)
     request = AppStepRequest(kind=AppStepKind.EXECUTE, application=record.spec.application, subtask_id=sid,
                              step=record.steps, intent=intent, calls=calls)
