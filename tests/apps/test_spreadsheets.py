@@ -203,7 +203,12 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     pie = next(c for c in charts_in(root / "t.xlsx", "Sheet1") if "Pie" in " ".join(c.itertext()))
     assert pie.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$B$2:$B$3"]
     empty = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "F1:H5", "title": "Nothing"})
-    assert empty.error == ("add_chart: Sheet1!F1:H5 is empty: write the rows into the sheet first (write_rows), then "
+    # beside the sheet's table: where the table is; on an empty sheet: what to do first
+    assert empty.error == ("add_chart: Sheet1!F1:H5 is empty; the table of 'Sheet1' (header row first) is A1:C4: "
+                           "chart that range, or some of its columns")
+    await sheets.call("add_sheet", {"path": "t.xlsx", "name": "Blank"})
+    blank = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "Blank!A1:B3", "title": "None"})
+    assert blank.error == ("add_chart: Blank!A1:B3 is empty: write the rows into the sheet first (write_rows), then "
                            "chart the range they fill")
     # the workbook's own name before the range ('t.xlsx!A1:C3') is no sheet: the range is the workbook's
     for named in ("t.xlsx!A1:C3", "T!A1:C2"):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from podium.apps.sheet_args import ChartArgs
-from podium.apps.sheet_cells import bounds, parse_cell, sheet_named, split_sheet
+from podium.apps.sheet_cells import area_of, bounds, find_table, parse_cell, sheet_named, split_sheet
 from podium.apps.tooling import ToolError
 
 _NUMBER = re.compile(r"[-+]?[\d,]*\.?\d+%?")
@@ -59,6 +59,15 @@ def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_r
     return done
 
 
+def _table_hint(sheet: Any) -> str:
+    """Where the sheet's table is, for an error about a range that misses it ("" when it has none)."""
+    table = find_table(sheet)
+    if table is None or not table.has_header:
+        return ""
+    area = area_of(table.first_col, table.top_row, table.last_col, table.last_row)
+    return f"; the table of {sheet.title!r} (header row first) is {area}: chart that range, or some of its columns"
+
+
 def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
     try:
         col, row = parse_cell(cell, "anchor")
@@ -89,12 +98,13 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]
     first_data_col = min_col + 1 if args.categories_in_first_column else min_col
     first_value_row = min_row + 1 if args.header_row else min_row
     if first_data_col > max_col or first_value_row > max_row:
-        raise ToolError(f"range {area} holds no values besides its header row / category column")
+        raise ToolError(f"range {area} holds no values besides its header row / category column{_table_hint(sheet)}")
     if not any(cell.value not in (None, "") for row in sheet.iter_rows(
             min_row=first_value_row, max_row=max_row, min_col=first_data_col, max_col=max_col) for cell in row):
         # a chart over empty cells shows nothing: the data handed from another file is not in this one yet
-        raise ToolError(f"{sheet.title}!{area} is empty: write the rows into the sheet first (write_rows), then "
-                        f"chart the range they fill")
+        hint = _table_hint(sheet) or ": write the rows into the sheet first (write_rows), then chart the range they " \
+            "fill"
+        raise ToolError(f"{sheet.title}!{area} is empty{hint}")
     if max_row > first_value_row and _totals_row(sheet, max_row, min_col, first_data_col, max_col,
                                                  args.categories_in_first_column):
         notes.append(f"row {max_row} left out of the chart: it totals the rows above")
