@@ -124,6 +124,12 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     done = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="add")},
                   called=("write_rows", "add_chart"))
     assert not missing(done, SHEETS)
+    # a change measured to leave the file as it was (the cells already held the values) wrote nothing
+    same = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="edit", before="d1", after="d1")},
+                  called=("write_rows", "add_chart"))
+    assert missing(same, SHEETS).writes == ("budget.xlsx",)
+    edited = same.changed["budget.xlsx"].model_copy(update={"after": "d2"})
+    assert not missing(replace(same, changed={"budget.xlsx": edited}), SHEETS)
     # a declared tool that was called and failed is not demanded again (a plan may want a workbook created
     # that exists), but a FINISH without it is still questioned once
     wrote = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="add")}, called=("write_rows",))

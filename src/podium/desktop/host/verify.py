@@ -46,7 +46,8 @@ class Missing:
 def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show."""
     spec = record.spec
-    touched = tuple(record.changed)
+    # a path whose content was measured the same before and after is no evidence of a write
+    touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
     writes = tuple(w for w in spec.writes if not any(covered(path, (w,)) for path in touched)
                    and not any(covered(w, (path,)) for path in touched))
     changing = set(app.changing) if app is not None else set()
