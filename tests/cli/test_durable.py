@@ -20,11 +20,11 @@ from tests.journal.recording import make_quarterly, recorded_run, seed_run
 REPO = Path(__file__).parents[2]
 
 
-def notes_script(tmp_path: Path, name: str = "notes.json") -> Path:
+def notes_script(tmp_path: Path, name: str = "notes.json", content: str = "hello") -> Path:
     return write_script(tmp_path / name, [
         assign(sub("1", "Write the notes", "files", writes=["notes.txt"], tools=["write_file"])),
         host("FINISH", "notes written"),
-    ], {"files": [app("CONTINUE", ("write_file", {"path": "notes.txt", "content": "hello"})),
+    ], {"files": [app("CONTINUE", ("write_file", {"path": "notes.txt", "content": content, "overwrite": True})),
                   app("FINISH", result="notes.txt written")]}, usage=[100, 10])
 
 
@@ -80,8 +80,8 @@ def test_a_run_still_running_is_not_resumed(cli: Invoke, home: Path) -> None:
 def test_sessions_json_is_newest_first(cli: Invoke, work: Path, tmp_path: Path) -> None:
     assert json.loads(cli("sessions", "--json").stdout) == []
     for request in ("First notes", "Second notes"):
-        assert cli("run", request, "-w", str(work), "-m", f"scripted:{notes_script(tmp_path)}", "--batch"
-                   ).exit_code == 0
+        script = notes_script(tmp_path, f"{request}.json", request)  # each run changes the notes
+        assert cli("run", request, "-w", str(work), "-m", f"scripted:{script}", "--batch", "--yes").exit_code == 0
     rows = json.loads(cli("sessions", "--json").stdout)
     assert [r["request"] for r in rows] == ["Second notes", "First notes"]
     assert all(r["status"] == "FINISH" and r["record"] == "stopped" and r["pid"] for r in rows)

@@ -127,7 +127,9 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     # a change measured to leave the file as it was (the cells already held the values) wrote nothing
     same = record(changed={"budget.xlsx": EffectView(path="budget.xlsx", change="edit", before="d1", after="d1")},
                   called=("write_rows", "add_chart"))
-    assert missing(same, SHEETS).writes == ("budget.xlsx",)
+    lacking = missing(same, SHEETS)
+    assert lacking and lacking.kept == ("budget.xlsx",) and lacking.writes == () and lacking.only_kept
+    assert lacking.text() == "budget.xlsx is as before: your calls wrote what was there already"
     edited = same.changed["budget.xlsx"].model_copy(update={"after": "d2"})
     assert not missing(replace(same, changed={"budget.xlsx": edited}), SHEETS)
     # a declared tool that was called and failed is not demanded again (a plan may want a workbook created

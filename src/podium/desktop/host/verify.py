@@ -26,14 +26,24 @@ class Missing:
     hands_on: str = ""  # the declared kind of data, when none was read
     failed: tuple[str, ...] = ()  # declared changing tools called that never succeeded (a plan may be wrong
     # to want one: creating a workbook that exists fails, and the other tools do the work)
+    kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
 
     def __bool__(self) -> bool:
-        return bool(self.writes or self.tools or self.hands_on or self.failed)
+        return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept)
+
+    @property
+    def only_kept(self) -> bool:
+        """All that is missing is a change to files that already held what the calls wrote: asked once, an
+        agent that answers FINISH again found the work done (a request already met), and is believed."""
+        return bool(self.kept) and not (self.writes or self.tools or self.hands_on or self.failed)
 
     def text(self) -> str:
         parts = []
         if self.writes:
             parts.append(f"{', '.join(self.writes)} {'is' if len(self.writes) == 1 else 'are'} unchanged")
+        if self.kept:
+            parts.append(f"{', '.join(self.kept)} {'is' if len(self.kept) == 1 else 'are'} as before: your calls "
+                         "wrote what was there already")
         if self.tools:
             parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
         if self.failed:
@@ -48,8 +58,13 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
-    writes = tuple(w for w in spec.writes if not any(covered(path, (w,)) for path in touched)
-                   and not any(covered(w, (path,)) for path in touched))
+    same = tuple(path for path in record.changed if path not in touched)
+
+    def among(w: str, paths: tuple[str, ...]) -> bool:
+        return any(covered(path, (w,)) or covered(w, (path,)) for path in paths)
+
+    writes = tuple(w for w in spec.writes if not among(w, touched) and not among(w, same))
+    kept = tuple(w for w in spec.writes if not among(w, touched) and among(w, same))
     changing = set(app.changing) if app is not None else set()
     unmet = [t for t in spec.tools if t in changing and t not in record.called]
     tools = tuple(t for t in unmet if t not in record.tried)
@@ -59,7 +74,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
         wanted = Kind(spec.hands_on.value)
         if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
-    return Missing(writes, tools, hands, failed)
+    return Missing(writes, tools, hands, failed, kept)
 
 
 # The data that serves as each declared kind: a list of names is a table of one column and a table's rows
