@@ -62,7 +62,7 @@ async def test_the_seed_example_on_real_files(tmp_path: Path) -> None:
     apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
     result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
         "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(spreadsheets)})
-    assert result.ok, result
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
     sheet = openpyxl.load_workbook(tmp_path / "budget.xlsx").active
     assert [[cell.value for cell in row] for row in sheet.iter_rows()] == [
         ["Quarter", "Revenue"], ["Q1", 120], ["Q2", 135], ["Q3", 150]]
@@ -122,7 +122,7 @@ async def test_a_call_that_changes_nothing_and_fails_does_not_stop_its_batch(tmp
     apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
     result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
         "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(sheets)})
-    assert result.ok, result
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
     step = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
     assert "create_workbook: error" in step["outcome"] and "already exists" in step["outcome"]
     assert "write_rows: ok" in step["outcome"] and "add_chart: ok" in step["outcome"]
@@ -148,7 +148,7 @@ async def test_a_changing_call_on_a_path_of_no_workbook_is_made_on_the_one_its_s
     result = await run_request(REQUEST, apps, ScriptedBackend(planner), app_models={
         "documents": ScriptedBackend(documents), "spreadsheets": ScriptedBackend(sheets)},
         config=HostConfig(rules="small-local"))
-    assert result.ok, result
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
     step = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
     assert "path-from-declaration" in step["rules"]
     assert 'add_chart({"path": "budget.xlsx"' in step["action"] and "add_chart: ok" in step["outcome"]
@@ -166,3 +166,43 @@ async def test_podiums_own_files_are_not_listed_to_the_planner_unless_the_reques
         planner = ScriptedBackend(lambda prompt: host("FAIL", "nothing to do"))
         await run_request(request, [FilesApplication(Workspace.at(tmp_path))], planner)
         assert f"## Workspace files\n{listed}\n" in planner.prompts[0]
+
+
+async def test_a_change_its_application_cannot_name_is_measured_on_the_declared_writes(tmp_path: Path) -> None:
+    """A tool with no declared effects (a key pressed in a program, a command) leaves its evidence on the files
+    its subtask declares it writes: the FINISH is believed because notes.txt changed."""
+    from pydantic import Field
+
+    from podium.apps.tooling import Args, ToolApplication, ToolSpec
+    from podium.desktop import batch
+
+    class SaveArgs(Args):
+        keys: str = Field(description="keys to press")
+
+    class Editor(ToolApplication):
+        name = "editor"
+        description = "a text editor"
+        workspace = Workspace.at(tmp_path)
+
+        def _specs(self) -> list[ToolSpec]:  # effects=None: it cannot say which files a key changes
+            return [ToolSpec("press_keys", "Press keys.", SaveArgs, self._press, names_its_writes=False)]
+
+        def _press(self, args: SaveArgs) -> dict[str, str]:
+            (tmp_path / "notes.txt").write_text("eggs\n")
+            return {"pressed": args.keys}
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "saved")
+        return assign(sub("1", "Type eggs and save notes.txt", "editor", writes=["notes.txt"], tools=["press_keys"]))
+
+    def editor(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("press_keys", {"keys": "ctrl+s"}))
+        return app("FINISH", result="saved")
+
+    result = await run_request("Type eggs into the editor and save it as notes.txt", [Editor()],
+                               ScriptedBackend(plan), app_models={"editor": ScriptedBackend(editor)},
+                               config=batch(auto_approve=True), workspace=tmp_path)
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    assert [s["changed"] for s in result.subtasks] == [["notes.txt"]]

@@ -231,7 +231,7 @@ def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
                        changes_nothing=f.effects == () and f.function not in acts)
                   for i in proposal.run)
     request = AppStepRequest(kind=AppStepKind.EXECUTE, application=record.spec.application, subtask_id=sid,
-                             step=record.steps, intent=intent, calls=calls)
+                             step=record.steps, intent=intent, calls=calls, writes=record.spec.writes)
     s = update_subtask(s, sid, agent=agent, proposal=replace(proposal, intent=intent))
     s = with_run(s, intents=run.intents + (0 if proposal.intent else 1), busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {record.steps}: running {len(calls)} call(s) on {agent}")

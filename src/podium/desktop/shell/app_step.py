@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
+from podium.apps.base import Change
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
@@ -219,7 +220,7 @@ class AppStepBackend(StepBackend):
                 return
         read_only = {t.name: t.read_only for t in self.application.tools()}
         for index, call in enumerate(req.calls):
-            result = await self._run(call, read_only.get(call.function, False))
+            result = await self._run(call, read_only.get(call.function, False), req.writes)
             step.results.append(result)
             if not result.ok and not result.read_only and not call.changes_nothing:
                 step.results += [ActionResult(function=c.function, arguments=c.arguments, ok=False, ran=False,
@@ -230,8 +231,12 @@ class AppStepBackend(StepBackend):
         if self.intents is not None:
             self.intents.done(req.intent, step.results)
 
-    async def _run(self, call: Call, read_only: bool) -> ActionResult:
+    async def _run(self, call: Call, read_only: bool, writes: Sequence[str] = ()) -> ActionResult:
         before = {e.path: self._digest(e.path) for e in call.effects}
+        # A change its application cannot name (a key pressed in a program, a command) is measured on the
+        # files its subtask declares it writes: what changed there is the evidence of its work.
+        watched = [] if read_only or call.effects or call.changes_nothing else [w for w in writes if w != "."]
+        around = {w: self._digest(w) for w in watched}
         try:
             result = await self.application.call(call.function, call.arguments)
         except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
@@ -239,6 +244,10 @@ class AppStepBackend(StepBackend):
                                 error=f"{type(exc).__name__}: {exc}")
         changes = tuple(EffectView(path=e.path, change=e.change, before=before[e.path], after=self._digest(e.path))
                         for e in call.effects) if result.ok else ()
+        if result.ok and watched:
+            changes += tuple(EffectView(path=w, change=(Change.CREATE if was is None else Change.EDIT).value,
+                                        before=was, after=now)
+                             for w, was in around.items() if (now := self._digest(w)) != was)
         return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
                             content=jsonable(result.content), error=result.error, read_only=read_only,
                             changes=changes)
