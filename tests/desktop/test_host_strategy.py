@@ -254,6 +254,22 @@ def test_a_program_action_that_declares_no_effect_still_stops_its_batch_when_it_
     assert [c.changes_nothing for c in app_request(execute).calls] == [False, False]
 
 
+def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_questioned_once() -> None:
+    for rules, asked in (("small-local", True), ("none", False)):
+        s = read_done(rules=rules)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE), ran(CHART)), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="charted"), s)
+        ops, s = STRATEGY.handle_response("host", planner_says("FAIL", Comment="the chart is not made"), s)
+        if asked:
+            (again,) = dispatches(ops)
+            assert "You answered FAIL, but every subtask ended FINISH" in host_request(again).note
+            assert "subtask 2 changed budget.xlsx" in host_request(again).note
+            ops, s = STRATEGY.handle_response("host", planner_says("FAIL", Comment="the chart is not made"), s)
+        (end,) = ops
+        assert isinstance(end, ReplyError) and end.reason.detail.endswith("failed[host]: the chart is not made")
+
+
 def read_done_before_finish() -> HostState:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

@@ -37,6 +37,7 @@ from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
 
 EXAMPLE_RULE = "no-example-copy"
+FAIL_DONE_RULE = "question-fail-when-done"
 
 
 def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None, fired: tuple[str, ...]) -> HostState:
@@ -117,6 +118,14 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     if status is HostStatus.FAIL:
         if (refused := _refused(s)) is not None:
             return finish_run(s, HostEvent.PLANNED_FAIL, refused)
+        done = [r for r in run_of(s).subtasks.values() if r.state is SubtaskState.FINISH]
+        if FAIL_DONE_RULE in s.rules and done and not unfinished(s) and not run_of(s).fail_checked:
+            changed = "; ".join(f"subtask {r.spec.id} changed {', '.join(r.changed) or 'nothing'}" for r in done)
+            s = fire(with_run(s, fail_checked=True), HostEvent.RETRY)
+            return dispatch_planner(s, retry=True, note=(
+                f"You answered FAIL, but every subtask ended FINISH, each checked against the files ({changed}). "
+                "Answer FINISH if that is what the request asks for, or ASSIGN new subtasks (new ids) for what is "
+                "still missing."))
         # A small planner answers a re-plan with FAIL and the note's own words as its reason.
         why = output.comment.replace(REPLAN, "").strip() or failures(s)
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(

@@ -50,6 +50,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "tools nobody needs."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
+    Rule("question-fail-when-done", "The planner's FAIL after every subtask ended FINISH, each checked against the "
+                                    "files, is questioned once with what each changed: a small planner misreads its "
+                                    "own subtasks' results."),
     Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
                                   "answer gives a result, or when it only reads again what it has read: a small "
                                   "model reads the same file again instead."),
