@@ -184,6 +184,9 @@ def test_a_column_of_repeating_values_is_counted_and_repeated_rows_are_a_table()
     assert (found["1.read_sheet.count.Status.Open"], found["1.read_sheet.count.Status.On_hold"]) == (3, 1)
     unique = Artifact("1.t", Kind.TABLE, [["Name", "Team"], ["Ann", "A"], ["Bo", "B"], ["Cy", "A"]])
     assert [a.name for a in figures(unique) if ".count." in a.name] == ["1.t.count.Team.A", "1.t.count.Team.B"]
+    # a value the text names is counted first, before every other figure (a small model takes the first)
+    asked = figures(table, "How many tickets are still open?")
+    assert asked[0].name == "1.read_sheet.count.Status.Open" and asked[0].value == 3
     # rows equal to an earlier one (case aside), each once, under the header
     assert found["1.read_sheet.repeated_rows"] == [
         ["Ticket", "Status", "Name"], [2, "closed", "bo"], [1, "Open", "Ann"]]

@@ -141,8 +141,8 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
 # largest value), `1.read_table.column.Action` (a text column's cells, as names). With two numeric columns
 # or more, each row's total is a column too (`row_total`): the largest row over several columns. A text
-# column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`); rows that
-# appear more than once are a table (`1.read_sheet.repeated_rows`).
+# column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`; first, the values
+# the request or the subtask names); rows that appear more than once are a table (`1.read_sheet.repeated_rows`).
 ROW_TOTAL = "row_total"
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
@@ -187,10 +187,14 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     for i in texts[:MAX_NAME_COLUMNS]:
         found.append(Artifact(f"{table.name}.column.{_key(header, i)}", Kind.NAMES,
                               [c.strip() for c in cells[i] if not _blank(c)], f"the cells of {header[i]!r}"))
+    asked: list[Artifact] = []  # the counts of values the text names, as it names a file: they come first
     for i in [i for i in texts if _categories(cells[i])][:MAX_COUNTED_COLUMNS]:
         counted = Counter(c.strip() for c in cells[i] if not _blank(c))
-        found.extend(Artifact(f"{table.name}.count.{_key(header, i)}.{_key((value,), 0)}", Kind.NUMBER, n,
-                              f"the rows whose {header[i]!r} is {value!r}") for value, n in sorted(counted.items()))
+        for value, n in sorted(counted.items()):
+            count = Artifact(f"{table.name}.count.{_key(header, i)}.{_key((value,), 0)}", Kind.NUMBER, n,
+                             f"the rows whose {header[i]!r} is {value!r}")
+            (asked if names(text, value) else found).append(count)
+    found[:0] = asked
     seen: set[tuple[str, ...]] = set()
     repeated: dict[tuple[str, ...], list[Any]] = {}
     for row in body:
