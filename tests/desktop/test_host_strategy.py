@@ -270,6 +270,21 @@ def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_question
         assert isinstance(end, ReplyError) and end.reason.detail.endswith("failed[host]: the chart is not made")
 
 
+def test_a_write_that_left_its_file_as_it_was_is_asked_about_once_even_after_another_question() -> None:
+    s = read_done()
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert "budget.xlsx is unchanged" in app_request(again).note
+    same = ran(WRITE).model_copy(update={"changes": (EffectView(path="budget.xlsx", change="add", before="d",
+                                                                after="d"),)})
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
+    chart = ran(CHART).model_copy(update={"changes": same.changes})
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(same, chart), s)
+    (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert "budget.xlsx is as before: your calls wrote what was there already" in app_request(asked).note
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="it held the table already"), s)
+    assert run_of(s).subtasks["2"].state.value == "FINISH"
+
+
 def read_done_before_finish() -> HostState:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
