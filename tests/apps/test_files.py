@@ -98,14 +98,18 @@ async def test_a_copy_that_would_change_or_lose_a_files_type_is_refused_with_wha
     refused = await files.call("copy", {"source": "meeting.docx", "destination": "actions.txt"})
     assert not refused.ok and "write_file" in refused.error and not (root / "actions.txt").exists()
     assert (await files.call("copy", {"source": "meeting.docx", "destination": "old/meeting.DOCX"})).ok
-    # a new name with no type would lose it: most often a folder was meant, which does not exist yet
-    for verb in ("copy", "move"):
-        lost = await files.call(verb, {"source": "meeting.docx", "destination": "backup"})
-        assert not lost.ok and "make_folder" in lost.error and "backup/meeting.docx" in lost.error
-        assert not (root / "backup").exists() and (root / "meeting.docx").exists()
-    assert (await files.call("make_folder", {"path": "backup"})).ok
-    assert (await files.call("copy", {"source": "meeting.docx", "destination": "backup"})).ok
-    assert (root / "backup" / "meeting.docx").is_file()
+    # a new name with no type for a file with one is a folder to make, as `cp a.docx backup/` would be
+    copied = await files.call("copy", {"source": "meeting.docx", "destination": "backup"})
+    assert copied.ok and copied.content == {"source": "meeting.docx", "destination": "backup/meeting.docx"}
+    assert (root / "backup" / "meeting.docx").read_bytes() == (root / "meeting.docx").read_bytes()
+    assert [e.path for e in files.effects("move", {"source": "meeting.docx", "destination": "done"})] == [
+        "meeting.docx", "done/meeting.docx"]
+    moved = await files.call("move", {"source": "meeting.docx", "destination": "done"})
+    assert moved.ok and (root / "done" / "meeting.docx").is_file() and not (root / "meeting.docx").exists()
+    # a name with no type that is a file already is the file (replaced only with overwrite)
+    (root / "notes").write_text("kept")
+    taken = await files.call("copy", {"source": "done/meeting.docx", "destination": "notes"})
+    assert not taken.ok and "already exists" in taken.error and (root / "notes").read_text() == "kept"
 
 
 def test_text_tools_name_the_types_another_application_owns(workspace: Workspace) -> None:

@@ -138,7 +138,8 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     charted = remember(wrote, [], [ActionResult(function="add_chart", ok=False, error="no such range", ran=True)])
     lacking = missing(charted, SHEETS)
     assert charted.tried == ("add_chart",) and lacking.tools == () and lacking.failed == ("add_chart",)
-    assert lacking and lacking.text() == "add_chart failed and never succeeded"
+    # the question carries the tool's last error: what it says is what to change
+    assert lacking and lacking.text() == "add_chart failed and never succeeded (last error: add_chart: no such range)"
     # a folder declared is written when anything inside it changed
     folder = SubtaskRecord(spec=SubtaskSpec(id="1", description="copy", application="files", writes=("backup",)),
                            changed={"backup/a.xlsx": EffectView(path="backup/a.xlsx", change="create")})

@@ -125,6 +125,20 @@ def test_a_write_nobody_asked_for_is_refused() -> None:
                           "the request asks for; the files the request names: clients.xlsx") for p in found), found
 
 
+def test_files_listed_one_by_one_are_told_the_pattern_the_request_names_for_them() -> None:
+    request = "Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead."
+    found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["rename_pattern"]),
+                     spec("2", "files", writes=["final_letter.txt"], tools=["rename_pattern"]), request=request)
+    assert len(found) == 2 and all(p.endswith("a pattern the request names covers them: final_* (writes name many "
+                                              "files by a pattern)") for p in found), found
+    # by their type too; and no pattern is offered that the request does not name
+    found = problems(spec("1", "files", writes=["out/a.csv", "out/b.csv"], tools=["move"]),
+                     request="Put the .csv files away")
+    assert all(p.endswith("covers them: out/*.csv (writes name many files by a pattern)") for p in found), found
+    found = problems(spec("1", "files", writes=["x1.txt", "x2.txt"], tools=["move"]), request="Tidy up")
+    assert found and not any("pattern" in p for p in found)
+
+
 def test_a_path_is_named_by_its_name_stem_or_folder() -> None:
     assert named_by("total.txt", "Put the sum into total.txt.")
     assert named_by("budget.xlsx", "Update the budget workbook")  # its name without the suffix

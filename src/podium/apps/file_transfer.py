@@ -70,7 +70,8 @@ class Transfer:
         sources, many = self._sources(self._given(args), verb)
         # The root is a fine folder to copy into ('.'), but an empty destination is still a mistake.
         destination = self.workspace.resolve(args.destination, allow_root=bool(args.destination.strip()))
-        into = many or destination.is_dir() or args.destination.rstrip().endswith("/")
+        into = many or destination.is_dir() or args.destination.rstrip().endswith("/") or _typeless_new(
+            sources, destination)
         if into and os.path.lexists(destination) and not destination.is_dir():
             raise ToolError(f"{args.destination!r} is a file, not a folder to put {args.source!r} in: name a "
                             "folder (it is created if missing)")
@@ -166,13 +167,6 @@ class Transfer:
                 raise ToolError(f"copy keeps the bytes: {rel(source)!r} would stay a {kinds[0]} file named "
                                 f"{rel(target)!r}; a {kinds[1]} file is made by the tools that write that type "
                                 "(write_file for text)")
-        if not folder and source.suffix and not target.suffix and not os.path.lexists(target):
-            # `cp q1.xlsx backup` with no folder backup makes a workbook named "backup": its type lost, and
-            # almost never what was meant by a folder's name
-            raise ToolError(f"{rel(target)!r} does not exist: {verb} would make a {source.suffix} file named "
-                            f"{rel(target)!r}, without its type. To {verb} into a folder, make the folder first "
-                            f"(make_folder); to {verb} to a new file, give its name with the type "
-                            f"({rel(target)}/{source.name} or {rel(target)}{source.suffix})")
         if os.path.lexists(target):
             if folder or target.is_dir():
                 raise ToolError(f"{rel(target)!r} already exists and folders are never replaced; pick a new path")
@@ -180,6 +174,13 @@ class Transfer:
                 raise ToolError(f"{rel(target)!r} already exists; pass overwrite=true to replace it "
                                 "(needs approval), or pick a new path")
         return target
+
+
+def _typeless_new(sources: list[Path], destination: Path) -> bool:
+    """A new name without a type for a file that has one names a folder to make: `cp q1.xlsx backup` with no
+    backup yet would otherwise make a workbook named "backup", its type lost, which no one means."""
+    return (len(sources) == 1 and sources[0].suffix != "" and not sources[0].is_dir() and destination.suffix == ""
+            and not os.path.lexists(destination))
 
 
 def copy_one(overwrite: bool, source: Path, target: Path) -> None:

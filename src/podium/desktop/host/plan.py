@@ -235,15 +235,35 @@ def named_by(path: str, text: str) -> bool:
 
 
 def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
-    problems = []
     named = [normal_path(name) for name in file_names(request)]
     # the files it may write instead, so that a re-plan has a path to put there, not only one to leave out
     instead = f"; the files the request names: {', '.join(named)}" if named else ""
+    strays: list[tuple[str, str]] = []
     for spec in specs:
         for path in spec.writes:
             read_later = any(covered(r, (path,)) or covered(path, (r,))
                              for other in everything.values() if other.id != spec.id for r in other.reads)
             if not named_by(path, request) and not read_later:
-                problems.append(f"subtask {spec.id!r} writes {path}, which the request does not name and no subtask "
-                                f"reads: write only what the request asks for{instead}")
-    return problems
+                strays.append((spec.id, path))
+    pattern = _named_pattern([path for _, path in strays], request)
+    # a plan that lists many files one by one, where the request names them by what their names share
+    instead += f"; a pattern the request names covers them: {pattern} (writes name many files by a pattern)" \
+        if pattern else ""
+    return [f"subtask {sid!r} writes {path}, which the request does not name and no subtask reads: write only what "
+            f"the request asks for{instead}" for sid, path in strays]
+
+
+def _named_pattern(paths: list[str], request: str) -> str:
+    """A pattern on names that covers every path, from what their names share (a start, a type), when the
+    request names it ('final_' in "so that it starts with 'final_'")."""
+    if len(paths) < 2 or len({posixpath.dirname(p) for p in paths}) != 1:
+        return ""
+    folder, base = posixpath.dirname(paths[0]), [posixpath.basename(p) for p in paths]
+    start = posixpath.commonprefix(base)
+    types = {posixpath.splitext(name)[1] for name in base}
+    candidates = [f"{start}*"] if len(start) > 1 else []
+    candidates += [f"*{types.pop()}"] if len(types) == 1 and "" not in types else []
+    for candidate in candidates:
+        if named_by(candidate, request):
+            return posixpath.join(folder, candidate)
+    return ""

@@ -10,12 +10,14 @@ file it never changed, a declared tool that never succeeded or data it never rea
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.state import SubtaskRecord
+from podium.desktop.wire.messages import summarize
 from podium.desktop.wire.schemas import HandsOn
 
 
@@ -27,6 +29,7 @@ class Missing:
     failed: tuple[str, ...] = ()  # declared changing tools called that never succeeded (a plan may be wrong
     # to want one: creating a workbook that exists fails, and the other tools do the work)
     kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
+    errors: tuple[str, ...] = ()  # the last error of each tool in `failed`, which says what to change
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept)
@@ -47,7 +50,8 @@ class Missing:
         if self.tools:
             parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
         if self.failed:
-            parts.append(f"{', '.join(self.failed)} failed and never succeeded")
+            last = f" (last error: {'; '.join(self.errors)})" if self.errors else ""
+            parts.append(f"{', '.join(self.failed)} failed and never succeeded{last}")
         if self.hands_on:
             parts.append(f"no {self.hands_on} was read to hand on")
         return "; ".join(parts)
@@ -74,7 +78,15 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
         wanted = Kind(spec.hands_on.value)
         if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
-    return Missing(writes, tools, hands, failed, kept)
+    errors = tuple(error for tool in failed for error in _last_error(record, tool))
+    return Missing(writes, tools, hands, failed, kept, errors)
+
+
+def _last_error(record: SubtaskRecord, tool: str) -> tuple[str, ...]:
+    for key, error in reversed(record.failed):
+        if json.loads(key)[0] == tool:
+            return (f"{tool}: {summarize(error, 300)}",)
+    return ()
 
 
 # The data that serves as each declared kind: a list of names is a table of one column and a table's rows

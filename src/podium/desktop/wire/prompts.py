@@ -106,8 +106,9 @@ Then Comment.
 
 Each subtask declares:
 - reads: the workspace files it reads; writes: every path it creates or changes (a new file, a file it edits, a \
-folder it fills, a file it moves). Its AppAgent may change nothing else without the person's approval. A file \
-the workspace has already is changed by its tools, never created again.
+folder it fills, a file it moves; many files by one pattern, as '*.csv' or 'draft_*', changed by one subtask). \
+Its AppAgent may change nothing else without the person's approval. A file the workspace has already is changed \
+by its tools, never created again.
 - tools: the tools of its application it will call, in order. A tool that changes files needs writes; writes \
 need a tool that changes files.
 - depends_on: the ids of earlier subtasks whose results it needs (none: it runs at once, in parallel).
