@@ -151,6 +151,21 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
                                             tools=("make_folder", "copy")), called=("copy",),
                            changed={"notes": EffectView(path="notes", change="create")})
     assert missing(copied, files).tools == ("make_folder",)
+    # what the calls made and left empty (a new sheet, a new folder) is named, and asked about like a kept write
+    added = record(called=("write_rows", "add_chart"), changed={"budget.xlsx": EffectView(
+        path="budget.xlsx", change="edit", before="d1", after="d2", hollow_before=("Old",), hollow=("Old", "Q3"))})
+    lacking = missing(added, SHEETS)
+    assert lacking.hollow == ("sheet 'Q3' of budget.xlsx",) and lacking.only_kept
+    assert lacking.text() == "sheet 'Q3' of budget.xlsx holds nothing: your calls made it and left it empty"
+    filled = added.changed["budget.xlsx"].model_copy(update={"hollow": ("Old",)})
+    assert not missing(replace(added, changed={"budget.xlsx": filled}), SHEETS)
+    made = replace(copied, called=("make_folder", "copy"),
+                   changed={"notes": EffectView(path="notes", change="create", hollow=("",))})
+    assert missing(made, files).hollow == ("notes",)
+    # the record keeps what a path held nothing in before its first change, and after its latest one
+    merged = remember(added, [], [ActionResult(function="write_rows", ok=True, changes=(EffectView(
+        path="budget.xlsx", change="edit", before="d2", after="d3", hollow_before=("Old", "Q3"), hollow=("Old",)),))])
+    assert merged.changed["budget.xlsx"].hollow_before == ("Old",) and not missing(merged, SHEETS)
     reader = SubtaskRecord(spec=SubtaskSpec(id="1", description="read", application="spreadsheets",
                                             tools=("read_sheet",), hands_on="table"))
     assert missing(reader, SHEETS).hands_on == "table"

@@ -206,3 +206,38 @@ async def test_a_change_its_application_cannot_name_is_measured_on_the_declared_
                                config=batch(auto_approve=True), workspace=tmp_path)
     assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
     assert [s["changed"] for s in result.subtasks] == [["notes.txt"]]
+
+
+async def test_a_sheet_made_and_left_empty_is_questioned_then_filled(tmp_path: Path) -> None:
+    """The verifier sees what the files hold: a FINISH after add_sheet alone names the empty sheet, and the
+    agent fills it before its FINISH is believed."""
+    book = openpyxl.Workbook()
+    book.active.title = "Scores"
+    book.active.append(["Name", "Score"])
+    book.active.append(["Ada", 91])
+    book.save(tmp_path / "scores.xlsx")
+    workspace = Workspace.at(tmp_path)
+    told: list[str] = []
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Add a sheet Ranking listing the scores", "spreadsheets", reads=["scores.xlsx"],
+                          writes=["scores.xlsx"], tools=["add_sheet", "write_rows"]))
+
+    def sheets(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("FINISH", ("add_sheet", {"path": "scores.xlsx", "name": "Ranking"}), result="added")
+        if step_of(prompt) == 2:
+            told.append(prompt)
+            return app("FINISH", ("write_rows", {"path": "scores.xlsx", "sheet": "Ranking", "start": "A1",
+                                                 "rows": [["Name", "Score"], ["Ada", 91]]}), result="filled")
+        return app("FINISH", result="filled")
+
+    result = await run_request("Rank the scores of scores.xlsx in a new sheet Ranking",
+                               [SpreadsheetsApplication(workspace)], ScriptedBackend(plan),
+                               app_models={"spreadsheets": ScriptedBackend(sheets)})
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    assert told and "sheet 'Ranking' of scores.xlsx holds nothing: your calls made it and left it empty" in told[0]
+    ranking = openpyxl.load_workbook(tmp_path / "scores.xlsx")["Ranking"]
+    assert ranking["A2"].value == "Ada"

@@ -143,7 +143,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             for effect in evidence:
                 earlier = changed.get(effect.path)
                 changed[effect.path] = effect if earlier is None else earlier.model_copy(
-                    update={"after": effect.after, "change": effect.change})
+                    update={"after": effect.after, "change": effect.change, "hollow": effect.hollow})
         base = artifacts.base_name(record.spec.id, result.function, names, key)
         names[base] = key
         for item in artifacts.extract(base, result.content, call_text(result.function, result.arguments)):

@@ -3,7 +3,8 @@
 A subtask declared what it `writes`, which of its application's `tools` it expects to call and what it
 `hands_on`. When its AppAgent answers FINISH, the host compares the declarations with the evidence its
 calls left: the paths each successful change touched (with content digests measured around the call),
-the tools that succeeded, the data read. What is missing is named; the FINISH is questioned once with
+the tools that succeeded, the data read, and what the calls made and left empty (a new sheet, folder or
+file holding nothing). What is missing is named; the FINISH is questioned once with
 those names, and a FINISH that still lacks any of it ends the subtask FAIL: a run never reports done for a
 file it never changed, a declared tool that never succeeded or data it never read.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from podium.apps.hollow import WHOLE
 from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
@@ -30,15 +32,17 @@ class Missing:
     # to want one: creating a workbook that exists fails, and the other tools do the work)
     kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
     errors: tuple[str, ...] = ()  # the last error of each tool in `failed`, which says what to change
+    hollow: tuple[str, ...] = ()  # what its calls made and left holding nothing: a folder, a sheet, a file
 
     def __bool__(self) -> bool:
-        return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept)
+        return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow)
 
     @property
     def only_kept(self) -> bool:
-        """All that is missing is a change to files that already held what the calls wrote: asked once, an
-        agent that answers FINISH again found the work done (a request already met), and is believed."""
-        return bool(self.kept) and not (self.writes or self.tools or self.hands_on or self.failed)
+        """All that is missing is a change to files that already held what the calls wrote, or content in
+        what the calls made empty: asked once, an agent that answers FINISH again found the work done (a
+        request already met, an empty sheet asked for), and is believed."""
+        return bool(self.kept or self.hollow) and not (self.writes or self.tools or self.hands_on or self.failed)
 
     def text(self) -> str:
         parts = []
@@ -47,6 +51,9 @@ class Missing:
         if self.kept:
             parts.append(f"{', '.join(self.kept)} {'is' if len(self.kept) == 1 else 'are'} as before: your calls "
                          "wrote what was there already")
+        if self.hollow:
+            parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
+                         "made it and left it empty")
         if self.tools:
             parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
         if self.failed:
@@ -79,7 +86,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
         if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
-    return Missing(writes, tools, hands, failed, kept, errors)
+    hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
+                   for part in e.hollow if part not in e.hollow_before)
+    return Missing(writes, tools, hands, failed, kept, errors, hollow)
 
 
 def _last_error(record: SubtaskRecord, tool: str) -> tuple[str, ...]:

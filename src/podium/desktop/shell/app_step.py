@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.apps.base import Change
+from podium.apps.hollow import hollow_parts
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
@@ -233,24 +234,30 @@ class AppStepBackend(StepBackend):
 
     async def _run(self, call: Call, read_only: bool, writes: Sequence[str] = ()) -> ActionResult:
         before = {e.path: self._digest(e.path) for e in call.effects}
+        hollow = {e.path: self._hollow(e.path) for e in call.effects}
         # A change its application cannot name (a key pressed in a program, a command) is measured on the
         # files its subtask declares it writes: what changed there is the evidence of its work.
         watched = [] if read_only or call.effects or call.changes_nothing else [w for w in writes if w != "."]
         around = {w: self._digest(w) for w in watched}
+        hollow |= {w: self._hollow(w) for w in watched}
         try:
             result = await self.application.call(call.function, call.arguments)
         except Exception as exc:  # a tool's bug is the step's recorded failure, not the agent's
             return ActionResult(function=call.function, arguments=call.arguments, ok=False, read_only=read_only,
                                 error=f"{type(exc).__name__}: {exc}")
-        changes = tuple(EffectView(path=e.path, change=e.change, before=before[e.path], after=self._digest(e.path))
+        changes = tuple(EffectView(path=e.path, change=e.change, before=before[e.path], after=self._digest(e.path),
+                                   hollow_before=hollow[e.path], hollow=self._hollow(e.path))
                         for e in call.effects) if result.ok else ()
         if result.ok and watched:
             changes += tuple(EffectView(path=w, change=(Change.CREATE if was is None else Change.EDIT).value,
-                                        before=was, after=now)
+                                        before=was, after=now, hollow_before=hollow[w], hollow=self._hollow(w))
                              for w, was in around.items() if (now := self._digest(w)) != was)
         return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
                             content=jsonable(result.content), error=result.error, read_only=read_only,
                             changes=changes)
+
+    def _hollow(self, path: str) -> tuple[str, ...]:
+        return () if self.root is None else hollow_parts(self.root / path)
 
     def _digest(self, path: str) -> str | None:
         """The content digest of a workspace path (None: absent). Only regular files are read (a FIFO would

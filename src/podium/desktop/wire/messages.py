@@ -64,6 +64,9 @@ class EffectView(BaseModel):
     change: str
     before: str | None = None
     after: str | None = None
+    # the parts holding nothing (podium.apps.hollow: "" the path itself, else a sheet's name), where measured
+    hollow_before: tuple[str, ...] = ()
+    hollow: tuple[str, ...] = ()
 
 
 class Call(BaseModel):
