@@ -125,6 +125,22 @@ def test_a_write_nobody_asked_for_is_refused() -> None:
                           "the request asks for; the files the request names: clients.xlsx") for p in found), found
 
 
+def test_a_typed_reader_that_lists_the_whole_workspace_reads_the_files_of_its_type() -> None:
+    files = ("q1.xlsx", "q2.xlsx", "readme.txt", "summary.docx")
+    check = check_plan([spec("1", "spreadsheets", reads=list(files), tools=["read_sheet"], hands_on="table"),
+                        spec("2", "files", "1", writes=["backup"], tools=["copy"])],
+                       CATALOG, "Copy every .xlsx file into a new folder named backup", files)
+    assert check.ok, check.problems
+    assert check.subtasks[0].reads == ("q1.xlsx", "q2.xlsx")
+    assert "subtask '1' reads only the .xlsx files spreadsheets opens (readme.txt, summary.docx dropped)" in \
+        check.amended
+    # one other type is a source of its own, kept: the planner is told to read it on its application
+    seed = check_plan([spec("1", "spreadsheets", reads=["report.docx", "budget.xlsx"], writes=["budget.xlsx"],
+                            tools=["write_rows", "add_chart"])], CATALOG, REQUEST, FILES)
+    assert seed.subtasks[0].reads == ("report.docx", "budget.xlsx") and not seed.amended
+    assert any("report.docx is not one: plan it on documents" in p for p in seed.problems), seed.problems
+
+
 def test_files_listed_one_by_one_are_told_the_pattern_the_request_names_for_them() -> None:
     request = "Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead."
     found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["rename_pattern"]),

@@ -20,12 +20,15 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
   part of that one's work (one agent reads the same files and makes both changes);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
+- a subtask on a typed application that reads files of its type and of several other types besides (the
+  workspace listed, not its sources) reads only the files its application opens;
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +48,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
           files: Sequence[str] | None = None) -> Amended:
     """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
+    specs = [_narrowed(spec, catalog, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
     moved = [_to_taker(_on_its_type(spec, catalog, notes), [*kept.values(), *specs], catalog, notes)
              for spec in readers]
@@ -55,6 +59,20 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
     return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
+
+
+def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask on a typed application that reads files of its type and of several other types besides
+    listed the workspace rather than its sources: it reads the files its application opens."""
+    app = catalog.get(spec.application)
+    if app is None or not app.file_types or not any(app.opens(p) for p in spec.reads):
+        return spec
+    foreign = [p for p in spec.reads if p != "." and not app.opens(p)]
+    if len({posixpath.splitext(p)[1].lower() for p in foreign}) < 2:
+        return spec  # one other type is a source of its own (a document's table for a workbook): split later
+    notes.append(f"subtask {spec.id!r} reads only the {', '.join(app.file_types)} files {spec.application} opens "
+                 f"({', '.join(foreign)} dropped)")
+    return spec.model_copy(update={"reads": tuple(p for p in spec.reads if p not in foreign)})
 
 
 def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
