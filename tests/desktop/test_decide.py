@@ -151,6 +151,9 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
                                             tools=("make_folder", "copy")), called=("copy",),
                            changed={"notes": EffectView(path="notes", change="create")})
     assert missing(copied, files).tools == ("make_folder",)
+    # a copy into the folder made it (cp into a new folder's name): the tool that only makes it is not demanded
+    filled = replace(copied, changed={"notes/a.txt": EffectView(path="notes/a.txt", change="create")})
+    assert not missing(filled, files)
     # what the calls made and left empty (a new sheet, a new folder) is named, and asked about like a kept write
     added = record(called=("write_rows", "add_chart"), changed={"budget.xlsx": EffectView(
         path="budget.xlsx", change="edit", before="d1", after="d2", hollow_before=("Old",), hollow=("Old", "Q3"))})

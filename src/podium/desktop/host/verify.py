@@ -12,6 +12,7 @@ file it never changed, a declared tool that never succeeded or data it never rea
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass
 
 from podium.apps.hollow import WHOLE
@@ -78,6 +79,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     kept = tuple(w for w in spec.writes if not among(w, touched) and among(w, same))
     changing = set(app.changing) if app is not None else set()
     unmet = [t for t in spec.tools if t in changing and t not in record.called]
+    if _filled(spec.writes, touched):  # a copy or a move into them made the folders a tool was to make
+        unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.new_only]
     tools = tuple(t for t in unmet if t not in record.tried)
     failed = tuple(t for t in unmet if t in record.tried)
     hands = ""
@@ -89,6 +92,13 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
                    for part in e.hollow if part not in e.hollow_before)
     return Missing(writes, tools, hands, failed, kept, errors, hollow)
+
+
+def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
+    """Whether the writes name folders and a change landed inside each of them."""
+    folders = [w.rstrip("/") for w in writes if not posixpath.splitext(w)[1] and not any(c in w for c in "*?[")]
+    return bool(folders) and all(
+        any(p.startswith(f"{folder}/") for p in touched) for folder in folders)
 
 
 def _last_error(record: SubtaskRecord, tool: str) -> tuple[str, ...]:
