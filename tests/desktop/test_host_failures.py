@@ -187,11 +187,12 @@ async def test_an_invalid_plan_is_re_asked_with_the_reasons() -> None:
                                app_models={"documents": ScriptedBackend(reading)})
     assert result.ok, result
     feedback = model.seen[1].text
-    assert "the plan failed these checks" in feedback
+    assert "Your plan failed these checks" in feedback
     assert "spreadsheets has no tool read_table" in feedback
     assert "spreadsheets opens only .xlsx files, and report.docx is not one: plan it on documents" in feedback
     assert "unknown application 'photoshop'" in feedback and "unknown subtask '7'" in feedback
     assert model.seen[1].temperature == 0.7
+    assert "Your answer was" not in feedback  # a small model shown its rejected plan copies it back
 
 
 async def test_a_plan_that_stays_invalid_fails_with_plan_invalid() -> None:

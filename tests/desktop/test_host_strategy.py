@@ -455,7 +455,7 @@ def test_a_finish_after_planning_work_that_never_ran_is_questioned_then_fails() 
     s = started()
     bad = [sub("1", "spreadsheets", writes=["budget.xlsx"], tools=["no_such_tool"])]
     (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=bad), s)
-    assert "the plan failed these checks" in host_request(retry).feedback
+    assert "Your plan failed these checks" in host_request(retry).feedback
     # a plan that cannot pass may lack what only the person knows: asking is offered as the way on
     assert "answer PENDING with your question instead" in host_request(retry).feedback
     (again,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)

@@ -216,10 +216,12 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
                 ReasonKind.PLAN_INVALID, f"the plan still failed its checks after {run.plan_retries} "
                                          f"retr{'y' if run.plan_retries == 1 else 'ies'}:\n{problems}", PLANNER))
         s = fire(with_run(s, plan_retries=run.plan_retries + 1), HostEvent.RETRY)
-        # a plan that invents a file to write is often one that lacks a value: asking is the way on
-        return dispatch_planner(s, feedback=repair_feedback(raw, (
-            f"the plan failed these checks:\n{problems}\nFix them; or, if the request lacks something only the "
-            "person knows (a value no file holds), answer PENDING with your question instead")), retry=True)
+        # Not shown its rejected answer: a small model shown it copies it back whole, problems and all. A
+        # plan that invents a file to write is often one that lacks a value: asking is the way on.
+        return dispatch_planner(s, feedback=(
+            f"Your plan failed these checks:\n{problems}\nPlan again so that none of them holds; or, if the "
+            "request lacks something only the person knows (a value no file holds), answer PENDING with your "
+            "question instead. Answer with ONE JSON object."), retry=True)
     if check.amended:  # said where the plan is shown: the fixes are the host's, not the planner's words
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, action="plan amended by the host",
                         outcome="; ".join(check.amended))
