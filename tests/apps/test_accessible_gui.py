@@ -242,6 +242,28 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
         await apps.aclose()
 
 
+async def test_a_forms_labels_stand_for_their_fields(session: dict[str, str], tmp_path: Path) -> None:
+    """Typing "into Name" by the label's number types into the field it names; "Room" chooses in its combo."""
+    apps = dialog_apps(tmp_path, 'zenity --forms --title Visitor --text "Register a visitor" --add-entry Name '
+                                 '--add-entry Email --add-combo Room --combo-values "Blue|Green|Red" > form.txt')
+    form = apps["dialog"]
+    try:
+        await form.launch()
+        seen = await ok(form, "observe")
+        name, room = find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")
+        typed = await ok(form, "set_text", control=name, text="Alice Martin")
+        assert typed["label"] == name and typed["control"] == find(seen, r": text") and typed["text"] == "Alice Martin"
+        await ok(form, "set_text", control=find(seen, r"label 'Email'$"), text="alice@example.org")
+        chosen = await ok(form, "set_text", control=room, text="Green")
+        assert chosen["label"] == room and chosen["control"] == find(seen, r": combo box")
+        title = await form.call("set_text", {"control": find(seen, r"label 'Register a visitor'$"), "text": "x"})
+        assert title.error is not None and "takes no text; the text fields listed are" in title.error
+        await ok(form, "click", control=find(seen, r"push button 'OK'"))
+        assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
+    finally:
+        await apps.aclose()
+
+
 async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_path: Path) -> None:
     apps = dialog_apps(tmp_path, "zenity --list --title Pick --column Fruit Apple Banana Cherry > pick.txt; "
                                  "zenity --scale --title Volume --value 20 > volume.txt")

@@ -46,9 +46,19 @@ def test_a_declared_change_runs() -> None:
 
 
 def test_an_undeclared_or_destructive_change_waits_and_only_the_changes_before_it_run() -> None:
+    decision = decide(answer(), [write("salaries.xlsx")], record(), active=frozenset(), created=(), protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.UNDECLARED] and decision.run == (0,)
+    # a change after the held one, on another path, does not depend on it: it runs, the held one waits
     decision = decide(answer(n=2), [write("salaries.xlsx"), write()], record(), active=frozenset(), created=(),
                       protected=())
-    assert [h.kind for h in decision.holds] == [HoldKind.UNDECLARED] and decision.run == (0, 1)
+    assert decision.holds == () and decision.run == (1,) and decision.skipped[0][0] == 0
+    # on the same path (or inside it) it may depend on it: the person is asked about the whole step
+    decision = decide(answer(n=2), [write(change="edit"), write()], record(), active=frozenset(), created=(),
+                      protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.DESTRUCTIVE] and decision.run == (0, 1)
+    unknown = CallFacts(function="press_keys", arguments={"keys": "ctrl+s"}, effects=None)
+    decision = decide(answer(n=2), [unknown, write()], record(), active=frozenset(), created=(), protected=())
+    assert [h.kind for h in decision.holds] == [HoldKind.UNKNOWN] and decision.run == (0, 1)
     # a change that needs no approval before it runs now; the held one is proposed again after it
     decision = decide(answer(n=2), [write(), write("salaries.xlsx")], record(), active=frozenset(), created=(),
                       protected=())

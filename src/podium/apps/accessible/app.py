@@ -54,8 +54,8 @@ from podium.apps.accessible.bus import (
     Ref,
     accessibility_address,
 )
-from podium.apps.accessible.controls import MAX_CONTROLS, ControlIds, Observation, number_ranges
-from podium.apps.accessible.roles import Role, State, states_of
+from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
+from podium.apps.accessible.roles import CHOOSERS, LABELS, TEXT_ROLES, Role, State, states_of
 from podium.apps.accessible.tree import Snapshot, read_text, snapshot
 from podium.apps.base import Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
@@ -298,7 +298,24 @@ class AccessibleApplication(DesktopApplication):
                        and entry.sandboxed and pid in entry.pids()), None)
         return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
+    def _field_of(self, number: int) -> Control | None:
+        """The field a label names: the control right after it in reading order (a form's label and its
+        field share a row), when that is a text field or a chooser."""
+        latest = self.ids.latest
+        listed = [] if latest is None else list(latest.controls)
+        at = next((i for i, c in enumerate(listed) if c.id == number), None)
+        if at is None or listed[at].node.role not in LABELS or at + 1 >= len(listed):
+            return None
+        field = listed[at + 1]
+        return field if field.node.role in TEXT_ROLES or field.node.role in CHOOSERS else None
+
     async def _set_text(self, args: TextArgs) -> Mapping[str, Any]:
+        field = self._field_of(args.control)
+        if field is not None:  # typing "into Name" means into the field the label Name names
+            label = {"label": args.control}
+            if field.node.role in CHOOSERS:
+                return {**await self._select(SelectArgs(control=field.id, item=args.text)), **label}
+            return {**await self._set_text(TextArgs(control=field.id, text=args.text)), **label}
         ref, role, _ = await self._resolve(args.control)
         bus = await self.bus()
         interfaces = set(await _interfaces(bus, ref))
@@ -308,6 +325,12 @@ class AccessibleApplication(DesktopApplication):
             except ValueError:
                 raise ToolError(f"control {args.control} is a {role.label}: give a number") from None
             return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
+        if "EditableText" not in interfaces:
+            latest = self.ids.latest
+            fields = [c.id for c in (latest.controls if latest else ()) if c.node.role in TEXT_ROLES
+                      and "EditableText" in c.node.interfaces]
+            raise ToolError(f"control {args.control} is a {role.label}, which takes no text; the text fields "
+                            f"listed are: {number_ranges(fields) or 'none'}")
         text = args.text
         if self.consequences.in_file_chooser(ref):
             text = self.consequences.chooser_path(args.text)
@@ -316,6 +339,9 @@ class AccessibleApplication(DesktopApplication):
         return await self._after({"text": now[:200]}, args.control)
 
     async def _select(self, args: SelectArgs) -> Mapping[str, Any]:
+        field = self._field_of(args.control)
+        if field is not None and field.node.role in CHOOSERS and args.item is not None:
+            return {**await self._select(SelectArgs(control=field.id, item=args.item)), "label": args.control}
         ref, role, name = await self._resolve(args.control)
         bus = await self.bus()
         if args.item is None:

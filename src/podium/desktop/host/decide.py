@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from podium.desktop.host import artifacts
-from podium.desktop.host.capability import Hold, holds
+from podium.desktop.host.capability import Hold, covered, holds
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, CallFacts, call_text
@@ -105,15 +105,26 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     # Changes before the first call that waits for the person need no one's approval: they run, and the agent
     # proposes the rest again after seeing what they did (a dialog they opened, a file they made). Only reads
     # before it: the person is asked about the whole step, as they would be asked next step anyway.
-    first = next((k for k, i in enumerate(run) if held([facts[i]])), 0) if found and not asked else 0
-    if first and any(not facts[i].read_only for i in run[:first]):
-        why = "; ".join(h.text() for h in held([facts[run[first]]]))
-        skipped += [(i, f"not run yet: {facts[i].function} needs the person's approval ({why}) or follows one that "
-                        "does; the calls before it ran: see what they did, then propose what is still needed", False)
-                    for i in run[first:]]
-        run, found = run[:first], ()
+    # A change after it on other paths than every held call's does not depend on them: it runs too.
+    waiting = [i for i in run if held([facts[i]])] if found and not asked else []
+    free = [i for k, i in enumerate(run) if i not in waiting
+            and (k < run.index(waiting[0]) or _apart(facts[i], [facts[w] for w in waiting]))] if waiting else []
+    if any(not facts[i].read_only for i in free):
+        why = "; ".join(h.text() for h in held([facts[waiting[0]]]))
+        skipped += [(i, f"not run yet: {facts[i].function} needs the person's approval ({why}) or may depend on a "
+                        "call that does; the other calls ran: see what they did, then propose what is still needed",
+                     False) for i in run if i not in free]
+        run, found = free, ()
     return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
                     tuple(dict.fromkeys(again)))
+
+
+def _apart(fact: CallFacts, others: Sequence[CallFacts]) -> bool:
+    """Whether a call's known effects touch no path (nor a folder around or inside one) that the others touch."""
+    if fact.effects is None or any(o.effects is None for o in others):
+        return False
+    theirs = [e.path for o in others for e in o.effects or ()]
+    return not any(covered(e.path, theirs) or covered(t, (e.path,)) for e in fact.effects for t in theirs)
 
 
 def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequence[ActionResult]) -> SubtaskRecord:
