@@ -312,6 +312,12 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     request = app_request(again)
     assert request.must_act and request.offered == ("write_rows", "add_chart")
     assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
+    # a forced tool whose failed call is proposed again unchanged is withheld from the forced choice too
+    stuck = s
+    _, stuck = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), stuck)
+    _, stuck = STRATEGY.handle_response("app-spreadsheets", executed(ran(CHART, ok=False)), stuck)
+    (next_step,), stuck = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), stuck)
+    assert app_request(next_step).offered == ("write_rows",) and app_request(next_step).must_act
     # once its declared writes changed, a declared tool never called is named, not forced: a small planner
     # declares tools nobody needs
     s = read_done(rules="small-local")

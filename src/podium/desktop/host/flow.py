@@ -189,7 +189,8 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     sampled = record.repairs > 0 or (record.sampled and rules.SAMPLE in s.rules)
     t = s.config.retry_temperature if sampled else s.config.temperature
     tools = app.tool_names if app is not None else ()
-    offered = record.only or tuple(t for t in tools if t not in record.stuck)
+    # a forced choice leaves out the tools stuck since, too, unless that leaves none
+    offered = tuple(t for t in (record.only or tools) if t not in record.stuck) or record.only or tools
     specs = {other.spec.id: other.spec for other in run.subtasks.values()}
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
