@@ -140,17 +140,18 @@ async def test_independent_subtasks_run_concurrently() -> None:
 
 
 async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() -> None:
-    docs = Documents({"a.docx": {"paragraphs": [], "tables": [[["x"]]]}})
+    docs = Documents({"a.docx": {"paragraphs": [], "tables": [[["x"]]]}, "b.docx": {"paragraphs": [], "tables": []}})
     prompts: list[str] = []
 
     def planner(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "done")
-        # (two subtasks wait for the reader: with one, on its application, it would be part of that one)
+        # (two subtasks wait for the reader, writing two files: with one, or one file, on its application,
+        # the reader and the writers would be one subtask)
         return assign(sub("1", "Read the table of a.docx", "documents", reads=["a.docx"], tools=["read_table"]),
                       sub("2", "Write a paragraph into a.docx", "documents", "1", writes=["a.docx"],
                           tools=["write_paragraph"]),
-                      sub("3", "Write another paragraph into a.docx", "documents", "1", writes=["a.docx"],
+                      sub("3", "Write a paragraph into b.docx", "documents", "1", writes=["b.docx"],
                           tools=["write_paragraph"]))
 
     def documents(prompt: str) -> str:
@@ -159,12 +160,12 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
             return (app("CONTINUE", ("read_table", {"path": "a.docx"})) if step_of(prompt) == 1
                     else app("FINISH", result=[["x"]]))
         if subtask_of(prompt) == "3":
-            return app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "the end"}), result="written")
+            return app("FINISH", ("write_paragraph", {"path": "b.docx", "text": "the end"}), result="written")
         return app("FINISH", ("write_paragraph", {"path": "a.docx", "text": "one cell: x"}), result="written")
 
     async with await HostSession.start([docs], ScriptedBackend(planner),
                                        app_models={"documents": ScriptedBackend(documents)}) as hs:
-        result = await hs.run("Summarise the table of a.docx in a.docx")
+        result = await hs.run("Summarise the table of a.docx in a.docx and b.docx")
         status = hs.status()
     assert result.ok
     assert {s["agent"] for s in result.subtasks} == {"app-documents"}
@@ -173,7 +174,7 @@ async def test_two_subtasks_on_one_application_reuse_its_app_agent_and_memory() 
     second = next(p for p in prompts if subtask_of(p) == "2")
     assert "## Your previous steps" in second and "subtask 1 step 1: CONTINUE" in second
     assert 'read_table({"path": "a.docx"})' in second and 'read_table: ok [["x"]]' in second
-    assert docs.docs["a.docx"]["paragraphs"] == ["one cell: x", "the end"]
+    assert docs.docs["a.docx"]["paragraphs"] == ["one cell: x"] and docs.docs["b.docx"]["paragraphs"] == ["the end"]
 
 
 async def test_questions_are_asked_and_the_answers_recorded() -> None:

@@ -58,7 +58,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
-    return Amended(tuple(_ordered(fixed, kept, notes)), tuple(notes), any_tool)
+    # ordered, two writers of one file on one application may be one subtask's work
+    return Amended(tuple(_merged(_ordered(fixed, kept, notes), notes)), tuple(notes), any_tool)
 
 
 def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
@@ -248,16 +249,13 @@ def _ordered(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: l
     everything = {**kept, **{s.id: s for s in specs}}
     result: list[SubtaskSpec] = []
     for spec in specs:
-        deps = list(spec.depends_on)
-        for earlier in result:
+        for earlier in reversed(result):  # the latest first: a chain, not every pair
             shared = sorted(set(earlier.writes) & set(spec.writes))
             if not shared or earlier.id in before(spec.id, everything) or spec.id in before(earlier.id, everything):
                 continue
-            deps.append(earlier.id)
-            notes.append(f"subtask {spec.id!r} waits for {earlier.id!r}: both write {', '.join(shared)}")
-        if deps != list(spec.depends_on):
-            spec = spec.model_copy(update={"depends_on": tuple(deps)})
+            spec = spec.model_copy(update={"depends_on": (*spec.depends_on, earlier.id)})
             everything[spec.id] = spec
+            notes.append(f"subtask {spec.id!r} waits for {earlier.id!r}: both write {', '.join(shared)}")
         result.append(spec)
     return result
 
