@@ -549,6 +549,17 @@ def test_batch_mode_answers_questions_and_refuses_holds_once_then_for_good() -> 
     assert any(d.agent == "host" for d in dispatches(ops))  # refused twice: the subtask failed
 
 
+def test_a_declared_tool_whose_change_was_refused_is_not_demanded_of_the_finish() -> None:
+    s = read_done()
+    elsewhere = facts_of("add_chart", {"path": "salaries.xlsx", "kind": "bar"})
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", elsewhere), s)  # refused: undeclared
+    assert run_of(s).subtasks["2"].declined == ("add_chart",)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="written"), s)
+    assert run_of(s).subtasks["2"].state.value == "FINISH"
+
+
 def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_not() -> None:
     s = read_done(auto_approve=True)
     overwrite = facts_of("write_rows", {"path": "budget.xlsx", "rows": TABLE}, change="edit")

@@ -128,7 +128,8 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             changing = [f.function for f in (record.proposal.facts if record.proposal else ()) if not f.read_only]
             stuck = tuple(dict.fromkeys((*record.stuck, *changing))) if STUCK_TOOL in s.rules else record.stuck
             s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=(), stuck=stuck,
-                               refused=(item.summary,), note=declined_note(item.summary, ways, item.holds))
+                               refused=(item.summary,), declined=tuple(dict.fromkeys((*record.declined, *changing))),
+                               note=declined_note(item.summary, ways, item.holds))
             then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)

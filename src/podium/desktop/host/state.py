@@ -133,6 +133,7 @@ class SubtaskRecord:
     tried: tuple[str, ...] = ()  # the tools whose calls ran and failed
     read: tuple[str, ...] = ()  # the reads that succeeded (call keys): the same read again is no progress
     refused: tuple[str, ...] = ()  # what was refused it, and it went on without
+    declined: tuple[str, ...] = ()  # the tools of the changes refused it (not demanded of its FINISH)
     stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)
     only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
     result: Any = None

@@ -81,7 +81,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     unmet = [t for t in spec.tools if t in changing and t not in record.called]
     if _filled(spec.writes, touched):  # a copy or a move into them made the folders a tool was to make
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.new_only]
-    tools = tuple(t for t in unmet if t not in record.tried)
+    tools = tuple(t for t in unmet if t not in record.tried and t not in record.declined)  # refused: done without
     failed = tuple(t for t in unmet if t in record.tried)
     hands = ""
     if spec.hands_on is not HandsOn.NOTHING:
