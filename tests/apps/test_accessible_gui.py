@@ -217,9 +217,15 @@ async def until_file(path: Path) -> str:
     raise AssertionError(f"{path} was not written")
 
 
-async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tmp_path: Path) -> None:
-    apps = dialog_apps(tmp_path, 'zenity --forms --title Visitor --text "Register a visitor" --add-entry Name '
-                                 '--add-entry Email --add-combo Room --combo-values "Blue|Green|Red" > form.txt')
+VISITOR_FORM = ('zenity --forms --title Visitor --text "Register a visitor" --add-entry Name --add-entry Email '
+                '--add-combo Room --combo-values "Blue|Green|Red" > form.txt')
+
+
+@pytest.mark.parametrize("by_label", [False, True], ids=["by-field", "by-label"])
+async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tmp_path: Path, by_label: bool) -> None:
+    """Filled by its fields' numbers, or by its labels' (typing "into Name" types into the field the label
+    names, and "into Room" chooses in its combo box)."""
+    apps = dialog_apps(tmp_path, VISITOR_FORM)
     form = apps["dialog"]
     try:
         await form.launch()
@@ -228,36 +234,24 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
         lines = seen["controls"]
         # read in screen order: each field right after its label
         assert re.search(r"label 'Name'$", lines[1]) and re.search(r": text \[.*editable.*\] = ''$", lines[2])
-        await ok(form, "set_text", control=find(seen, r": text") , text="Alice Martin")
-        await ok(form, "set_text", control=int(lines[lines.index(next(x for x in lines if "'Email'" in x)) + 1]
-                                                .split(":")[0]), text="alice@example.org")
         combo = find(seen, r": combo box")
-        missing = await form.call("select", {"control": combo, "item": "Purple"})
-        assert missing.error is not None and "'Green'" in missing.error  # the items it has are listed
-        await ok(form, "select", control=combo, item="green")
+        if by_label:
+            name, room = find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")
+            typed = await ok(form, "set_text", control=name, text="Alice Martin")
+            assert (typed["label"], typed["control"], typed["text"]) == (name, find(seen, r": text"), "Alice Martin")
+            await ok(form, "set_text", control=find(seen, r"label 'Email'$"), text="alice@example.org")
+            chosen = await ok(form, "set_text", control=room, text="Green")
+            assert (chosen["label"], chosen["control"]) == (room, combo)
+            title = await form.call("set_text", {"control": find(seen, r"label 'Register a visitor'$"), "text": "x"})
+            assert title.error is not None and "takes no text; the text fields listed are" in title.error
+        else:
+            await ok(form, "set_text", control=find(seen, r": text"), text="Alice Martin")
+            await ok(form, "set_text", control=int(lines[lines.index(next(x for x in lines if "'Email'" in x)) + 1]
+                                                    .split(":")[0]), text="alice@example.org")
+            missing = await form.call("select", {"control": combo, "item": "Purple"})
+            assert missing.error is not None and "'Green'" in missing.error  # the items it has are listed
+            await ok(form, "select", control=combo, item="green")
         assert not form.is_sensitive("click", {"control": find(seen, r"push button 'OK'")})
-        await ok(form, "click", control=find(seen, r"push button 'OK'"))
-        assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
-    finally:
-        await apps.aclose()
-
-
-async def test_a_forms_labels_stand_for_their_fields(session: dict[str, str], tmp_path: Path) -> None:
-    """Typing "into Name" by the label's number types into the field it names; "Room" chooses in its combo."""
-    apps = dialog_apps(tmp_path, 'zenity --forms --title Visitor --text "Register a visitor" --add-entry Name '
-                                 '--add-entry Email --add-combo Room --combo-values "Blue|Green|Red" > form.txt')
-    form = apps["dialog"]
-    try:
-        await form.launch()
-        seen = await ok(form, "observe")
-        name, room = find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")
-        typed = await ok(form, "set_text", control=name, text="Alice Martin")
-        assert typed["label"] == name and typed["control"] == find(seen, r": text") and typed["text"] == "Alice Martin"
-        await ok(form, "set_text", control=find(seen, r"label 'Email'$"), text="alice@example.org")
-        chosen = await ok(form, "set_text", control=room, text="Green")
-        assert chosen["label"] == room and chosen["control"] == find(seen, r": combo box")
-        title = await form.call("set_text", {"control": find(seen, r"label 'Register a visitor'$"), "text": "x"})
-        assert title.error is not None and "takes no text; the text fields listed are" in title.error
         await ok(form, "click", control=find(seen, r"push button 'OK'"))
         assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
     finally:
