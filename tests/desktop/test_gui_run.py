@@ -77,3 +77,38 @@ async def test_a_scripted_run_types_and_saves_a_file_through_mousepad(session: d
     finally:
         assert await apps.aclose() == ["editor"]  # the run launched it; it is closed at the end
     assert not await apps["editor"].is_running()
+
+
+async def test_a_dialog_that_closed_itself_is_not_started_again_in_the_run(session: dict[str, str],
+                                                                          tmp_path: Path) -> None:
+    """Confirmed, a zenity list prints its answer and exits; the agent's next step does not start the
+    dialog again (its shell would truncate the answer), and a second subtask on it finds it closed."""
+    command = "zenity --list --title Fruit --column Fruit Apple Banana Cherry > fruit.txt"
+    apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"], "desktop": {
+        "dialog": {"command": ["sh", "-c", f"cd {tmp_path} && {{ {command}; }}"], "process": "zenity",
+                   "window": "zenity", "accessible": True, "workspace": "write", "startup_timeout": 60}}})
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "Banana chosen")
+        return assign(sub("1", "Choose Banana", "dialog", tools=["click"]),
+                      sub("2", "Check the choice", "dialog", "1", tools=["observe"]))
+
+    def dialog(prompt: str) -> str:
+        if "## Your subtask (2)" in prompt:
+            assert "not running" in prompt  # its observation: the dialog closed itself
+            return app("FINISH", result="the dialog is closed: confirmed")
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("click", {"control": control(prompt, r"table cell 'Banana'")}))
+        if step_of(prompt) == 2:
+            return app("CONTINUE", ("click", {"control": control(prompt, r"push button 'OK'")}))
+        return app("FINISH", result="Banana")
+
+    try:
+        result = await run_request("Choose Banana in the fruit dialog and confirm", list(apps.values()),
+                                   ScriptedBackend(plan), app_models={"dialog": ScriptedBackend(dialog)})
+        assert result.ok, result.reason
+        assert (tmp_path / "fruit.txt").read_text() == "Banana\n"
+        assert not await apps["dialog"].is_running()
+    finally:
+        await apps.aclose()

@@ -331,6 +331,18 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     assert not app_request(again).must_act and "write_rows, add_chart were not called" in app_request(again).note
 
 
+def test_an_application_is_launched_for_its_first_step_of_the_run_only() -> None:
+    ops, s = assigned()
+    (reader,) = [d for d in dispatches(ops) if d.agent == "app-documents"]
+    assert app_request(reader).launch
+    (again,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    (again,), s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    assert not app_request(again).launch  # closed since (a dialog confirmed): not started anew
+    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    (writer,) = [d for d in dispatches(ops) if d.agent == "app-spreadsheets"]
+    assert app_request(writer).launch
+
+
 def test_a_writer_that_changed_nothing_may_not_finish_without_a_call_under_its_rule() -> None:
     ops, s = assigned(rules="small-local")
     (reader,) = [d for d in dispatches(ops) if d.agent == "app-documents"]

@@ -125,12 +125,15 @@ class AppStepBackend(StepBackend):
 
     async def _collect(self, step: _Step) -> None:
         app = self.application
-        if not await app.is_running():
+        req = step.request
+        # Launched for its application's first step of the run; a program that has since closed itself (a
+        # dialog confirmed) is not started again: it would run its command anew (a new, empty dialog whose
+        # shell truncates the answer the first one wrote). Its tools say it is not running.
+        if req.launch and not await app.is_running():
             if self.lifecycle is not None:
                 await self.lifecycle.launch(app.name)
             else:
                 await app.launch()
-        req = step.request
         tools = app.tools()
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture(f"app-{app.name}", req.step)
