@@ -37,9 +37,23 @@ async def click(bounds: tuple[int, int, int, int], window_title: str | None,
     window = None if window_title is None else await _window(window_title, owns)
     if window is not None:
         await run("windowraise", window)
+    if await location() == centre:
+        # `mousemove --sync` to where the pointer already is waits for a motion that never comes; and a
+        # window that appeared under a still pointer has had no enter event, so a toolkit may ignore the
+        # click. Away by a pixel and back gives it both.
+        await run("mousemove", "--sync", str(centre[0] + 1), str(centre[1]))
     await run("mousemove", "--sync", str(centre[0]), str(centre[1]))
     await run("click", "1")
     return centre
+
+
+async def location() -> tuple[int, int] | None:
+    """Where the pointer is (None: xdotool cannot say)."""
+    found = dict(part.split(":", 1) for part in (await run("getmouselocation")).split() if ":" in part)
+    try:
+        return int(found["x"]), int(found["y"])
+    except (KeyError, ValueError):
+        return None
 
 
 async def _window(title: str, owns: Callable[[display.Window], bool] | None) -> str | None:
@@ -49,17 +63,19 @@ async def _window(title: str, owns: Callable[[display.Window], bool] | None) -> 
     return None if found is None else str(int(found.id, 16))
 
 
-async def run(*argv: str) -> None:
+async def run(*argv: str) -> str:
+    """What xdotool prints for these arguments."""
     tool = shutil.which("xdotool")
     if tool is None:
         raise ToolError("pointer clicks and key presses need xdotool (Debian package xdotool)")
-    process = await asyncio.create_subprocess_exec(tool, *argv, stdout=asyncio.subprocess.DEVNULL,
+    process = await asyncio.create_subprocess_exec(tool, *argv, stdout=asyncio.subprocess.PIPE,
                                                    stderr=asyncio.subprocess.PIPE)
     try:
-        _, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
+        out, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
     except TimeoutError:
         process.kill()
         await process.wait()
         raise ToolError(f"xdotool {argv[0]} did not finish within {TIMEOUT:g} s") from None
     if process.returncode != 0:
         raise ToolError(f"xdotool {argv[0]} failed: {err.decode(errors='replace').strip()[:200]}")
+    return out.decode(errors="replace")
