@@ -225,7 +225,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     # a FINISH whose only lack is writes that left their files as they were is believed once it was asked so
-    if missing and (not record.finish_checked or (missing.only_kept and not record.kept_checked)):
+    if missing and (not record.finish_checked or (missing.only_soft and not record.kept_checked)):
         app = s.catalog.get(record.spec.application)
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
@@ -240,12 +240,12 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
                 f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
                 f"another way).")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
-                           kept_checked=record.kept_checked or missing.only_kept, note=note,
+                           kept_checked=record.kept_checked or missing.only_soft, note=note,
                            only=wanted if force else ())
         if force:
             s = _fired(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
-    if missing and not missing.only_kept:  # questioned once already: never done for work its evidence lacks
+    if missing and not missing.only_soft:  # questioned once already: never done for work its evidence lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
                         agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)

@@ -39,7 +39,7 @@ class Missing:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow)
 
     @property
-    def only_kept(self) -> bool:
+    def only_soft(self) -> bool:
         """All that is missing is a change to files that already held what the calls wrote, or content in
         what the calls made empty: asked once, an agent that answers FINISH again found the work done (a
         request already met, an empty sheet asked for), and is believed."""
