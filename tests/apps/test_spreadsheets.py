@@ -206,6 +206,12 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     # beside the sheet's table: where the table is; on an empty sheet: what to do first
     assert empty.error == ("add_chart: Sheet1!F1:H5 is empty; the table of 'Sheet1' (header row first) is A1:C4: "
                            "chart that range, or some of its columns")
+    # cells of the header row alone name their columns: the table's, those columns as series
+    header = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "C1", "title": "Costs only"})
+    assert header.ok and header.content["data"] == "Sheet1!A1:C4"
+    assert header.content["note"].startswith("C1 is the table's header row: the chart is of A1:C4 columns C")
+    costs = next(c for c in charts_in(root / "t.xlsx", "Sheet1") if "Costs only" in " ".join(c.itertext()))
+    assert costs.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$C$2:$C$3"]
     await sheets.call("add_sheet", {"path": "t.xlsx", "name": "Blank"})
     blank = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "Blank!A1:B3", "title": "None"})
     assert blank.error == ("add_chart: Blank!A1:B3 is empty: write the rows into the sheet first (write_rows), then "

@@ -44,7 +44,9 @@ def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_r
                 notes: list[str]) -> dict[str, Any]:
     """Build the chart and add it to the target sheet, at the anchor asked or right of everything there
     from the first row free of other drawings; the result says where."""
+    args, area, headers = _columns_named(args, data_sheet, area)
     chart, built = build_chart(args, data_sheet, area)
+    built[:0] = headers
     min_col, min_row, max_col, max_row = bounds(area)
     anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_row))
     if args.anchor and target is data_sheet and _inside(args.anchor, min_col, min_row, max_col, max_row):
@@ -66,6 +68,25 @@ def _table_hint(sheet: Any) -> str:
         return ""
     area = area_of(table.first_col, table.top_row, table.last_col, table.last_row)
     return f"; the table of {sheet.title!r} (header row first) is {area}: chart that range, or some of its columns"
+
+
+def _columns_named(args: ChartArgs, sheet: Any, area: str) -> tuple[ChartArgs, str, list[str]]:
+    """A range of nothing but cells of the table's header row names those columns: the chart is of the table
+    with those columns as its series (categories from its first column), as a header names its column.
+    Anything else is left as it is."""
+    table = find_table(sheet)
+    min_col, min_row, max_col, max_row = bounds(area)
+    if table is None or not table.has_header or not (min_row == max_row == table.top_row) \
+            or not (table.first_col <= min_col and max_col <= table.last_col) or table.last_row <= table.top_row:
+        return args, area, []
+    from openpyxl.utils.cell import get_column_letter
+
+    whole = area_of(table.first_col, table.top_row, table.last_col, table.last_row)
+    named = [get_column_letter(c) for c in range(min_col, max_col + 1) if c != table.first_col]
+    series = args.columns or named
+    said = f" columns {', '.join(series)}" if series else ""
+    return (args.model_copy(update={"columns": series}), whole,
+            [f"{area} is the table's header row: the chart is of {whole}{said}"])
 
 
 def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
