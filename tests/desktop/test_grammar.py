@@ -91,10 +91,6 @@ def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> Non
     forced = app_output_schema(TOOLS, must_act=True)
     assert not valid(forced, answer(actions=[]))
     assert valid(forced, answer(actions=[call([["a"]])]))
-    finishing = app_output_schema(TOOLS, finish_acts=True)
-    assert not valid(finishing, answer(actions=[])) and valid(finishing, answer(actions=[call([["a"]])]))
-    assert valid(finishing, {"observation": "", "thought": "", "actions": [], "status": "PENDING",
-                             "questions": ["Which?"], "comment": ""})
     only = app_output_schema(TOOLS, only=["read_sheet"])
     assert not valid(only, answer(actions=[call([["a"]])]))
 

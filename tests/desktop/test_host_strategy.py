@@ -343,23 +343,6 @@ def test_an_application_is_launched_for_its_first_step_of_the_run_only() -> None
     assert app_request(writer).launch
 
 
-def test_a_writer_that_changed_nothing_may_not_finish_without_a_call_under_its_rule() -> None:
-    ops, s = assigned(rules="small-local")
-    (reader,) = [d for d in dispatches(ops) if d.agent == "app-documents"]
-    assert not app_request(reader).finish_acts  # it writes nothing: its FINISH hands its data on
-    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
-    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
-    (writer,) = [d for d in dispatches(ops) if d.agent == "app-spreadsheets"]
-    assert app_request(writer).finish_acts
-    (after,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
-    (after,), s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
-    assert not app_request(after).finish_acts  # once it changed something, a FINISH is the verifier's to judge
-    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}),
-                                      read_done_before_finish())
-    assert not any(app_request(d).finish_acts for d in dispatches(ops) if d.agent == "app-spreadsheets")
-
-
 def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_changes() -> None:
     # declaring only a tool that reads, it may use any of its application's (podium.desktop.host.amend)
     anyway = [SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["read_sheet"])]

@@ -211,7 +211,6 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
                                           hidden_agents={PLANNER}),
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
-        finish_acts=rules.FINISH_ACTS in s.rules and bool(record.spec.writes) and not record.changed,
         launch=not any(r.steps for r in run.subtasks.values() if r.spec.application == record.spec.application),
         rules=tuple(sorted(s.rules)))
     s = update_subtask(s, sid, agent=agent, steps=record.steps + 1)

@@ -48,9 +48,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "data it never read, one of its application's reading tools: told in words, a small "
                                "model did not. Once its writes changed it is not forced: a small planner declares "
                                "tools nobody needs."),
-    Rule("finish-after-a-change", "A subtask that declares writes and has changed nothing yet may not answer FINISH "
-                                  "without a call (grammar): a small model copies the reading example's FINISH "
-                                  "with no actions, which the verifier can only question a step later."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("question-fail-when-done", "The planner's FAIL after every subtask ended FINISH, each checked against the "

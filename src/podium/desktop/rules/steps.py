@@ -20,7 +20,6 @@ READ_FINISH = "read-result-is-finish"
 FAIL_QUESTION = "question-fail-after-error"
 STUCK_TOOL = "withhold-stuck-tool"
 FORCE_TOOL = "force-missing-tool"
-FINISH_ACTS = "finish-after-a-change"
 SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
 

@@ -153,8 +153,7 @@ class AppStepBackend(StepBackend):
             *(p for p in workspace_names(self.root) if not p.endswith("/")), *req.reads, *req.writes)
         step.prompt = Prompt(text=app_user(req, observation_lines(step.observed)),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths,
-                                                      finish_acts=req.finish_acts),
+                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

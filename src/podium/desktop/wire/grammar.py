@@ -119,21 +119,20 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
 
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
-                      only: Sequence[str] = (), paths: Sequence[str] | None = None,
-                      finish_acts: bool = False) -> dict[str, Any]:
-    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name,
-    kind) pairs). `must_act`: every answer calls a tool; `finish_acts`: a FINISH does. `only`: the calls may be of
-    these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files
-    and the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its types
-    (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no such path is not
-    offered (read_sheet with no workbook). Cached on its inputs; shared: read it, never change it."""
+                      only: Sequence[str] = (), paths: Sequence[str] | None = None) -> dict[str, Any]:
+    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
+    ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
+    alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
+    the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
+    types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no
+    such path is not offered (read_sheet with no workbook). Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths)) for t in chosen]
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     key = json.dumps(typed, sort_keys=True, default=str)
-    return _app_schema(key, tuple(refs), must_act, finish_acts)
+    return _app_schema(key, tuple(refs), must_act)
 
 
 def _typed_paths(parameters: Any, paths: Sequence[str] | None) -> Any:
@@ -162,8 +161,7 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, finish_acts: bool = False
-                ) -> dict[str, Any]:
+def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool) -> dict[str, Any]:
     tools = json.loads(key)
     defs: dict[str, Any] = {}
     if tools:
@@ -173,8 +171,7 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, fin
     action = {"$ref": "#/$defs/action"}
     head = {"observation": _text(OBSERVATION_CHARS), "thought": _text(THOUGHT_CHARS)}
     some = _array(action, 1, MAX_ACTIONS) if tools else _array({"type": "object"}, 0, 0)
-    maybe = _array(action, 1 if must_act or finish_acts else 0, MAX_ACTIONS) if tools else \
-        _array({"type": "object"}, 0, 0)
+    maybe = _array(action, 1 if must_act else 0, MAX_ACTIONS) if tools else _array({"type": "object"}, 0, 0)
     none = _array({"type": "object"}, 0, 0)
     result: dict[str, Any] = {"anyOf": [_text(RESULT_CHARS), {"type": "number"}]}
     ref_names = [name for name, _ in refs]

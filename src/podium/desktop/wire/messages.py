@@ -117,7 +117,6 @@ class AppStepRequest(BaseModel):
     feedback: str = ""  # why the previous answer was rejected, for a repair
     offered: tuple[str, ...] = ()  # the tools its answer may call (none: all of them)
     must_act: bool = False  # its answer must call a tool
-    finish_acts: bool = False  # a FINISH must call a tool (FAIL and PENDING need not)
     launch: bool = True  # start the application if it is not running (its first step of the run)
     temperature: float | None = None
     rules: tuple[str, ...] = ()  # the named rules the host runs with (the step's own share of them)
