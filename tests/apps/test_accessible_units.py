@@ -180,3 +180,27 @@ async def test_without_a_session_bus_the_error_says_what_to_do(monkeypatch: pyte
     monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
     with pytest.raises(AccessibilityUnavailable, match="dbus-run-session"):
         await AtspiBus.connect()
+
+
+def test_a_label_stands_for_its_field_in_what_a_call_does_and_needs(tmp_path: Path) -> None:
+    apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"],
+                               "desktop": {"dialog": {"command": ["zenity"], "accessible": True}}})
+    dialog = apps["dialog"]
+    assert isinstance(dialog, AccessibleApplication)
+    page = Tree()
+    page.add(Role.FRAME, "Form", parent=0)
+    alert = page.add(Role.ALERT, "Replace?", parent=0, states=SHOWN | {State.MODAL}, bounds=(0, 0, 500, 400))
+    page.add(Role.LABEL, "Name", parent=alert, bounds=(10, 10, 60, 20))
+    page.add(Role.TEXT, parent=alert, interfaces=TEXT, states=SHOWN | {State.EDITABLE}, bounds=(80, 10, 200, 20))
+    page.add(Role.LABEL, "Room", parent=alert, bounds=(10, 40, 60, 20))
+    page.add(Role.COMBO_BOX, parent=alert, bounds=(80, 40, 200, 20))
+    page.add(Role.LABEL, "Pick one", parent=alert, bounds=(10, 70, 60, 20))
+    numbers = {c.name or c.node.role.label: c.id for c in dialog.ids.observe(page.snapshot()).controls}
+    assert dialog._field_of(numbers["Name"]).id == numbers["text"]  # type: ignore[union-attr]
+    assert dialog._field_of(numbers["Pick one"]) is None  # nothing after it
+    # typing through the label of a combo box is a selection there: judged as one (a confirming dialog's)
+    assert dialog.is_sensitive("set_text", {"control": numbers["Room"], "text": "Green"})
+    assert not dialog.is_sensitive("set_text", {"control": numbers["Name"], "text": "Alice"})
+    dialog.opened.add("notes.txt")  # a file open in it: what a selection saves is not known; typing saves nothing
+    assert dialog.effects("set_text", {"control": numbers["Room"], "text": "Green"}) is None
+    assert dialog.effects("set_text", {"control": numbers["Name"], "text": "Alice"}) == ()

@@ -102,7 +102,7 @@ class AccessibleApplication(DesktopApplication):
                      ControlArgs, self._click, effects=self._effects_of_click, **acting),
             ToolSpec("set_text", "Replace the text of a text field (or set a slider's number) by number. In a "
                      "file dialog a name is a path in the workspace." + prefer, TextArgs, self._set_text,
-                     effects=lambda args: (), **acting),
+                     effects=self._effects_of_text, **acting),
             ToolSpec("select", "Select an item, by its name, in a list, table, combo box or tab list (or the "
                      "control itself).", SelectArgs, self._select, effects=self._effects_of_acting, **acting),
             ToolSpec("menu", "Choose a menu item by its path of names from the menu bar.", MenuArgs, self._menu,
@@ -426,6 +426,14 @@ class AccessibleApplication(DesktopApplication):
     def _effects_of_acting(self, args: Any) -> tuple[Effect, ...] | None:
         return self.consequences.of_acting()
 
+    def _effects_of_text(self, args: TextArgs) -> tuple[Effect, ...] | None:
+        """Typing changes no file; through a label whose field is a list or a combo box it is a selection."""
+        return self.consequences.of_acting() if self._chooser_of(args.control) is not None else ()
+
+    def _chooser_of(self, number: int) -> int | None:
+        field = self._field_of(number)
+        return field.id if field is not None and field.node.role in CHOOSERS else None
+
     def _effects_of_click(self, args: ControlArgs) -> tuple[Effect, ...] | None:
         return self.consequences.of_click(args.control)
 
@@ -433,8 +441,14 @@ class AccessibleApplication(DesktopApplication):
         return self.consequences.of_keys(args.keys)
 
     def _sensitive(self, tool: str, args: Any) -> bool:
-        if tool in ("click", "select"):
-            return self.consequences.click_needs_approval(args.control, accepting=tool == "click")
+        # a label stands for its field: a selection made through it is judged as one made on the field
+        if tool == "set_text" and (chooser := self._chooser_of(args.control)) is not None:
+            return self.consequences.click_needs_approval(chooser, accepting=False)
+        if tool == "select":
+            return self.consequences.click_needs_approval(self._chooser_of(args.control) or args.control,
+                                                          accepting=False)
+        if tool == "click":
+            return self.consequences.click_needs_approval(args.control, accepting=True)
         if tool == "press_keys":
             return self.consequences.keys_need_approval(args.keys)
         return super()._sensitive(tool, args) if tool in ("close", "open_file") else False
