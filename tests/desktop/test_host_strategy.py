@@ -459,6 +459,10 @@ def test_the_example_rule_keeps_the_worked_examples_words_from_the_person() -> N
     assert "from the example in your instructions" in host_request(retry).feedback
     assert s.blackboard.trajectories[-1].rules == ("no-example-copy",)
     assert HOST_FINISH_EXAMPLE["Status"] == "FINISH"
+    # a FAIL whose reason is the example's words ends with what the subtasks say instead
+    (end,), _ = STRATEGY.handle_response("host", planner_says("FAIL", Comment=HOST_FINISH_EXAMPLE["Comment"]),
+                                         started(rules="small-local"))
+    assert isinstance(end, ReplyError) and end.reason.detail.endswith("the HostAgent gave up without saying why")
 
 
 def test_a_finish_that_left_a_named_file_unmade_is_questioned_then_fails() -> None:

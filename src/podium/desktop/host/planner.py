@@ -126,8 +126,11 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
                 f"You answered FAIL, but every subtask ended FINISH, each checked against the files ({changed}). "
                 "Answer FINISH if that is what the request asks for, or ASSIGN new subtasks (new ids) for what is "
                 "still missing."))
-        # A small planner answers a re-plan with FAIL and the note's own words as its reason.
-        why = output.comment.replace(REPLAN, "").strip() or failures(s)
+        # A small planner answers a re-plan with FAIL and the note's own words as its reason, or the example's.
+        why = output.comment.replace(REPLAN, "").strip()
+        if EXAMPLE_RULE in s.rules and _copies_example([why], run_of(s).request) is not None:
+            why = ""
+        why = why or failures(s)
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.FAILED, why or "the HostAgent gave up without saying why", PLANNER))
     if status is HostStatus.ERROR:  # the model itself says something is broken
