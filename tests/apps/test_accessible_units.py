@@ -148,14 +148,19 @@ def test_configured_as_accessible_with_the_hybrid_advice(tmp_path: Path) -> None
     assert writer.effects("click", {"control": 1}) is None
 
 
+def program(workspace: Path, command: str, frame: str) -> tuple[AccessibleApplication, Tree]:
+    """An accessible program of the workspace, and the tree of its main window to build on."""
+    app = build_applications({"workspace": str(workspace), "enabled": ["files"],
+                              "desktop": {command: {"command": [command], "accessible": True}}})[command]
+    assert isinstance(app, AccessibleApplication)
+    page = Tree()
+    page.add(Role.FRAME, frame, parent=0)
+    return app, page
+
+
 def test_a_file_chooser_accept_creates_or_replaces_the_named_file(tmp_path: Path) -> None:
     (tmp_path / "old.txt").write_text("kept")
-    apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"],
-                               "desktop": {"editor": {"command": ["mousepad"], "accessible": True}}})
-    editor = apps["editor"]
-    assert isinstance(editor, AccessibleApplication)
-    page = Tree()
-    page.add(Role.FRAME, "Editor", parent=0)
+    editor, page = program(tmp_path, "mousepad", "Editor")
     chooser = page.add(Role.FILE_CHOOSER, "Save As", parent=0, states=SHOWN | {State.MODAL}, bounds=(0, 0, 500, 400))
     name = page.add(Role.TEXT, parent=chooser, text=str(tmp_path / "old.txt"), interfaces=TEXT,
                     states=SHOWN | {State.EDITABLE})
@@ -183,12 +188,7 @@ async def test_without_a_session_bus_the_error_says_what_to_do(monkeypatch: pyte
 
 
 def test_a_label_stands_for_its_field_in_what_a_call_does_and_needs(tmp_path: Path) -> None:
-    apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"],
-                               "desktop": {"dialog": {"command": ["zenity"], "accessible": True}}})
-    dialog = apps["dialog"]
-    assert isinstance(dialog, AccessibleApplication)
-    page = Tree()
-    page.add(Role.FRAME, "Form", parent=0)
+    dialog, page = program(tmp_path, "zenity", "Form")
     alert = page.add(Role.ALERT, "Replace?", parent=0, states=SHOWN | {State.MODAL}, bounds=(0, 0, 500, 400))
     page.add(Role.LABEL, "Name", parent=alert, bounds=(10, 10, 60, 20))
     page.add(Role.TEXT, parent=alert, interfaces=TEXT, states=SHOWN | {State.EDITABLE}, bounds=(80, 10, 200, 20))
