@@ -270,7 +270,7 @@ def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_question
         assert isinstance(end, ReplyError) and end.reason.detail.endswith("failed[host]: the chart is not made")
 
 
-def test_a_write_that_left_its_file_as_it_was_is_asked_about_once_even_after_another_question() -> None:
+def test_a_write_that_left_its_file_as_it_was_is_asked_about_once_even_after_another_question_then_fails() -> None:
     s = read_done()
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
     assert "budget.xlsx is unchanged" in app_request(again).note
@@ -281,8 +281,12 @@ def test_a_write_that_left_its_file_as_it_was_is_asked_about_once_even_after_ano
     _, s = STRATEGY.handle_response("app-spreadsheets", executed(same, chart), s)
     (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
     assert "budget.xlsx is as before: your calls wrote what was there already" in app_request(asked).note
+    # a small model writes the cells already there and calls the work done: a FINISH still showing only that
+    # fails, saying so
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="it held the table already"), s)
-    assert run_of(s).subtasks["2"].state.value == "FINISH"
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FAIL" and record.reason is not None
+    assert "budget.xlsx is as before: your calls wrote what was there already" in record.reason.detail
 
 
 def read_done_before_finish() -> HostState:

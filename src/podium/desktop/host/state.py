@@ -141,7 +141,8 @@ class SubtaskRecord:
     restarts: int = 0
     idle: int = 0  # steps in a row without a call that succeeded
     finish_checked: bool = False  # a FINISH was questioned once already
-    kept_checked: bool = False  # a FINISH whose writes left their files as they were was questioned once already
+    kept_checked: bool = False  # a FINISH whose writes left their files as they were, or that left a part it
+    # made empty, was questioned once already
     fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
 

@@ -224,8 +224,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}")
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
-    # a FINISH whose only lack is writes that left their files as they were is believed once it was asked so
-    if missing and (not record.finish_checked or (missing.only_soft and not record.kept_checked)):
+    # writes that left their files as they were and parts left empty are asked about once, even after another
+    # question; only a part left empty is believed then (it may be what was asked)
+    if missing and (not record.finish_checked or (missing.asked_once and not record.kept_checked)):
         app = s.catalog.get(record.spec.application)
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
@@ -240,7 +241,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
                 f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
                 f"another way).")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
-                           kept_checked=record.kept_checked or missing.only_soft, note=note,
+                           kept_checked=record.kept_checked or missing.asked_once, note=note,
                            only=wanted if force else ())
         if force:
             s = _fired(s, rules.FORCE_TOOL)

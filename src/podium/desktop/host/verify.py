@@ -39,11 +39,18 @@ class Missing:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow)
 
     @property
+    def asked_once(self) -> bool:
+        """What is asked about once even after another question: writes that left their files as they were,
+        parts the calls made and left empty."""
+        return bool(self.kept or self.hollow)
+
+    @property
     def only_soft(self) -> bool:
-        """All that is missing is a change to files that already held what the calls wrote, or content in
-        what the calls made empty: asked once, an agent that answers FINISH again found the work done (a
-        request already met, an empty sheet asked for), and is believed."""
-        return bool(self.kept or self.hollow) and not (self.writes or self.tools or self.hands_on or self.failed)
+        """All that is missing is content in what the calls made empty: asked once, an agent that answers
+        FINISH again made it empty on purpose (an empty sheet or folder asked for), and is believed. A write
+        that left its file as it was is not believed so: a small model writes the cells already there and
+        calls the work done."""
+        return bool(self.hollow) and not (self.writes or self.tools or self.hands_on or self.failed or self.kept)
 
     def text(self) -> str:
         parts = []
