@@ -35,6 +35,31 @@ def test_destroying_what_the_person_had_waits_even_when_declared() -> None:
     assert holds([change("a.txt", "move"), change("notes/a.txt", "create")], writes=["a.txt", "notes"]) == ()
 
 
+def move(source: str, target: str, target_kind: str = "create") -> CallFacts:
+    return CallFacts(function="move", effects=(EffectView(path=source, change="move"),
+                                               EffectView(path=target, change=target_kind)))
+
+
+def test_a_move_is_declared_by_its_two_ends() -> None:
+    # a file the subtask reads, moved into the folder it writes
+    assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["a.txt"]) == ()
+    assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["*.txt"]) == ()
+    # a declared file renamed to a new name
+    assert holds([move("draft_a.txt", "final_a.txt")], writes=["draft_*"]) == ()
+    # a file the subtask neither reads nor writes is not moved into its folder unasked
+    assert kinds(holds([move("secret.txt", "notes/secret.txt")], writes=["notes"], reads=["a.txt"])) == {
+        HoldKind.UNDECLARED: ("secret.txt",)}
+    # nor is a declared file moved over one that exists, nor into an undeclared place that exists
+    assert kinds(holds([move("a.txt", "b.txt", "replace")], writes=["a.txt"])) == {
+        HoldKind.UNDECLARED: ("b.txt",), HoldKind.DESTRUCTIVE: ("b.txt",)}
+    # a read alone declares no destination
+    assert kinds(holds([move("a.txt", "elsewhere/a.txt")], writes=["notes"], reads=["a.txt"])) == {
+        HoldKind.UNDECLARED: ("a.txt", "elsewhere/a.txt")}
+    # the protected stay protected, whichever end they are
+    assert kinds(holds([move("podium.toml", "notes/podium.toml")], writes=["notes"], reads=["podium.toml"],
+                       protected=["podium.toml"])) == {HoldKind.PROTECTED: ("podium.toml",)}
+
+
 def test_what_the_run_made_is_its_own() -> None:
     assert holds([change("notes.txt", "replace")], writes=[], created=["notes.txt"]) == ()
     assert holds([change("backup/x.xlsx", "delete")], writes=[], created=["backup"]) == ()

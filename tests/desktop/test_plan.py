@@ -141,17 +141,41 @@ def test_a_typed_reader_that_lists_the_whole_workspace_reads_the_files_of_its_ty
     assert any("report.docx is not one: plan it on documents" in p for p in seed.problems), seed.problems
 
 
-def test_files_listed_one_by_one_are_told_the_pattern_the_request_names_for_them() -> None:
+def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them() -> None:
+    request = ("Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead (for "
+               "example draft_plan.txt becomes final_plan.txt).")
+    check = check_plan([spec("1", "files", reads=["draft_budget.txt"], writes=["final_budget.txt"], tools=["copy"]),
+                        spec("2", "files", reads=["draft_plan.txt"], writes=["final_plan.txt"], tools=["copy"]),
+                        spec("3", "files", reads=["drafts.txt"], writes=["final_drafts.txt"], tools=["copy"])],
+                       CATALOG, request, ("draft_budget.txt", "draft_plan.txt", "drafts.txt"))
+    assert check.ok, check.problems
+    [one] = check.subtasks  # the request's example (final_plan.txt, named) is one of them
+    assert one.writes == ("final_*",) and one.description == request and one.tools == ("copy",)
+    assert one.reads == ("draft_budget.txt", "draft_plan.txt", "drafts.txt")
+    assert check.amended == ("subtasks '1', '2', '3' write files of final_* one by one, a pattern the request "
+                             "names: subtask '1' writes final_*",)
+    # one subtask listing them; by their type; the longest start the request names
+    for writes, request, pattern in ((["out/a.csv", "out/b.csv"], "Put the .csv files away", "out/*.csv"),
+                                     (["keep_tmp_a.txt", "keep_tmp_b.txt"], "tmp_ files should begin with keep_",
+                                      "keep_*")):
+        check = check_plan([spec("1", "files", writes=writes, tools=["copy"])], CATALOG, request, FILES)
+        assert check.ok and check.subtasks[0].writes == (pattern,), check
+    # a later subtask waiting on merged ones waits on the one they became
+    check = check_plan([spec("1", "files", writes=["out/a.csv"], tools=["copy"]),
+                        spec("2", "files", writes=["out/b.csv"], tools=["copy"]),
+                        spec("3", "documents", "1", "2", reads=["report.docx"], tools=["read_table"])],
+                       CATALOG, "Put the .csv files away, then read report.docx", FILES)
+    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("3", ("1",))], check
+
+
+def test_files_on_several_applications_are_told_the_pattern_the_request_names() -> None:
     request = "Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead."
-    found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["rename_pattern"]),
-                     spec("2", "files", writes=["final_letter.txt"], tools=["rename_pattern"]), request=request)
-    assert len(found) == 2 and all(p.endswith("a pattern the request names covers them: final_* (writes name many "
-                                              "files by a pattern)") for p in found), found
-    # by their type too; and no pattern is offered that the request does not name
-    found = problems(spec("1", "files", writes=["out/a.csv", "out/b.csv"], tools=["move"]),
-                     request="Put the .csv files away")
-    assert all(p.endswith("covers them: out/*.csv (writes name many files by a pattern)") for p in found), found
-    found = problems(spec("1", "files", writes=["x1.txt", "x2.txt"], tools=["move"]), request="Tidy up")
+    found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["copy"]),
+                     spec("2", "documents", writes=["final_letter.docx"], tools=["add_table"]), request=request)
+    assert [p for p in found if p.endswith("a pattern the request names covers them: final_* (writes name many "
+                                            "files by a pattern)")] and not any("one subtask" in p for p in found)
+    # and no pattern is offered that the request does not name
+    found = problems(spec("1", "files", writes=["x1.txt", "x2.txt"], tools=["copy"]), request="Tidy up")
     assert found and not any("pattern" in p for p in found)
 
 

@@ -5,7 +5,10 @@ it `writes`. An AppAgent reads files and tool results, which are data: whatever 
 are bounded by its subtask's declarations (CaMeL's capabilities, on paths). A proposed change waits for
 the person's approval when it
 - changes a path its subtask does not declare, or one only data named (a write a re-plan added after the
-  planner had seen results, which neither the request nor the first plan named): UNDECLARED / BY_DATA;
+  planner had seen results, which neither the request nor the first plan named): UNDECLARED / BY_DATA.
+  A move (or rename) is one change with two ends: it is declared when its destination is declared and its
+  source is a file the subtask declares it reads or writes, or when its source is declared and its
+  destination is new (a declared file renamed; nothing is lost either way);
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
 - touches a protected path (the configuration, the journal): PROTECTED;
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from podium.apps.base import Change
-from podium.desktop.wire.messages import CallFacts
+from podium.desktop.wire.messages import CallFacts, EffectView
 
 
 class HoldKind(StrEnum):
@@ -73,12 +76,28 @@ def covered(path: str, declared: Iterable[str]) -> bool:
     return False
 
 
+def _moves(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[str, ...]) -> set[int]:
+    """The indexes of the effects that are both ends of a declared move (a source, then its destination)."""
+    declared: set[int] = set()
+    for i in range(len(effects) - 1):
+        source, target = effects[i], effects[i + 1]
+        if Change(source.change) is not Change.MOVE or Change(target.change) is Change.MOVE:
+            continue
+        into = covered(target.path, writes) and covered(source.path, (*reads, *writes))
+        renamed = covered(source.path, writes) and Change(target.change) is Change.CREATE
+        if into or renamed:
+            declared.update((i, i + 1))
+    return declared
+
+
 def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Iterable[str] = (),
-          created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False) -> tuple[Hold, ...]:
+          created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False,
+          reads: Iterable[str] = ()) -> tuple[Hold, ...]:
     """Why these proposed calls wait for the person (none: they may run). `writes`: what the subtask
-    declares it writes and may change; `untrusted`: what it declares that only data named; `created`:
-    what the run itself made; `protected`: what always needs approval."""
+    declares it writes and may change; `reads`: what it declares it reads; `untrusted`: what it declares
+    that only data named; `created`: what the run itself made; `protected`: what always needs approval."""
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
+    reads = tuple(reads)
     found: dict[HoldKind, list[str]] = {}
     for fact in facts:
         if fact.read_only or not fact.known or fact.error:
@@ -86,7 +105,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
         if fact.effects is None:
             found.setdefault(HoldKind.UNKNOWN, [])
             continue
-        for effect in fact.effects:
+        moved = _moves(fact.effects, writes, reads)
+        for index, effect in enumerate(fact.effects):
             path = effect.path
             if covered(path, protected) or any(covered(p, (path,)) for p in protected):  # or a folder holding one
                 found.setdefault(HoldKind.PROTECTED, []).append(path)
@@ -95,7 +115,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 continue  # the run's own
             if covered(path, untrusted) and not covered(path, writes):
                 found.setdefault(HoldKind.BY_DATA, []).append(path)
-            elif not covered(path, writes):
+            elif not covered(path, writes) and index not in moved:
                 found.setdefault(HoldKind.UNDECLARED, []).append(path)
             if Change(effect.change).destructive:
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)

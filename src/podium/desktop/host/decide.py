@@ -98,7 +98,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
     def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
         return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
-                     created=created, protected=protected, asked=asked)
+                     created=created, protected=protected, asked=asked, reads=record.spec.reads)
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
     found = held([facts[i] for i in run], asked)

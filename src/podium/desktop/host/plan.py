@@ -12,7 +12,9 @@ the planner can act on, when
 - two subtasks that do not wait for each other write the same path;
 - a file the request names is left out: it does not exist and no subtask writes it, or it exists and no
   subtask reads or writes it;
-- it writes a path the request never names and no other subtask reads.
+- it writes a path the request never names and no other subtask reads. Subtasks of one application that
+  write such paths one file each, where a pattern the request names covers them all ('final_*'), are
+  first made one subtask that writes that pattern: the request asked for the set, not its members.
 A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
 of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
 a chart is drawn over cells, so the rows go in first).
@@ -74,13 +76,17 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     resolved = list(fixes.subtasks)
     problems.extend(_graph(resolved, kept))
     everything = {**kept, **{s.id: s for s in resolved}}
+    notes = list(fixes.notes)
+    if not problems:
+        resolved = _by_pattern(resolved, request, everything, notes)
+        everything = {**kept, **{s.id: s for s in resolved}}
     for spec in resolved:
         problems.extend(_declarations(spec, catalog, listed, everything, spec.id in fixes.any_tool))
     problems.extend(_conflicts(everything))
     if listed is not None:
         problems.extend(_request_files(request, listed, everything))
     problems.extend(_stray_writes(resolved, request, everything))
-    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), fixes.notes)
+    return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), tuple(notes))
 
 
 def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:
@@ -234,10 +240,8 @@ def named_by(path: str, text: str) -> bool:
     return any(part and part not in ("*", ".") and names(text, part.replace("*", "")) for part in parts)
 
 
-def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
-    named = [normal_path(name) for name in file_names(request)]
-    # the files it may write instead, so that a re-plan has a path to put there, not only one to leave out
-    instead = f"; the files the request names: {', '.join(named)}" if named else ""
+def _strays(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[tuple[str, str]]:
+    """(subtask id, path) of each write that the request does not name and no other subtask reads."""
     strays: list[tuple[str, str]] = []
     for spec in specs:
         for path in spec.writes:
@@ -245,6 +249,51 @@ def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[st
                              for other in everything.values() if other.id != spec.id for r in other.reads)
             if not named_by(path, request) and not read_later:
                 strays.append((spec.id, path))
+    return strays
+
+
+def _by_pattern(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec],
+                notes: list[str]) -> list[SubtaskSpec]:
+    """Subtasks of one application writing files one by one that a pattern the request names covers, made
+    one subtask that writes the pattern. When they were the whole plan, its description is the request."""
+    strays = _strays(specs, request, everything)
+    pattern = _named_pattern([path for _, path in strays], request)
+    if not pattern:
+        return specs
+    apps = {s.application for s in specs if any(s.id == sid for sid, _ in strays)}
+    # with them, the subtasks that write a file of the pattern the request names (its example)
+    group = [s for s in specs if s.application in apps and s.writes and all(covered(w, (pattern,)) for w in s.writes)]
+    ids = [s.id for s in group]
+    if len(strays) < 2 or len(apps) != 1 or any(sid not in ids for sid, _ in strays):
+        return specs
+    first = group[0]
+    whole = len(group) == len(specs) and not any(d not in ids for s in group for d in s.depends_on)
+    merged = first.model_copy(update={
+        "description": request if whole else "; ".join(s.description for s in group),
+        "reads": tuple(dict.fromkeys(p for s in group for p in s.reads)),
+        "writes": (pattern,),
+        "tools": tuple(dict.fromkeys(t for s in group for t in s.tools)),
+        "depends_on": tuple(dict.fromkeys(d for s in group for d in s.depends_on if d not in ids)),
+        "hands_on": next((s.hands_on for s in group if s.hands_on is not HandsOn.NOTHING), HandsOn.NOTHING),
+    })
+    many = len(ids) > 1
+    notes.append(f"subtask{'s' if many else ''} {', '.join(repr(i) for i in ids)} write{'' if many else 's'} files "
+                 f"of {pattern} one by one, a pattern the request names: subtask {first.id!r} writes {pattern}")
+    result = []
+    for spec in specs:
+        if spec.id == first.id:
+            result.append(merged)
+        elif spec.id not in ids:
+            deps = tuple(dict.fromkeys(first.id if d in ids else d for d in spec.depends_on))
+            result.append(spec.model_copy(update={"depends_on": deps}) if deps != spec.depends_on else spec)
+    return result
+
+
+def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    named = [normal_path(name) for name in file_names(request)]
+    # the files it may write instead, so that a re-plan has a path to put there, not only one to leave out
+    instead = f"; the files the request names: {', '.join(named)}" if named else ""
+    strays = _strays(specs, request, everything)
     pattern = _named_pattern([path for _, path in strays], request)
     # a plan that lists many files one by one, where the request names them by what their names share
     instead += f"; a pattern the request names covers them: {pattern} (writes name many files by a pattern)" \
@@ -261,7 +310,8 @@ def _named_pattern(paths: list[str], request: str) -> str:
     folder, base = posixpath.dirname(paths[0]), [posixpath.basename(p) for p in paths]
     start = posixpath.commonprefix(base)
     types = {posixpath.splitext(name)[1] for name in base}
-    candidates = [f"{start}*"] if len(start) > 1 else []
+    # the longest start the request names as a whole word ("keep_" of keep_tmp_scan1.txt, keep_tmp_invoice.txt)
+    candidates = [f"{start[:k]}*" for k in range(len(start), 1, -1)]
     candidates += [f"*{types.pop()}"] if len(types) == 1 and "" not in types else []
     for candidate in candidates:
         if named_by(candidate, request):
