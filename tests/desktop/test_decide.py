@@ -16,7 +16,7 @@ from podium.desktop.rules import RULES, SMALL_LOCAL, profile_rules, table
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView
 from podium.desktop.wire.prompts import EXAMPLE_ROW
-from podium.desktop.wire.schemas import AppOutput, SubtaskSpec
+from podium.desktop.wire.schemas import AppOutput, HandsOn, SubtaskSpec
 
 SHEETS = AppInfo("spreadsheets", "", (".xlsx",), (ToolInfo("read_sheet", True), ToolInfo("write_rows", False),
                                                   ToolInfo("add_chart", False)))
@@ -185,6 +185,18 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert missing(reader, SHEETS).hands_on == "table"
     assert not missing(observed(reader, [ActionResult(function="read_sheet", ok=True, content=ROWS,
                                                       read_only=True)]), SHEETS)
+    # a reading tool the plan chose to derive what it hands on (a total, not the table): asked once, then believed
+    stats = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("column_totals", True)))
+    deriving = SubtaskRecord(spec=SubtaskSpec(id="1", description="read", application="spreadsheets",
+                                              tools=("read_sheet", "column_totals"), hands_on="table"))
+    seen = observed(deriving, [ActionResult(function="read_sheet", ok=True, content=ROWS, read_only=True)])
+    lacking = missing(seen, stats)
+    assert lacking.unread == ("column_totals",) and lacking.asked_once and lacking.only_soft
+    assert lacking.text() == "column_totals was not called"
+    assert not missing(observed(seen, [ActionResult(function="column_totals", ok=True, content={"Revenue": 120},
+                                                    read_only=True)]), stats)
+    # a subtask that hands nothing on is not asked for its reads
+    assert not missing(replace(seen, spec=seen.spec.model_copy(update={"hands_on": HandsOn.NOTHING})), stats).unread
 
 
 def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() -> None:

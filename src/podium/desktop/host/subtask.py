@@ -234,7 +234,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
         # a declared write unchanged and no declared tool left to call: any tool of its application that changes
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
         wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow
-                  else reading if missing.hands_on else ())
+                  else reading if missing.hands_on else missing.unread)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "

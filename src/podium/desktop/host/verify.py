@@ -34,23 +34,28 @@ class Missing:
     kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
     errors: tuple[str, ...] = ()  # the last error of each tool in `failed`, which says what to change
     hollow: tuple[str, ...] = ()  # what its calls made and left holding nothing: a folder, a sheet, a file
+    # declared reading tools never called by a subtask that hands data on: the plan chose them to derive
+    # what it hands on (a column's total, not the table it is in)
+    unread: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow)
+        return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
+                    or self.unread)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
-        parts the calls made and left empty."""
-        return bool(self.kept or self.hollow)
+        parts the calls made and left empty, reading tools not called."""
+        return bool(self.kept or self.hollow or self.unread)
 
     @property
     def only_soft(self) -> bool:
-        """All that is missing is content in what the calls made empty: asked once, an agent that answers
-        FINISH again made it empty on purpose (an empty sheet or folder asked for), and is believed. A write
-        that left its file as it was is not believed so: a small model writes the cells already there and
-        calls the work done."""
-        return bool(self.hollow) and not (self.writes or self.tools or self.hands_on or self.failed or self.kept)
+        """All that is missing is content in what the calls made empty, or a declared reading tool: asked once,
+        an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
+        had what it hands on without that tool, and is believed. A write that left its file as it was is not
+        believed so: a small model writes the cells already there and calls the work done."""
+        return bool(self.hollow or self.unread) and not (
+            self.writes or self.tools or self.hands_on or self.failed or self.kept)
 
     def text(self) -> str:
         parts = []
@@ -62,8 +67,9 @@ class Missing:
         if self.hollow:
             parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
                          "made it and left it empty")
-        if self.tools:
-            parts.append(f"{', '.join(self.tools)} {'was' if len(self.tools) == 1 else 'were'} not called")
+        if self.tools or self.unread:
+            both = (*self.tools, *self.unread)
+            parts.append(f"{', '.join(both)} {'was' if len(both) == 1 else 'were'} not called")
         if self.failed:
             last = f" (last error: {'; '.join(self.errors)})" if self.errors else ""
             parts.append(f"{', '.join(self.failed)} failed and never succeeded{last}")
@@ -98,7 +104,11 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
     hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
                    for part in e.hollow if part not in e.hollow_before)
-    return Missing(writes, tools, hands, failed, kept, errors, hollow)
+    unread = ()
+    if spec.hands_on is not HandsOn.NOTHING and app is not None:
+        unread = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.read_only
+                       and t not in record.called and t not in record.tried)
+    return Missing(writes, tools, hands, failed, kept, errors, hollow, unread)
 
 
 def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
