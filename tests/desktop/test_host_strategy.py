@@ -10,6 +10,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
+from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
@@ -333,6 +334,26 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     s = read_done()
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
     assert not app_request(again).must_act and "write_rows, add_chart were not called" in app_request(again).note
+
+
+def test_a_question_nobody_answers_is_a_step_without_progress_and_forces_an_uncalled_tool() -> None:
+    s = read_done(rules="small-local")  # batch mode: the default answer
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=["Which rows?"]), s)
+    request = app_request(again)
+    record = run_of(s).subtasks["2"]
+    assert record.answers[-1].answered_by == "default" and record.idle == 1
+    assert request.must_act and request.offered == ("write_rows", "add_chart")
+    assert "force-tool-after-unanswered-question" in s.blackboard.trajectories[-1].rules
+    # asked again, worded anew: still no progress, and the idle limit ends the subtask
+    for n in (2, 3):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=[f"Which rows ({n})?"]),
+                                          s)
+    record = run_of(s).subtasks["2"]
+    assert record.state is SubtaskState.FAIL and "questions nobody answers" in str(record.reason), record
+    # without the rule it is not forced; a person's answer is new information
+    s = read_done()
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=["Which rows?"]), s)
+    assert not app_request(again).must_act and run_of(s).subtasks["2"].idle == 1
 
 
 def test_an_application_is_launched_for_its_first_step_of_the_run_only() -> None:

@@ -24,13 +24,15 @@ from podium.desktop.host.flow import (
     schedule_ready,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent
-from podium.desktop.host.run import active, fire, record_step, run_of, update_subtask, with_run
+from podium.desktop.host.run import active, fire, fired_rule, record_step, run_of, uncalled, update_subtask, with_run
 from podium.desktop.host.state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.person import ApprovalRequest, Question
-from podium.desktop.rules.steps import STUCK_TOOL
+from podium.desktop.rules.steps import FORCE_UNANSWERED, STUCK_TOOL
 from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
+
+DEFAULT_ANSWER = "default"  # who answered a question in batch mode: nobody
 
 
 def _event(s: HostState, item: Interaction) -> Question | ApprovalRequest:
@@ -63,7 +65,7 @@ def ask(s: HostState, kind: InteractionKind, asked_by: str, subtask: str | None 
     s = with_run(s, waiting=(*run.waiting, item), current=f"waiting for the person ({item.id})")
     if not s.config.interactive:
         if kind is InteractionKind.QUESTION:
-            return resolve(s, item.id, answers=(s.config.default_answer,) * len(questions), by="default")
+            return resolve(s, item.id, answers=(s.config.default_answer,) * len(questions), by=DEFAULT_ANSWER)
         granted = s.config.auto_approve and auto_granted(holds)
         by = "auto-approved (batch mode)" if granted else "refused (batch mode: nobody to ask)"
         if s.config.auto_approve and not granted:
@@ -97,9 +99,21 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
         s = replace(s, blackboard=s.blackboard.add_questions(*qas))
         if item.subtask is not None:
             record = run_of(s).subtasks[item.subtask]
-            # new information: the steps without progress before it are not counted against what follows
-            s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas), idle=0)
+            # a person's answer is new information: the steps without progress before it are not counted
+            # against what follows. Batch mode's default answer is none: asking was a step without progress.
+            told = by != DEFAULT_ANSWER
+            idle = 0 if told else record.idle + 1
+            s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas), idle=idle)
             then = ("app", item.subtask)
+            if idle >= s.config.max_idle_steps:
+                s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.LIMIT, reason=Reason(
+                    ReasonKind.LIMIT_REACHED, f"AppAgent {item.asked_by} (subtask {item.subtask}) made no progress: "
+                                              f"{idle} steps in a row without a call that succeeded, the last ones "
+                                              f"questions nobody answers (batch mode; max_idle_steps="
+                                              f"{s.config.max_idle_steps})", item.asked_by))
+                then = ("settled",)
+            elif not told and FORCE_UNANSWERED in s.rules and (tools := uncalled(s, item.subtask)):
+                s = fired_rule(update_subtask(s, item.subtask, only=tools), FORCE_UNANSWERED)
         else:
             s = with_run(s, answers=(*run_of(s).answers, *qas))
             then = ("planner", "The person answered your questions (see Answers from the person).")

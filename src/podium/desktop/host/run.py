@@ -69,6 +69,23 @@ def record_step(s: HostState, agent: str, status: str, *, subtask: str | None = 
     return replace(s, step_no=step, blackboard=board)
 
 
+def fired_rule(s: HostState, rule: str) -> HostState:
+    """The latest trajectory entry with one more rule that fired."""
+    *before, last = s.blackboard.trajectories
+    if rule in last.rules:
+        return s
+    last = last.model_copy(update={"rules": (*last.rules, rule)})
+    return replace(s, blackboard=s.blackboard.model_copy(update={"trajectories": (*before, last)}))
+
+
+def uncalled(s: HostState, sid: str) -> tuple[str, ...]:
+    """The subtask's declared tools (of its application) that no call of it has succeeded with."""
+    record = run_of(s).subtasks[sid]
+    app = s.catalog.get(record.spec.application)
+    known = app.tool_names if app is not None else ()
+    return tuple(t for t in record.spec.tools if t in known and t not in record.called)
+
+
 def remember_line(s: HostState, application: str, line: str) -> HostState:
     kept = (*s.memory.get(application, ()), line)[-MEMORY_KEPT:]
     return replace(s, memory={**s.memory, application: kept})

@@ -135,7 +135,8 @@ class SubtaskRecord:
     refused: tuple[str, ...] = ()  # what was refused it, and it went on without
     declined: tuple[str, ...] = ()  # the tools of the changes refused it (not demanded of its FINISH)
     stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)
-    only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
+    # its next answer must call one of these (rules force-missing-tool, force-tool-after-unanswered-question)
+    only: tuple[str, ...] = ()
     result: Any = None
     reason: Reason | None = None
     restarts: int = 0

@@ -26,7 +26,15 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
-from podium.desktop.host.run import record_step, remember_line, run_of, set_record, update_subtask, with_run
+from podium.desktop.host.run import (
+    fired_rule,
+    record_step,
+    remember_line,
+    run_of,
+    set_record,
+    update_subtask,
+    with_run,
+)
 from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
@@ -244,7 +252,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
                            kept_checked=record.kept_checked or missing.asked_once, note=note,
                            only=wanted if force else ())
         if force:
-            s = _fired(s, rules.FORCE_TOOL)
+            s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
     if missing and not missing.only_soft:  # questioned once already: never done for work its evidence lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
@@ -277,7 +285,7 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
             f"You answered FAIL after {function} failed: {error}. That error says what to change: call {function} "
             "again with corrected arguments (or another tool). Answer FAIL only if your subtask truly cannot be "
             "done."))
-        return dispatch_propose(_fired(s, rules.FAIL_QUESTION), sid)
+        return dispatch_propose(fired_rule(s, rules.FAIL_QUESTION), sid)
     reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}): "
                                        f"{output.comment or 'failed without saying why'}", agent)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
@@ -314,17 +322,8 @@ def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple
         return settle(s)
     s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, idle=idle, note=note.strip(), sampled=not worked)
     if not worked and rules.SAMPLE in s.rules:
-        s = _fired(s, rules.SAMPLE)
+        s = fired_rule(s, rules.SAMPLE)
     return dispatch_propose(s, sid)
-
-
-def _fired(s: HostState, rule: str) -> HostState:
-    """The latest trajectory entry with one more rule that fired."""
-    *before, last = s.blackboard.trajectories
-    if rule in last.rules:
-        return s
-    last = last.model_copy(update={"rules": (*last.rules, rule)})
-    return replace(s, blackboard=s.blackboard.model_copy(update={"trajectories": (*before, last)}))
 
 
 def on_app_error(s: HostState, agent: str, reason: Reason) -> Result:
