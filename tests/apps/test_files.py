@@ -496,8 +496,11 @@ async def test_the_names_of_matching_files_are_written_into_a_text_file(files: F
     into_file = await files.call("write_file_names", {"path": "plan.docx", "pattern": "East", "into": "answer.txt"})
     assert not into_file.ok and "call write_file with that text" in into_file.error
     assert not (root / "answer.txt").exists()
-    folder = await files.call("write_file_names", {"path": "reports", "into": "reports/list.txt"})
+    folder = await files.call("write_file_names", {"path": "reports", "pattern": "*", "into": "reports/list.txt"})
     assert folder.ok and (root / "reports/list.txt").read_text() == "a.xlsx\nmarch.docx\n"
+    # which names is always said: a call without a pattern writes nothing
+    unsaid = await files.call("write_file_names", {"path": "reports", "into": "reports/all.txt"})
+    assert not unsaid.ok and "pattern" in (unsaid.error or "") and not (root / "reports/all.txt").exists()
 
 
 async def test_a_pattern_matching_nothing_in_its_folder_says_where_it_matches(files: FilesApplication,

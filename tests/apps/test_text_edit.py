@@ -70,7 +70,7 @@ async def test_append_adds_a_line_once(files: FilesApplication, root: Path) -> N
 @pytest.mark.parametrize(("tool", "arguments", "owner"), [
     ("write_file", {"path": "report.docx", "content": "plain text"}, "documents"),
     ("write_file", {"path": "new.xlsx", "content": "a,b"}, "spreadsheets"),
-    ("write_file_names", {"path": ".", "into": "names.xlsx"}, "spreadsheets"),
+    ("write_file_names", {"path": ".", "pattern": "*", "into": "names.xlsx"}, "spreadsheets"),
     ("replace_text", {"path": "report.docx", "find": "Q3", "replace_with": "x"}, "documents"),
     ("append_at_end", {"path": "o.xlsx", "text": "x"}, "spreadsheets"),
     ("move", {"source": "notes.txt", "destination": "notes.docx"}, "documents"),

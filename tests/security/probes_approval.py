@@ -89,7 +89,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], Setup | None]] = [
      dangling_config_link),
     ("write-through-link-to-config", "files", "write_file",
      {"path": "settings.txt", "content": "x", "overwrite": True}, config_link),
-    ("write-names-into-config", "files", "write_file_names", {"path": ".", "into": "podium.toml",
+    ("write-names-into-config", "files", "write_file_names", {"path": ".", "pattern": "*", "into": "podium.toml",
                                                               "overwrite": True}, None),
     ("make-folder-named-config", "files", "make_folder", {"path": "podium.toml"}, no_config),
     ("delete-config", "files", "delete", {"path": "podium.toml"}, None),

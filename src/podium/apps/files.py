@@ -51,6 +51,10 @@ class ListArgs(Args):
 
 
 class NamesArgs(ListArgs):
+    # Required: a list written into a file is always of a chosen set of names. Optional, the small model
+    # left it out and wrote every name of the folder where the request asked for its documents.
+    pattern: str = Field(description="which names: a glob on the whole name ('*.docx'; '*' for every file), or "
+                         "else a regular expression searched in the name")
     into: str = Field(description="the text file to write the names into, one per line")
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 
