@@ -14,6 +14,7 @@ from openpyxl.chart import BarChart, Reference
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.apps.xlsx_package import Package, drawing_summary, resolve
+from podium.desktop.host.catalog import AppInfo
 from tests.apps.xlsx_craft import DATA, excel_style_workbook, tiny_png
 
 TABLE = [["Quarter", "Revenue", "Costs"], ["Q1", "1,200", "800"], ["Q2", "1350.5", "900"], ["Q3", "1500", "950"]]
@@ -441,6 +442,9 @@ def test_the_new_writing_tools_are_listed_after_the_old_ones_keep_their_order(
     described = {tool.name: (tool.description, tool.read_only) for tool in sheets.tools()}
     assert described["set_cell"] == ("Write one value into one cell and save.", False)
     assert described["append_rows"] == ("Add rows under the last row of a sheet's table and save.", False)
+    # the tools that compute from what they read say so (a plan declaring one wants its result)
+    assert {t.name for t in sheets.tools() if t.computes} == {"column_totals", "column_stats", "find_duplicates"}
+    assert AppInfo.of(sheets).tool("column_stats").computes and not AppInfo.of(sheets).tool("read_sheet").computes
 
 
 async def test_set_cell_writes_one_value(sheets: SpreadsheetsApplication, root: Path) -> None:

@@ -185,10 +185,12 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert missing(reader, SHEETS).hands_on == "table"
     assert not missing(observed(reader, [ActionResult(function="read_sheet", ok=True, content=ROWS,
                                                       read_only=True)]), SHEETS)
-    # a reading tool the plan chose to derive what it hands on (a total, not the table): asked once, then believed
-    stats = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("column_totals", True)))
+    # a computing tool the plan chose to derive what it hands on (a total, not the table): asked once, then
+    # believed; a plain reader is served by any read of the data (DATA_COLLECTION's)
+    stats = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("list_sheets", True),
+                                                     ToolInfo("column_totals", True, computes=True)))
     deriving = SubtaskRecord(spec=SubtaskSpec(id="1", description="read", application="spreadsheets",
-                                              tools=("read_sheet", "column_totals"), hands_on="table"))
+                                              tools=("list_sheets", "column_totals"), hands_on="table"))
     seen = observed(deriving, [ActionResult(function="read_sheet", ok=True, content=ROWS, read_only=True)])
     lacking = missing(seen, stats)
     assert lacking.unread == ("column_totals",) and lacking.asked_once and lacking.only_soft

@@ -54,6 +54,9 @@ class Tool:
     # Whether it only makes a path that is not there yet (a new empty workbook, document or folder): on a
     # path that exists it can only fail, replace it or do nothing.
     new_only: bool = False
+    # Whether it computes data from what it reads (totals, statistics, duplicates) rather than reading it as
+    # it is: a plan that declares one for a subtask wants its result, not the data it is computed from.
+    computes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,7 @@ class DocumentsApplication(ToolApplication):
                 ReadTableArgs,
                 self._table_totals,
                 read_only=True,
+                computes=True,
             ),
             ToolSpec("create_document", "Create a new empty .docx.", CreateArgs, self._create,
                      unapproved="a document that exists is added to (add_paragraphs, add_table), not created again",

@@ -60,7 +60,8 @@ class GroupArgs(PathArgs):
 def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("column_stats", "Count, sum, average, min, max and median of one column or range, and how many "
-                 "cells match a value.", StatsArgs, lambda a: column_stats(app._peek(a.path), a), read_only=True),
+                 "cells match a value.", StatsArgs, lambda a: column_stats(app._peek(a.path), a), read_only=True,
+                 computes=True),
         ToolSpec("group_totals", "Sum (or count, average, min, max) of columns for each value of another column, "
                  "like a pivot table; target_sheet writes it into a new sheet.", GroupArgs,
                  lambda a: app._edit(a.path, lambda wb: group_totals(wb, a)) if a.target_sheet

@@ -122,7 +122,7 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
             ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
-                     "its header.", ReadArgs, self._totals, True),
+                     "its header.", ReadArgs, self._totals, True, computes=True),
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create,
                      unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
                      effects=declared(self._create_effects), new_only=True),

@@ -83,10 +83,11 @@ class ToolSpec:
     effects: Effects | None = None  # None on a changing tool: its effects are not known (treated as sensitive)
     names_its_writes: bool = True  # Tool.names_its_writes
     new_only: bool = False  # Tool.new_only
+    computes: bool = False  # Tool.computes
 
     def tool(self) -> Tool:
         return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved,
-                    self.names_its_writes, self.new_only)
+                    self.names_its_writes, self.new_only, self.computes)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ class ToolInfo:
     unapproved: str = ""  # how to do its work without approval (Tool.unapproved)
     names_its_writes: bool = True  # Tool.names_its_writes
     new_only: bool = False  # Tool.new_only
+    computes: bool = False  # Tool.computes
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -58,7 +59,7 @@ class AppInfo:
                    tuple(ToolInfo(t.name, bool(getattr(t, "read_only", False)),
                                   json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
                                   getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)),
-                                  bool(getattr(t, "new_only", False)))
+                                  bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)))
                          for t in listed))
 
     @property

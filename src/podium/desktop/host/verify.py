@@ -34,8 +34,8 @@ class Missing:
     kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
     errors: tuple[str, ...] = ()  # the last error of each tool in `failed`, which says what to change
     hollow: tuple[str, ...] = ()  # what its calls made and left holding nothing: a folder, a sheet, a file
-    # declared reading tools never called by a subtask that hands data on: the plan chose them to derive
-    # what it hands on (a column's total, not the table it is in)
+    # declared tools that compute from what they read (Tool.computes), never called by a subtask that hands
+    # data on: the plan chose them to derive what it hands on (a column's total, not the table it is in)
     unread: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
@@ -45,12 +45,12 @@ class Missing:
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
-        parts the calls made and left empty, reading tools not called."""
+        parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.unread)
 
     @property
     def only_soft(self) -> bool:
-        """All that is missing is content in what the calls made empty, or a declared reading tool: asked once,
+        """All that is missing is content in what the calls made empty, or a declared computing tool: asked once,
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
@@ -106,7 +106,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
                    for part in e.hollow if part not in e.hollow_before)
     unread = ()
     if spec.hands_on is not HandsOn.NOTHING and app is not None:
-        unread = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.read_only
+        unread = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, unread)
 
