@@ -350,6 +350,15 @@ def test_a_question_nobody_answers_is_a_step_without_progress_and_forces_an_unca
                                           s)
     record = run_of(s).subtasks["2"]
     assert record.state is SubtaskState.FAIL and "questions nobody answers" in str(record.reason), record
+    # once its declared work is done, questions nobody answers end it FINISH: the steps after it were extra
+    s = read_done(rules="small-local")
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE), ran(CHART)), s)
+    for n in (1, 2, 3):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=[f"Anything else ({n})?"]),
+                                        s)
+    record = run_of(s).subtasks["2"]
+    assert record.state is SubtaskState.FINISH and "declared changes were made" in str(record.result), record
     # without the rule it is not forced; a person's answer is new information
     s = read_done()
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=["Which rows?"]), s)

@@ -13,7 +13,7 @@ from typing import Any
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
-from podium.desktop.host import artifacts
+from podium.desktop.host import artifacts, verify
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
@@ -374,6 +374,22 @@ def after_graph(s: HostState) -> Result:
                       for r in failed)
     s = with_run(s, replans=run.replans + 1)
     return dispatch_planner(s, note=f"{lines}. {REPLAN}")
+
+
+def idle_out(s: HostState, sid: str, agent: str, idle: int, last: str) -> HostState:
+    """A subtask whose AppAgent made no progress for max_idle_steps in a row ends: FINISH when all it declared
+    is done (the steps after it were extra), else LIMIT, with what its evidence lacks."""
+    record = run_of(s).subtasks[sid]
+    missing = verify.missing(record, s.catalog.get(record.spec.application))
+    if record.changed and not missing:
+        return end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=(
+            f"its declared changes were made ({', '.join(sorted(record.changed))}); then {idle} steps without "
+            "progress"))
+    lacking = f"; {missing.text()}" if missing and record.changed else ""
+    return end_subtask(s, sid, agent, SubtaskEvent.LIMIT, reason=Reason(
+        ReasonKind.LIMIT_REACHED, f"AppAgent {agent} (subtask {sid}) made no progress: {idle} steps in a row without "
+                                  f"a call that succeeded (max_idle_steps={s.config.max_idle_steps}){lacking}; last: "
+                                  f"{summarize(last, 300)}", agent))
 
 
 def settle(s: HostState) -> Result:

@@ -21,6 +21,7 @@ from podium.desktop.host.flow import (
     end_subtask,
     finish_run,
     graph_idle,
+    idle_out,
     schedule_ready,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent
@@ -106,11 +107,8 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             s = update_subtask(s, item.subtask, SubtaskEvent.ANSWERED, answers=(*record.answers, *qas), idle=idle)
             then = ("app", item.subtask)
             if idle >= s.config.max_idle_steps:
-                s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.LIMIT, reason=Reason(
-                    ReasonKind.LIMIT_REACHED, f"AppAgent {item.asked_by} (subtask {item.subtask}) made no progress: "
-                                              f"{idle} steps in a row without a call that succeeded, the last ones "
-                                              f"questions nobody answers (batch mode; max_idle_steps="
-                                              f"{s.config.max_idle_steps})", item.asked_by))
+                s = idle_out(s, item.subtask, item.asked_by, idle, f"questions nobody answers (batch mode): "
+                                                                   f"{'; '.join(item.questions)}")
                 then = ("settled",)
             elif not told and FORCE_UNANSWERED in s.rules and (tools := uncalled(s, item.subtask)):
                 s = fired_rule(update_subtask(s, item.subtask, only=tools), FORCE_UNANSWERED)

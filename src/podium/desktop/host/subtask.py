@@ -21,6 +21,7 @@ from podium.desktop.host.flow import (
     dispatch_propose,
     end_subtask,
     finish_run,
+    idle_out,
     named_data,
     settle,
 )
@@ -308,18 +309,7 @@ def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple
     elif not worked and not results and not said:
         note += "Your last step ran no call. Call the tool that does the next part of your subtask, or FINISH."
     if idle >= s.config.max_idle_steps:
-        missing = verify.missing(record, s.catalog.get(record.spec.application))
-        if record.changed and not missing:  # all it declared is done: the steps after it were extra
-            s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=(
-                f"its declared changes were made ({', '.join(sorted(record.changed))}); then {idle} steps without "
-                "progress"))
-            return settle(s)
-        lacking = f"; {missing.text()}" if missing and record.changed else ""
-        reason = Reason(ReasonKind.LIMIT_REACHED, f"AppAgent {agent} (subtask {sid}) made no progress: {idle} steps "
-                        f"in a row without a call that succeeded (max_idle_steps={s.config.max_idle_steps}){lacking}; "
-                        f"last: {summarize(note, 300)}", agent)
-        s = end_subtask(s, sid, agent, SubtaskEvent.LIMIT, reason=reason)
-        return settle(s)
+        return settle(idle_out(s, sid, agent, idle, note))
     s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, idle=idle, note=note.strip(), sampled=not worked)
     if not worked and rules.SAMPLE in s.rules:
         s = fired_rule(s, rules.SAMPLE)
