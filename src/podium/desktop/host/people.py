@@ -25,10 +25,10 @@ from podium.desktop.host.flow import (
     schedule_ready,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent
-from podium.desktop.host.run import active, fire, fired_rule, record_step, run_of, uncalled, update_subtask, with_run
+from podium.desktop.host.run import active, fire, record_step, run_of, uncalled, update_subtask, with_run
 from podium.desktop.host.state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.person import ApprovalRequest, Question
-from podium.desktop.rules.steps import FORCE_UNANSWERED, STUCK_TOOL
+from podium.desktop.rules.steps import STUCK_TOOL
 from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
@@ -110,8 +110,12 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
                 s = idle_out(s, item.subtask, item.asked_by, idle, f"questions nobody answers (batch mode): "
                                                                    f"{'; '.join(item.questions)}")
                 then = ("settled",)
-            elif not told and FORCE_UNANSWERED in s.rules and (tools := uncalled(s, item.subtask)):
-                s = fired_rule(update_subtask(s, item.subtask, only=tools), FORCE_UNANSWERED)
+            elif not told:  # not forced to call a tool: a value nobody gave must not be made up
+                tools = uncalled(s, item.subtask)
+                which = f" ({', '.join(tools)} not called yet)" if tools else ""
+                s = update_subtask(s, item.subtask, note=(
+                    f"Nobody can answer in batch mode. Do your subtask with the data you have{which}, or answer FAIL "
+                    "if it cannot be done without the answer."))
         else:
             s = with_run(s, answers=(*run_of(s).answers, *qas))
             then = ("planner", "The person answered your questions (see Answers from the person).")

@@ -48,10 +48,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "data it never read, one of its application's reading tools: told in words, a small "
                                "model did not. Once its writes changed it is not forced: a small planner declares "
                                "tools nobody needs."),
-    Rule("force-tool-after-unanswered-question", "When batch mode answers an AppAgent's question with the default "
-                                                 "(nobody is there), its next answer must call one of its declared "
-                                                 "tools never called (grammar): a small model asks again, worded "
-                                                 "anew, instead of calling its tool."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("question-fail-when-done", "The planner's FAIL after every subtask ended FINISH, each checked against the "
