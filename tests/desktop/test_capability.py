@@ -44,8 +44,11 @@ def test_a_move_is_declared_by_its_two_ends() -> None:
     # a file the subtask reads, moved into the folder it writes
     assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["a.txt"]) == ()
     assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["*.txt"]) == ()
-    # a declared file renamed to a new name
+    # a declared file renamed to a new name in its folder, never carried elsewhere
     assert holds([move("draft_a.txt", "final_a.txt")], writes=["draft_*"]) == ()
+    assert holds([move("docs/a.txt", "docs/b.txt")], writes=["docs/a.txt"]) == ()
+    assert kinds(holds([move("report.docx", "shared/report.docx")], writes=["report.docx"])) == {
+        HoldKind.UNDECLARED: ("shared/report.docx",)}
     # a file the subtask neither reads nor writes is not moved into its folder unasked
     assert kinds(holds([move("secret.txt", "notes/secret.txt")], writes=["notes"], reads=["a.txt"])) == {
         HoldKind.UNDECLARED: ("secret.txt",)}

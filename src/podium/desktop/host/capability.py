@@ -7,8 +7,9 @@ the person's approval when it
 - changes a path its subtask does not declare, or one only data named (a write a re-plan added after the
   planner had seen results, which neither the request nor the first plan named): UNDECLARED / BY_DATA.
   A move (or rename) is one change with two ends: it is declared when its destination is declared and its
-  source is a file the subtask declares it reads or writes, or when its source is declared and its
-  destination is new (a declared file renamed; nothing is lost either way);
+  source is a file the subtask declares it reads or writes (reads only data named do not count), or when its
+  source is declared and its destination is a new name in the same folder (a declared file renamed, never
+  carried elsewhere); nothing is lost either way;
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
 - touches a protected path (the configuration, the journal): PROTECTED;
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
@@ -20,6 +21,7 @@ DESTRUCTIVE, UNKNOWN and ASKED, never a path the plan did not declare nor a prot
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -84,7 +86,8 @@ def _moves(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[
         if Change(source.change) is not Change.MOVE or Change(target.change) is Change.MOVE:
             continue
         into = covered(target.path, writes) and covered(source.path, (*reads, *writes))
-        renamed = covered(source.path, writes) and Change(target.change) is Change.CREATE
+        renamed = (covered(source.path, writes) and Change(target.change) is Change.CREATE
+                   and posixpath.dirname(source.path) == posixpath.dirname(target.path))
         if into or renamed:
             declared.update((i, i + 1))
     return declared

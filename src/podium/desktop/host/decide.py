@@ -98,7 +98,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
     def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
         return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
-                     created=created, protected=protected, asked=asked, reads=record.spec.reads)
+                     created=created, protected=protected, asked=asked,
+                     reads=tuple(r for r in record.spec.reads if r not in record.untrusted))
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
     found = held([facts[i] for i in run], asked)
