@@ -311,6 +311,21 @@ def test_a_finish_that_left_a_declared_write_unchanged_is_questioned_then_fails(
     assert isinstance(end, ReplyError) and "answered FINISH, but subtask 2" in end.reason.detail
 
 
+def test_a_finish_said_with_calls_that_changed_files_is_asked_about_again_not_held_against_it() -> None:
+    s = read_done()
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert "budget.xlsx is unchanged" in app_request(again).note
+    # questioned once already, it writes and says FINISH in the same answer, before seeing the result
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", WRITE, result="done"), s)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    assert app_request(again).kind is AppStepKind.PROPOSE
+    assert "You answered FINISH, but add_chart was not called" in app_request(again).note
+    # a FINISH that changes nothing more is held against it
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
+    assert "add_chart was not called" in str(run_of(s).subtasks["2"].reason)
+
+
 def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_is_unchanged() -> None:
     s = read_done(rules="small-local")
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)

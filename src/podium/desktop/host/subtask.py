@@ -214,7 +214,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only)
     if status is AppStatus.FINISH and not failed_change:
-        return _finish(s, agent, sid, output)
+        return _finish(s, agent, sid, output, changed=changed)
     if status is AppStatus.PENDING:
         return _pending(s, agent, sid, output)
     if status is AppStatus.FAIL:
@@ -227,7 +227,10 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     return _go_on(s, agent, sid, output, results, proposal, worked=worked)
 
 
-def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
+def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool = False) -> Result:
+    """A FINISH is verified. One that came with calls that changed files was said before their results were
+    seen: what they left missing is asked about again rather than held against it (each such step changed
+    something, and the step limits bound them)."""
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}")
@@ -235,7 +238,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
-    if missing and (not record.finish_checked or (missing.asked_once and not record.kept_checked)):
+    if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
         app = s.catalog.get(record.spec.application)
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
