@@ -31,7 +31,11 @@ def xvfb(size: str = "640x480x24") -> Iterator[str]:
     # Xvfb picks a free display itself and writes its number to a pipe (-displayfd): a number chosen here
     # by looking for lock files races another server starting at the same time (a benchmark's, a test's).
     read_end, write_end = os.pipe()
-    server = subprocess.Popen([binary, "-displayfd", str(write_end), "-screen", "0", size, "-nolisten", "tcp"],
+    # -noreset: an X server resets when its last client leaves, and refuses connections meanwhile; the
+    # readiness probe below is such a client, so the first program after it failed now and then with
+    # "can't open display".
+    server = subprocess.Popen([binary, "-displayfd", str(write_end), "-screen", "0", size, "-nolisten", "tcp",
+                               "-noreset"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,))
     os.close(write_end)
     try:
