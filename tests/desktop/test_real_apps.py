@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import docx
 import openpyxl
@@ -241,3 +242,37 @@ async def test_a_sheet_made_and_left_empty_is_questioned_then_filled(tmp_path: P
     assert told and "sheet 'Ranking' of scores.xlsx holds nothing: your calls made it and left it empty" in told[0]
     ranking = openpyxl.load_workbook(tmp_path / "scores.xlsx")["Ranking"]
     assert ranking["A2"].value == "Ada"
+
+
+async def test_a_sheet_left_empty_is_believed_from_a_finish_that_stands_by_itself_only(tmp_path: Path) -> None:
+    """Asked about the empty sheet, an agent that answers FINISH alone is believed (an empty sheet may be what
+    was asked); one that answers with writes that all found their work done answered with nothing, and fails."""
+
+    async def run(second: str) -> Any:
+        book = openpyxl.Workbook()
+        book.active.title = "Scores"
+        book.active.append(["Name", "Score"])
+        book.active.append(["Ada", 91])
+        book.save(tmp_path / "scores.xlsx")
+
+        def plan(prompt: str) -> str:
+            if verifying(prompt):
+                return host("FINISH", "done")
+            return assign(sub("1", "Add a sheet Ranking", "spreadsheets", reads=["scores.xlsx"],
+                              writes=["scores.xlsx"], tools=["add_sheet"]))
+
+        def sheets(prompt: str) -> str:
+            if step_of(prompt) == 1:
+                return app("FINISH", ("add_sheet", {"path": "scores.xlsx", "name": "Ranking"}), result="added")
+            if second == "again":  # the rows Scores holds already: nothing written
+                return app("FINISH", ("write_rows", {"path": "scores.xlsx", "sheet": "Scores", "start": "A1",
+                                                     "rows": [["Name", "Score"], ["Ada", 91]]}), result="filled")
+            return app("FINISH", result="an empty sheet Ranking, as asked")
+
+        return await run_request("Add a sheet named Ranking to scores.xlsx", [SpreadsheetsApplication(
+            Workspace.at(tmp_path))], ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets)})
+
+    believed = await run("alone")
+    assert believed.ok, str(believed.reason)
+    idle = await run("again")
+    assert not idle.ok and "sheet 'Ranking' of scores.xlsx holds nothing" in str(idle.reason), str(idle.reason)

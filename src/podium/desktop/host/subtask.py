@@ -214,7 +214,9 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only)
     if status is AppStatus.FINISH and not failed_change:
-        return _finish(s, agent, sid, output, changed=changed)
+        # changes proposed that all found their work done, or repeated one made: an answer that did nothing
+        idle = not changed and (repeats > 0 or any(not r.read_only for r in results))
+        return _finish(s, agent, sid, output, changed=changed, idle=idle)
     if status is AppStatus.PENDING:
         return _pending(s, agent, sid, output)
     if status is AppStatus.FAIL:
@@ -227,10 +229,13 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     return _go_on(s, agent, sid, output, results, proposal, worked=worked)
 
 
-def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool = False) -> Result:
+def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool = False,
+            idle: bool = False) -> Result:
     """A FINISH is verified. One that came with calls that changed files was said before their results were
     seen: what they left missing is asked about again rather than held against it (each such step changed
-    something, and the step limits bound them)."""
+    something, and the step limits bound them). A part left empty is believed after its question only from
+    a FINISH that stands by itself: one whose changes all found their work done (`idle`) answered the
+    question with nothing."""
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}")
@@ -258,7 +263,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
-    if missing and not missing.only_soft:  # questioned once already: never done for work its evidence lacks
+    if missing and (not missing.only_soft or (idle and record.kept_checked)):  # never done for work it lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
                         agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
