@@ -125,6 +125,21 @@ def test_a_write_nobody_asked_for_is_refused() -> None:
                           "the request asks for; the files the request names: clients.xlsx") for p in found), found
 
 
+def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None:
+    plan = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet", "write_rows"], hands_on="table"),
+            spec("2", "documents", "1", writes=["report.docx"], tools=["add_table"])]
+    check = check_plan(plan, CATALOG, "Put the table of budget.xlsx into report.docx", FILES)
+    assert check.ok, check.problems
+    assert check.subtasks[0].tools == ("read_sheet",)
+    assert check.amended == ("subtask '1' reads and hands on table, writing nothing: it calls none of write_rows",)
+    # only changing tools declared: any tool (its empty writes bound it); no one waiting: still refused
+    check = check_plan([plan[0].model_copy(update={"tools": ("write_rows",)}), plan[1]], CATALOG,
+                       "Put the table of budget.xlsx into report.docx", FILES)
+    assert check.ok and check.subtasks[0].tools == (), check.problems
+    alone = check_plan(plan[:1], CATALOG, "Read budget.xlsx", FILES)
+    assert any("declares write_rows, which change files, and writes nothing" in p for p in alone.problems)
+
+
 def test_a_typed_reader_that_lists_the_whole_workspace_reads_the_files_of_its_type() -> None:
     files = ("q1.xlsx", "q2.xlsx", "readme.txt", "summary.docx")
     check = check_plan([spec("1", "spreadsheets", reads=list(files), tools=["read_sheet"], hands_on="table"),

@@ -190,9 +190,16 @@ def _writer(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpe
 
 def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
     app = catalog.get(spec.application)
-    if app is None or not spec.writes or spec.hands_on is HandsOn.NOTHING:
+    if app is None or spec.hands_on is HandsOn.NOTHING:
         return spec
     waiting = [other for other in specs if spec.id in other.depends_on]
+    if not spec.writes:  # it may change nothing (capability): a tool that changes files is no tool of its
+        changing = [t for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+        if not changing or not waiting:
+            return spec
+        notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}, writing nothing: it calls "
+                     f"none of {', '.join(changing)}")
+        return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in changing)})
     later = {w for other in waiting for w in other.writes}
     # declaring only tools that read, it cannot change the files it reads: naming them as writes is a slip
     looks = bool(waiting and spec.tools) and all((info := app.tool(t)) is not None and info.read_only
