@@ -193,12 +193,12 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
                                               tools=("list_sheets", "column_totals"), hands_on="table"))
     seen = observed(deriving, [ActionResult(function="read_sheet", ok=True, content=ROWS, read_only=True)])
     lacking = missing(seen, stats)
-    assert lacking.unread == ("column_totals",) and lacking.asked_once and lacking.only_soft
+    assert lacking.uncomputed == ("column_totals",) and lacking.asked_once and lacking.only_soft
     assert lacking.text() == "column_totals was not called"
     assert not missing(observed(seen, [ActionResult(function="column_totals", ok=True, content={"Revenue": 120},
                                                     read_only=True)]), stats)
     # a subtask that hands nothing on is not asked for its reads
-    assert not missing(replace(seen, spec=seen.spec.model_copy(update={"hands_on": HandsOn.NOTHING})), stats).unread
+    assert not missing(replace(seen, spec=seen.spec.model_copy(update={"hands_on": HandsOn.NOTHING})), stats).uncomputed
 
 
 def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() -> None:

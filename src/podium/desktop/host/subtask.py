@@ -215,8 +215,8 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
                        only=() if changed else record.only)
     if status is AppStatus.FINISH and not failed_change:
         # changes proposed that all found their work done, or repeated one made: an answer that did nothing
-        idle = not changed and (repeats > 0 or any(not r.read_only for r in results))
-        return _finish(s, agent, sid, output, changed=changed, idle=idle)
+        did_nothing = not changed and (repeats > 0 or any(not r.read_only for r in results))
+        return _finish(s, agent, sid, output, changed=changed, did_nothing=did_nothing)
     if status is AppStatus.PENDING:
         return _pending(s, agent, sid, output)
     if status is AppStatus.FAIL:
@@ -230,11 +230,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
 
 
 def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool = False,
-            idle: bool = False) -> Result:
+            did_nothing: bool = False) -> Result:
     """A FINISH is verified. One that came with calls that changed files was said before their results were
     seen: what they left missing is asked about again rather than held against it (each such step changed
     something, and the step limits bound them). A part left empty is believed after its question only from
-    a FINISH that stands by itself: one whose changes all found their work done (`idle`) answered the
+    a FINISH that stands by itself: one whose changes all found their work done (`did_nothing`) answered the
     question with nothing."""
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
@@ -251,7 +251,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # a declared write unchanged and no declared tool left to call: any tool of its application that changes
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
         wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow
-                  else reading if missing.hands_on else missing.unread)
+                  else reading if missing.hands_on else missing.uncomputed)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "
@@ -263,7 +263,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
-    if missing and (not missing.only_soft or (idle and record.kept_checked)):  # never done for work it lacks
+    if missing and (not missing.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
                         agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)

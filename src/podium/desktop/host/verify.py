@@ -36,17 +36,17 @@ class Missing:
     hollow: tuple[str, ...] = ()  # what its calls made and left holding nothing: a folder, a sheet, a file
     # declared tools that compute from what they read (Tool.computes), never called by a subtask that hands
     # data on: the plan chose them to derive what it hands on (a column's total, not the table it is in)
-    unread: tuple[str, ...] = ()
+    uncomputed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.unread)
+                    or self.uncomputed)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.unread)
+        return bool(self.kept or self.hollow or self.uncomputed)
 
     @property
     def only_soft(self) -> bool:
@@ -54,7 +54,7 @@ class Missing:
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
-        return bool(self.hollow or self.unread) and not (
+        return bool(self.hollow or self.uncomputed) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept)
 
     def text(self) -> str:
@@ -67,8 +67,8 @@ class Missing:
         if self.hollow:
             parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
                          "made it and left it empty")
-        if self.tools or self.unread:
-            both = (*self.tools, *self.unread)
+        if self.tools or self.uncomputed:
+            both = (*self.tools, *self.uncomputed)
             parts.append(f"{', '.join(both)} {'was' if len(both) == 1 else 'were'} not called")
         if self.failed:
             last = f" (last error: {'; '.join(self.errors)})" if self.errors else ""
@@ -104,11 +104,11 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
     hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
                    for part in e.hollow if part not in e.hollow_before)
-    unread = ()
+    uncomputed = ()
     if spec.hands_on is not HandsOn.NOTHING and app is not None:
-        unread = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
+        uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
-    return Missing(writes, tools, hands, failed, kept, errors, hollow, unread)
+    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed)
 
 
 def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
