@@ -51,6 +51,21 @@ async def test_write_then_read(files: FilesApplication, root: Path) -> None:
     assert files.is_sensitive("write_csv_table", replace)
 
 
+async def test_column_totals_of_a_csv_file(files: FilesApplication, root: Path) -> None:
+    (root / "hours.csv").write_text("Timesheet\nDate,Person,Hours,Note\n2024-06-03,Ines,7.5,\n"
+                                    "2024-06-04,Omar,8,workshop\n2024-06-05,Ines,6.25,12\n")
+    assert files._by_name["column_totals"].computes and files._by_name["column_totals"].read_only
+    totals = (await files.call("column_totals", {"path": "hours.csv"})).content
+    assert totals["header_row"] == 2 and totals["data_rows"] == "3-5"
+    assert totals["columns"]["Hours"] == {"column": "C", "sum": 21.75, "count": 3, "min": 6.25, "max": 8,
+                                          "mean": 7.25}
+    assert totals["columns"]["Note"]["sum"] == 12  # a number in a column of notes counts; texts do not
+    (root / "names.csv").write_text("Name,City\nAda,Oslo\n")
+    assert "has no column of numbers" in (await files.call("column_totals", {"path": "names.csv"})).error
+    (root / "empty.csv").write_text("")
+    assert "holds no rows" in (await files.call("column_totals", {"path": "empty.csv"})).error
+
+
 async def test_csv_refusals(files: FilesApplication, root: Path) -> None:
     wrong = await call_checked(files, root, "write_csv_table", {"path": "items.txt", "rows": [["a"]]})
     assert "'items.txt' is not a .csv file" in wrong.error

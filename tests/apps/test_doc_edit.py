@@ -93,6 +93,22 @@ async def test_insert_after_a_text_or_at_a_position(documents: DocumentsApplicat
     assert docx.Document(str(root / "r.docx")).paragraphs[-1].text == "The end."
 
 
+async def test_insert_without_a_place_goes_after_a_closing_table(documents: DocumentsApplication,
+                                                                  root: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("Minutes")
+    document.add_table(rows=1, cols=2).cell(0, 0).text = "Motion"
+    document.save(str(root / "m.docx"))
+    await call_checked(documents, root, "insert_paragraph", {"path": "m.docx", "text": "Approved."})
+    body = docx.Document(str(root / "m.docx")).element.body
+    blocks = [child.tag.rsplit("}", 1)[1] for child in body if not child.tag.endswith("sectPr")]
+    assert blocks == ["p", "tbl", "p"] and docx.Document(str(root / "m.docx")).paragraphs[-1].text == "Approved."
+    after = {"path": "m.docx", "text": "Present: all.", "after_text": "Minutes"}
+    await call_checked(documents, root, "insert_paragraph", after)
+    assert [p.text for p in docx.Document(str(root / "m.docx")).paragraphs] == ["Minutes", "Present: all.",
+                                                                                "Approved."]
+
+
 async def test_insert_errors(documents: DocumentsApplication, root: Path) -> None:
     report(root / "r.docx")
     missing = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x",

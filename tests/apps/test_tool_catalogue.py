@@ -14,7 +14,7 @@ from podium.apps.workspace import Workspace
 from podium.desktop.wire.grammar import app_output_schema
 
 NEW = {
-    "files": {"replace_text", "append_at_end", "read_csv", "write_csv_table"},
+    "files": {"replace_text", "append_at_end", "read_csv", "column_totals", "write_csv_table"},
     "documents": {"replace_text", "find_text", "insert_paragraph", "delete_paragraph", "document_outline",
                   "add_table_of_contents", "list_tables", "insert_table_row", "delete_table_row", "format_text",
                   "format_paragraphs"},

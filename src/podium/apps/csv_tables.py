@@ -38,10 +38,15 @@ class WriteCsvArgs(Args):
 
 
 def specs(app: Any) -> list[ToolSpec]:
-    """read_csv and write_csv_table, for the files application (its workspace and owned-types check)."""
+    """read_csv, column_totals and write_csv_table, for the files application (its workspace and owned-types
+    check)."""
     return [
         ToolSpec("read_csv", "Read a .csv file as rows of values (numbers as numbers).", ReadCsvArgs,
                  lambda a: read_csv(app.workspace, a.path), read_only=True),
+        # a sum over a file's rows is the tool's to make, as a sheet's is: never the model's own arithmetic
+        ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a .csv file, "
+                 "by its header.", ReadCsvArgs, lambda a: csv_totals(app.workspace, a.path), read_only=True,
+                 computes=True),
         ToolSpec("write_csv_table", "Write rows into a .csv file.", WriteCsvArgs, lambda a: write_csv(app, a),
                  effects=lambda a: write_effects(app, a)),
     ]
@@ -115,6 +120,19 @@ def read_csv(workspace: Any, path: str) -> dict[str, Any]:
         return {**done, "rows": rows[:keep], "truncated": True,
                 "note": f"the first {keep} of {len(rows)} rows; import_csv puts the whole table into a workbook"}
     return {**done, "rows": rows}
+
+
+def csv_totals(workspace: Any, path: str) -> dict[str, Any]:
+    """column_totals of a sheet's table (sheet_totals.column_stats), over a CSV file's rows."""
+    from podium.apps.sheet_totals import column_stats
+
+    rows = read_rows(workspace, path)
+    if not rows:
+        raise ToolError(f"{path!r} holds no rows")
+    top, columns = column_stats([list(row) for row in rows], "A1", path)
+    if not columns:
+        raise ToolError(f"{path!r} has no column of numbers under its header {rows[top]}")
+    return {"path": path, "header_row": top + 1, "data_rows": f"{top + 2}-{len(rows)}", "columns": columns}
 
 
 def write_csv(app: Any, args: WriteCsvArgs) -> dict[str, Any]:

@@ -42,7 +42,7 @@ class InsertArgs(Args):
     text: Content
     after_text: str | None = Field(None, description="put it right after the first paragraph containing this text")
     index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0 (past the "
-                                                      "last: at the end)")
+                                                      "last: at the very end)")
     style: str | None = Field(None, description="paragraph style name, e.g. 'List Bullet'")
 
 
@@ -85,8 +85,9 @@ def specs(app: Any) -> list[ToolSpec]:
                  effects=effects(replace_text, Change.EDIT)),
         ToolSpec("find_text", "Where a text occurs in a document, and how many times.", FindArgs,
                  lambda a: find_text(app._open(a.path), a), read_only=True),
-        ToolSpec("insert_paragraph", "Insert a paragraph after the one containing a text, or at a position, and "
-                 "save.", InsertArgs, change(insert_paragraph), effects=effects(insert_paragraph, Change.ADD)),
+        ToolSpec("insert_paragraph", "Insert a paragraph after the one containing a text, or at a position "
+                 "(neither: at the very end of the document), and save.", InsertArgs, change(insert_paragraph),
+                 effects=effects(insert_paragraph, Change.ADD)),
         ToolSpec("delete_paragraph", "Delete one paragraph (the one containing a text, or at a position) and "
                  "save.", DeleteArgs, change(delete_paragraph), effects=effects(delete_paragraph, Change.EDIT)),
     ]
@@ -231,9 +232,9 @@ def insert_paragraph(app: Any, document: Any, args: InsertArgs) -> dict[str, Any
     style = app._style(document, args.style) if args.style else None
     if index < len(paragraphs):
         paragraphs[index].insert_paragraph_before(args.text, style)
-    elif paragraphs and index > 0:
+    elif args.after_text:  # after the last paragraph, before a table that may follow it
         _after(paragraphs[-1], args.text, style)
-    else:
+    else:  # the end of the document, after its last table too
         document.add_paragraph(args.text, style)
     return done
 

@@ -253,10 +253,10 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow
                   else reading if missing.hands_on else missing.uncomputed)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
+        tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
-                f"{', '.join(record.spec.writes) or 'nothing'} with {', '.join(record.spec.tools)}: make what is "
-                f"missing now with the data you were given, then FINISH (FINISH again if your calls did it "
-                f"another way).")
+                f"{', '.join(record.spec.writes) or 'nothing'}{tools}: make what is missing now with the data you "
+                f"were given, then FINISH (FINISH again if your calls did it another way).")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
                            kept_checked=record.kept_checked or missing.asked_once, note=note,
                            only=wanted if force else ())
