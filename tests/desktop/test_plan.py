@@ -369,16 +369,3 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
     assert check_plan([said, write], real, "Write sales.docx's region into answer.txt",
                       ("sales.docx",)).subtasks[1].application == "shell"
 
-
-def test_every_app_agents_instructions_begin_alike(tmp_path: Any) -> None:
-    """An AppAgent's first prompt starts from the evaluated state of another's: only the end differs."""
-    from podium.apps.documents import DocumentsApplication
-    from podium.apps.files import FilesApplication
-    from podium.apps.workspace import Workspace
-    from podium.desktop.wire.prompts import APP_EXAMPLE, app_system
-
-    apps = [cls(Workspace(tmp_path)) for cls in (DocumentsApplication, FilesApplication)]
-    documents, files = (app_system(a.name, a.description, a.tools()) for a in apps)
-    shared = documents[:next(i for i, (a, b) in enumerate(zip(documents, files, strict=False)) if a != b)]
-    assert APP_EXAMPLE["thought"] in shared and "documents" not in shared and "files" not in shared.split("\n")[0]
-    assert documents[len(shared):].startswith("documents") and "- read_document(path: string)" in documents

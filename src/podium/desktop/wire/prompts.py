@@ -201,10 +201,11 @@ def tool_lines(tools: Sequence[Any], sensitive: Sequence[str] = ()) -> str:
 
 
 def app_system(application: str, description: str, tools: Sequence[Any], sensitive: Sequence[str] = ()) -> str:
-    # What every AppAgent is told comes first and the application's own part last, so that an agent's
-    # first prompt starts from the evaluated state of another's (a prefix cache shares the common text).
-    return f"""You are the AppAgent of one application of a desktop. You do ONE subtask by calling the \
-application's tools, one step at a time.
+    return f"""You are the AppAgent of the application "{application}": {description}
+You do ONE subtask by calling the application's tools, one step at a time.
+
+Tools (name(arguments); ? marks an optional argument):
+{tool_lines(tools, sensitive)}
 
 Answer with ONE JSON object: observation, thought, actions, status, then what the status needs.
 - observation: what the prompt shows that your subtask needs; thought: the calls it still needs, in order.
@@ -225,11 +226,7 @@ you answer:
 Example. For the prompt:
 {APP_EXAMPLE_PROMPT}
 you answer:
-{_json(APP_EXAMPLE)}
-
-Your application is "{application}": {description}
-Its tools (name(arguments); ? marks an optional argument):
-{tool_lines(tools, sensitive)}"""
+{_json(APP_EXAMPLE)}"""
 
 
 def artifact_lines(artifacts: Sequence[ArtifactView], limit: int = 600) -> list[str]:
