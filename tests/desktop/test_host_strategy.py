@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
+from podium.desktop.host.flow import PLAN_READS_RULE, VERIFIED_RULE
 from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
@@ -45,9 +47,9 @@ REQUEST = "Extract the table from report.docx and chart it in budget.xlsx"
 TABLE = [["Quarter", "Sales"], ["Q1", 10]]
 
 
-def init(observer: bool = False, **config: Any) -> HostState:
+def init(observer: bool = False, catalog: Catalog = CATALOG, **config: Any) -> HostState:
     opts: dict[str, Any] = {"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
-                            "catalog": CATALOG, "config": HostConfig(**{"rules": "none", **config})}
+                            "catalog": catalog, "config": HostConfig(**{"rules": "none", **config})}
     if observer:
         opts["observer"] = SPEC
     state, specs = STRATEGY.init(opts)
@@ -255,9 +257,72 @@ def test_a_program_action_that_declares_no_effect_still_stops_its_batch_when_it_
     assert [c.changes_nothing for c in app_request(execute).calls] == [False, False]
 
 
+def without_verified_finish(s: HostState) -> HostState:
+    """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
+    is when the request names a file no subtask made."""
+    return replace(s, rules=s.rules - {VERIFIED_RULE})
+
+
+def test_with_the_rules_a_verified_graph_ends_the_request_without_asking_the_planner() -> None:
+    for rules in ("small-local", "none"):
+        s = read_done(rules=rules)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE), ran(CHART)), s)
+        ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="budget.xlsx has a chart"), s)
+        if rules == "none":  # the seed's HostAgent verifies completion itself
+            (confirm,) = dispatches(ops)
+            assert confirm.agent == "host" and "Every subtask has ended" in host_request(confirm).note
+            continue
+        (reply,) = ops
+        assert isinstance(reply, Reply) and reply.response.text == ('subtask 1: [["Quarter", "Sales"], ["Q1", 10]]; '
+                                                                    "subtask 2: budget.xlsx has a chart")
+        assert s.last is not None and s.last["status"] == "FINISH"
+        step = s.blackboard.trajectories[-2]
+        assert (step.agent, step.status, step.rules) == ("host", "FINISH", (VERIFIED_RULE,))
+
+
+PATH_ONLY = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "index": {"type": "integer"}},
+                        "required": ["path"]})
+READERS = Catalog((
+    AppInfo("documents", "docs", (".docx",), (ToolInfo("read_table", True, PATH_ONLY), ToolInfo(
+        "find_text", True, json.dumps({"properties": {"path": {}, "text": {}}, "required": ["path", "text"]})),
+        ToolInfo("table_totals", True, PATH_ONLY, computes=True))),
+    CATALOG.get("spreadsheets")))
+
+
+def test_with_the_rules_a_plain_read_its_plan_determines_runs_without_a_model_call() -> None:
+    ops, s = assigned(rules="small-local", catalog=READERS)
+    (reader,) = [d for d in dispatches(ops) if d.agent == "app-documents"]
+    request = app_request(reader)
+    assert request.kind is AppStepKind.EXECUTE and request.launch  # the application's first step launches it
+    assert [(c.function, c.arguments) for c in request.calls] == [("read_table", {"path": "report.docx"})]
+    ops, s = STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
+    record = run_of(s).subtasks["1"]
+    assert record.state is SubtaskState.FINISH and record.result == "report.docx read"
+    step = s.blackboard.trajectories[-1]
+    assert (step.agent, step.status, step.rules) == ("app-documents", "FINISH", (PLAN_READS_RULE,))
+    (writer,) = dispatches(ops)  # the table is handed on by reference
+    assert writer.agent == "app-spreadsheets" and "1.read_table.rows" in {a.name for a in app_request(writer).artifacts}
+    # a read that failed leaves the subtask to its model, asked for what was not read
+    ops, s = assigned(rules="small-local", catalog=READERS)
+    ops, s = STRATEGY.handle_response("app-documents", executed(ran(READ, "no such file", ok=False)), s)
+    (asked,) = dispatches(ops)
+    assert app_request(asked).kind is AppStepKind.PROPOSE and "no table was read" in app_request(asked).note
+    # the model makes the step when: no rules; a tool that computes or needs more than the path; a write
+    plans = [[sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table")],
+             [sub("1", "documents", reads=["report.docx"], tools=["table_totals"], hands_on="table")],
+             [sub("1", "documents", reads=["report.docx"], tools=["find_text"], hands_on="text")],
+             [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="number")]]
+    for rules, plan in zip(("none", "small-local", "small-local", "small-local"), plans, strict=True):
+        ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                          started(rules=rules, catalog=READERS))
+        (step,) = dispatches(ops)
+        assert app_request(step).kind is AppStepKind.PROPOSE, (rules, plan)
+
+
 def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_questioned_once() -> None:
     for rules, asked in (("small-local", True), ("none", False)):
-        s = read_done(rules=rules)
+        s = without_verified_finish(read_done(rules=rules))
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
         _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE), ran(CHART)), s)
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="charted"), s)
@@ -374,8 +439,8 @@ def test_a_question_nobody_answers_is_a_step_without_progress() -> None:
     for n in (1, 2, 3):
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=[f"Anything else ({n})?"]),
                                         s)
-    record = run_of(s).subtasks["2"]
-    assert record.state is SubtaskState.FINISH and "declared changes were made" in str(record.result), record
+    (record,) = [r for r in s.last["subtasks"] if r["id"] == "2"] if s.last else []
+    assert record["state"] == "FINISH" and "declared changes were made" in str(record["result"]), record
 
 
 def test_an_application_is_launched_for_its_first_step_of_the_run_only() -> None:
@@ -494,7 +559,7 @@ def test_invalid_planner_output_is_repaired_then_errors() -> None:
 
 
 def test_the_example_rule_keeps_the_worked_examples_words_from_the_person() -> None:
-    s = read_done(rules="small-local")
+    s = without_verified_finish(read_done(rules="small-local"))
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE, CHART), s)
     _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE), ran(CHART)), s)
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="charted"), s)

@@ -19,6 +19,10 @@ is transformed, exactly:
   that asks them, with no calls: nothing of it ran, the questions were asked.
 - An answer a rule read as another status (repeat-is-finish and read-result-is-finish read a CONTINUE as
   FINISH) is written with the status the host took, the one its trajectory entry records.
+- A first step its plan made without a model call (plan-reads-without-model) is written as the answer that
+  makes those calls and FINISH.
+- A request the host ended FINISH by verified-graph-is-finish, without asking the planner, gets the planner
+  FINISH that rules = "none" asks for, its comment the reply the host gave.
 - What the mechanisms decided stays as the model answered: calls that repeat a change already made, calls
   held for an approval batch mode refused, calls that cannot run (an unknown tool or reference), plans that
   failed their checks, FINISH answers the verifier questioned, questions asked again. Played again, the same
@@ -46,6 +50,7 @@ from podium.cli.records import resolve
 from podium.desktop import HostStrategy
 from podium.desktop.blackboard import TrajectoryEntry
 from podium.desktop.host.decide import observed
+from podium.desktop.host.flow import PLAN_READS_RULE, VERIFIED_RULE
 from podium.desktop.host.planner import EXAMPLE_RULE
 from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostState
 from podium.desktop.host.subtask import new_questions, step_decision
@@ -82,6 +87,7 @@ class _Answer:
     sid: str | None = None
     results: tuple[ActionResult, ...] = ()  # what its calls did (the EXECUTE turn that followed)
     trajectory: list[TrajectoryEntry] = field(default_factory=list)  # the trajectory entries its step recorded
+    planned: bool = False  # made by its plan, not by the model (plan-reads-without-model)
 
     @property
     def who(self) -> str:
@@ -167,12 +173,14 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
                 answer = _Answer(_JUDGE, None, 0, state, text)
             else:
                 report = decode_app_report(text)
-                if report.kind is AppStepKind.EXECUTE:
+                sid = state.run.busy.get(agent) if state.run is not None else None
+                planned = _planned(state, sid)
+                if report.kind is AppStepKind.EXECUTE and planned is None:
                     if agent in open_:
                         open_[agent].results = tuple(report.results)
                 else:
-                    sid = state.run.busy.get(agent) if state.run is not None else None
-                    answer = _Answer(_APP, _application(state, agent, sid), 0, state, report, sid)
+                    answer = _Answer(_APP, _application(state, agent, sid), 0, state, planned or report, sid,
+                                     results=tuple(report.results) if planned else (), planned=planned is not None)
             if answer is not None:
                 key = answer.application or answer.role
                 counts[key] = answer.number = counts.get(key, 0) + 1
@@ -185,6 +193,15 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
                 open_[entry.agent].trajectory.append(entry)
         state = step.state
     return answers, failed_turns
+
+
+def _planned(state: HostState, sid: str | None) -> AppStepReport | None:
+    """The answer its plan made for a step that ran without a model call (plan-reads-without-model)."""
+    record = state.run.subtasks.get(sid) if state.run is not None and sid is not None else None
+    proposal = record.proposal if record is not None else None
+    if proposal is None or PLAN_READS_RULE not in proposal.fired:
+        return None
+    return AppStepReport(status=proposal.output.status, output=proposal.output.dump(), facts=proposal.facts)
 
 
 def _application(state: HostState, agent: str, sid: str | None) -> str:
@@ -209,12 +226,19 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
             reply, change = _judge_reply(answer.report), None
         else:
             reply, change = _app_reply(answer)
+            if answer.planned:
+                change = f"the answer its plan made by {PLAN_READS_RULE}, without a model call, written as the model's"
         if change is not None:
             changes.append(f"{answer.who}: {change}")
         if reply is None:
             continue
         if answer.role == _PLANNER:
             planner.append(reply)
+            for entry in answer.trajectory:
+                if VERIFIED_RULE in entry.rules:  # the host ended the request without a planner answer
+                    planner.append({"Status": "FINISH", "Comment": entry.outcome})
+                    changes.append(f"after {answer.who}: the FINISH the host took by {VERIFIED_RULE} without "
+                                   "asking, written as the planner's")
         elif answer.role == _JUDGE:
             judge.append(reply)
         else:

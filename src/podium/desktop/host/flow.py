@@ -14,7 +14,8 @@ from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
-from podium.desktop.host.catalog import Catalog, file_names
+from podium.desktop.host.capability import covered
+from podium.desktop.host.catalog import Catalog, ToolInfo, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
 from podium.desktop.host.run import (
@@ -44,6 +45,7 @@ from podium.desktop.wire.messages import (
     AppStepKind,
     AppStepRequest,
     Call,
+    CallFacts,
     HostStepRequest,
     InputView,
     PlacingView,
@@ -51,12 +53,14 @@ from podium.desktop.wire.messages import (
     summarize,
 )
 from podium.desktop.wire.prompts import judge_prompt
-from podium.desktop.wire.schemas import HandsOn, HostStatus, normal_path
+from podium.desktop.wire.schemas import Action, AppOutput, AppStatus, HandsOn, HostStatus, normal_path
 from podium.ensemble.ops import Dispatch, Forward, Op, Reply, ReplyError, Start
 from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
+VERIFIED_RULE = "verified-graph-is-finish"
+PLAN_READS_RULE = "plan-reads-without-model"
 MAX_ARTIFACTS = 40  # references offered to one step (a table's figures take up to 30, its counts 12)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
@@ -175,6 +179,27 @@ def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
     return limit
 
 
+def _plain_reader(tool: ToolInfo | None) -> bool:
+    """A tool that only reads a file whole: it changes and computes nothing and needs no argument but the path."""
+    if tool is None or not tool.read_only or tool.computes:
+        return False
+    schema = tool.schema
+    return "path" in schema.get("properties", {}) and set(schema.get("required", [])) <= {"path"}
+
+
+def planned_reads(s: HostState, record: SubtaskRecord) -> tuple[CallFacts, ...]:
+    """Rule plan-reads-without-model: a subtask that writes nothing, hands on what it reads and declares only
+    plain reading tools has its first step made by its plan: each declared tool on each file it reads."""
+    spec = record.spec
+    app = s.catalog.get(spec.application)
+    if (PLAN_READS_RULE not in s.rules or app is None or record.steps or spec.writes or not spec.reads
+            or not spec.tools or spec.hands_on not in (HandsOn.TABLE, HandsOn.NAMES, HandsOn.TEXT)
+            or not all(_plain_reader(app.tool(t)) for t in spec.tools)):
+        return ()
+    return tuple(CallFacts(function=tool, arguments={"path": path}, read_only=True)
+                 for path in spec.reads for tool in spec.tools)
+
+
 def dispatch_propose(s: HostState, sid: str) -> Result:
     """Send a subtask's next step to its AppAgent (checks the limits first)."""
     record = run_of(s).subtasks[sid]
@@ -182,6 +207,16 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
         return finish_run(s, HostEvent.LIMIT, limit)
+    if calls := planned_reads(s, record):
+        # FINISH once they ran: the verifier asks the model for what they did not read
+        output = AppOutput(actions=tuple(Action(function=c.function, arguments=c.arguments) for c in calls),
+                           status=AppStatus.FINISH, result=f"{', '.join(record.spec.reads)} read")
+        launch = _first_of_app(run_of(s), record)
+        s = update_subtask(s, sid, steps=record.steps + 1)
+        s = replace(s, session_steps=s.session_steps + 1)
+        s = with_run(s, steps=run_of(s).steps + 1)
+        return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(PLAN_READS_RULE,)),
+                                launch=launch)
     app = s.catalog.get(record.spec.application)
     ops, s, agent = agent_for(s, record.spec.application)
     run = run_of(s)
@@ -211,7 +246,7 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
                                           hidden_agents={PLANNER}),
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
-        launch=not any(r.steps for r in run.subtasks.values() if r.spec.application == record.spec.application),
+        launch=_first_of_app(run, record),
         rules=tuple(sorted(s.rules)))
     s = update_subtask(s, sid, agent=agent, steps=record.steps + 1)
     s = replace(s, session_steps=s.session_steps + 1)
@@ -220,7 +255,11 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     return [*ops, Dispatch(agent, Prompt(request.model_dump_json(), temperature=t), run.token)], s
 
 
-def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
+def _first_of_app(run: Run, record: SubtaskRecord) -> bool:
+    return not any(r.steps for r in run.subtasks.values() if r.spec.application == record.spec.application)
+
+
+def dispatch_execute(s: HostState, sid: str, proposal: Proposal, launch: bool = False) -> Result:
     """Send the calls the host decided to run (their intent: journaled before they run)."""
     record = run_of(s).subtasks[sid]
     ops, s, agent = agent_for(s, record.spec.application)
@@ -233,7 +272,7 @@ def dispatch_execute(s: HostState, sid: str, proposal: Proposal) -> Result:
                        changes_nothing=f.effects == () and f.function not in acts)
                   for i in proposal.run)
     request = AppStepRequest(kind=AppStepKind.EXECUTE, application=record.spec.application, subtask_id=sid,
-                             step=record.steps, intent=intent, calls=calls, writes=record.spec.writes)
+                             step=record.steps, intent=intent, calls=calls, writes=record.spec.writes, launch=launch)
     s = update_subtask(s, sid, agent=agent, proposal=replace(proposal, intent=intent))
     s = with_run(s, intents=run.intents + (0 if proposal.intent else 1), busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {record.steps}: running {len(calls)} call(s) on {agent}")
@@ -360,6 +399,11 @@ def after_graph(s: HostState) -> Result:
     """Nothing is left to run: ask the planner to verify (all done) or to re-plan (failures)."""
     run = run_of(s)
     failed = unfinished(s)
+    if not failed and VERIFIED_RULE in s.rules and not unmade(run):
+        text = results_text(run)
+        s = record_step(s, PLANNER, HostStatus.FINISH.value, action="FINISH: every subtask ended FINISH, each "
+                        "checked against the files", outcome=text, fired=(VERIFIED_RULE,))
+        return finish_run(s, HostEvent.VERIFIED, text=text)
     if not failed:
         return dispatch_planner(s, note="Every subtask has ended (see Subtasks so far). Compare the results with "
                                         "the request: answer FINISH if it is done, or ASSIGN new subtasks for what "
@@ -374,6 +418,22 @@ def after_graph(s: HostState) -> Result:
                       for r in failed)
     s = with_run(s, replans=run.replans + 1)
     return dispatch_planner(s, note=f"{lines}. {REPLAN}")
+
+
+def unmade(run: Run) -> list[str]:
+    """The files the request names that did not exist when planned and that no change of the run made."""
+    touched = [p for r in run.subtasks.values() for p in r.changed]
+    if run.files is None:  # no workspace to compare with
+        return []
+    return [path for path in (normal_path(n) for n in file_names(run.request))
+            if path not in run.files and not any(f.rpartition("/")[2] == path for f in run.files)
+            and not covered(path, touched) and not any(p.rpartition("/")[2] == path for p in touched)]
+
+
+def results_text(run: Run) -> str:
+    """What the subtasks say they did, for a FINISH whose own words are not about this request."""
+    return "; ".join(f"subtask {r.spec.id}: {summarize(r.result, 200)}" for r in run.subtasks.values()
+                     if r.result not in (None, "")) or "every subtask ended FINISH"
 
 
 def idle_out(s: HostState, sid: str, agent: str, idle: int, last: str) -> HostState:

@@ -40,6 +40,7 @@ class HostEvent(StrEnum):
     # from the AppAgents (ASSIGN state, and while the person is being asked)
     SUBTASK_SETTLED = "subtask_settled"  # a subtask ended; other work goes on
     GRAPH_SETTLED = "graph_settled"  # nothing left that can run: the planner verifies or re-plans
+    VERIFIED = "verified"  # every subtask ended FINISH, checked against the files: done without the planner
     ASK_QUESTIONS = "ask_questions"
     ASK_APPROVAL = "ask_approval"
     # after the person replied (PENDING / CONFIRM)
@@ -116,6 +117,7 @@ _HOST_ROWS: dict[HostStatus, dict[HostEvent, HostStatus | None]] = {
         E.PLANNED_CONFIRM: H.CONFIRM,
         E.PLANNED_FINISH: H.FINISH,
         E.PLANNED_FAIL: H.FAIL,
+        E.VERIFIED: H.FINISH,
         E.RETRY: H.CONTINUE,
         **_ANYWHERE,
     },

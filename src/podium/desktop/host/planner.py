@@ -11,7 +11,6 @@ missing, never a FINISH for work that was not done.
 from __future__ import annotations
 
 from podium.desktop.host.capability import covered
-from podium.desktop.host.catalog import file_names
 from podium.desktop.host.flow import (
     REPLAN,
     Result,
@@ -21,18 +20,20 @@ from podium.desktop.host.flow import (
     kept_specs,
     merge_schedule,
     offered,
+    results_text,
     schedule_ready,
     unfinished,
+    unmade,
 )
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
 from podium.desktop.host.plan import check_plan, named_by
 from podium.desktop.host.run import fire, record_step, run_of, with_run
-from podium.desktop.host.state import PLANNER, HostState, InteractionKind, Run, SubtaskRecord
+from podium.desktop.host.state import PLANNER, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
 from podium.desktop.wire.messages import HostStepReport, summarize
 from podium.desktop.wire.prompts import HOST_EXAMPLE_FILES
-from podium.desktop.wire.schemas import HostOutput, HostStatus, SubtaskSpec, normal_path
+from podium.desktop.wire.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
 
@@ -148,16 +149,6 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     return ask(s, InteractionKind.APPROVAL, PLANNER, summary=summary)
 
 
-def _unmade(run: Run) -> list[str]:
-    """The files the request names that did not exist when planned and that no change of the run made."""
-    touched = [p for r in run.subtasks.values() for p in r.changed]
-    if run.files is None:  # no workspace to compare with
-        return []
-    return [path for path in (normal_path(n) for n in file_names(run.request))
-            if path not in run.files and not any(f.rpartition("/")[2] == path for f in run.files)
-            and not covered(path, touched) and not any(p.rpartition("/")[2] == path for p in touched)]
-
-
 def _refused(s: HostState) -> Reason | None:
     """The run's end when what it was asked for was refused and nothing else was changed: said as such."""
     run = run_of(s)
@@ -185,10 +176,10 @@ def _finish(s: HostState, output: HostOutput) -> Result:
     if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
         lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
                    "not done: the HostAgent planned work and answered FINISH before any subtask did it")
-    elif unmade := _unmade(run):
-        lacking = (f"the request names {', '.join(unmade)}, which no subtask made",
+    elif missing := unmade(run):
+        lacking = (f"the request names {', '.join(missing)}, which no subtask made",
                    "ASSIGN the subtasks that make it (new ids, with it in their writes)",
-                   f"not done: the request names {', '.join(unmade)}, which was never made")
+                   f"not done: the request names {', '.join(missing)}, which was never made")
     if lacking is not None:
         why, then, reason = lacking
         if not run.finish_checked:
@@ -198,14 +189,8 @@ def _finish(s: HostState, output: HostOutput) -> Result:
         return finish_run(s, HostEvent.PLANNED_FAIL, Reason(ReasonKind.FAILED, reason, PLANNER))
     text = output.comment
     if EXAMPLE_RULE in s.rules and _copies_example([text], run.request) is not None:
-        text = _results(run)
-    return finish_run(s, HostEvent.PLANNED_FINISH, None, text=text or _results(run))
-
-
-def _results(run: Run) -> str:
-    """What the subtasks say they did, for a FINISH whose own words are not about this request."""
-    return "; ".join(f"subtask {r.spec.id}: {summarize(r.result, 200)}" for r in run.subtasks.values()
-                     if r.result not in (None, "")) or "every subtask ended FINISH"
+        text = results_text(run)
+    return finish_run(s, HostEvent.PLANNED_FINISH, None, text=text or results_text(run))
 
 
 def _assign(s: HostState, output: HostOutput, raw: str) -> Result:

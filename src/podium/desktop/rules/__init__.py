@@ -50,6 +50,15 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "tools nobody needs."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
+    Rule("plan-reads-without-model", "A subtask that writes nothing, hands on a table, names or text, and declares "
+                                     "only tools that read a file whole (path alone) is done by running them on the "
+                                     "files it reads, without a model call; the verifier asks the model for what "
+                                     "they did not read: a small model spends a call, sometimes a wrong one, on "
+                                     "calls its plan already determines."),
+    Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
+                                     "file the request names exists, the request ends FINISH without asking the "
+                                     "planner to confirm: a small planner confirmed such a run every time and only "
+                                     "added a call."),
     Rule("question-fail-when-done", "The planner's FAIL after every subtask ended FINISH, each checked against the "
                                     "files, is questioned once with what each changed: a small planner misreads its "
                                     "own subtasks' results."),

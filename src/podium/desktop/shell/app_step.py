@@ -126,14 +126,7 @@ class AppStepBackend(StepBackend):
     async def _collect(self, step: _Step) -> None:
         app = self.application
         req = step.request
-        # Launched for its application's first step of the run; a program that has since closed itself (a
-        # dialog confirmed) is not started again: it would run its command anew (a new, empty dialog whose
-        # shell truncates the answer the first one wrote). Its tools say it is not running.
-        if req.launch and not await app.is_running():
-            if self.lifecycle is not None:
-                await self.lifecycle.launch(app.name)
-            else:
-                await app.launch()
+        await self._launch(req)
         tools = app.tools()
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture(f"app-{app.name}", req.step)
@@ -213,10 +206,22 @@ class AppStepBackend(StepBackend):
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
                          effects=effects, copies=copies, retargeted=retargeted)
 
+    async def _launch(self, req: AppStepRequest) -> None:
+        """Launched for its application's first step of the run; a program that has since closed itself (a
+        dialog confirmed) is not started again: it would run its command anew (a new, empty dialog whose
+        shell truncates the answer the first one wrote). Its tools say it is not running."""
+        app = self.application
+        if req.launch and not await app.is_running():
+            if self.lifecycle is not None:
+                await self.lifecycle.launch(app.name)
+            else:
+                await app.launch()
+
     # -- EXECUTE ------------------------------------------------------------------------------------
 
     async def _execute(self, step: _Step) -> None:
         req = step.request
+        await self._launch(req)  # a first step its plan made runs without a PROPOSE turn
         if self.intents is not None:
             earlier = self.intents.begin(req.intent, req.calls)
             if earlier is not None:  # it ran before the agent went down: reported, not run twice
