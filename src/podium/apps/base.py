@@ -30,6 +30,12 @@ class Change(StrEnum):
         return self in (Change.EDIT, Change.REPLACE, Change.DELETE)
 
 
+# A read's content key: what of its file the read did not return (another table or sheet, subfolders, what lay
+# past a size limit), in words for the model. A read without it returned the file whole: the host may then
+# take it as the read of that file its plan asked for, with no model to choose among the rest.
+LEFT_OUT = "left_out"
+
+
 @dataclass(frozen=True, slots=True)
 class Effect:
     """One path a call would change, and how. `path` is relative to the workspace root, in POSIX form,

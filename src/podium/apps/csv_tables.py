@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps.base import Change, Effect
+from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.sheet_functions import as_text as csv_text
 from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
@@ -117,7 +117,7 @@ def read_csv(workspace: Any, path: str) -> dict[str, Any]:
     done: dict[str, Any] = {"path": path, "n_rows": len(rows), "n_columns": width}
     if len(rows) * max(width, 1) > MAX_CELLS:
         keep = MAX_CELLS // max(width, 1)
-        return {**done, "rows": rows[:keep], "truncated": True,
+        return {**done, "rows": rows[:keep], "truncated": True, LEFT_OUT: f"the rows past the first {keep}",
                 "note": f"the first {keep} of {len(rows)} rows; import_csv puts the whole table into a workbook"}
     return {**done, "rows": rows}
 

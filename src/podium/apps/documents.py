@@ -27,7 +27,7 @@ from pydantic import Field
 
 from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_tables
 from podium.apps.approval import declared
-from podium.apps.base import Change, Effect
+from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.table_math import table_totals
 from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec, file_path
@@ -180,8 +180,9 @@ class DocumentsApplication(ToolApplication):
             blocks.append(shown)
         done = {"path": args.path, "blocks": blocks, "tables": table_index}
         if cut:
-            done |= {"truncated": True, "note": f"the document holds more than {MAX_RESULT_CHARS:,} characters: "
-                                                "only its first blocks are shown; read a table with read_table"}
+            done |= {"truncated": True, LEFT_OUT: "the blocks past the first shown",
+                     "note": f"the document holds more than {MAX_RESULT_CHARS:,} characters: only its first blocks "
+                             "are shown; read a table with read_table"}
         return done
 
     def _read_table(self, args: ReadTableArgs) -> dict[str, Any]:
@@ -195,11 +196,14 @@ class DocumentsApplication(ToolApplication):
                 break
             kept += 1
         done = {"path": args.path, "index": args.index, **grid}
+        left = [f"{len(document.tables) - 1} other table(s) of {len(document.tables)}"] if len(document.tables) > 1 \
+            else []
         if kept < len(grid["rows"]):
             done |= {"rows": grid["rows"][:kept], "truncated": True,
                      "note": f"the table holds more than {MAX_RESULT_CHARS:,} characters: its first {kept} of "
                              f"{len(grid['rows'])} rows are shown"}
-        return done
+            left.append(f"rows {kept + 1}-{len(grid['rows'])}")
+        return done | ({LEFT_OUT: "; ".join(left)} if left else {})
 
     def _table_totals(self, args: ReadTableArgs) -> dict[str, Any]:
         document = self._open(args.path)

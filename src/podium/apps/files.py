@@ -29,7 +29,7 @@ from pydantic import Field
 
 from podium.apps import approval, csv_tables, text_edit
 from podium.apps.approval import declared
-from podium.apps.base import Change, Effect, Tool
+from podium.apps.base import LEFT_OUT, Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
 from podium.apps.tooling import Args, Content, ToolApplication, ToolError, ToolSpec, excluding, other_path
 from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
@@ -222,15 +222,22 @@ class FilesApplication(ToolApplication):
         entries: list[dict[str, Any]] = []
         walker = os.walk(folder) if args.recursive else [(str(folder), *_split(folder))]
         keep = _name_matcher(args.pattern)
+        nested = False
         for top, dirs, files in walker:
             dirs.sort()
+            nested = nested or bool(dirs)
             for name in sorted(dirs) + sorted(files):
                 if not keep(name):
                     continue
                 entries.append(self._entry(Path(top) / name))
                 if len(entries) >= MAX_LISTED:
-                    return {"folder": self.workspace.relative(folder), "entries": entries, "truncated": True}
-        return {"folder": self.workspace.relative(folder), "entries": entries, "truncated": False}
+                    return {"folder": self.workspace.relative(folder), "entries": entries, "truncated": True,
+                            LEFT_OUT: f"the entries past the first {MAX_LISTED}"}
+        left = [f"the names not matching {args.pattern!r}"] if args.pattern else []
+        if nested and not args.recursive:
+            left.append("what the subfolders hold (recursive=true lists it)")
+        return {"folder": self.workspace.relative(folder), "entries": entries, "truncated": False,
+                **({LEFT_OUT: "; ".join(left)} if left else {})}
 
     def _entry(self, path: Path) -> dict[str, Any]:
         kind = "link" if path.is_symlink() else "folder" if path.is_dir() else "file"
@@ -247,7 +254,8 @@ class FilesApplication(ToolApplication):
             raise ToolError(f"{args.path!r} is a binary file; use the documents or spreadsheets application "
                             "for .docx/.xlsx files")
         text, size = data.decode("utf-8", errors="replace"), path.stat().st_size
-        return {"path": self.workspace.relative(path), "size": size, "text": text, "truncated": truncated}
+        return {"path": self.workspace.relative(path), "size": size, "text": text, "truncated": truncated,
+                **({LEFT_OUT: f"the bytes past the first {args.max_bytes:,}"} if truncated else {})}
 
     # -- changes -------------------------------------------------------------------------------
     def _write(self, args: WriteArgs) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from podium.apps import (
     sheet_tables,
 )
 from podium.apps.approval import declared
-from podium.apps.base import Change, Effect
+from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
     AppendArgs,
@@ -244,11 +244,15 @@ class SpreadsheetsApplication(ToolApplication):
         others = [name for name in workbook.sheetnames if name != sheet.title]
         done = {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
                 **({"other_sheets": others} if others else {})}
+        left = [f"the other sheets ({', '.join(others)})"] if others else []
+        if args.range:
+            left.append(f"the cells outside {area}")
         if len(rows) < max_row - min_row + 1:
             done |= {"truncated": True, "note": f"{sheet.title}!{area} holds more than {MAX_RESULT_CHARS:,} "
                                                 f"characters: its first {len(rows)} rows are shown; read a "
                                                 "smaller range"}
-        return done
+            left.append(f"the rows past the first {len(rows)}")
+        return done | ({LEFT_OUT: "; ".join(left)} if left else {})
 
     def _totals(self, args: ReadArgs) -> dict[str, Any]:
         """Arithmetic is what a small model gets wrong and a tool gets right. The header is the first

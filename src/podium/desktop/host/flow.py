@@ -12,6 +12,7 @@ from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
+from podium.apps.base import LEFT_OUT
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
@@ -42,6 +43,7 @@ from podium.desktop.host.state import (
 from podium.desktop.person import RunFinished
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import (
+    ActionResult,
     AppStepKind,
     AppStepRequest,
     Call,
@@ -187,9 +189,16 @@ def _plain_reader(tool: ToolInfo | None) -> bool:
     return "path" in schema.get("properties", {}) and set(schema.get("required", [])) <= {"path"}
 
 
+def left_out(result: ActionResult) -> str:
+    """What of its file a read did not return (podium.apps.base.LEFT_OUT); "" when it returned it whole."""
+    content = result.content
+    return str(content.get(LEFT_OUT) or "") if isinstance(content, dict) else ""
+
+
 def planned_reads(s: HostState, record: SubtaskRecord) -> tuple[CallFacts, ...]:
     """Rule plan-reads-without-model: a subtask that writes nothing, hands on what it reads and declares only
-    plain reading tools has its first step made by its plan: each declared tool on each file it reads."""
+    plain reading tools has its first step made by its plan: each declared tool on each file it reads. It is
+    FINISH when every read returned its file whole; otherwise its model goes on from what they returned."""
     spec = record.spec
     app = s.catalog.get(spec.application)
     if (PLAN_READS_RULE not in s.rules or app is None or record.steps or spec.writes or not spec.reads

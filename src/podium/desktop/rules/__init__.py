@@ -51,10 +51,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("plan-reads-without-model", "A subtask that writes nothing, hands on a table, names or text, and declares "
-                                     "only tools that read a file whole (path alone) is done by running them on the "
-                                     "files it reads, without a model call; the verifier asks the model for what "
-                                     "they did not read: a small model spends a call, sometimes a wrong one, on "
-                                     "calls its plan already determines."),
+                                     "only tools that read and need no argument but the path has them run on the "
+                                     "files it reads, without a model call: FINISH when each read returned its "
+                                     "file whole (no `left_out`), else its model goes on from what they returned: "
+                                     "a small model spends a call, sometimes a wrong one, on calls its plan "
+                                     "already determines."),
     Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
                                      "file the request names exists, the request ends FINISH without asking the "
                                      "planner to confirm: a small planner confirmed such a run every time and only "
