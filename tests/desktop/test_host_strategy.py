@@ -11,12 +11,12 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
-from podium.desktop.host.flow import PLAN_READS_RULE, VERIFIED_RULE
 from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished
+from podium.desktop.rules.steps import PLAN_READS, VERIFIED_FINISH
 from podium.desktop.shell.phases import Phase
 from podium.desktop.wire.messages import (
     ActionResult,
@@ -260,7 +260,7 @@ def test_a_program_action_that_declares_no_effect_still_stops_its_batch_when_it_
 def without_verified_finish(s: HostState) -> HostState:
     """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
     is when the request names a file no subtask made."""
-    return replace(s, rules=s.rules - {VERIFIED_RULE})
+    return replace(s, rules=s.rules - {VERIFIED_FINISH})
 
 
 def test_with_the_rules_a_verified_graph_ends_the_request_without_asking_the_planner() -> None:
@@ -278,7 +278,7 @@ def test_with_the_rules_a_verified_graph_ends_the_request_without_asking_the_pla
                                                                     "subtask 2: budget.xlsx has a chart")
         assert s.last is not None and s.last["status"] == "FINISH"
         step = s.blackboard.trajectories[-2]
-        assert (step.agent, step.status, step.rules) == ("host", "FINISH", (VERIFIED_RULE,))
+        assert (step.agent, step.status, step.rules) == ("host", "FINISH", (VERIFIED_FINISH,))
 
 
 PATH_ONLY = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "index": {"type": "integer"}},
@@ -300,7 +300,7 @@ def test_with_the_rules_a_plain_read_its_plan_determines_runs_without_a_model_ca
     record = run_of(s).subtasks["1"]
     assert record.state is SubtaskState.FINISH and record.result == "report.docx read"
     step = s.blackboard.trajectories[-1]
-    assert (step.agent, step.status, step.rules) == ("app-documents", "FINISH", (PLAN_READS_RULE,))
+    assert (step.agent, step.status, step.rules) == ("app-documents", "FINISH", (PLAN_READS,))
     (writer,) = dispatches(ops)  # the table is handed on by reference
     assert writer.agent == "app-spreadsheets" and "1.read_table.rows" in {a.name for a in app_request(writer).artifacts}
     # a read that failed, or that left part of its file out, leaves the subtask to its model, which sees it

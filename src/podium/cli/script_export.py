@@ -50,11 +50,10 @@ from podium.cli.records import resolve
 from podium.desktop import HostStrategy
 from podium.desktop.blackboard import TrajectoryEntry
 from podium.desktop.host.decide import observed
-from podium.desktop.host.flow import PLAN_READS_RULE, VERIFIED_RULE
 from podium.desktop.host.planner import EXAMPLE_RULE
 from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostState
 from podium.desktop.host.subtask import new_questions, step_decision
-from podium.desktop.rules.steps import FAIL_QUESTION
+from podium.desktop.rules.steps import FAIL_QUESTION, PLAN_READS, VERIFIED_FINISH
 from podium.desktop.shell.phases import Phase
 from podium.desktop.shell.records import STRATEGY_RECORD, strategy_options
 from podium.desktop.wire.messages import (
@@ -199,7 +198,7 @@ def _planned(state: HostState, sid: str | None) -> AppStepReport | None:
     """The answer its plan made for a step that ran without a model call (plan-reads-without-model)."""
     record = state.run.subtasks.get(sid) if state.run is not None and sid is not None else None
     proposal = record.proposal if record is not None else None
-    if proposal is None or PLAN_READS_RULE not in proposal.fired:
+    if proposal is None or PLAN_READS not in proposal.fired:
         return None
     return AppStepReport(status=proposal.output.status, output=proposal.output.dump(), facts=proposal.facts)
 
@@ -227,7 +226,7 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
         else:
             reply, change = _app_reply(answer)
             if answer.planned:
-                change = f"the answer its plan made by {PLAN_READS_RULE}, without a model call, written as the model's"
+                change = f"the answer its plan made by {PLAN_READS}, without a model call, written as the model's"
         if change is not None:
             changes.append(f"{answer.who}: {change}")
         if reply is None:
@@ -235,9 +234,9 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
         if answer.role == _PLANNER:
             planner.append(reply)
             for entry in answer.trajectory:
-                if VERIFIED_RULE in entry.rules:  # the host ended the request without a planner answer
+                if VERIFIED_FINISH in entry.rules:  # the host ended the request without a planner answer
                     planner.append({"Status": "FINISH", "Comment": entry.outcome})
-                    changes.append(f"after {answer.who}: the FINISH the host took by {VERIFIED_RULE} without "
+                    changes.append(f"after {answer.who}: the FINISH the host took by {VERIFIED_FINISH} without "
                                    "asking, written as the planner's")
         elif answer.role == _JUDGE:
             judge.append(reply)

@@ -12,11 +12,10 @@ from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
-from podium.apps.base import LEFT_OUT
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
-from podium.desktop.host.catalog import Catalog, ToolInfo, file_names
+from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
 from podium.desktop.host.run import (
@@ -43,11 +42,9 @@ from podium.desktop.host.state import (
 from podium.desktop.person import RunFinished
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import (
-    ActionResult,
     AppStepKind,
     AppStepRequest,
     Call,
-    CallFacts,
     HostStepRequest,
     InputView,
     PlacingView,
@@ -61,8 +58,6 @@ from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
-VERIFIED_RULE = "verified-graph-is-finish"
-PLAN_READS_RULE = "plan-reads-without-model"
 MAX_ARTIFACTS = 40  # references offered to one step (a table's figures take up to 30, its counts 12)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
@@ -181,34 +176,6 @@ def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
     return limit
 
 
-def _plain_reader(tool: ToolInfo | None) -> bool:
-    """A tool that only reads a file whole: it changes and computes nothing and needs no argument but the path."""
-    if tool is None or not tool.read_only or tool.computes:
-        return False
-    schema = tool.schema
-    return "path" in schema.get("properties", {}) and set(schema.get("required", [])) <= {"path"}
-
-
-def left_out(result: ActionResult) -> str:
-    """What of its file a read did not return (podium.apps.base.LEFT_OUT); "" when it returned it whole."""
-    content = result.content
-    return str(content.get(LEFT_OUT) or "") if isinstance(content, dict) else ""
-
-
-def planned_reads(s: HostState, record: SubtaskRecord) -> tuple[CallFacts, ...]:
-    """Rule plan-reads-without-model: a subtask that writes nothing, hands on what it reads and declares only
-    plain reading tools has its first step made by its plan: each declared tool on each file it reads. It is
-    FINISH when every read returned its file whole; otherwise its model goes on from what they returned."""
-    spec = record.spec
-    app = s.catalog.get(spec.application)
-    if (PLAN_READS_RULE not in s.rules or app is None or record.steps or spec.writes or not spec.reads
-            or not spec.tools or spec.hands_on not in (HandsOn.TABLE, HandsOn.NAMES, HandsOn.TEXT)
-            or not all(_plain_reader(app.tool(t)) for t in spec.tools)):
-        return ()
-    return tuple(CallFacts(function=tool, arguments={"path": path}, read_only=True)
-                 for path in spec.reads for tool in spec.tools)
-
-
 def dispatch_propose(s: HostState, sid: str) -> Result:
     """Send a subtask's next step to its AppAgent (checks the limits first)."""
     record = run_of(s).subtasks[sid]
@@ -216,15 +183,16 @@ def dispatch_propose(s: HostState, sid: str) -> Result:
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
         return finish_run(s, HostEvent.LIMIT, limit)
-    if calls := planned_reads(s, record):
-        # FINISH once they ran: the verifier asks the model for what they did not read
+    if rules.PLAN_READS in s.rules and not record.steps and (calls := rules.planned_reads(
+            record.spec, s.catalog.get(record.spec.application))):
+        # FINISH once every read returned its file whole; else the model goes on from them (subtask._stepped)
         output = AppOutput(actions=tuple(Action(function=c.function, arguments=c.arguments) for c in calls),
                            status=AppStatus.FINISH, result=f"{', '.join(record.spec.reads)} read")
         launch = _first_of_app(run_of(s), record)
         s = update_subtask(s, sid, steps=record.steps + 1)
         s = replace(s, session_steps=s.session_steps + 1)
         s = with_run(s, steps=run_of(s).steps + 1)
-        return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(PLAN_READS_RULE,)),
+        return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(rules.PLAN_READS,)),
                                 launch=launch)
     app = s.catalog.get(record.spec.application)
     ops, s, agent = agent_for(s, record.spec.application)
@@ -408,10 +376,10 @@ def after_graph(s: HostState) -> Result:
     """Nothing is left to run: ask the planner to verify (all done) or to re-plan (failures)."""
     run = run_of(s)
     failed = unfinished(s)
-    if not failed and VERIFIED_RULE in s.rules and not unmade(run):
+    if not failed and rules.VERIFIED_FINISH in s.rules and not unmade(run):
         text = results_text(run)
         s = record_step(s, PLANNER, HostStatus.FINISH.value, action="FINISH: every subtask ended FINISH, each "
-                        "checked against the files", outcome=text, fired=(VERIFIED_RULE,))
+                        "checked against the files", outcome=text, fired=(rules.VERIFIED_FINISH,))
         return finish_run(s, HostEvent.VERIFIED, text=text)
     if not failed:
         return dispatch_planner(s, note="Every subtask has ended (see Subtasks so far). Compare the results with "

@@ -16,14 +16,12 @@ from dataclasses import replace
 from podium.desktop.host import verify
 from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import (
-    PLAN_READS_RULE,
     Result,
     dispatch_execute,
     dispatch_propose,
     end_subtask,
     finish_run,
     idle_out,
-    left_out,
     named_data,
     settle,
 )
@@ -204,7 +202,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     repeats += sum(1 for r in results if changed_nothing(r))
     fired: list[str] = []
     status = output.status
-    if PLAN_READS_RULE in proposal.fired and not all(r.ok and not left_out(r) for r in results):
+    if rules.PLAN_READS in proposal.fired and not all(r.ok and not r.left_out for r in results):
         status = AppStatus.CONTINUE  # what the reads left, or why they failed, is the model's to handle
     if (rule := rules.as_finish(output, results, repeats, record.spec.writes, s.rules, learned=worked)) is not None:
         status = AppStatus.FINISH

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
-from podium.desktop.wire.schemas import AppOutput, AppStatus
+from podium.desktop.wire.schemas import AppOutput, AppStatus, HandsOn, SubtaskSpec
 
 FAILED_CALL = "failed-call-not-rerun"
 READ_AGAIN = "read-not-reread"
@@ -22,6 +23,27 @@ STUCK_TOOL = "withhold-stuck-tool"
 FORCE_TOOL = "force-missing-tool"
 SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
+PLAN_READS = "plan-reads-without-model"
+VERIFIED_FINISH = "verified-graph-is-finish"
+
+
+def _plain_reader(tool: ToolInfo | None) -> bool:
+    """A tool that only reads: it changes and computes nothing and needs no argument but the path."""
+    if tool is None or not tool.read_only or tool.computes:
+        return False
+    schema = tool.schema
+    return "path" in schema.get("properties", {}) and set(schema.get("required", [])) <= {"path"}
+
+
+def planned_reads(spec: SubtaskSpec, app: AppInfo | None) -> tuple[CallFacts, ...]:
+    """Rule plan-reads-without-model: the calls of a subtask whose plan determines them (it writes nothing,
+    hands on what it reads, declares only plain reading tools): each declared tool on each file it reads."""
+    if (app is None or spec.writes or not spec.reads or not spec.tools
+            or spec.hands_on not in (HandsOn.TABLE, HandsOn.NAMES, HandsOn.TEXT)
+            or not all(_plain_reader(app.tool(t)) for t in spec.tools)):
+        return ()
+    return tuple(CallFacts(function=tool, arguments={"path": path}, read_only=True)
+                 for path in spec.reads for tool in spec.tools)
 
 
 def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str]) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from podium.apps.base import LEFT_OUT
 from podium.desktop.blackboard import QA, ArtifactEntry
 from podium.desktop.shell.phases import Phase
 from podium.desktop.wire.schemas import AppStatus, HandsOn, HostStatus
@@ -152,6 +153,11 @@ class ActionResult(BaseModel):
     read_only: bool = False
     ran: bool = True  # False: not run (a call before it in the batch failed)
     changes: tuple[EffectView, ...] = ()  # what it changed, measured (digests before and after)
+
+    @property
+    def left_out(self) -> str:
+        """What of its file a read did not return (podium.apps.base.LEFT_OUT); "" when it returned it whole."""
+        return str(self.content.get(LEFT_OUT) or "") if isinstance(self.content, dict) else ""
 
 
 class StepFailure(BaseModel):
