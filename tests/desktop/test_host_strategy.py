@@ -303,14 +303,18 @@ def test_with_the_rules_a_plain_read_its_plan_determines_runs_without_a_model_ca
     assert (step.agent, step.status, step.rules) == ("app-documents", "FINISH", (PLAN_READS,))
     (writer,) = dispatches(ops)  # the table is handed on by reference
     assert writer.agent == "app-spreadsheets" and "1.read_table.rows" in {a.name for a in app_request(writer).artifacts}
-    # a read that failed, or that left part of its file out, leaves the subtask to its model, which sees it
+    # a read that failed, or that left part of its file out, is forgotten: the first step is the model's, as
+    # without the rule (the other table is not handed on as if it were the one)
     for result in (ran(READ, "no such file", ok=False), ran(READ, {"rows": TABLE, "left_out": "1 other table"})):
         ops, s = assigned(rules="small-local", catalog=READERS)
         ops, s = STRATEGY.handle_response("app-documents", executed(result), s)
         (asked,) = dispatches(ops)
-        assert app_request(asked).kind is AppStepKind.PROPOSE and run_of(s).subtasks["1"].state is \
-            SubtaskState.CONTINUE
-        assert any("read_table" in line for line in app_request(asked).memory)
+        request = app_request(asked)
+        assert request.kind is AppStepKind.PROPOSE and request.step == 1
+        record = run_of(s).subtasks["1"]
+        assert record.state is SubtaskState.CONTINUE and not record.artifacts and not request.memory
+        step = s.blackboard.trajectories[-1]
+        assert step.rules == (PLAN_READS,) and step.outcome.startswith("left to the model: read_table: ")
     # the model makes the step when: no rules; a tool that computes or needs more than the path; a write
     plans = [[sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table")],
              [sub("1", "documents", reads=["report.docx"], tools=["table_totals"], hands_on="table")],

@@ -20,7 +20,8 @@ is transformed, exactly:
 - An answer a rule read as another status (repeat-is-finish and read-result-is-finish read a CONTINUE as
   FINISH) is written with the status the host took, the one its trajectory entry records.
 - A first step its plan made without a model call (plan-reads-without-model) is written as the answer that
-  makes those calls and FINISH.
+  makes those calls and FINISH; one the host forgot (a read that failed or left part of its file out) is not
+  written: the model's answer after it was the subtask's first.
 - A request the host ended FINISH by verified-graph-is-finish, without asking the planner, gets the planner
   FINISH that rules = "none" asks for, its comment the reply the host gave.
 - What the mechanisms decided stays as the model answered: calls that repeat a change already made, calls
@@ -174,7 +175,9 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
                 report = decode_app_report(text)
                 sid = state.run.busy.get(agent) if state.run is not None else None
                 planned = _planned(state, sid)
-                if report.kind is AppStepKind.EXECUTE and planned is None:
+                if planned is not None and not all(r.ok and not r.left_out for r in report.results):
+                    pass  # a planned read the host forgot: the model made the subtask's first step
+                elif report.kind is AppStepKind.EXECUTE and planned is None:
                     if agent in open_:
                         open_[agent].results = tuple(report.results)
                 else:

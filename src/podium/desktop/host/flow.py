@@ -176,16 +176,17 @@ def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
     return limit
 
 
-def dispatch_propose(s: HostState, sid: str) -> Result:
-    """Send a subtask's next step to its AppAgent (checks the limits first)."""
+def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
+    """Send a subtask's next step to its AppAgent (checks the limits first); `planned`: a first step its plan
+    determines may run without it (rule plan-reads-without-model)."""
     record = run_of(s).subtasks[sid]
     limit = _limit(s, record)
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
         return finish_run(s, HostEvent.LIMIT, limit)
-    if rules.PLAN_READS in s.rules and not record.steps and (calls := rules.planned_reads(
+    if planned and rules.PLAN_READS in s.rules and not record.steps and (calls := rules.planned_reads(
             record.spec, s.catalog.get(record.spec.application))):
-        # FINISH once every read returned its file whole; else the model goes on from them (subtask._stepped)
+        # FINISH once every read returned its file whole; else forgotten, the model's step (subtask._executed)
         output = AppOutput(actions=tuple(Action(function=c.function, arguments=c.arguments) for c in calls),
                            status=AppStatus.FINISH, result=f"{', '.join(record.spec.reads)} read")
         launch = _first_of_app(run_of(s), record)

@@ -53,7 +53,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("plan-reads-without-model", "A subtask that writes nothing, hands on a table, names or text, and declares "
                                      "only tools that read and need no argument but the path has them run on the "
                                      "files it reads, without a model call: FINISH when each read returned its "
-                                     "file whole (no `left_out`), else its model goes on from what they returned: "
+                                     "file whole (no `left_out`), else they are forgotten and its model makes its "
+                                     "first step: "
                                      "a small model spends a call, sometimes a wrong one, on calls its plan "
                                      "already determines."),
     Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
