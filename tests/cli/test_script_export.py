@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import docx
 import openpyxl
 import pytest
 
@@ -232,3 +233,25 @@ def test_the_seed_example_exports_as_it_was_played(cli: Invoke, tmp_path: Path, 
                      "--config", str(profile(tmp_path, "none")), "--json-out", str(tmp_path / "again.json"))
         assert result.exit_code == 0, result.output
         assert read_json(tmp_path / "again.json")["status"] == "FINISH"
+
+
+def test_a_planned_read_the_host_forgot_is_not_written(cli: Invoke, tmp_path: Path) -> None:
+    """report.docx with a second table: the read its plan determines left it out, so the host forgot that read and
+    the documents agent's answers made the subtask; the script holds those answers, as played."""
+    work = tmp_path / "quarterly"
+    work.mkdir()
+    make_quarterly(work)
+    report = docx.Document(str(work / "report.docx"))
+    report.add_table(rows=1, cols=1).cell(0, 0).text = "notes"
+    report.save(str(work / "report.docx"))
+    example = Path(__file__).parents[2] / "examples" / "quarterly" / "scripted.json"
+    result = cli("run", SEED_REQUEST, "-w", str(work), "-m", f"scripted:{example}", "--batch", "--config",
+                 str(profile(tmp_path, "small-local")), "--json-out", str(tmp_path / "summary.json"))
+    assert result.exit_code == 0, result.output
+    forgot = [t for t in shown(cli, read_json(tmp_path / "summary.json")["session"])["trajectory"]
+              if "plan-reads-without-model" in t["rules"]]
+    assert [t["outcome"] for t in forgot] == ["left to the model: read_table: 1 other table(s) of 2"]
+    assert cli("script", "last", "-o", str(tmp_path / "seed.json")).exit_code == 0
+    exported, played = load_script(tmp_path / "seed.json"), load_script(example)
+    assert [(r["status"], r.get("actions", [])) for r in exported.apps["documents"]] == [
+        (r["status"], r.get("actions", [])) for r in played.apps["documents"]]
