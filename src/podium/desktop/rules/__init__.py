@@ -54,9 +54,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "only tools that read and need no argument but the path has them run on the "
                                      "files it reads, without a model call: FINISH when each read returned its "
                                      "file whole (no `left_out`), else they are forgotten and its model makes its "
-                                     "first step: "
-                                     "a small model spends a call, sometimes a wrong one, on calls its plan "
-                                     "already determines."),
+                                     "first step: a small model spends a call, sometimes a wrong one, on calls its "
+                                     "plan already determines."),
     Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
                                      "file the request names exists, the request ends FINISH without asking the "
                                      "planner to confirm: a small planner confirmed such a run every time and only "

@@ -46,6 +46,11 @@ def planned_reads(spec: SubtaskSpec, app: AppInfo | None) -> tuple[CallFacts, ..
                  for path in spec.reads for tool in spec.tools)
 
 
+def read_whole(results: Sequence[ActionResult]) -> bool:
+    """Whether every planned read ran and returned its file whole: what the rule's FINISH stands on."""
+    return all(r.ok and not r.left_out for r in results)
+
+
 def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str]) -> str | None:
     """Rule path-from-declaration: the one declared write of the application's type a call's `path` stands
     for, when that path is not of the type; None when the rule does not apply."""
