@@ -561,10 +561,15 @@ async def test_the_whole_table_is_not_appended_under_itself(sheets: Spreadsheets
     before = (root / "b.xlsx").read_bytes()
     again = await sheets.call("append_rows", {"path": "b.xlsx", "rows": table})  # the whole table, as written
     assert again.ok and again.content["unchanged"] is True and again.content["range"] == "A1:B3"
-    assert "write_rows at A4" in again.content["note"] and (root / "b.xlsx").read_bytes() == before
+    assert "not appended again" in again.content["note"] and (root / "b.xlsx").read_bytes() == before
+    stacked = await sheets.call("write_rows", {"path": "b.xlsx", "start": "A4", "rows": table})
+    assert not stacked.ok and "Sheet1!A1:B3, right above A4, holds these 3 rows already" in stacked.error
+    assert (root / "b.xlsx").read_bytes() == before
     # its data rows again are rows like any other (two equal lines may be wanted)
     last = await sheets.call("append_rows", {"path": "b.xlsx", "rows": [["Q2", "1350"]]})
     assert last.content["range"] == "A4:B4" and "unchanged" not in last.content
+    # not right under itself, it is a write like any other
+    assert (await sheets.call("write_rows", {"path": "b.xlsx", "start": "D1", "rows": table})).ok
 
 
 async def test_append_rows_writes_a_formula_as_text_and_names_the_tool_that_totals(

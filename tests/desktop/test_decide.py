@@ -103,6 +103,31 @@ def test_calls_that_cannot_run_are_not_run() -> None:
     assert decision.run == () and "no tool 'explode'" in decision.skipped[0][1]
 
 
+def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:
+    absent = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True, absent=True)
+    decision = decide(answer(n=2), [absent, write()], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == (1,) and decision.fired == ()
+    assert "budget.xlsx does not exist yet and your subtask creates it" in decision.skipped[0][1]
+    # a missing file it does not write is the tool's to report
+    other = absent.model_copy(update={"arguments": {"path": "q9.xlsx"}})
+    assert decide(answer(), [other], record(), active=frozenset(), created=(), protected=()).run == (0,)
+
+
+def test_a_tools_call_written_out_as_data_is_refused() -> None:
+    tools = frozenset({"column_totals", "write_file"})
+    text = CallFacts(function="write_file", arguments={"path": "total.txt", "content": "column_totals(data.csv)"})
+    decision = decide(answer(), [text], record(), active=SMALL, created=(), protected=(), tools=tools)
+    assert decision.run == () and decision.fired == (rules.CALL_AS_DATA,)
+    assert "its content is the call column_totals(...) written out" in decision.skipped[0][1]
+    # the person's own words, text that calls no tool, or no rules: it runs
+    asked = decide(answer(), [text], record(), active=SMALL, created=(), protected=(), tools=tools,
+                   given="Write column_totals(data.csv) into total.txt")
+    assert asked.run == (0,)
+    prose = text.model_copy(update={"arguments": {"path": "t.txt", "content": "sum (of the hours) is 33"}})
+    assert decide(answer(), [prose], record(), active=SMALL, created=(), protected=(), tools=tools).run == (0,)
+    assert decide(answer(), [text], record(), active=frozenset(), created=(), protected=(), tools=tools).run == (0,)
+
+
 def test_remember_folds_a_steps_results_into_the_record() -> None:
     facts = [CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True), write()]
     results = [ActionResult(function="read_sheet", arguments={"path": "budget.xlsx"}, ok=True, content=ROWS,

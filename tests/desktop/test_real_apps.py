@@ -157,6 +157,35 @@ async def test_a_changing_call_on_a_path_of_no_workbook_is_made_on_the_one_its_s
         assert any(n.startswith("xl/charts/chart") for n in package.namelist())
 
 
+async def test_a_read_of_the_new_file_a_subtask_creates_is_not_run_and_the_agent_goes_on(tmp_path: Path) -> None:
+    make_folder(tmp_path)
+    workspace = Workspace.at(tmp_path)
+
+    def new_book(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "chart.xlsx holds the table")
+        return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"], hands_on="table"),
+                      sub("2", "Write the rows of subtask 1 into chart.xlsx", "spreadsheets", "1",
+                          writes=["chart.xlsx"], tools=["write_rows"]))
+
+    def sheets(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("read_sheet", {"path": "chart.xlsx"}))
+        assert "chart.xlsx does not exist yet and your subtask creates it" in prompt
+        return app("FINISH", ("write_rows", {"path": "chart.xlsx", "start": "A1", "rows": ref("1.read_table.rows")}),
+                   result="chart.xlsx has the rows")
+
+    apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
+    result = await run_request("Copy the table of report.docx into a new chart.xlsx", apps, ScriptedBackend(new_book),
+                               app_models={"documents": ScriptedBackend(documents),
+                                           "spreadsheets": ScriptedBackend(sheets)})
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    first = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
+    assert "read_sheet: not run" in first["outcome"]
+    assert openpyxl.load_workbook(tmp_path / "chart.xlsx").active["B4"].value == 150
+
+
 async def test_podiums_own_files_are_not_listed_to_the_planner_unless_the_request_names_them(tmp_path: Path) -> None:
     (tmp_path / "podium.toml").write_text("[host]\n", encoding="utf-8")
     (tmp_path / "shopping.txt").write_text("bread\n", encoding="utf-8")

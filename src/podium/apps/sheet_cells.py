@@ -231,6 +231,19 @@ def overwrites(sheet: Any, first_col: int, first_row: int, rows: list[list[CellV
     return False
 
 
+def repeated_block(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]) -> str | None:
+    """The area right above the write that holds these rows already, in the same columns (two rows or more,
+    each as given), or None: written there they would stack a second copy of a table under the first."""
+    top = first_row - len(rows)
+    if len(rows) < 2 or top < 1:
+        return None
+    wanted = [[plain(cell_value(v)) for v in row] for row in rows]
+    if all([plain(value_at(sheet, top + r, first_col + c)) for c in range(len(row))] == row
+           for r, row in enumerate(wanted)):
+        return area_of(first_col, top, first_col + max(len(row) for row in wanted) - 1, first_row - 1)
+    return None
+
+
 def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[CellValue]]
                  ) -> list[tuple[str, CellValue, str, str]]:
     """(cell, value, where it is already, what the cell is) for each identifier the rows put into an EMPTY

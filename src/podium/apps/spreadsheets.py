@@ -68,6 +68,7 @@ from podium.apps.sheet_cells import (
     parse_cell,
     plain,
     put,
+    repeated_block,
     sheet_named,
     split_sheet,
     used_range,
@@ -313,6 +314,10 @@ class SpreadsheetsApplication(ToolApplication):
                 col = aligned
                 notes.append(f"written from {coordinate(col, first_row)}, under the table's own columns "
                              f"({args.start} would have put each value under the next column's header)")
+            if (there := repeated_block(sheet, col, first_row, args.rows)) is not None:
+                raise ToolError(f"{sheet.title}!{there}, right above {coordinate(col, first_row)}, holds these "
+                                f"{len(args.rows)} rows already: written there they would be a second copy of "
+                                "them; write only the rows that are new")
             check_write_bounds(sheet, col, first_row, args.rows, f"writing at {coordinate(col, first_row)}")
             done = {"path": args.path, "sheet": sheet.title, "range": _area(col, first_row, args.rows)}
             changed, texts = _put(sheet, col, first_row, [[cell_value(v) for v in row] for row in args.rows])
@@ -346,8 +351,10 @@ class SpreadsheetsApplication(ToolApplication):
             last = self._appended.get(str(resolved))
             if last is not None and last[:3] == (title, rows, self._stamp(resolved)):
                 first, _, _, end = bounds(last[3]["range"])
+                # a stack of two rows or more again under itself is refused by write_rows (repeated_block)
+                again = f" (another copy, if wanted: write_rows at {coordinate(first, end + 1)})"
                 return {**last[3], "unchanged": True, "note": "these rows were just appended and are there: not "
-                        f"appended again (another copy, if wanted: write_rows at {coordinate(first, end + 1)})"}
+                        "appended again" + (again if len(rows) == 1 else "")}
             table = find_table(sheet)
             first_col, first_row = (table.first_col, table.last_row + 1) if table else (1, 1)
             top = first_row - len(rows)
@@ -357,8 +364,7 @@ class SpreadsheetsApplication(ToolApplication):
                 # The whole table, header and all: the 1.5B AppAgent wrote a table with write_rows and
                 # appended the same rows in the same step. (Rows repeated under a table may be wanted.)
                 return {"path": args.path, "sheet": title, "range": _area(first_col, top, rows), "unchanged": True,
-                        "note": "these rows are the whole table already: not appended again (another copy, "
-                                f"if wanted: write_rows at {coordinate(first_col, first_row)})"}
+                        "note": "these rows are the whole table already: not appended again"}
             under = table.data_rows if table else None
             check_write_bounds(sheet, first_col, first_row, rows, f"appending at {coordinate(first_col, first_row)}")
             texts = _put(sheet, first_col, first_row, rows)[1]

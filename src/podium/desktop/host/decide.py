@@ -45,8 +45,10 @@ class Decision:
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
-           created: Sequence[str], protected: Sequence[str], given: str = "") -> Decision:
-    """What runs of an answer. `given`: the person's words (request, answers), which may give values."""
+           created: Sequence[str], protected: Sequence[str], given: str = "",
+           tools: frozenset[str] = frozenset()) -> Decision:
+    """What runs of an answer. `given`: the person's words (request, answers), which may give values;
+    `tools`: the names of every application's tools."""
     run: list[int] = []
     skipped: list[tuple[int, str, bool]] = []
     fired: list[str] = []
@@ -72,6 +74,11 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         if not fact.known:
             skip(index, f"not run: there is no tool {fact.function!r}")
             continue
+        if fact.absent and fact.arguments.get("path") in record.spec.writes:
+            skip(index, f"not run: {fact.arguments['path']} does not exist yet and your subtask creates it (writes "
+                        f"{', '.join(record.spec.writes)}): there is nothing in it to read. Write it with the data "
+                        "you were handed or have read, by reference")
+            continue
         key = call_key(fact.function, fact.arguments)
         if not fact.read_only and key in record.done:
             skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
@@ -86,7 +93,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: {fact.function} read this already in this subtask and nothing has changed since; "
                         "its result is above: use it to make what your subtask writes")
             continue
-        refusal = rules.refusal(fact, failed.get(key), active, given)
+        refusal = rules.refusal(fact, failed.get(key), active, given, tools)
         if refusal is not None:
             rule, why, asked = refusal
             fired.append(rule)

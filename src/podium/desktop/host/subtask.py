@@ -78,7 +78,7 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     run = run_of(s)
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
-                  given=given)
+                  given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names))
 
 
 def new_questions(record: SubtaskRecord, questions: Sequence[str]) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ the host can record that it fired."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, ToolInfo
@@ -25,6 +26,9 @@ SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
 PLAN_READS = "plan-reads-without-model"
 VERIFIED_FINISH = "verified-graph-is-finish"
+CALL_AS_DATA = "call-is-not-data"
+
+_CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
 def _plain_reader(tool: ToolInfo | None) -> bool:
@@ -60,9 +64,29 @@ def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str])
     return ours[0] if len(ours) == 1 and ours[0] != path else None
 
 
-def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str
+def called_in_data(arguments: Mapping[str, Any], tools: Set[str], given: str) -> tuple[str, str] | None:
+    """Rule call-is-not-data: (argument, tool) when a text argument of a change is a call of a tool written
+    out ("column_totals(data.csv)") that the person's words do not contain: the model wrote where its data
+    should come from instead of the data."""
+    for name, value in arguments.items():
+        found = _CALL.match(value) if isinstance(value, str) else None
+        if found and found.group(1) in tools and value.strip().casefold() not in given.casefold():
+            return name, found.group(1)
+    return None
+
+
+def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str, tools: Set[str] = frozenset()
             ) -> tuple[str, str, tuple[str, ...]] | None:
-    """(rule, why the call is not run, questions for the person) when a rule in force refuses it."""
+    """(rule, why the call is not run, questions for the person) when a rule in force refuses it. `tools`: the
+    names of every application's tools."""
+    if CALL_AS_DATA in active and not fact.read_only:
+        called = called_in_data(fact.arguments, tools, given)
+        if called is not None:
+            name, tool = called
+            return CALL_AS_DATA, (f"not run: its {name} is the call {tool}(...) written out, not data: a tool runs "
+                                  f"only as one of your actions. Give the data itself: a value you were handed or "
+                                  f"read, by reference ({{\"ref\": ...}}), or call {tool} first if your "
+                                  f"application has it"), ()
     if FAILED_CALL in active and failed is not None:
         return FAILED_CALL, (f"not run: it already failed with these same arguments in this subtask "
                              f"({summarize(failed, 200)}) and would fail again; call something else"), ()

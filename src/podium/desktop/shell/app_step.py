@@ -180,7 +180,9 @@ class AppStepBackend(StepBackend):
         except artifacts.RefError as exc:
             return CallFacts(function=function, arguments=dict(arguments), read_only=tool.read_only, error=str(exc))
         if tool.read_only:
-            return CallFacts(function=function, arguments=resolved, read_only=True)
+            path = resolved.get("path")
+            absent = isinstance(path, str) and self.root is not None and self._digest(normal_path(path)) is None
+            return CallFacts(function=function, arguments=resolved, read_only=True, absent=absent)
         retargeted = ""
         if PATH_FROM_DECLARATION in request.rules and "path" in resolved:
             given = resolved["path"]

@@ -140,6 +140,7 @@ class CallFacts(BaseModel):
     # values it would copy from another record into this one's empty place: (where, value, source, what)
     copies: tuple[tuple[str, Any, str, str], ...] = ()
     retargeted: str = ""  # the path the model gave, when rule path-from-declaration made the call on another
+    absent: bool = False  # a read whose `path` names nothing in the workspace
 
 
 class ActionResult(BaseModel):
