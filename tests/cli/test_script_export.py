@@ -255,3 +255,32 @@ def test_a_planned_read_the_host_forgot_is_not_written(cli: Invoke, tmp_path: Pa
     exported, played = load_script(tmp_path / "seed.json"), load_script(example)
     assert [(r["status"], r.get("actions", [])) for r in exported.apps["documents"]] == [
         (r["status"], r.get("actions", [])) for r in played.apps["documents"]]
+
+
+def test_a_planned_write_is_written_as_the_answer_that_makes_it_and_plays_the_same_with_none(
+        cli: Invoke, tmp_path: Path) -> None:
+    """The table of report.docx into a new workbook: with the small model's rules no AppAgent's model is
+    asked (the read and the write are their plans'); the script holds both as answers, with the table written
+    out, and played with no rules makes the same workbook."""
+    request = "Copy the table of report.docx into a new workbook copy.xlsx"
+    script = write_script(tmp_path / "copy.json", [
+        assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"], tools=["read_table"],
+                   hands_on="table"),
+               sub("2", "Write it into copy.xlsx", "spreadsheets", "1", writes=["copy.xlsx"], tools=["write_rows"])),
+    ])
+    books = {}
+    for name, rules in (("first", "small-local"), ("again", "none")):
+        work = make_quarterly(tmp_path / name)
+        played = script if name == "first" else tmp_path / "exported.json"
+        result = cli("run", request, "-w", str(work), "-m", f"scripted:{played}", "--batch", "--config",
+                     str(profile(tmp_path, rules)), "--json-out", str(tmp_path / f"{name}.json"))
+        assert result.exit_code == 0, result.output
+        assert read_json(tmp_path / f"{name}.json")["status"] == "FINISH"
+        books[name] = [[c.value for c in row] for row in openpyxl.load_workbook(work / "copy.xlsx").active.iter_rows()]
+        if name == "first":
+            assert cli("script", "last", "-o", str(tmp_path / "exported.json")).exit_code == 0
+            exported = load_script(tmp_path / "exported.json")
+            (write,) = exported.apps["spreadsheets"]
+            assert write["status"] == "FINISH" and [a["function"] for a in write["actions"]] == ["write_rows"]
+            assert write["actions"][0]["arguments"]["rows"][0] == books["first"][0]
+    assert books["first"] == books["again"] and len(books["first"]) > 1

@@ -16,7 +16,7 @@ from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished
-from podium.desktop.rules.steps import PLAN_READS, VERIFIED_FINISH
+from podium.desktop.rules.steps import PLAN_READS, PLAN_WRITES, VERIFIED_FINISH
 from podium.desktop.shell.phases import Phase
 from podium.desktop.wire.messages import (
     ActionResult,
@@ -325,6 +325,56 @@ def test_with_the_rules_a_plain_read_its_plan_determines_runs_without_a_model_ca
                                           started(rules=rules, catalog=READERS))
         (step,) = dispatches(ops)
         assert app_request(step).kind is AppStepKind.PROPOSE, (rules, plan)
+
+
+TABLE_WRITER = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "rows": {"type": "array"},
+                                                            "start": {"type": "string"}}, "required": ["path", "rows"]})
+WRITERS = Catalog((READERS.get("documents"), AppInfo("spreadsheets", "sheets", (".xlsx",), (
+    ToolInfo("read_sheet", True, PATH_ONLY), ToolInfo("write_rows", False, TABLE_WRITER),
+    ToolInfo("add_chart", False)))))
+
+
+def copy_plan(target: str = "new.xlsx", tools: tuple[str, ...] = ("write_rows",)) -> list[dict[str, Any]]:
+    return [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table"),
+            sub("2", "spreadsheets", "1", writes=[target], tools=list(tools))]
+
+
+def test_with_the_rules_a_table_written_into_a_new_file_as_its_plan_determines_needs_no_model_call() -> None:
+    def to_writer(plan: list[dict[str, Any]], rules: str = "small-local") -> tuple[list[Any], HostState]:
+        request = f"Put the table of report.docx into {plan[1]['writes'][0]}"
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                          started(request, rules=rules, catalog=WRITERS))
+        if rules == "none":  # the read is the model's step too
+            _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", READ), s)
+        return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
+
+    ops, s = to_writer(copy_plan())
+    (writer,) = dispatches(ops)
+    request = app_request(writer)
+    assert writer.agent == "app-spreadsheets" and request.kind is AppStepKind.EXECUTE and request.launch
+    (call,) = request.calls  # the table handed on, as the tool's rows: the model never re-types it
+    assert (call.function, call.arguments) == ("write_rows", {"path": "new.xlsx", "rows": TABLE})
+    assert not call.changes_nothing  # measured on the declared write, like a change its tool cannot name
+    made = ActionResult(function="write_rows", arguments=call.arguments, ok=True, content={"range": "A1:B2"},
+                        changes=(EffectView(path="new.xlsx", change="create", before=None, after="d1"),))
+    ops, s = STRATEGY.handle_response("app-spreadsheets", executed(made), s)
+    assert any(isinstance(op, Reply) for op in ops)  # verified against the files: the request is done
+    assert [(t.agent, t.status, t.rules) for t in s.blackboard.trajectories[-3:-1]] == [
+        ("app-spreadsheets", "FINISH", (PLAN_WRITES,)), ("host", "FINISH", (VERIFIED_FINISH,))]
+    assert "new.xlsx has the table handed on" in s.blackboard.trajectories[-3].outcome
+    # a call that failed is forgotten: the first step is the model's, as without the rule
+    ops, s = to_writer(copy_plan())
+    failed = made.model_copy(update={"ok": False, "error": "disk full", "changes": ()})
+    ops, s = STRATEGY.handle_response("app-spreadsheets", executed(failed), s)
+    (asked,) = dispatches(ops)
+    assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).step == 1
+    assert s.blackboard.trajectories[-1].outcome == "left to the model: write_rows: disk full"
+    # the model makes the step when: no rules; a file there already; more than the one tool
+    for plan, rules in ((copy_plan(), "none"), (copy_plan("budget.xlsx"), "small-local"),
+                        (copy_plan(tools=("write_rows", "add_chart")), "small-local")):
+        ops, _ = to_writer(plan, rules)
+        (step,) = dispatches(ops)
+        assert app_request(step).kind is AppStepKind.PROPOSE, (plan, rules)
 
 
 def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_questioned_once() -> None:

@@ -19,9 +19,9 @@ is transformed, exactly:
   that asks them, with no calls: nothing of it ran, the questions were asked.
 - An answer a rule read as another status (repeat-is-finish and read-result-is-finish read a CONTINUE as
   FINISH) is written with the status the host took, the one its trajectory entry records.
-- A first step its plan made without a model call (plan-reads-without-model) is written as the answer that
-  makes those calls and FINISH; one the host forgot (a read that failed or left part of its file out) is not
-  written: the model's answer after it was the subtask's first.
+- A first step its plan made without a model call (plan-reads-without-model, plan-writes-without-model) is
+  written as the answer that makes those calls and FINISH; one the host forgot (a call that failed, a read
+  that left part of its file out) is not written: the model's answer after it was the subtask's first.
 - A request the host ended FINISH by verified-graph-is-finish, without asking the planner, gets the planner
   FINISH that rules = "none" asks for, its comment the reply the host gave.
 - What the mechanisms decided stays as the model answered: calls that repeat a change already made, calls
@@ -54,7 +54,7 @@ from podium.desktop.host.decide import observed
 from podium.desktop.host.planner import EXAMPLE_RULE
 from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostState
 from podium.desktop.host.subtask import new_questions, step_decision
-from podium.desktop.rules.steps import FAIL_QUESTION, PLAN_READS, VERIFIED_FINISH, read_whole
+from podium.desktop.rules.steps import FAIL_QUESTION, PLAN_READS, PLAN_WRITES, VERIFIED_FINISH, read_whole
 from podium.desktop.shell.phases import Phase
 from podium.desktop.shell.records import STRATEGY_RECORD, strategy_options
 from podium.desktop.wire.messages import (
@@ -87,7 +87,7 @@ class _Answer:
     sid: str | None = None
     results: tuple[ActionResult, ...] = ()  # what its calls did (the EXECUTE turn that followed)
     trajectory: list[TrajectoryEntry] = field(default_factory=list)  # the trajectory entries its step recorded
-    planned: bool = False  # made by its plan, not by the model (plan-reads-without-model)
+    planned: bool = False  # made by its plan, not by the model (plan-reads/writes-without-model)
 
     @property
     def who(self) -> str:
@@ -176,7 +176,7 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
                 sid = state.run.busy.get(agent) if state.run is not None else None
                 planned = _planned(state, sid)
                 if planned is not None and not read_whole(report.results):
-                    pass  # a planned read the host forgot: the model made the subtask's first step
+                    pass  # a planned step the host forgot: the model made the subtask's first step
                 elif report.kind is AppStepKind.EXECUTE and planned is None:
                     if agent in open_:
                         open_[agent].results = tuple(report.results)
@@ -198,10 +198,10 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
 
 
 def _planned(state: HostState, sid: str | None) -> AppStepReport | None:
-    """The answer its plan made for a step that ran without a model call (plan-reads-without-model)."""
+    """The answer its plan made for a step that ran without a model call (plan-reads/writes-without-model)."""
     record = state.run.subtasks.get(sid) if state.run is not None and sid is not None else None
     proposal = record.proposal if record is not None else None
-    if proposal is None or PLAN_READS not in proposal.fired:
+    if proposal is None or not {PLAN_READS, PLAN_WRITES} & set(proposal.fired):
         return None
     return AppStepReport(status=proposal.output.status, output=proposal.output.dump(), facts=proposal.facts)
 
@@ -229,7 +229,7 @@ def _script(run: str, request: str, answers: list[_Answer], failed_turns: int) -
         else:
             reply, change = _app_reply(answer)
             if answer.planned:
-                change = f"the answer its plan made by {PLAN_READS}, without a model call, written as the model's"
+                change = "the answer its plan made without a model call, written as the model's"
         if change is not None:
             changes.append(f"{answer.who}: {change}")
         if reply is None:

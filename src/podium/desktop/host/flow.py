@@ -45,6 +45,7 @@ from podium.desktop.wire.messages import (
     AppStepKind,
     AppStepRequest,
     Call,
+    CallFacts,
     HostStepRequest,
     InputView,
     PlacingView,
@@ -184,16 +185,17 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
         return finish_run(s, HostEvent.LIMIT, limit)
-    if planned and rules.PLAN_READS in s.rules and not record.steps and (calls := rules.planned_reads(
-            record.spec, s.catalog.get(record.spec.application))):
-        # FINISH once every read returned its file whole; else forgotten, the model's step (subtask._executed)
+    if planned and not record.steps and (first := _planned_step(s, record)) is not None:
+        # FINISH once its calls worked (every read returned its file whole); else forgotten, and the step is
+        # the model's (subtask._executed)
+        rule, calls, result = first
         output = AppOutput(actions=tuple(Action(function=c.function, arguments=c.arguments) for c in calls),
-                           status=AppStatus.FINISH, result=f"{', '.join(record.spec.reads)} read")
+                           status=AppStatus.FINISH, result=result)
         launch = _first_of_app(run_of(s), record)
         s = update_subtask(s, sid, steps=record.steps + 1)
         s = replace(s, session_steps=s.session_steps + 1)
         s = with_run(s, steps=run_of(s).steps + 1)
-        return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(rules.PLAN_READS,)),
+        return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(rule,)),
                                 launch=launch)
     app = s.catalog.get(record.spec.application)
     ops, s, agent = agent_for(s, record.spec.application)
@@ -231,6 +233,22 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {record.steps + 1} on {agent}")
     return [*ops, Dispatch(agent, Prompt(request.model_dump_json(), temperature=t), run.token)], s
+
+
+def _planned_step(s: HostState, record: SubtaskRecord) -> tuple[str, tuple[CallFacts, ...], str] | None:
+    """(rule, calls, result) of a first step its plan determines (rules plan-reads-without-model and
+    plan-writes-without-model), or None: the model makes it."""
+    app = s.catalog.get(record.spec.application)
+    if rules.PLAN_READS in s.rules and (calls := rules.planned_reads(record.spec, app)):
+        return rules.PLAN_READS, calls, f"{', '.join(record.spec.reads)} read"
+    run = run_of(s)
+    if rules.PLAN_WRITES in s.rules and run.files is not None:
+        tables = [a.value for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
+                  for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
+        write = rules.planned_write(record.spec, app, tables, {*run.files, *run.created})
+        if write is not None:
+            return rules.PLAN_WRITES, (write,), f"{write.arguments['path']} has the table handed on"
+    return None
 
 
 def _first_of_app(run: Run, record: SubtaskRecord) -> bool:

@@ -141,13 +141,14 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         return [], s
     if report.failure is not None:
         return _broken(s, agent, sid, report)
-    if rules.PLAN_READS in proposal.fired and not rules.read_whole(report.results):
-        # not the whole file, or not read: forgotten, and the first step is its model's, as without the rule
+    planned = set(proposal.fired) & {rules.PLAN_READS, rules.PLAN_WRITES}
+    if planned and not rules.read_whole(report.results):
+        # not the whole file, or not done: forgotten, and the first step is its model's, as without the rule
         why = "; ".join(f"{r.function}: {r.left_out or r.error or 'not run'}" for r in report.results
                         if not r.ok or r.left_out)
         s = record_step(s, agent, AppStatus.CONTINUE.value, subtask=sid,
                         action="; ".join(call_text(f.function, f.arguments, 200) for f in proposal.facts),
-                        outcome=f"left to the model: {why}", timings=report.timings_ms, fired=(rules.PLAN_READS,))
+                        outcome=f"left to the model: {why}", timings=report.timings_ms, fired=tuple(planned))
         s = update_subtask(s, sid, proposal=None, steps=record.steps - 1)
         return dispatch_propose(s, sid, planned=False)
     worked = progressed(report.results, record)

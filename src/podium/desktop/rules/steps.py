@@ -5,7 +5,7 @@ the host can record that it fired."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, ToolInfo
@@ -26,6 +26,7 @@ SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
 PLAN_READS = "plan-reads-without-model"
 VERIFIED_FINISH = "verified-graph-is-finish"
+PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
@@ -48,6 +49,31 @@ def planned_reads(spec: SubtaskSpec, app: AppInfo | None) -> tuple[CallFacts, ..
         return ()
     return tuple(CallFacts(function=tool, arguments={"path": path}, read_only=True)
                  for path in spec.reads for tool in spec.tools)
+
+
+def _table_writer(tool: ToolInfo | None) -> bool:
+    """A tool that puts a table into a file and needs nothing but the path and the rows."""
+    if tool is None or tool.read_only:
+        return False
+    schema = tool.schema
+    rows = schema.get("properties", {}).get("rows", {})
+    return set(schema.get("required", [])) == {"path", "rows"} and isinstance(rows, Mapping) \
+        and rows.get("type") == "array"
+
+
+def planned_write(spec: SubtaskSpec, app: AppInfo | None, tables: Sequence[Any], existing: Collection[str]
+                  ) -> CallFacts | None:
+    """Rule plan-writes-without-model: the call of a subtask whose plan determines it: it reads nothing,
+    writes one new file its application opens, with the one tool it declares, which puts a table into a file
+    and needs nothing else, and was handed exactly one table (`tables`): that tool on that file with that
+    table. `existing`: the workspace's paths and what the run made."""
+    if app is None or spec.reads or len(spec.writes) != 1 or len(spec.tools) != 1 or len(tables) != 1:
+        return None
+    path = spec.writes[0]
+    if path in existing or not app.opens(path) or not _table_writer(app.tool(spec.tools[0])):
+        return None
+    # effects None: the shell measures the declared write around the call
+    return CallFacts(function=spec.tools[0], arguments={"path": path, "rows": tables[0]}, effects=None)
 
 
 def read_whole(results: Sequence[ActionResult]) -> bool:
