@@ -118,7 +118,16 @@ def test_a_tools_call_written_out_as_data_is_refused() -> None:
     text = CallFacts(function="write_file", arguments={"path": "total.txt", "content": "column_totals(data.csv)"})
     decision = decide(answer(), [text], record(), active=SMALL, created=(), protected=(), tools=tools)
     assert decision.run == () and decision.fired == (rules.CALL_AS_DATA,)
-    assert "its content is the call column_totals(...) written out" in decision.skipped[0][1]
+    assert "its content holds the call column_totals(...) written out, not data" in decision.skipped[0][1]
+    template = text.model_copy(update={"arguments": {"path": "total.txt", "content": "Total hours: {sum}"}})
+    decision = decide(answer(), [template], record(), active=SMALL, created=(), protected=(), tools=tools)
+    assert decision.fired == (rules.CALL_AS_DATA,) and "holds the placeholder {sum}" in decision.skipped[0][1]
+    data = template.model_copy(update={"arguments": {"path": "t.json", "content": '{"total": 33.25}'}})
+    assert decide(answer(), [data], record(), active=SMALL, created=(), protected=(), tools=tools).run == (0,)
+    # a template's placeholder, alone, is what a call looks for
+    filling = template.model_copy(update={"function": "replace_text", "arguments": {
+        "path": "letter.docx", "find": "{name}", "replace_with": "Ana"}})
+    assert decide(answer(), [filling], record(), active=SMALL, created=(), protected=(), tools=tools).run == (0,)
     # the person's own words, text that calls no tool, or no rules: it runs
     asked = decide(answer(), [text], record(), active=SMALL, created=(), protected=(), tools=tools,
                    given="Write column_totals(data.csv) into total.txt")

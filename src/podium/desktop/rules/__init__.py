@@ -72,8 +72,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                   "answer gives a result, or when it only reads again what it has read: a small "
                                   "model reads the same file again instead."),
     Rule("call-is-not-data", "A change whose text argument is a tool's call written out (`column_totals(data.csv)`) "
-                             "the person did not write is refused: a small model writes where a value comes from "
-                             "instead of the value."),
+                             "or holds a placeholder (`{sum}`) the person did not write is refused: a small model "
+                             "writes where a value comes from instead of the value."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "

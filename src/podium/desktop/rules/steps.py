@@ -30,6 +30,7 @@ PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
 
 def _plain_reader(tool: ToolInfo | None) -> bool:
@@ -91,13 +92,19 @@ def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str])
 
 
 def called_in_data(arguments: Mapping[str, Any], tools: Set[str], given: str) -> tuple[str, str] | None:
-    """Rule call-is-not-data: (argument, tool) when a text argument of a change is a call of a tool written
-    out ("column_totals(data.csv)") that the person's words do not contain: the model wrote where its data
-    should come from instead of the data."""
+    """Rule call-is-not-data: (argument, what stands in it) when a text argument of a change is a call of a
+    tool written out ("column_totals(data.csv)") or holds a placeholder in its text ("Total: {sum}") that the
+    person's words do not contain: the model wrote where its data should come from instead of the data."""
     for name, value in arguments.items():
-        found = _CALL.match(value) if isinstance(value, str) else None
+        if not isinstance(value, str):
+            continue
+        found = _CALL.match(value)
         if found and found.group(1) in tools and value.strip().casefold() not in given.casefold():
-            return name, found.group(1)
+            return name, f"the call {found.group(1)}(...) written out"
+        hole = _PLACEHOLDER.search(value)
+        # a placeholder alone may be what a template holds and a call looks for; inside text, it is a hole
+        if hole and hole.group(0) != value.strip() and hole.group(0) not in given:
+            return name, f"the placeholder {hole.group(0)}"
     return None
 
 
@@ -108,11 +115,11 @@ def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: 
     if CALL_AS_DATA in active and not fact.read_only:
         called = called_in_data(fact.arguments, tools, given)
         if called is not None:
-            name, tool = called
-            return CALL_AS_DATA, (f"not run: its {name} is the call {tool}(...) written out, not data: a tool runs "
-                                  f"only as one of your actions. Give the data itself: a value you were handed or "
-                                  f"read, by reference ({{\"ref\": ...}}), or call {tool} first if your "
-                                  f"application has it"), ()
+            name, stand_in = called
+            return CALL_AS_DATA, (f"not run: its {name} holds {stand_in}, not data: nothing fills it in, and a "
+                                  "tool runs only as one of your actions. Give the data itself: a value you were "
+                                  "handed or read, by reference ({\"ref\": ...}), after the call that computes it "
+                                  "has run"), ()
     if FAILED_CALL in active and failed is not None:
         return FAILED_CALL, (f"not run: it already failed with these same arguments in this subtask "
                              f"({summarize(failed, 200)}) and would fail again; call something else"), ()
