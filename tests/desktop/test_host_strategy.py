@@ -340,10 +340,11 @@ def copy_plan(target: str = "new.xlsx", tools: tuple[str, ...] = ("write_rows",)
 
 
 def test_with_the_rules_a_table_written_into_a_new_file_as_its_plan_determines_needs_no_model_call() -> None:
-    def to_writer(plan: list[dict[str, Any]], rules: str = "small-local") -> tuple[list[Any], HostState]:
+    def to_writer(plan: list[dict[str, Any]], rules: str = "small-local", **config: Any
+                  ) -> tuple[list[Any], HostState]:
         request = f"Put the table of report.docx into {plan[1]['writes'][0]}"
         _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
-                                          started(request, rules=rules, catalog=WRITERS))
+                                        started(request, rules=rules, catalog=WRITERS, **config))
         if rules == "none":  # the read is the model's step too
             _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", READ), s)
         return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
@@ -354,7 +355,7 @@ def test_with_the_rules_a_table_written_into_a_new_file_as_its_plan_determines_n
     assert writer.agent == "app-spreadsheets" and request.kind is AppStepKind.EXECUTE and request.launch
     (call,) = request.calls  # the table handed on, as the tool's rows: the model never re-types it
     assert (call.function, call.arguments) == ("write_rows", {"path": "new.xlsx", "rows": TABLE})
-    assert not call.changes_nothing  # measured on the declared write, like a change its tool cannot name
+    assert call.effects[0].path == "new.xlsx" and not call.changes_nothing  # its effect: measured around the call
     made = ActionResult(function="write_rows", arguments=call.arguments, ok=True, content={"range": "A1:B2"},
                         changes=(EffectView(path="new.xlsx", change="create", before=None, after="d1"),))
     ops, s = STRATEGY.handle_response("app-spreadsheets", executed(made), s)
@@ -369,12 +370,14 @@ def test_with_the_rules_a_table_written_into_a_new_file_as_its_plan_determines_n
     (asked,) = dispatches(ops)
     assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).step == 1
     assert s.blackboard.trajectories[-1].outcome == "left to the model: write_rows: disk full"
-    # the model makes the step when: no rules; a file there already; more than the one tool
-    for plan, rules in ((copy_plan(), "none"), (copy_plan("budget.xlsx"), "small-local"),
-                        (copy_plan(tools=("write_rows", "add_chart")), "small-local")):
-        ops, _ = to_writer(plan, rules)
+    # the model makes the step when: no rules; a file there already; more than the one tool; a write that
+    # waits for the person (a protected path)
+    for plan, rules, config in ((copy_plan(), "none", {}), (copy_plan("budget.xlsx"), "small-local", {}),
+                                (copy_plan(tools=("write_rows", "add_chart")), "small-local", {}),
+                                (copy_plan(), "small-local", {"protected": ("new.xlsx",)})):
+        ops, _ = to_writer(plan, rules, **config)
         (step,) = dispatches(ops)
-        assert app_request(step).kind is AppStepKind.PROPOSE, (plan, rules)
+        assert app_request(step).kind is AppStepKind.PROPOSE, (plan, rules, config)
 
 
 def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_questioned_once() -> None:

@@ -14,7 +14,7 @@ from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
-from podium.desktop.host.capability import covered
+from podium.desktop.host.capability import covered, holds
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
@@ -246,7 +246,10 @@ def _planned_step(s: HostState, record: SubtaskRecord) -> tuple[str, tuple[CallF
         tables = [a.value for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
                   for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
         write = rules.planned_write(record.spec, app, tables, {*run.files, *run.created})
-        if write is not None:
+        # only a change the mechanisms let run without the person (not a path only data named, nor a protected one)
+        trusted = tuple(w for w in record.spec.writes if w not in record.untrusted)
+        if write is not None and not holds((write,), writes=trusted, untrusted=record.untrusted, created=run.created,
+                                           protected=s.config.protected):
             return rules.PLAN_WRITES, (write,), f"{write.arguments['path']} has the table handed on"
     return None
 

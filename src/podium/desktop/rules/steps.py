@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, ToolInfo
-from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
+from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
 from podium.desktop.wire.schemas import AppOutput, AppStatus, HandsOn, SubtaskSpec
 
@@ -73,8 +73,8 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, tables: Sequence[Any],
     path = spec.writes[0]
     if path in existing or not app.opens(path) or not _table_writer(app.tool(spec.tools[0])):
         return None
-    # effects None: the shell measures the declared write around the call
-    return CallFacts(function=spec.tools[0], arguments={"path": path, "rows": tables[0]}, effects=None)
+    return CallFacts(function=spec.tools[0], arguments={"path": path, "rows": tables[0]},
+                     effects=(EffectView(path=path, change="create"),))
 
 
 def read_whole(results: Sequence[ActionResult]) -> bool:
