@@ -108,6 +108,8 @@ def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:
     decision = decide(answer(n=2), [absent, write()], record(), active=frozenset(), created=(), protected=())
     assert decision.run == (1,) and decision.fired == ()
     assert "budget.xlsx does not exist yet and your subtask creates it" in decision.skipped[0][1]
+    dotted = absent.model_copy(update={"arguments": {"path": "./budget.xlsx"}})
+    assert decide(answer(), [dotted], record(), active=frozenset(), created=(), protected=()).run == ()
     # a missing file it does not write is the tool's to report
     other = absent.model_copy(update={"arguments": {"path": "q9.xlsx"}})
     assert decide(answer(), [other], record(), active=frozenset(), created=(), protected=()).run == (0,)

@@ -24,7 +24,7 @@ from podium.desktop.host.capability import Hold, covered, holds
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, CallFacts, call_text
-from podium.desktop.wire.schemas import AppOutput, AppStatus
+from podium.desktop.wire.schemas import AppOutput, AppStatus, normal_path
 
 MAX_FAILED = 16
 
@@ -74,7 +74,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         if not fact.known:
             skip(index, f"not run: there is no tool {fact.function!r}")
             continue
-        if fact.absent and fact.arguments.get("path") in record.spec.writes:
+        if fact.absent and normal_path(str(fact.arguments.get("path"))) in record.spec.writes:
             skip(index, f"not run: {fact.arguments['path']} does not exist yet and your subtask creates it (writes "
                         f"{', '.join(record.spec.writes)}): there is nothing in it to read. Write it with the data "
                         "you were handed or have read, by reference")
