@@ -68,7 +68,7 @@ async def test_column_totals_of_a_csv_file(files: FilesApplication, root: Path) 
 
 async def test_csv_refusals(files: FilesApplication, root: Path) -> None:
     wrong = await call_checked(files, root, "write_csv_table", {"path": "items.txt", "rows": [["a"]]})
-    assert "'items.txt' is not a .csv file" in wrong.error
+    assert "'items.txt' is not a .csv file: rows go into another text file with write_file" in wrong.error
     missing = await files.call("read_csv", {"path": "nope.csv"})
     assert "'nope.csv' does not exist" in missing.error
 

@@ -136,6 +136,9 @@ def csv_totals(workspace: Any, path: str) -> dict[str, Any]:
 
 
 def write_csv(app: Any, args: WriteCsvArgs) -> dict[str, Any]:
+    if not args.path.lower().endswith(CSV_SUFFIXES):
+        raise ToolError(f"{args.path!r} is not a .csv file: rows go into another text file with write_file, its "
+                        "content the table by reference (written as tab-separated lines)")
     resolved = csv_path(app.workspace, args.path, existing=False)
     text = format_csv(args.rows, delimiter_for(resolved))
     if resolved.is_file() and resolved.read_bytes() == text.encode("utf-8"):
