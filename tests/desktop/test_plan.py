@@ -292,6 +292,15 @@ def test_fixes_certain_from_types_are_made_and_said() -> None:
     check = check_plan(rows, CATALOG, "List the duplicate rows of members.xlsx in duplicates.txt",
                        (*FILES, "members.xlsx"))
     assert check.ok and check.subtasks[0].writes == () and check.subtasks[0].reads == ("members.xlsx",)
+    # a last subtask that hands data on to nobody and writes a file of another application's type does that
+    # write: it runs on that application, its write kept
+    last = [spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"], hands_on="table"),
+            spec("2", "documents", "1", writes=["members.xlsx"], tools=["add_table"], hands_on="text")]
+    check = check_plan(last, CATALOG, "Add the missing email to members.xlsx", (*FILES, "members.xlsx"))
+    assert check.ok, check.problems
+    (kept,) = check.subtasks  # on spreadsheets, it is then one with the read it waits for
+    assert (kept.application, kept.writes) == ("spreadsheets", ("members.xlsx",))
+    assert not any("it writes nothing" in note for note in check.amended)
     # declaring a tool that changes, or handing to nobody, it may mean the write
     sorting = [rows[0].model_copy(update={"tools": ("read_sheet", "write_rows")}), rows[1]]
     assert check_plan(sorting, CATALOG, "Sort members.xlsx, list it in duplicates.txt",

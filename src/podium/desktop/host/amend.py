@@ -204,7 +204,9 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
     # declaring only tools that read, it cannot change the files it reads: naming them as writes is a slip
     looks = bool(waiting and spec.tools) and all((info := app.tool(t)) is not None and info.read_only
                                                  for t in spec.tools)
-    if not all(w in later or (app.file_types and not app.opens(w)) or (looks and w in spec.reads)
+    # a write of a file it cannot open is a writer's that waits for it; with none waiting, the work is its own
+    # (it moves to the application that opens the file)
+    if not all(w in later or (waiting and app.file_types and not app.opens(w)) or (looks and w in spec.reads)
                for w in spec.writes):
         return spec
     changing = [t for t in spec.tools if (info := app.tool(t)) is None or not info.read_only]
