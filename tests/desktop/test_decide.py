@@ -106,7 +106,7 @@ def test_calls_that_cannot_run_are_not_run() -> None:
 def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:
     absent = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True, absent=True)
     decision = decide(answer(n=2), [absent, write()], record(), active=frozenset(), created=(), protected=())
-    assert decision.run == (1,) and decision.fired == ()
+    assert decision.run == (1,) and decision.fired == () and decision.failed_again == ("read_sheet",)
     assert "budget.xlsx does not exist yet and your subtask creates it" in decision.skipped[0][1]
     dotted = absent.model_copy(update={"arguments": {"path": "./budget.xlsx"}})
     assert decide(answer(), [dotted], record(), active=frozenset(), created=(), protected=()).run == ()

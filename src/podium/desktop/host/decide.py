@@ -75,6 +75,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: there is no tool {fact.function!r}")
             continue
         if fact.absent and normal_path(str(fact.arguments.get("path"))) in record.spec.writes:
+            again.append(fact.function)  # proposed again, it is a stuck tool (rule withhold-stuck-tool)
             skip(index, f"not run: {fact.arguments['path']} does not exist yet and your subtask creates it (writes "
                         f"{', '.join(record.spec.writes)}): there is nothing in it to read. Write it with the data "
                         "you were handed or have read, by reference")
