@@ -54,7 +54,7 @@ from podium.desktop.host.decide import observed
 from podium.desktop.host.planner import EXAMPLE_RULE
 from podium.desktop.host.state import JUDGE, OBSERVER, PLANNER, HostState
 from podium.desktop.host.subtask import new_questions, step_decision
-from podium.desktop.rules.steps import FAIL_QUESTION, PLAN_READS, PLAN_WRITES, VERIFIED_FINISH, read_whole
+from podium.desktop.rules.steps import FAIL_QUESTION, PLAN_READS, PLAN_WRITES, VERIFIED_FINISH, planned_done
 from podium.desktop.shell.phases import Phase
 from podium.desktop.shell.records import STRATEGY_RECORD, strategy_options
 from podium.desktop.wire.messages import (
@@ -175,7 +175,7 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
                 report = decode_app_report(text)
                 sid = state.run.busy.get(agent) if state.run is not None else None
                 planned = _planned(state, sid)
-                if planned is not None and not read_whole(report.results):
+                if planned is not None and not planned_done(report.results):
                     pass  # a planned step the host forgot: the model made the subtask's first step
                 elif report.kind is AppStepKind.EXECUTE and planned is None:
                     if agent in open_:

@@ -142,7 +142,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     if report.failure is not None:
         return _broken(s, agent, sid, report)
     planned = set(proposal.fired) & {rules.PLAN_READS, rules.PLAN_WRITES}
-    if planned and not rules.read_whole(report.results):
+    if planned and not rules.planned_done(report.results):
         # not the whole file, or not done: forgotten, and the first step is its model's, as without the rule
         why = "; ".join(f"{r.function}: {r.left_out or r.error or 'not run'}" for r in report.results
                         if not r.ok or r.left_out)

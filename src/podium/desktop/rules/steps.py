@@ -77,8 +77,9 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, tables: Sequence[Any],
                      effects=(EffectView(path=path, change="create"),))
 
 
-def read_whole(results: Sequence[ActionResult]) -> bool:
-    """Whether every planned read ran and returned its file whole: what the rule's FINISH stands on."""
+def planned_done(results: Sequence[ActionResult]) -> bool:
+    """Whether every call of a first step its plan made worked, each read returning its file whole: what the
+    planned step's FINISH stands on."""
     return all(r.ok and not r.left_out for r in results)
 
 
