@@ -207,7 +207,8 @@ def test_a_record_that_no_longer_replays_is_refused(cli: Invoke, home: Path, tmp
 @pytest.mark.parametrize("rules", ["small-local", "none"])
 def test_the_seed_example_exports_as_it_was_played(cli: Invoke, tmp_path: Path, rules: str) -> None:
     """With no rule, its script is its answers (the example's, fields at their defaults aside); with the small
-    model's rules, the read its plan made without a model call is the documents agent's one answer."""
+    model's rules, the read its plan made without a model call is the documents agent's one answer, and the
+    table its plan put into budget.xlsx the spreadsheets agent's first."""
     repo = Path(__file__).parents[2]
     work = tmp_path / "quarterly"
     work.mkdir()
@@ -224,6 +225,10 @@ def test_the_seed_example_exports_as_it_was_played(cli: Invoke, tmp_path: Path, 
         expected = [(r["status"], r.get("actions", [])) for r in replies]
         if rules == "small-local" and name == "documents":
             expected = [("FINISH", [{"function": "read_table", "arguments": {"path": "report.docx"}}])]
+        if rules == "small-local" and name == "spreadsheets":
+            table = {"ref": "1.read_table.rows"}
+            placed = {"function": "write_rows", "arguments": {"path": "budget.xlsx", "rows": table}}
+            expected = [("CONTINUE", [placed]), *expected]
         assert [(r["status"], r.get("actions", [])) for r in exported.apps[name]] == expected
     if rules == "small-local":  # played with no rules, the script makes the same run
         again = tmp_path / "again"
@@ -260,8 +265,8 @@ def test_a_planned_read_the_host_forgot_is_not_written(cli: Invoke, tmp_path: Pa
 def test_a_planned_write_is_written_as_the_answer_that_makes_it_and_plays_the_same_with_none(
         cli: Invoke, tmp_path: Path) -> None:
     """The table of report.docx into a new workbook: with the small model's rules no AppAgent's model is
-    asked (the read and the write are their plans'); the script holds both as answers, with the table written
-    out, and played with no rules makes the same workbook."""
+    asked (the read and the write are their plans'); the script holds both as answers, the table by reference,
+    and played with no rules makes the same workbook."""
     request = "Copy the table of report.docx into a new workbook copy.xlsx"
     script = write_script(tmp_path / "copy.json", [
         assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"], tools=["read_table"],
@@ -282,5 +287,5 @@ def test_a_planned_write_is_written_as_the_answer_that_makes_it_and_plays_the_sa
             exported = load_script(tmp_path / "exported.json")
             (write,) = exported.apps["spreadsheets"]
             assert write["status"] == "FINISH" and [a["function"] for a in write["actions"]] == ["write_rows"]
-            assert write["actions"][0]["arguments"]["rows"][0] == books["first"][0]
+            assert write["actions"][0]["arguments"]["rows"] == {"ref": "1.read_table.rows"}
     assert books["first"] == books["again"] and len(books["first"]) > 1

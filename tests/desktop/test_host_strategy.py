@@ -30,7 +30,7 @@ from podium.desktop.wire.messages import (
     StepFailure,
 )
 from podium.desktop.wire.prompts import HOST_FINISH_EXAMPLE
-from podium.desktop.wire.schemas import AppOutput, HostOutput
+from podium.desktop.wire.schemas import AppOutput, AppStatus, HostOutput
 from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Reply, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
 
@@ -339,45 +339,80 @@ def copy_plan(target: str = "new.xlsx", tools: tuple[str, ...] = ("write_rows",)
             sub("2", "spreadsheets", "1", writes=[target], tools=list(tools))]
 
 
-def test_with_the_rules_a_table_written_into_a_new_file_as_its_plan_determines_needs_no_model_call() -> None:
-    def to_writer(plan: list[dict[str, Any]], rules: str = "small-local", **config: Any
-                  ) -> tuple[list[Any], HostState]:
-        request = f"Put the table of report.docx into {plan[1]['writes'][0]}"
-        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
-                                        started(request, rules=rules, catalog=WRITERS, **config))
-        if rules == "none":  # the read is the model's step too
-            _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", READ), s)
-        return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
+def to_writer(plan: list[dict[str, Any]], rules: str = "small-local", **config: Any) -> tuple[list[Any], HostState]:
+    """The plan assigned and its read done: the writer's first step is asked for."""
+    request = f"Put the table of report.docx into {plan[1]['writes'][0]}"
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                    started(request, rules=rules, catalog=WRITERS, **config))
+    if rules == "none":  # the read is the model's step too
+        _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", READ), s)
+    return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
 
+
+def test_with_the_rules_a_table_put_into_a_file_as_its_plan_determines_is_the_plans_answer_not_the_models() -> None:
     ops, s = to_writer(copy_plan())
     (writer,) = dispatches(ops)
     request = app_request(writer)
-    assert writer.agent == "app-spreadsheets" and request.kind is AppStepKind.EXECUTE and request.launch
-    (call,) = request.calls  # the table handed on, as the tool's rows: the model never re-types it
+    assert writer.agent == "app-spreadsheets" and request.kind is AppStepKind.PROPOSE and request.step == 1
+    # the answer its plan gives, the table by reference: the shell gathers its facts, the model is not asked
+    planned = AppOutput.model_validate(request.planned)
+    assert planned.status is AppStatus.FINISH
+    (action,) = planned.actions
+    assert (action.function, action.arguments) == (
+        "write_rows", {"path": "new.xlsx", "rows": {"ref": "1.read_table.rows"}})
+    write = facts_of("write_rows", {"path": "new.xlsx", "rows": TABLE}, change="create")
+    said = proposes("FINISH", write, result="new.xlsx has the table handed on")
+    (execute,), s = STRATEGY.handle_response("app-spreadsheets", said, s)
+    (call,) = app_request(execute).calls  # decided on as a model's answer: a new declared file needs no one
     assert (call.function, call.arguments) == ("write_rows", {"path": "new.xlsx", "rows": TABLE})
-    assert call.effects[0].path == "new.xlsx" and not call.changes_nothing  # its effect: measured around the call
-    made = ActionResult(function="write_rows", arguments=call.arguments, ok=True, content={"range": "A1:B2"},
-                        changes=(EffectView(path="new.xlsx", change="create", before=None, after="d1"),))
+    made = ran(write, {"range": "A1:B2"})
     ops, s = STRATEGY.handle_response("app-spreadsheets", executed(made), s)
     assert any(isinstance(op, Reply) for op in ops)  # verified against the files: the request is done
     assert [(t.agent, t.status, t.rules) for t in s.blackboard.trajectories[-3:-1]] == [
         ("app-spreadsheets", "FINISH", (PLAN_WRITES,)), ("host", "FINISH", (VERIFIED_FINISH,))]
-    assert "new.xlsx has the table handed on" in s.blackboard.trajectories[-3].outcome
     # a call that failed is forgotten: the first step is the model's, as without the rule
-    ops, s = to_writer(copy_plan())
-    failed = made.model_copy(update={"ok": False, "error": "disk full", "changes": ()})
-    ops, s = STRATEGY.handle_response("app-spreadsheets", executed(failed), s)
+    _, s = to_writer(copy_plan())
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", write), s)
+    ops, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(write, "disk full", ok=False)), s)
     (asked,) = dispatches(ops)
     assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).step == 1
+    assert app_request(asked).planned is None
     assert s.blackboard.trajectories[-1].outcome == "left to the model: write_rows: disk full"
-    # the model makes the step when: no rules; a file there already; more than the one tool; a write that
-    # waits for the person (a protected path)
-    for plan, rules, config in ((copy_plan(), "none", {}), (copy_plan("budget.xlsx"), "small-local", {}),
-                                (copy_plan(tools=("write_rows", "add_chart")), "small-local", {}),
-                                (copy_plan(), "small-local", {"protected": ("new.xlsx",)})):
-        ops, _ = to_writer(plan, rules, **config)
+    # a call that would wait for the person (its effects lose what the file held; a protected path) is not
+    # asked about: forgotten, and the model makes the step
+    for facts, config in ((facts_of("write_rows", {"path": "new.xlsx", "rows": TABLE}, change="edit"), {}),
+                          (write, {"protected": ("new.xlsx",)})):
+        _, s = to_writer(copy_plan(), **config)
+        ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", facts), s)
+        (asked,) = dispatches(ops)
+        request = app_request(asked)
+        assert request.kind is AppStepKind.PROPOSE and request.step == 1 and request.planned is None, config
+        assert not any(isinstance(op, Forward) for op in ops)  # nothing asked of the person
+        assert s.blackboard.trajectories[-1].outcome.startswith("left to the model")
+        assert s.blackboard.trajectories[-1].rules == (PLAN_WRITES,)
+    # a subtask with more to do than put the table in: the table first, then the model goes on; a file there
+    # already is decided on by its effects, as any
+    for tools in (("write_rows", "add_chart"), ("add_chart",)):
+        ops, s = to_writer(copy_plan("budget.xlsx", tools))
+        (first,) = dispatches(ops)
+        planned = AppOutput.model_validate(app_request(first).planned)
+        assert planned.status is AppStatus.CONTINUE and planned.actions[0].function == "write_rows", tools
+    # the model makes the step when: no rules; two tables handed; another file read first
+    two = [*copy_plan()[:1], sub("2", "documents", reads=["other.docx"], tools=["read_table"], hands_on="table"),
+           sub("3", "spreadsheets", "1", "2", writes=["new.xlsx"], tools=["write_rows"])]
+    for plan, rules in ((copy_plan(), "none"),
+                        ([copy_plan()[0], {**copy_plan()[1], "reads": ["budget.xlsx"]}], "small-local")):
+        ops, _ = to_writer(plan, rules)
         (step,) = dispatches(ops)
-        assert app_request(step).kind is AppStepKind.PROPOSE, (plan, rules, config)
+        assert app_request(step).kind is AppStepKind.PROPOSE and app_request(step).planned is None, (plan, rules)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=two, files=(*FILES, "other.docx")),
+                                    started("Put the tables of report.docx and other.docx into new.xlsx",
+                                            rules="small-local", catalog=WRITERS))
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
+    other = facts_of("read_table", {"path": "other.docx"}, read_only=True)
+    ops, _ = STRATEGY.handle_response("app-documents", executed(ran(other, {"rows": TABLE})), s)
+    (step,) = dispatches(ops)
+    assert app_request(step).planned is None
 
 
 def test_with_the_rules_a_planners_fail_after_every_subtask_finished_is_questioned_once() -> None:

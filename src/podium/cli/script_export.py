@@ -20,8 +20,9 @@ is transformed, exactly:
 - An answer a rule read as another status (repeat-is-finish and read-result-is-finish read a CONTINUE as
   FINISH) is written with the status the host took, the one its trajectory entry records.
 - A first step its plan made without a model call (plan-reads-without-model, plan-writes-without-model) is
-  written as the answer that makes those calls and FINISH; one the host forgot (a call that failed, a read
-  that left part of its file out) is not written: the model's answer after it was the subtask's first.
+  written as the answer that makes those calls; one the host forgot (a call that failed or would have waited
+  for the person, a read that left part of its file out) is not written: the model's answer after it was the
+  subtask's first.
 - A request the host ended FINISH by verified-graph-is-finish, without asking the planner, gets the planner
   FINISH that rules = "none" asks for, its comment the reply the host gave.
 - What the mechanisms decided stays as the model answered: calls that repeat a change already made, calls
@@ -88,6 +89,7 @@ class _Answer:
     results: tuple[ActionResult, ...] = ()  # what its calls did (the EXECUTE turn that followed)
     trajectory: list[TrajectoryEntry] = field(default_factory=list)  # the trajectory entries its step recorded
     planned: bool = False  # made by its plan, not by the model (plan-reads/writes-without-model)
+    forgotten: bool = False  # a planned answer the host forgot: the model's answer after it was the step
 
     @property
     def who(self) -> str:
@@ -156,11 +158,10 @@ def export_script(store: Store, ident: str) -> Exported:
 
 
 def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answer], int]:
-    """Every model answer in the record, each with the trajectory entries its step recorded and what its
-    calls did; and how many turns failed outside the model."""
+    """Every model answer in the record the host took, each with the trajectory entries its step recorded and
+    what its calls did; and how many turns failed outside the model."""
     answers: list[_Answer] = []
     open_: dict[str, _Answer] = {}  # agent -> its answer whose step may still record entries
-    counts: dict[str, int] = {}
     failed_turns = 0
     for step in steps:
         input = step.input
@@ -172,20 +173,8 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
             elif agent == JUDGE:
                 answer = _Answer(_JUDGE, None, 0, state, text)
             else:
-                report = decode_app_report(text)
-                sid = state.run.busy.get(agent) if state.run is not None else None
-                planned = _planned(state, sid)
-                if planned is not None and not planned_done(report.results):
-                    pass  # a planned step the host forgot: the model made the subtask's first step
-                elif report.kind is AppStepKind.EXECUTE and planned is None:
-                    if agent in open_:
-                        open_[agent].results = tuple(report.results)
-                else:
-                    answer = _Answer(_APP, _application(state, agent, sid), 0, state, planned or report, sid,
-                                     results=tuple(report.results) if planned else (), planned=planned is not None)
+                answer = _app_answer(state, agent, decode_app_report(text), open_.get(agent))
             if answer is not None:
-                key = answer.application or answer.role
-                counts[key] = answer.number = counts.get(key, 0) + 1
                 answers.append(answer)
                 open_[agent] = answer
         elif type(input) is ErrorInput and input.agent != OBSERVER:
@@ -193,17 +182,47 @@ def _answers(state: HostState, steps: Sequence[ReplayStep]) -> tuple[list[_Answe
         for entry in step.state.blackboard.trajectories:
             if entry.step > state.step_no and entry.agent in open_:
                 open_[entry.agent].trajectory.append(entry)
+        for answer in open_.values():
+            if answer.planned and answer.sid is not None and not _planned_taken(step.state, answer.sid):
+                answer.forgotten = True  # its calls would have waited for the person: the model's step was made
         state = step.state
-    return answers, failed_turns
+    kept = [a for a in answers if not a.forgotten]
+    counts: dict[str, int] = {}
+    for answer in kept:
+        key = answer.application or answer.role
+        counts[key] = answer.number = counts.get(key, 0) + 1
+    return kept, failed_turns
 
 
-def _planned(state: HostState, sid: str | None) -> AppStepReport | None:
-    """The answer its plan made for a step that ran without a model call (plan-reads/writes-without-model)."""
+def _app_answer(state: HostState, agent: str, report: AppStepReport, last: _Answer | None) -> _Answer | None:
+    """The answer an AppAgent's report stands for (None: it is the EXECUTE turn of an answer before it)."""
+    sid = state.run.busy.get(agent) if state.run is not None else None
     record = state.run.subtasks.get(sid) if state.run is not None and sid is not None else None
     proposal = record.proposal if record is not None else None
-    if proposal is None or not {PLAN_READS, PLAN_WRITES} & set(proposal.fired):
+    fired = set(proposal.fired) if proposal is not None else set()
+    if report.kind is AppStepKind.EXECUTE:
+        if fired & {PLAN_READS, PLAN_WRITES} and not planned_done(report.results):
+            if last is not None and last.planned:  # the host forgot it: the model made the subtask's first step
+                last.forgotten = True
+            return None
+        if PLAN_READS in fired and proposal is not None:  # the reads its plan made, run without a PROPOSE turn
+            planned = AppStepReport(status=proposal.output.status, output=proposal.output.dump(), facts=proposal.facts)
+            return _Answer(_APP, _application(state, agent, sid), 0, state, planned, sid,
+                           results=tuple(report.results), planned=True)
+        if last is not None:
+            last.results = tuple(report.results)
         return None
-    return AppStepReport(status=proposal.output.status, output=proposal.output.dump(), facts=proposal.facts)
+    return _Answer(_APP, _application(state, agent, sid), 0, state, report, sid,
+                   planned=bool(record is not None and record.planned))
+
+
+def _planned_taken(state: HostState, sid: str) -> bool:
+    """Whether the host took the answer its plan gave for the subtask (it was not forgotten)."""
+    record = state.run.subtasks.get(sid) if state.run is not None else None
+    if record is None or record.planned:
+        return True  # not decided on yet
+    return (record.proposal is not None and PLAN_WRITES in record.proposal.fired) or record.steps > 1 \
+        or record.machine.final
 
 
 def _application(state: HostState, agent: str, sid: str | None) -> str:

@@ -14,7 +14,7 @@ from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
 from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
-from podium.desktop.host.capability import covered, holds
+from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
 from podium.desktop.host.plan import unplaced
@@ -179,13 +179,13 @@ def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
 
 def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     """Send a subtask's next step to its AppAgent (checks the limits first); `planned`: a first step its plan
-    determines may run without it (rule plan-reads-without-model)."""
+    determines may run without a model call (rules plan-reads-without-model, plan-writes-without-model)."""
     record = run_of(s).subtasks[sid]
     limit = _limit(s, record)
     if limit is not None:
         s = update_subtask(s, sid, SubtaskEvent.LIMIT, reason=limit)
         return finish_run(s, HostEvent.LIMIT, limit)
-    if planned and not record.steps and (first := _planned_step(s, record)) is not None:
+    if planned and not record.steps and (first := _planned_reads(s, record)) is not None:
         # FINISH once its calls worked (every read returned its file whole); else forgotten, and the step is
         # the model's (subtask._executed)
         rule, calls, result = first
@@ -197,6 +197,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         s = with_run(s, steps=run_of(s).steps + 1)
         return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(rule,)),
                                 launch=launch)
+    answer = _planned_answer(s, record) if planned and not record.steps else None
     app = s.catalog.get(record.spec.application)
     ops, s, agent = agent_for(s, record.spec.application)
     run = run_of(s)
@@ -227,31 +228,36 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
         launch=_first_of_app(run, record),
-        rules=tuple(sorted(s.rules)))
-    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1)
+        rules=tuple(sorted(s.rules)), planned=None if answer is None else answer.dump())
+    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rules.PLAN_WRITES if answer else "")
     s = replace(s, session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {record.steps + 1} on {agent}")
     return [*ops, Dispatch(agent, Prompt(request.model_dump_json(), temperature=t), run.token)], s
 
 
-def _planned_step(s: HostState, record: SubtaskRecord) -> tuple[str, tuple[CallFacts, ...], str] | None:
-    """(rule, calls, result) of a first step its plan determines (rules plan-reads-without-model and
-    plan-writes-without-model), or None: the model makes it."""
+def _planned_reads(s: HostState, record: SubtaskRecord) -> tuple[str, tuple[CallFacts, ...], str] | None:
+    """(rule, calls, result) of a first step of reads its plan determines (rule plan-reads-without-model): run
+    without a PROPOSE turn (reads need no approval), or None."""
     app = s.catalog.get(record.spec.application)
     if rules.PLAN_READS in s.rules and (calls := rules.planned_reads(record.spec, app)):
         return rules.PLAN_READS, calls, f"{', '.join(record.spec.reads)} read"
-    run = run_of(s)
-    if rules.PLAN_WRITES in s.rules and run.files is not None:
-        tables = [a.value for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
-                  for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
-        write = rules.planned_write(record.spec, app, tables, {*run.files, *run.created})
-        # only a change the mechanisms let run without the person (not a path only data named, nor a protected one)
-        trusted = tuple(w for w in record.spec.writes if w not in record.untrusted)
-        if write is not None and not holds((write,), writes=trusted, untrusted=record.untrusted, created=run.created,
-                                           protected=s.config.protected):
-            return rules.PLAN_WRITES, (write,), f"{write.arguments['path']} has the table handed on"
     return None
+
+
+def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
+    """The answer its plan gives for a subtask's first step of changes (rule plan-writes-without-model): sent
+    in place of the model's, its calls' facts gathered and decided on as for a model's answer."""
+    run = run_of(s)
+    if rules.PLAN_WRITES not in s.rules or run.files is None:
+        return None
+    tables = [a.name for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
+              for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
+    app = s.catalog.get(record.spec.application)
+    specs = {other.spec.id: other.spec for other in run.subtasks.values()}
+    unplaced_table = any(u.data is HandsOn.TABLE for u in unplaced(record.spec, app, specs))
+    return rules.planned_write(record.spec, app, tables[0] if len(tables) == 1 else None, unplaced_table,
+                               {*run.files, *run.created})
 
 
 def _first_of_app(run: Run, record: SubtaskRecord) -> bool:

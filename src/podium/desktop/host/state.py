@@ -145,6 +145,7 @@ class SubtaskRecord:
     # made empty, was questioned once already
     fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
+    planned: str = ""  # the rule whose answer its pending PROPOSE carries in place of the model's
 
     @property
     def state(self) -> SubtaskState:

@@ -111,7 +111,19 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         return dispatch_propose(s, sid)
     facts = tuple(report.facts)
     decision = step_decision(s, record, output, facts)
-    proposal = Proposal(output, facts, decision.run, decision.skipped, fired=decision.fired,
+    planned = (record.planned,) if record.planned else ()
+    if planned:
+        s = update_subtask(s, sid, planned="")
+        if decision.questions or decision.holds or len(decision.run) != len(facts) or not facts:
+            # what the plan's answer would change waits for the person, or is not run: forgotten, and the
+            # first step is its model's, as without the rule
+            why = "; ".join(why for _, why, _ in decision.skipped) or "it would wait for the person"
+            s = record_step(s, agent, AppStatus.CONTINUE.value, subtask=sid,
+                            action="; ".join(call_text(f.function, f.arguments, 200) for f in facts),
+                            outcome=f"left to the model: {why}", timings=report.timings_ms, fired=planned)
+            s = update_subtask(s, sid, steps=record.steps - 1)
+            return dispatch_propose(s, sid, planned=False)
+    proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *decision.fired),
                         failed_again=decision.failed_again, timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")

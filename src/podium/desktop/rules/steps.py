@@ -9,9 +9,9 @@ from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, ToolInfo
-from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, summarize
+from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
-from podium.desktop.wire.schemas import AppOutput, AppStatus, HandsOn, SubtaskSpec
+from podium.desktop.wire.schemas import Action, AppOutput, AppStatus, HandsOn, SubtaskSpec
 
 FAILED_CALL = "failed-call-not-rerun"
 READ_AGAIN = "read-not-reread"
@@ -62,19 +62,32 @@ def _table_writer(tool: ToolInfo | None) -> bool:
         and rows.get("type") == "array"
 
 
-def planned_write(spec: SubtaskSpec, app: AppInfo | None, tables: Sequence[Any], existing: Collection[str]
-                  ) -> CallFacts | None:
-    """Rule plan-writes-without-model: the call of a subtask whose plan determines it: it reads nothing,
-    writes one new file its application opens, with the one tool it declares, which puts a table into a file
-    and needs nothing else, and was handed exactly one table (`tables`): that tool on that file with that
-    table. `existing`: the workspace's paths and what the run made."""
-    if app is None or spec.reads or len(spec.writes) != 1 or len(spec.tools) != 1 or len(tables) != 1:
+def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, unplaced: bool, existing: Collection[str]
+                  ) -> AppOutput | None:
+    """Rule plan-writes-without-model: the answer of a first step its plan determines: a subtask that reads
+    nothing but what it writes, writes one file its application opens and was handed exactly one table
+    (`table`, the reference to it) puts that table into that file, with the first tool it declares that puts
+    a table into a file and needs nothing else, or, when none of its tools takes the table (`unplaced`), with
+    the first such tool of its application. FINISH when that tool is all it declares, else CONTINUE (the model
+    makes the rest). Whether the call may run is decided as for a model's (its effects, the capabilities).
+    `existing`: the workspace's paths and what the run made (a tool that only creates is not tried on them)."""
+    if app is None or table is None or len(spec.writes) != 1 or not set(spec.reads) <= set(spec.writes):
         return None
     path = spec.writes[0]
-    if path in existing or not app.opens(path) or not _table_writer(app.tool(spec.tools[0])):
+    if not app.opens(path):
         return None
-    return CallFacts(function=spec.tools[0], arguments={"path": path, "rows": tables[0]},
-                     effects=(EffectView(path=path, change="create"),))
+
+    def fits(tool: ToolInfo | None) -> bool:
+        return _table_writer(tool) and not (tool is not None and tool.new_only and path in existing)
+
+    declared = [t for t in spec.tools if fits(app.tool(t))]
+    chosen = declared[0] if declared else next((t.name for t in app.tools if fits(t)), None) if unplaced else None
+    if chosen is None:
+        return None
+    done = tuple(spec.tools) == (chosen,)
+    return AppOutput(actions=(Action(function=chosen, arguments={"path": path, "rows": {"ref": table}}),),
+                     status=AppStatus.FINISH if done else AppStatus.CONTINUE,
+                     result=f"{path} has the table handed on" if done else None)
 
 
 def planned_done(results: Sequence[ActionResult]) -> bool:

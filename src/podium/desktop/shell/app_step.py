@@ -151,15 +151,18 @@ class AppStepBackend(StepBackend):
 
     async def _think(self, session: Any, step: _Step) -> None:
         assert step.prompt is not None
-        try:
-            thought = await think(self.model, session, step.prompt, AppOutput)
-        except ModelFailed as exc:
-            step.failure_kind = exc.reason.kind
-            raise PhaseFailed(f"the model failed: {exc.reason}") from exc
-        step.answer, step.invalid = thought.answer, thought.invalid
-        if thought.output is None:
-            return
-        step.output = parsed = thought.output
+        if step.request.planned is not None:  # the answer its plan gives: the model is not asked
+            step.output = parsed = AppOutput.model_validate(step.request.planned)
+        else:
+            try:
+                thought = await think(self.model, session, step.prompt, AppOutput)
+            except ModelFailed as exc:
+                step.failure_kind = exc.reason.kind
+                raise PhaseFailed(f"the model failed: {exc.reason}") from exc
+            step.answer, step.invalid = thought.answer, thought.invalid
+            if thought.output is None:
+                return
+            step.output = parsed = thought.output
         data = {a.name: artifacts.Artifact(a.name, artifacts.Kind(a.kind), a.value, a.source)
                 for a in step.request.artifacts}
         for result in step.observed:  # what DATA_COLLECTION read may be referred to as well

@@ -121,6 +121,9 @@ class AppStepRequest(BaseModel):
     launch: bool = True  # start the application if it is not running (its first step of the run)
     temperature: float | None = None
     rules: tuple[str, ...] = ()  # the named rules the host runs with (the step's own share of them)
+    # the answer the subtask's plan gives (an AppOutput's dump): its calls' facts are gathered as for the
+    # model's answer, which is not asked for (rule plan-writes-without-model)
+    planned: dict[str, Any] | None = None
     # EXECUTE
     calls: tuple[Call, ...] = ()
 
