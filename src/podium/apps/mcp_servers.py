@@ -8,7 +8,9 @@ plain messages on its streams). `launch()` starts the owner and waits until the 
 session and stops a stdio server's process.
 
 MCP tools are sensitive unless the server marks them read-only (`readOnlyHint`) or the
-configuration lists them as read-only; `confirm = "all"` / `"none"` override that. What a tool
+configuration lists them as read-only; `confirm = "all"` / `"none"` override that. An untrusted server
+that may write the workspace is not taken at its word: its hints are the party the sandbox contains
+speaking for itself, so only the configuration's `read_only_tools` are read-only there. What a tool
 changes is not known (`effects()` is None), except that a read-only one changes nothing.
 
 A stdio server the configuration marks `untrusted = true` runs in the sandbox (sandbox.Sandbox): the
@@ -73,6 +75,12 @@ class McpServerConfig:
         if self.untrusted and self.command is None:
             raise ConfigError(f"MCP server {self.name!r}: untrusted applies to a stdio server (command); a server "
                               "at a url runs elsewhere, and its tools' calls need approval anyway")
+
+    @property
+    def believes_hints(self) -> bool:
+        """Whether the server's own `readOnlyHint` makes a tool read-only (run without approval): not for an
+        untrusted server that can write the workspace, whose word is what the sandbox is there to doubt."""
+        return not (self.untrusted and self.workspace is Access.WRITE)
 
     @property
     def sandbox(self) -> Sandbox | None:
@@ -194,7 +202,7 @@ class McpApplication:
                 streams = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
                 await session.initialize()
-                self._tools = await _list_tools(session, self.config.read_only_tools)
+                self._tools = await _list_tools(session, self.config.read_only_tools, self.config.believes_hints)
                 self._session = session
                 self._ready.set()
                 await self._closing.wait()
@@ -270,7 +278,7 @@ async def _answers_ping(session: Any) -> bool:
     return True
 
 
-async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool]:
+async def _list_tools(session: Any, read_only: frozenset[str], hints: bool = True) -> dict[str, Tool]:
     tools: dict[str, Tool] = {}
     cursor = None
     while True:
@@ -282,7 +290,7 @@ async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool
             listing = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
         for tool in listing.tools:
             annotations = getattr(tool, "annotations", None)
-            hint = _field(annotations, "read_only_hint", "readOnlyHint") if annotations is not None else None
+            hint = _field(annotations, "read_only_hint", "readOnlyHint") if annotations is not None and hints else None
             schema = _field(tool, "input_schema", "inputSchema") or {"type": "object", "properties": {}}
             tools[tool.name] = Tool(
                 tool.name, tool.description or "", schema, read_only=bool(hint) or tool.name in read_only,
