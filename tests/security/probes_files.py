@@ -402,3 +402,34 @@ for name, tool, args, build in [
 ]:
     add(name, "formula", live_by(tool, args, build))
 
+
+# -- FIFOs met by the tools that edit text in place or compare before they write: what a call would change
+# is asked before it runs (in the host's event loop), so that must not block either ------------------------
+def effects_then_call(app: str, tool: str, args: dict[str, Any], build: Build) -> Callable[[Context],
+                                                                                           Awaitable[Verdict]]:
+    async def attack(ctx: Context) -> Verdict:
+        build(ctx.root)
+        application = ctx.app(app)
+        effects = application.effects(tool, args)
+        sensitive = application.is_sensitive(tool, args)
+        result = await application.call(tool, args)
+        if result.ok and sensitive:  # a replacement of what is there, as write_file's over a FIFO
+            return Verdict(True, "approval", f"held for approval as {effects}; replaced by a file")
+        if result.ok:
+            return Verdict(False, "limits", f"{tool} ran on a FIFO unasked: {result.content}")
+        return Verdict(True, "limits", f"effects {effects}, sensitive {sensitive}; {result.error}")
+
+    return attack
+
+
+for name, app, tool, args, build in [
+    ("fifo/replace_text", "files", "replace_text", {"path": "notes.txt", "find": "a", "replace_with": "b"},
+     fifo("notes.txt")),
+    ("fifo/append_at_end", "files", "append_at_end", {"path": "notes.txt", "text": "more"}, fifo("notes.txt")),
+    ("fifo/write_csv_table-over-one", "files", "write_csv_table", {"path": "out.csv", "rows": [["a"]],
+                                                                   "overwrite": True}, fifo("out.csv")),
+    ("fifo/read_csv", "files", "read_csv", {"path": "out.csv"}, fifo("out.csv")),
+    ("fifo/import_csv", "spreadsheets", "import_csv", {"path": "budget.xlsx", "source": "out.csv"},
+     lambda root: (workbook(root), fifo("out.csv")(root))),
+]:
+    add(name, "special", effects_then_call(app, tool, args, build), timeout=20)
