@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from podium.desktop.wire.messages import CallFacts
 from tests.security.harness import JOURNAL, Context, Verdict, add
 
 Setup = Callable[[Path], Any]
@@ -175,3 +176,61 @@ CAPABILITY: list[tuple[str, str, dict[str, Any], tuple[str, ...], Setup | None]]
 ]
 for name, tool, args, writes, setup in CAPABILITY:
     add(f"approval/capability-{name}", "approval", planned(tool, args, writes, setup))
+
+
+# -- what runs is what was decided: a folder replaced by a link between the decision and the run --------
+def decided_then_swapped(tool: str, args: dict[str, Any], writes: tuple[str, ...], setup: Setup,
+                         swap: Setup) -> Callable[[Context], Awaitable[Verdict]]:
+    """The call's effects are decided on (nothing to hold), then a program that writes the workspace (an
+    approved command, a server or a desktop program given the workspace) swaps a folder for a link to
+    another; the host's EXECUTE turn runs the call as decided, or not at all."""
+
+    async def attack(ctx: Context) -> Verdict:
+        from podium.desktop.host.capability import holds
+        from podium.desktop.shell.app_step import AppStepBackend, _Step
+        from podium.desktop.wire.messages import AppStepKind, AppStepRequest, Call, EffectView
+        from podium.desktop.wire.schemas import normal_path
+
+        setup(ctx.root)
+        before = {p: p.read_bytes() for p in ctx.root.rglob("*") if p.is_file() and not p.is_symlink()}
+        files = ctx.app("files")
+        effects = tuple(EffectView(path=normal_path(e.path), change=str(e.change.value))
+                        for e in files.effects(tool, args))
+        if holds([CallFacts(function=tool, arguments=args, effects=effects)], writes=writes):
+            return Verdict(False, "approval", f"held before the swap: the probe tests nothing ({effects})")
+        swap(ctx.root)
+        backend = AppStepBackend(None, files)  # type: ignore[arg-type]  (EXECUTE asks no model)
+        step = _Step(AppStepRequest(kind=AppStepKind.EXECUTE, writes=writes, launch=False,
+                                    calls=(Call(function=tool, arguments=args, effects=effects),)))
+        await backend._execute(step)
+        result = step.results[0]
+        changed = [str(p.relative_to(ctx.root)) for p, data in before.items() if not p.is_file()
+                   or p.read_bytes() != data]
+        made = [str(p.relative_to(ctx.root)) for p in ctx.root.rglob("*") if p.is_file() and p not in before
+                and not p.is_relative_to(ctx.root / "out")]
+        if changed or made:
+            return Verdict(False, "approval", f"{tool} ran past its decision: changed {changed}, made {made}")
+        return Verdict(True, "tool", result.error or f"ran as decided: {result.content}")
+
+    return attack
+
+
+def out_and_private(root: Path) -> None:
+    (root / "out").mkdir()
+    (root / "private").mkdir()
+    (root / "private" / "plans.txt").write_text("mine\n")
+
+
+def out_is_a_link_to_private(root: Path) -> None:
+    (root / "out").rmdir()
+    (root / "out").symlink_to("private")
+
+
+for name, tool, args in [
+    ("write-lands-in-another-folder", "write_file", {"path": "out/plans.txt", "content": "x", "overwrite": True}),
+    ("new-file-lands-in-another-folder", "write_file", {"path": "out/new.txt", "content": "x"}),
+    ("copy-lands-in-another-folder", "copy", {"source": "notes.txt", "destination": "out/plans.txt",
+                                               "overwrite": True}),
+]:
+    add(f"approval/decided-then-swapped-{name}", "approval",
+        decided_then_swapped(tool, args, ("out",), out_and_private, out_is_a_link_to_private))
