@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from podium.apps.base import Effect, Tool, ToolResult
+from podium.apps.base import Change, Effect, Tool, ToolResult
 from podium.apps.limits import MAX_RESULT_CHARS, within
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
 from podium.apps.workspace import Workspace
@@ -120,9 +120,16 @@ class McpApplication:
         return not (known is not None and known.read_only)
 
     def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
-        """A read-only tool changes nothing; what any other does is the server's own business (None)."""
+        """A read-only tool changes nothing. Another tool of an untrusted server may change whatever its
+        sandbox lets it: the whole workspace when it is writable (as a shell command that writes), so that
+        neither --yes nor a plan's declared writes stand for what it does; what a trusted server's tool
+        does is its own business (None)."""
         known = self._tools.get(tool)
-        return () if known is not None and known.read_only else None
+        if known is not None and known.read_only:
+            return ()
+        if self.config.untrusted and self.config.workspace is Access.WRITE and self.workspace is not None:
+            return (Effect(".", Change.EDIT),)
+        return None
 
     async def is_running(self) -> bool:
         return self._session is not None and self._owner is not None and not self._owner.done() and not self._broken
