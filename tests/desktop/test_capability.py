@@ -58,9 +58,9 @@ def test_a_move_is_declared_by_its_two_ends() -> None:
     # a read alone declares no destination
     assert kinds(holds([move("a.txt", "elsewhere/a.txt")], writes=["notes"], reads=["a.txt"])) == {
         HoldKind.UNDECLARED: ("a.txt", "elsewhere/a.txt")}
-    # the protected stay protected, whichever end they are
+    # the protected stay protected, whichever end they are (a configuration file is one wherever it lies)
     assert kinds(holds([move("podium.toml", "notes/podium.toml")], writes=["notes"], reads=["podium.toml"],
-                       protected=["podium.toml"])) == {HoldKind.PROTECTED: ("podium.toml",)}
+                       protected=["podium.toml"])) == {HoldKind.PROTECTED: ("podium.toml", "notes/podium.toml")}
 
 
 def test_what_the_run_made_is_its_own() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from podium.desktop.wire.messages import CallFacts
 from tests.security.harness import JOURNAL, Context, Verdict, add
 
 Setup = Callable[[Path], Any]
@@ -115,3 +116,121 @@ CASES: list[tuple[str, str, str, dict[str, Any], Setup | None]] = [
 ]
 for name, app, tool, args, setup in CASES:
     add(f"approval/{name}", "approval", held(app, tool, args, setup))
+
+
+# -- the host's capability on what a call really changes: a subtask's declared writes bound its changes, and
+# what the application says is protected stays so, declared or not ---------------------------------------
+def planned(tool: str, args: dict[str, Any], writes: tuple[str, ...], setup: Setup | None = None,
+            reads: tuple[str, ...] = ()) -> Callable[[Context], Awaitable[Verdict]]:
+    """The call's real effects, as the host sees them, under a subtask declaring `writes`: it must wait for
+    the person with a hold that --yes does not grant (the change is not what the plan declared)."""
+
+    async def attack(ctx: Context) -> Verdict:
+        from podium.desktop.host.capability import auto_granted, holds
+        from podium.desktop.wire.messages import CallFacts, EffectView
+        from podium.desktop.wire.schemas import normal_path
+
+        if setup is not None:
+            setup(ctx.root)
+        files = ctx.app("files")
+        found = files.effects(tool, args)
+        if not found:
+            return Verdict(False, "approval", f"{tool} has no effects here: the probe tests nothing")
+        facts = CallFacts(function=tool, arguments=args, sensitive=files.is_sensitive(tool, args),
+                          effects=tuple(EffectView(path=normal_path(e.path), change=str(e.change.value))
+                                        for e in found))
+        workspace = ctx.workspace
+        protected = tuple(workspace.relative(p) for p in workspace.protected_paths())
+        held = holds([facts], writes=writes, reads=reads, protected=protected)
+        if held and not auto_granted(held):
+            return Verdict(True, "approval", "; ".join(h.text() for h in held))
+        how = "with --yes" if held else "unasked"
+        return Verdict(False, "approval", f"{tool} {found} would run {how} under writes {writes}")
+
+    return attack
+
+
+def deep_text(root: Path) -> None:
+    (root / "private").mkdir()
+    (root / "private" / "keys.txt").write_text("ssh-rsa AAAA\n")
+
+
+CAPABILITY: list[tuple[str, str, dict[str, Any], tuple[str, ...], Setup | None]] = [
+    # '*.txt' names the .txt files of the workspace's top folder, as the tools' own patterns do
+    ("pattern-reaches-into-a-subfolder", "write_file", {"path": "private/keys.txt", "content": "x",
+                                                        "overwrite": True}, ("*.txt",), deep_text),
+    ("pattern-creates-in-a-subfolder", "write_file", {"path": "private/new.txt", "content": "x"}, ("*.txt",),
+     deep_text),
+    ("folder-pattern-reaches-deeper", "copy", {"source": "notes.txt", "destination": "backup/old/notes.txt"},
+     ("backup/*.txt",), None),
+    ("question-mark-crosses-a-slash", "write_file", {"path": "a/b.txt", "content": "x"}, ("a?b.txt",), None),
+    # what the application says is protected is protected whatever the plan declares
+    ("declared-move-of-folder-holding-config", "move", {"source": "sub", "destination": "elsewhere"},
+     ("sub", "elsewhere"), config_in_sub),
+    ("declared-rename-of-folder-holding-config", "rename_pattern", {"pattern": "^sub$", "replacement": "gone"},
+     ("sub", "gone"), config_in_sub),
+    ("declared-rename-of-hard-link-of-journal", "rename_pattern",
+     {"pattern": "^copy_of_journal", "replacement": "other"}, ("copy_of_journal.db", "other.db"), journal_hard_link),
+    ("whole-workspace-declared-write-config-in-sub", "write_file", {"path": "sub/podium.toml", "content": "x",
+                                                                    "overwrite": True}, (".",), config_in_sub),
+]
+for name, tool, args, writes, setup in CAPABILITY:
+    add(f"approval/capability-{name}", "approval", planned(tool, args, writes, setup))
+
+
+# -- what runs is what was decided: a folder replaced by a link between the decision and the run --------
+def decided_then_swapped(tool: str, args: dict[str, Any], writes: tuple[str, ...], setup: Setup,
+                         swap: Setup) -> Callable[[Context], Awaitable[Verdict]]:
+    """The call's effects are decided on (nothing to hold), then a program that writes the workspace (an
+    approved command, a server or a desktop program given the workspace) swaps a folder for a link to
+    another; the host's EXECUTE turn runs the call as decided, or not at all."""
+
+    async def attack(ctx: Context) -> Verdict:
+        from podium.desktop.host.capability import holds
+        from podium.desktop.shell.app_step import AppStepBackend, _Step
+        from podium.desktop.wire.messages import AppStepKind, AppStepRequest, Call, EffectView
+        from podium.desktop.wire.schemas import normal_path
+
+        setup(ctx.root)
+        before = {p: p.read_bytes() for p in ctx.root.rglob("*") if p.is_file() and not p.is_symlink()}
+        files = ctx.app("files")
+        effects = tuple(EffectView(path=normal_path(e.path), change=str(e.change.value))
+                        for e in files.effects(tool, args))
+        if holds([CallFacts(function=tool, arguments=args, effects=effects)], writes=writes):
+            return Verdict(False, "approval", f"held before the swap: the probe tests nothing ({effects})")
+        swap(ctx.root)
+        backend = AppStepBackend(None, files)  # type: ignore[arg-type]  (EXECUTE asks no model)
+        step = _Step(AppStepRequest(kind=AppStepKind.EXECUTE, writes=writes, launch=False,
+                                    calls=(Call(function=tool, arguments=args, effects=effects),)))
+        await backend._execute(step)
+        result = step.results[0]
+        changed = [str(p.relative_to(ctx.root)) for p, data in before.items() if not p.is_file()
+                   or p.read_bytes() != data]
+        made = [str(p.relative_to(ctx.root)) for p in ctx.root.rglob("*") if p.is_file() and p not in before
+                and not p.is_relative_to(ctx.root / "out")]
+        if changed or made:
+            return Verdict(False, "approval", f"{tool} ran past its decision: changed {changed}, made {made}")
+        return Verdict(True, "tool", result.error or f"ran as decided: {result.content}")
+
+    return attack
+
+
+def out_and_private(root: Path) -> None:
+    (root / "out").mkdir()
+    (root / "private").mkdir()
+    (root / "private" / "plans.txt").write_text("mine\n")
+
+
+def out_is_a_link_to_private(root: Path) -> None:
+    (root / "out").rmdir()
+    (root / "out").symlink_to("private")
+
+
+for name, tool, args in [
+    ("write-lands-in-another-folder", "write_file", {"path": "out/plans.txt", "content": "x", "overwrite": True}),
+    ("new-file-lands-in-another-folder", "write_file", {"path": "out/new.txt", "content": "x"}),
+    ("copy-lands-in-another-folder", "copy", {"source": "notes.txt", "destination": "out/plans.txt",
+                                               "overwrite": True}),
+]:
+    add(f"approval/decided-then-swapped-{name}", "approval",
+        decided_then_swapped(tool, args, ("out",), out_and_private, out_is_a_link_to_private))

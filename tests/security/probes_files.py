@@ -340,3 +340,96 @@ async def long_document(ctx: Context) -> Verdict:
 
 
 add("cap/read-document-of-4MB-text", "cap", long_document, timeout=60)
+
+
+# -- formulas from data by other routes: a .csv imported or merged, a merged cell's text, a column's header,
+# and text that only looked like a formula copied by a tool that moves formulas -------------------------
+def live_cells(path: Path) -> list[str]:
+    """Cells holding a formula that reaches outside the workbook."""
+    from podium.apps.formulas import formula_problem
+
+    book = load_workbook(path)
+    return [f"{sheet.title}!{c.coordinate}" for sheet in book.worksheets for row in sheet.iter_rows() for c in row
+            if c.data_type == "f" and formula_problem(str(c.value)) is not None]
+
+
+def live_by(tool: str, args: dict[str, Any], build: Build) -> Callable[[Context], Awaitable[Verdict]]:
+    """After `tool` runs on what `build` left, no cell of budget.xlsx holds a formula made from data."""
+
+    async def attack(ctx: Context) -> Verdict:
+        build(ctx.root)
+        result = await ctx.app("spreadsheets").call(tool, args)
+        live = live_cells(ctx.root / "budget.xlsx") if (ctx.root / "budget.xlsx").exists() else []
+        if live:
+            return Verdict(False, "tool", f"{tool} left live formula(s) from data at {live}")
+        return Verdict(True, "tool", result.error or (result.content or {}).get("note") or "written as text")
+
+    return attack
+
+
+def leaky_csv(root: Path) -> None:
+    workbook(root)
+    rows = [["Item", "Amount"], ["Leak", LIVE[0]], ["Call", LIVE[2]]]
+    (root / "leak.csv").write_text("".join(",".join(f'"{v.replace(chr(34), 2 * chr(34))}"' for v in row) + "\n"
+                                           for row in rows))
+
+
+def text_that_looks_live(root: Path) -> None:
+    """A workbook whose data cells hold text starting with '=' (as write_rows stores a value from data)."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.title = "Data"
+    for row in (["Item", "Region", "Amount"], ["a", "North", 1], ["b", "South", 2], ["c", "North", LIVE[1]]):
+        book.active.append(row)
+    book.active["C4"].data_type = "s"
+    book.save(root / "budget.xlsx")
+
+
+for name, tool, args, build in [
+    ("formula/import_csv-of-a-live-csv", "import_csv", {"path": "budget.xlsx", "source": "leak.csv", "sheet": "In"},
+     leaky_csv),
+    ("formula/merge_tables-from-a-live-csv", "merge_tables", {"path": "budget.xlsx", "sheet": "Data",
+                                                              "source": "leak.csv"}, leaky_csv),
+    ("formula/merge_cells-text", "merge_cells", {"path": "budget.xlsx", "range": "D1:E1", "text": LIVE[0]},
+     workbook),
+    ("formula/formula-column-header", "add_formula_column", {"path": "budget.xlsx", "header": LIVE[1],
+                                                             "formula": "=B2*2"}, workbook),
+    ("formula/split-copies-text-as-live", "split_by_column", {"path": "budget.xlsx", "by": "Region"},
+     text_that_looks_live),
+    ("formula/filter-copies-text-as-live", "filter_rows", {"path": "budget.xlsx", "target_sheet": "Kept"},
+     text_that_looks_live),
+]:
+    add(name, "formula", live_by(tool, args, build))
+
+
+# -- FIFOs met by the tools that edit text in place or compare before they write: what a call would change
+# is asked before it runs (in the host's event loop), so that must not block either ------------------------
+def effects_then_call(app: str, tool: str, args: dict[str, Any], build: Build) -> Callable[[Context],
+                                                                                           Awaitable[Verdict]]:
+    async def attack(ctx: Context) -> Verdict:
+        build(ctx.root)
+        application = ctx.app(app)
+        effects = application.effects(tool, args)
+        sensitive = application.is_sensitive(tool, args)
+        result = await application.call(tool, args)
+        if result.ok and sensitive:  # a replacement of what is there, as write_file's over a FIFO
+            return Verdict(True, "approval", f"held for approval as {effects}; replaced by a file")
+        if result.ok:
+            return Verdict(False, "limits", f"{tool} ran on a FIFO unasked: {result.content}")
+        return Verdict(True, "limits", f"effects {effects}, sensitive {sensitive}; {result.error}")
+
+    return attack
+
+
+for name, app, tool, args, build in [
+    ("fifo/replace_text", "files", "replace_text", {"path": "notes.txt", "find": "a", "replace_with": "b"},
+     fifo("notes.txt")),
+    ("fifo/append_at_end", "files", "append_at_end", {"path": "notes.txt", "text": "more"}, fifo("notes.txt")),
+    ("fifo/write_csv_table-over-one", "files", "write_csv_table", {"path": "out.csv", "rows": [["a"]],
+                                                                   "overwrite": True}, fifo("out.csv")),
+    ("fifo/read_csv", "files", "read_csv", {"path": "out.csv"}, fifo("out.csv")),
+    ("fifo/import_csv", "spreadsheets", "import_csv", {"path": "budget.xlsx", "source": "out.csv"},
+     lambda root: (workbook(root), fifo("out.csv")(root))),
+]:
+    add(name, "special", effects_then_call(app, tool, args, build), timeout=20)

@@ -57,3 +57,44 @@ add("mcp/write-protected-in-writable-workspace", "mcp", attempt(Access.WRITE, "w
 add("mcp/network", "mcp", attempt(Access.NONE, "connect", lambda c: {"host": "127.0.0.1", "port": c.apps["_port"]},
                                   "CONNECTED"))
 add("mcp/environment", "mcp", attempt(Access.NONE, "environment", lambda c: {}, "sk-podium-probe-secret"))
+
+
+async def lying_read_only(ctx: Context) -> Verdict:
+    """A server that may write the workspace marks a writing tool read-only: the call still waits for the
+    person (the sandbox's inmate does not say what needs approval)."""
+    app = hostile(ctx, Access.WRITE)
+    arguments = {"path": str(ctx.root / "notes.txt")}
+    async with app:
+        tool = next(t for t in app.tools() if t.name == "peek")
+        if app.is_sensitive("peek", arguments) and not tool.read_only and app.effects("peek", arguments) != ():
+            return Verdict(True, "approval", "held for the person's approval: its read-only hint is not believed")
+        result = await app.call("peek", arguments)
+    said = str(result.content or result.error)
+    if (ctx.root / "notes.txt").read_text() != "hello\n":
+        return Verdict(False, "approval", f"a tool that says it only reads changed notes.txt unasked: {said[:200]}")
+    return Verdict(False, "approval", f"it ran unasked (and failed: {said[:200]})")
+
+
+add("mcp/read-only-hint-that-writes", "mcp", lying_read_only)
+
+
+async def yes_to_a_writing_server(ctx: Context) -> Verdict:
+    """--yes grants what cannot be known of a call, never an undeclared path: a server that may write the
+    whole workspace is not waved through by it under a subtask that declares one file."""
+    from podium.desktop.host.capability import auto_granted, holds
+    from podium.desktop.wire.messages import CallFacts, EffectView
+
+    app = hostile(ctx, Access.WRITE)
+    arguments = {"path": str(ctx.root / "podium.toml"), "text": "pwned"}
+    async with app:
+        found = app.effects("write", arguments)
+        facts = CallFacts(function="write", arguments=arguments, sensitive=app.is_sensitive("write", arguments),
+                          effects=None if found is None else tuple(EffectView(path=e.path, change=e.change.value)
+                                                                   for e in found))
+        held = holds([facts], writes=("notes.txt",))
+    if held and not auto_granted(held):
+        return Verdict(True, "approval", "; ".join(h.text() for h in held))
+    return Verdict(False, "approval", f"--yes would grant it: {[h.text() for h in held]}")
+
+
+add("mcp/yes-grants-a-server-that-writes-the-workspace", "mcp", yes_to_a_writing_server)

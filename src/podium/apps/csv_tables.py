@@ -19,6 +19,7 @@ from pydantic import Field
 from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.sheet_functions import as_text as csv_text
 from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
+from podium.apps.workspace import is_regular
 
 CSV_SUFFIXES = (".csv", ".tsv")
 MAX_CELLS = 20_000  # as read_sheet: a table a model can take in, not a database
@@ -106,7 +107,7 @@ def read_rows(workspace: Any, path: str) -> list[list[CsvValue]]:
     resolved = csv_path(workspace, path, existing=True)
     if resolved.stat().st_size > MAX_BYTES:
         raise ToolError(f"{path!r} is larger than {MAX_BYTES // 1_000_000} MB: too large to read as a table")
-    data = resolved.read_bytes()
+    data = workspace.read_bytes(resolved, MAX_BYTES, path)  # a FIFO is refused, never waited on
     text = data.decode("utf-8-sig", errors="replace") if not data.startswith(b"\xff\xfe") else data.decode("utf-16")
     return parse_csv(text, repr(path))
 
@@ -159,6 +160,7 @@ def write_effects(app: Any, args: WriteCsvArgs) -> list[Effect]:
         return []
     if not resolved.exists():
         return [effect(app.workspace, args.path, Change.CREATE)]
-    if not args.overwrite or resolved.read_bytes() == format_csv(args.rows, delimiter_for(resolved)).encode():
+    if not args.overwrite or (is_regular(resolved) and resolved.read_bytes() == format_csv(
+            args.rows, delimiter_for(resolved)).encode()):
         return []  # refused (it exists), or nothing would change
     return [effect(app.workspace, args.path, Change.REPLACE)]

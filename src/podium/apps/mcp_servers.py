@@ -8,7 +8,9 @@ plain messages on its streams). `launch()` starts the owner and waits until the 
 session and stops a stdio server's process.
 
 MCP tools are sensitive unless the server marks them read-only (`readOnlyHint`) or the
-configuration lists them as read-only; `confirm = "all"` / `"none"` override that. What a tool
+configuration lists them as read-only; `confirm = "all"` / `"none"` override that. An untrusted server
+that may write the workspace is not taken at its word: its hints are the party the sandbox contains
+speaking for itself, so only the configuration's `read_only_tools` are read-only there. What a tool
 changes is not known (`effects()` is None), except that a read-only one changes nothing.
 
 A stdio server the configuration marks `untrusted = true` runs in the sandbox (sandbox.Sandbox): the
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from podium.apps.base import Effect, Tool, ToolResult
+from podium.apps.base import Change, Effect, Tool, ToolResult
 from podium.apps.limits import MAX_RESULT_CHARS, within
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
 from podium.apps.workspace import Workspace
@@ -75,6 +77,12 @@ class McpServerConfig:
                               "at a url runs elsewhere, and its tools' calls need approval anyway")
 
     @property
+    def believes_hints(self) -> bool:
+        """Whether the server's own `readOnlyHint` makes a tool read-only (run without approval): not for an
+        untrusted server that can write the workspace, whose word is what the sandbox is there to doubt."""
+        return not (self.untrusted and self.workspace is Access.WRITE)
+
+    @property
     def sandbox(self) -> Sandbox | None:
         """The sandbox an untrusted stdio server runs in (None: trusted, it runs as configured)."""
         if not self.untrusted:
@@ -112,9 +120,16 @@ class McpApplication:
         return not (known is not None and known.read_only)
 
     def effects(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Effect, ...] | None:
-        """A read-only tool changes nothing; what any other does is the server's own business (None)."""
+        """A read-only tool changes nothing. Another tool of an untrusted server may change whatever its
+        sandbox lets it: the whole workspace when it is writable (as a shell command that writes), so that
+        neither --yes nor a plan's declared writes stand for what it does; what a trusted server's tool
+        does is its own business (None)."""
         known = self._tools.get(tool)
-        return () if known is not None and known.read_only else None
+        if known is not None and known.read_only:
+            return ()
+        if self.config.untrusted and self.config.workspace is Access.WRITE and self.workspace is not None:
+            return (Effect(".", Change.EDIT),)
+        return None
 
     async def is_running(self) -> bool:
         return self._session is not None and self._owner is not None and not self._owner.done() and not self._broken
@@ -194,7 +209,7 @@ class McpApplication:
                 streams = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
                 await session.initialize()
-                self._tools = await _list_tools(session, self.config.read_only_tools)
+                self._tools = await _list_tools(session, self.config.read_only_tools, self.config.believes_hints)
                 self._session = session
                 self._ready.set()
                 await self._closing.wait()
@@ -270,7 +285,7 @@ async def _answers_ping(session: Any) -> bool:
     return True
 
 
-async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool]:
+async def _list_tools(session: Any, read_only: frozenset[str], hints: bool = True) -> dict[str, Tool]:
     tools: dict[str, Tool] = {}
     cursor = None
     while True:
@@ -282,7 +297,7 @@ async def _list_tools(session: Any, read_only: frozenset[str]) -> dict[str, Tool
             listing = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
         for tool in listing.tools:
             annotations = getattr(tool, "annotations", None)
-            hint = _field(annotations, "read_only_hint", "readOnlyHint") if annotations is not None else None
+            hint = _field(annotations, "read_only_hint", "readOnlyHint") if annotations is not None and hints else None
             schema = _field(tool, "input_schema", "inputSchema") or {"type": "object", "properties": {}}
             tools[tool.name] = Tool(
                 tool.name, tool.description or "", schema, read_only=bool(hint) or tool.name in read_only,

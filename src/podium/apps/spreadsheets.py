@@ -41,6 +41,7 @@ from podium.apps import (
 )
 from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect
+from podium.apps.formulas import formula_problem
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
     AppendArgs,
@@ -415,6 +416,7 @@ class SpreadsheetsApplication(ToolApplication):
             workbook = Workbook()
             workbook.active.title = new_sheet
             result = change(workbook)
+            _no_new_live_formulas(workbook, {})
             target = self._xlsx_path(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_save(target, lambda tmp: workbook.save(str(tmp)))
@@ -431,9 +433,11 @@ class SpreadsheetsApplication(ToolApplication):
             sheet._charts = []
             sheet._images = []
         titles = {id(sheet): sheet.title for sheet in [*workbook.worksheets, *workbook.chartsheets]}
+        had = _formulas(workbook)
         result = change(workbook)
         if isinstance(result, dict) and result.get("unchanged"):
             return result
+        _no_new_live_formulas(workbook, had)
         buffer = io.BytesIO()
         workbook.save(buffer)
         saved = buffer.getvalue()
@@ -534,3 +538,27 @@ def _put(sheet: Any, first_col: int, first_row: int, rows: Any) -> tuple[bool, l
     if all(holds(cell, value) for cell, value in cells):
         return False, []
     return True, [cell.coordinate for cell, value in cells if put(cell, value)]
+
+
+def _formulas(workbook: Any) -> dict[tuple[str, str], str]:
+    """Every formula of the workbook's sheets by (sheet, cell): what the person's file held before a change."""
+    return {(sheet.title, cell.coordinate): text for sheet in workbook.worksheets for cell in sheet._cells.values()
+            if cell.data_type == "f" and (text := _formula_text(cell.value))}
+
+
+def _formula_text(value: Any) -> str:
+    text = value if isinstance(value, str) else getattr(value, "text", None)  # an array formula keeps it there
+    return text if isinstance(text, str) else ""
+
+
+def _no_new_live_formulas(workbook: Any, had: dict[tuple[str, str], str]) -> None:
+    """Refuse a save that would leave a formula reaching outside the workbook (formulas.formula_problem) where
+    the person's file had none: whatever route a change took (a value read from a .csv, a header, text that
+    only looked like a formula copied as one), data does not become live code. What the file held stays."""
+    known = set(had.values())
+    for (where, text) in _formulas(workbook).items():
+        if had.get(where) == text or text in known:
+            continue
+        problem = formula_problem(text if text.startswith("=") else f"={text}")
+        if problem is not None:
+            raise ToolError(f"{where[0]}!{where[1]}: {problem}; nothing was saved")

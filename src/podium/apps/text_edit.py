@@ -61,7 +61,7 @@ def _text_of(app: Any, path: str, *, existing: bool = True) -> tuple[Path, str |
         raise ToolError(f"{path!r} is a folder, not a text file")
     if resolved.stat().st_size > MAX_BYTES:
         raise ToolError(f"{path!r} is larger than {MAX_BYTES // 1_000_000} MB: too large to edit as text")
-    data = resolved.read_bytes()
+    data = app.workspace.read_bytes(resolved, MAX_BYTES, path)  # a FIFO is refused, never waited on
     if b"\x00" in data:
         raise ToolError(f"{path!r} is a binary file, not text: it cannot be edited as text")
     try:

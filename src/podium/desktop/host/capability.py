@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from podium.apps.base import Change
+from podium.apps.workspace import CONFIG_NAME
 from podium.desktop.wire.messages import CallFacts, EffectView
 
 
@@ -70,12 +71,20 @@ class Hold:
 
 def covered(path: str, declared: Iterable[str]) -> bool:
     """Whether a path is among declared paths: the path itself, inside a declared folder, or matched by a
-    declared pattern ('backup/*.xlsx'); '.' declares the whole workspace."""
+    declared pattern ('backup/*.xlsx'); '.' declares the whole workspace. A pattern matches name by name,
+    as the tools' own patterns and a shell's do: '*.txt' is the .txt files of the top folder, never
+    'private/keys.txt' ('*' and '?' do not cross a '/'); a pattern matching a folder covers what it holds."""
     for item in declared:
         if item == "." or path == item or path.startswith(f"{item}/") or (
-                set("*?[") & set(item) and fnmatch.fnmatchcase(path, item)):
+                set("*?[") & set(item) and _matches(path, item)):
             return True
     return False
+
+
+def _matches(path: str, pattern: str) -> bool:
+    """Whether the pattern matches the path, or a folder holding it, segment by segment."""
+    names, wanted = path.split("/"), pattern.split("/")
+    return len(names) >= len(wanted) and all(fnmatch.fnmatchcase(n, w) for n, w in zip(names, wanted, strict=False))
 
 
 def _moves(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[str, ...]) -> set[int]:
@@ -111,7 +120,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
         moved = _moves(fact.effects, writes, reads)
         for index, effect in enumerate(fact.effects):
             path = effect.path
-            if covered(path, protected) or any(covered(p, (path,)) for p in protected):  # or a folder holding one
+            if _protected(path, protected):
                 found.setdefault(HoldKind.PROTECTED, []).append(path)
                 continue
             if covered(path, created):
@@ -124,9 +133,21 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)
         if fact.sensitive and not fact.effects:  # the application's own sensitive act (closing a program)
             found.setdefault(HoldKind.DESTRUCTIVE, [])
+        elif fact.sensitive and not any(Change(e.change).destructive for e in fact.effects):
+            # Nothing it loses makes it sensitive, so the application found a protected path among what it
+            # changes that the list here cannot name: a folder holding a configuration file deep inside, another
+            # name (a hard link) of the journal. Declared or not, that is the person's to allow.
+            found.setdefault(HoldKind.PROTECTED, []).extend(e.path for e in fact.effects)
     if asked:
         found.setdefault(HoldKind.ASKED, [])
     return tuple(Hold(kind, tuple(dict.fromkeys(paths))) for kind, paths in found.items())
+
+
+def _protected(path: str, protected: tuple[str, ...]) -> bool:
+    """A protected path, a folder holding one, anything outside the workspace (an effect names it absolute),
+    or a configuration file wherever it lies (podium run there reads it)."""
+    return (covered(path, protected) or any(covered(p, (path,)) for p in protected) or path.startswith(("/", "../"))
+            or path == ".." or posixpath.basename(path) == CONFIG_NAME)
 
 
 def auto_granted(found: Sequence[Hold]) -> bool:

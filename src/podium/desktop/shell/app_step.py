@@ -233,8 +233,12 @@ class AppStepBackend(StepBackend):
                 step.results = list(earlier)
                 return
         read_only = {t.name: t.read_only for t in self.application.tools()}
+        earlier: set[str] = set()  # what the batch's calls before this one were decided to change
         for index, call in enumerate(req.calls):
-            result = await self._run(call, read_only.get(call.function, False), req.writes)
+            moved = self._moved(call, earlier) if not read_only.get(call.function, False) else None
+            result = await self._run(call, read_only.get(call.function, False), req.writes) if moved is None \
+                else ActionResult(function=call.function, arguments=call.arguments, ok=False, error=moved)
+            earlier |= {e.path for e in call.effects}
             step.results.append(result)
             if not result.ok and not result.read_only and not call.changes_nothing:
                 step.results += [ActionResult(function=c.function, arguments=c.arguments, ok=False, ran=False,
@@ -244,6 +248,31 @@ class AppStepBackend(StepBackend):
                 break
         if self.intents is not None:
             self.intents.done(req.intent, step.results)
+
+    def _moved(self, call: Call, earlier: set[str]) -> str | None:
+        """Why a call must not run because what it would change now is not what was decided (None: it is):
+        a path it did not name then (a folder replaced by a link since, by a program or a server that writes
+        the workspace), or a loss where there was none, on a path no earlier call of the batch changed. The
+        decision was made on the effects; the call runs only on them."""
+        decided = {e.path: Change(e.change) for e in call.effects}
+        query = getattr(self.application, "effects", None)
+        if not decided or query is None:
+            return None
+        try:
+            found = query(call.function, call.arguments)
+        except Exception:
+            found = None
+        if found is None:
+            return None
+        for effect in found:
+            path = normal_path(effect.path)
+            was = decided.get(path)
+            if path in earlier:
+                continue
+            if was is None or (effect.change.destructive and not was.destructive):
+                return (f"not run: it would now {effect.change.value} {path}, which is not what was decided "
+                        f"(the workspace changed since it was proposed); propose it again")
+        return None
 
     async def _run(self, call: Call, read_only: bool, writes: Sequence[str] = ()) -> ActionResult:
         before = {e.path: self._digest(e.path) for e in call.effects}
