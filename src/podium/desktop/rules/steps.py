@@ -84,10 +84,12 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, unp
     chosen = declared[0] if declared else next((t.name for t in app.tools if fits(t)), None) if unplaced else None
     if chosen is None:
         return None
-    done = tuple(spec.tools) == (chosen,)
+    rest = [t for t in spec.tools if t != chosen]
+    # the thought is what the step memory shows the model next: what is done, and which of its tools remain
+    thought = f"{chosen} puts the table handed on into {path}" + (f"; then {', '.join(rest)}" if rest else "")
     return AppOutput(actions=(Action(function=chosen, arguments={"path": path, "rows": {"ref": table}}),),
-                     status=AppStatus.FINISH if done else AppStatus.CONTINUE,
-                     result=f"{path} has the table handed on" if done else None)
+                     thought=thought, status=AppStatus.CONTINUE if rest else AppStatus.FINISH,
+                     result=None if rest else f"{path} has the table handed on")
 
 
 def planned_done(results: Sequence[ActionResult]) -> bool:
