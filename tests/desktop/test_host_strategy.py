@@ -390,18 +390,14 @@ def test_with_the_rules_a_table_put_into_a_file_as_its_plan_determines_is_the_pl
         assert not any(isinstance(op, Forward) for op in ops)  # nothing asked of the person
         assert s.blackboard.trajectories[-1].outcome.startswith("left to the model")
         assert s.blackboard.trajectories[-1].rules == (PLAN_WRITES,)
-    # a subtask with more to do than put the table in: the table first, then the model goes on; a file there
-    # already is decided on by its effects, as any
-    for tools in (("write_rows", "add_chart"), ("add_chart",)):
-        ops, s = to_writer(copy_plan("budget.xlsx", tools))
-        (first,) = dispatches(ops)
-        planned = AppOutput.model_validate(app_request(first).planned)
-        assert planned.status is AppStatus.CONTINUE and planned.actions[0].function == "write_rows", tools
-    # the model makes the step when: no rules; two tables handed; another file read first
+    # the model makes the step when: no rules; two tables handed; another file read first; more to do than put
+    # the table in (a tool besides, or none that takes the table)
     two = [*copy_plan()[:1], sub("2", "documents", reads=["other.docx"], tools=["read_table"], hands_on="table"),
            sub("3", "spreadsheets", "1", "2", writes=["new.xlsx"], tools=["write_rows"])]
     for plan, rules in ((copy_plan(), "none"),
-                        ([copy_plan()[0], {**copy_plan()[1], "reads": ["budget.xlsx"]}], "small-local")):
+                        ([copy_plan()[0], {**copy_plan()[1], "reads": ["budget.xlsx"]}], "small-local"),
+                        (copy_plan("budget.xlsx", ("write_rows", "add_chart")), "small-local"),
+                        (copy_plan("budget.xlsx", ("add_chart",)), "small-local")):
         ops, _ = to_writer(plan, rules)
         (step,) = dispatches(ops)
         assert app_request(step).kind is AppStepKind.PROPOSE and app_request(step).planned is None, (plan, rules)

@@ -253,11 +253,8 @@ def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
         return None
     tables = [a.name for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
               for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
-    app = s.catalog.get(record.spec.application)
-    specs = {other.spec.id: other.spec for other in run.subtasks.values()}
-    unplaced_table = any(u.data is HandsOn.TABLE for u in unplaced(record.spec, app, specs))
-    return rules.planned_write(record.spec, app, tables[0] if len(tables) == 1 else None, unplaced_table,
-                               {*run.files, *run.created})
+    return rules.planned_write(record.spec, s.catalog.get(record.spec.application),
+                               tables[0] if len(tables) == 1 else None, {*run.files, *run.created})
 
 
 def _first_of_app(run: Run, record: SubtaskRecord) -> bool:

@@ -57,14 +57,12 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "first step: a small model spends a call, sometimes a wrong one, on calls its "
                                      "plan already determines."),
     Rule("plan-writes-without-model", "A subtask that reads nothing but what it writes, writes one file its "
-                                      "application opens and was handed one table gets, as its first answer, the "
-                                      "call that puts the table into that file (its declared tool that needs only "
-                                      "the path and a table, or its application's first such tool when none of "
-                                      "its tools takes the table) instead of a model call: decided on by the "
-                                      "call's real effects like any answer, it runs only where nothing waits for "
-                                      "the person, else the model makes the step; FINISH when that tool is all it "
-                                      "declares: a small model spends a call, sometimes a wrong one, on a call its "
-                                      "plan already determines."),
+                                      "application opens with the one tool it declares, a tool that needs only "
+                                      "the path and a table, and was handed one table gets, as its first answer, "
+                                      "that call with that table and FINISH instead of a model call: decided on "
+                                      "by the call's real effects like any answer, it runs only where nothing "
+                                      "waits for the person, else the model makes the step: a small model spends "
+                                      "a call, sometimes a wrong one, on a call its plan already determines."),
     Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
                                      "file the request names exists, the request ends FINISH without asking the "
                                      "planner to confirm: a small planner confirmed such a run every time and only "

@@ -62,34 +62,24 @@ def _table_writer(tool: ToolInfo | None) -> bool:
         and rows.get("type") == "array"
 
 
-def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, unplaced: bool, existing: Collection[str]
+def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, existing: Collection[str]
                   ) -> AppOutput | None:
     """Rule plan-writes-without-model: the answer of a first step its plan determines: a subtask that reads
-    nothing but what it writes, writes one file its application opens and was handed exactly one table
-    (`table`, the reference to it) puts that table into that file, with the first tool it declares that puts
-    a table into a file and needs nothing else, or, when none of its tools takes the table (`unplaced`), with
-    the first such tool of its application. FINISH when that tool is all it declares, else CONTINUE (the model
-    makes the rest). Whether the call may run is decided as for a model's (its effects, the capabilities).
-    `existing`: the workspace's paths and what the run made (a tool that only creates is not tried on them)."""
-    if app is None or table is None or len(spec.writes) != 1 or not set(spec.reads) <= set(spec.writes):
+    nothing but what it writes, writes one file its application opens, declares one tool, which puts a table
+    into a file and needs nothing else, and was handed exactly one table (`table`, the reference to it): that
+    tool on that file with that table, then FINISH. Whether the call may run is decided as for a model's (its
+    effects, the capabilities). `existing`: the workspace's paths and what the run made (a tool that only
+    creates is not tried on them)."""
+    if app is None or table is None or len(spec.writes) != 1 or len(spec.tools) != 1 \
+            or not set(spec.reads) <= set(spec.writes):
         return None
-    path = spec.writes[0]
-    if not app.opens(path):
+    path, tool = spec.writes[0], app.tool(spec.tools[0])
+    if tool is None or not app.opens(path) or not _table_writer(tool) or (tool.new_only and path in existing):
         return None
-
-    def fits(tool: ToolInfo | None) -> bool:
-        return _table_writer(tool) and not (tool is not None and tool.new_only and path in existing)
-
-    declared = [t for t in spec.tools if fits(app.tool(t))]
-    chosen = declared[0] if declared else next((t.name for t in app.tools if fits(t)), None) if unplaced else None
-    if chosen is None:
-        return None
-    rest = [t for t in spec.tools if t != chosen]
-    # the thought is what the step memory shows the model next: what is done, and which of its tools remain
-    thought = f"{chosen} puts the table handed on into {path}" + (f"; then {', '.join(rest)}" if rest else "")
-    return AppOutput(actions=(Action(function=chosen, arguments={"path": path, "rows": {"ref": table}}),),
-                     thought=thought, status=AppStatus.CONTINUE if rest else AppStatus.FINISH,
-                     result=None if rest else f"{path} has the table handed on")
+    # A first step that puts the table in and leaves the rest to the model is not planned: the 1.5B model,
+    # shown that step done, read the file again or wrote the table a second time instead of going on.
+    return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "rows": {"ref": table}}),),
+                     status=AppStatus.FINISH, result=f"{path} has the table handed on")
 
 
 def planned_done(results: Sequence[ActionResult]) -> bool:
