@@ -42,6 +42,18 @@ def planner(prompt: str) -> str:
                       "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows", "add_chart"]))
 
 
+def copier(target: str) -> Any:
+    """A planner that copies report.docx's table into `target` with write_rows alone."""
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", f"{target} holds the table")
+        return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
+                          tools=["read_table"], hands_on="table"),
+                      sub("2", f"Write the rows of subtask 1 into {target}", "spreadsheets", "1",
+                          writes=[target], tools=["write_rows"]))
+    return plan
+
+
 def documents(prompt: str) -> str:
     if step_of(prompt) == 1:
         return app("CONTINUE", ("read_table", {"path": "report.docx", "index": 0}))
@@ -161,13 +173,7 @@ async def test_a_read_of_the_new_file_a_subtask_creates_is_not_run_and_the_agent
     make_folder(tmp_path)
     workspace = Workspace.at(tmp_path)
 
-    def new_book(prompt: str) -> str:
-        if verifying(prompt):
-            return host("FINISH", "chart.xlsx holds the table")
-        return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
-                          tools=["read_table"], hands_on="table"),
-                      sub("2", "Write the rows of subtask 1 into chart.xlsx", "spreadsheets", "1",
-                          writes=["chart.xlsx"], tools=["write_rows"]))
+    new_book = copier("chart.xlsx")
 
     def sheets(prompt: str) -> str:
         if step_of(prompt) == 1:
@@ -315,14 +321,6 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
     first step is the model's."""
     from podium.desktop import HostConfig, batch
 
-    def copier(prompt: str) -> str:
-        if verifying(prompt):
-            return host("FINISH", "budget.xlsx holds the table")
-        return assign(sub("1", "Extract the table from report.docx", "documents", reads=["report.docx"],
-                          tools=["read_table"], hands_on="table"),
-                      sub("2", "Write the rows of subtask 1 into budget.xlsx", "spreadsheets", "1",
-                          writes=["budget.xlsx"], tools=["write_rows"]))
-
     for holding in (None, "Keep me"):
         root = tmp_path / ("empty" if holding is None else "holding")
         root.mkdir()
@@ -341,7 +339,8 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
 
         workspace = Workspace.at(root)
         apps = [DocumentsApplication(workspace), SpreadsheetsApplication(workspace)]
-        result = await run_request("Copy the table of report.docx into budget.xlsx", apps, ScriptedBackend(copier),
+        result = await run_request("Copy the table of report.docx into budget.xlsx", apps,
+                                   ScriptedBackend(copier("budget.xlsx")),
                                    app_models={"documents": ScriptedBackend(documents),
                                                "spreadsheets": ScriptedBackend(sheets)},
                                    config=batch(HostConfig(rules="small-local")))
