@@ -76,8 +76,8 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, exi
     path, tool = spec.writes[0], app.tool(spec.tools[0])
     if tool is None or not app.opens(path) or not _table_writer(tool) or (tool.new_only and path in existing):
         return None
-    # A first step that puts the table in and leaves the rest to the model is not planned: the 1.5B model,
-    # shown that step done, read the file again or wrote the table a second time instead of going on.
+    # Only a step that is the whole subtask is planned: a small model handed a subtask half done by calls it
+    # did not choose reads the file again or writes the table a second time instead of going on.
     return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "rows": {"ref": table}}),),
                      status=AppStatus.FINISH, result=f"{path} has the table handed on")
 
