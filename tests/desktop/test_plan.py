@@ -234,6 +234,26 @@ def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_to
             "write_rows or append_rows") in shown
 
 
+def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+    from podium.desktop.wire.messages import AppStepRequest
+    from podium.desktop.wire.prompts import app_system, app_user
+
+    sheets = build_applications({"workspace": str(tmp_path), "enabled": ["spreadsheets"]})["spreadsheets"]
+    tools = {t.name: t for t in sheets.tools()}
+    req = AppStepRequest(description="rank them", writes=("scores.xlsx",), tools=("sort_rows", "add_chart"))
+    shown = app_user(req, (), [tools["sort_rows"], tools["add_chart"]])
+    detail = shown.split("## The arguments of your planned tools", 1)[1].split("\n\n", 1)[0]
+    sort_line, chart_line = detail.strip().splitlines()[1:]
+    assert sort_line.startswith("- sort_rows: path (string)")
+    assert "descending (boolean, default false): true: highest (or Z) first" in sort_line
+    assert "columns (list of string, optional): only these columns of the data as series" in chart_line
+    # the system prompt names an optional argument only; it is the same for every subtask (a cache serves it)
+    system = app_system(sheets.name, sheets.description, list(tools.values()))
+    assert "descending?" in system and "highest (or Z) first" not in system
+    assert "## The arguments" not in app_user(req)
+
+
 def test_fixes_certain_from_types_are_made_and_said() -> None:
     # as a small planner writes a merge: an .xlsx read on the documents application, a reader declaring the
     # workbook a later subtask writes, two writers of one path in no order

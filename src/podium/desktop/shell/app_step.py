@@ -144,7 +144,8 @@ class AppStepBackend(StepBackend):
         offered = [t for t in tools if not req.offered or t.name in req.offered]
         paths = None if self.root is None else (
             *(p for p in workspace_names(self.root) if not p.endswith("/")), *req.reads, *req.writes)
-        step.prompt = Prompt(text=app_user(req, observation_lines(step.observed)),
+        planned = [t for name in dict.fromkeys(req.tools) for t in tools if t.name == name]
+        step.prompt = Prompt(text=app_user(req, observation_lines(step.observed), planned),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)

@@ -195,6 +195,25 @@ def _tool_line(tool: Any, sensitive: bool, explained: set[tuple[str, str]]) -> s
     return f"- {tool.name}({args}): {tool.description}{detail}{flag}"
 
 
+def tool_detail(tool: Any) -> str:
+    """One tool with every argument, optional ones too, its type, default and meaning: the system prompt
+    names a tool's optional arguments only, and an option left out changes what the call does (a chart of
+    every column, an order from lowest)."""
+    params = getattr(tool, "parameters", {}) or {}
+    props = params.get("properties", {}) if isinstance(params, Mapping) else {}
+    required = set(params.get("required", ())) if isinstance(params, Mapping) else set()
+    args = []
+    for name, spec in props.items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        kind = _type(spec)
+        if name not in required:
+            given = spec.get("default")
+            kind += f", default {_json(given)}" if given not in (None, [], {}) else ", optional"
+        text = spec.get("description", "")
+        args.append(f"{name} ({kind})" + (f": {text}" if text else ""))
+    return f"- {tool.name}: " + ("; ".join(args) or "no arguments")
+
+
 def tool_lines(tools: Sequence[Any], sensitive: Sequence[str] = ()) -> str:
     explained: set[tuple[str, str]] = set()
     return "\n".join(_tool_line(t, t.name in sensitive, explained) for t in tools) or "- (no tools)"
@@ -260,12 +279,17 @@ def _declared(paths: Sequence[str]) -> str:
     return ", ".join(paths) if paths else "nothing"
 
 
-def app_user(req: AppStepRequest, seen: Sequence[str] = ()) -> str:
+def app_user(req: AppStepRequest, seen: Sequence[str] = (), planned: Sequence[Any] = ()) -> str:
+    """`planned`: the application's tools the subtask declares, described argument by argument right after
+    the subtask (the same at every step of it, so a prefix cache serves it again)."""
     # The subtask comes first and last: a small model that reads the person's whole request first sets
     # out to do all of it. The request is context, after the data.
     parts = [f"## Your subtask ({req.subtask_id or 'direct'})\n{req.description}\nreads: {_declared(req.reads)}; "
              f"writes: {_declared(req.writes)}; tools: {', '.join(req.tools) or 'any'}; hands on: "
              f"{req.hands_on.value}"]
+    if planned:
+        parts.append("## The arguments of your planned tools (name (type, default): meaning)\n"
+                     + "\n".join(tool_detail(t) for t in planned))
     if req.inputs:
         parts.append("## The subtasks yours depends on\n" + "\n".join(_input_lines(req.inputs)))
     if req.artifacts:
