@@ -201,6 +201,18 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     # a copy into the folder made it (cp into a new folder's name): the tool that only makes it is not demanded
     filled = replace(copied, changed={"notes/a.txt": EffectView(path="notes/a.txt", change="create")})
     assert not missing(filled, files)
+    # a workbook another of its tools wrote into being is what the tool that only makes one would have made
+    made_by = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("create_workbook", False,
+                                                                               new_only=True)))
+    written = SubtaskRecord(spec=SubtaskSpec(id="1", description="write", application="spreadsheets",
+                                             writes=("new.xlsx",), tools=("create_workbook", "write_rows")),
+                            called=("write_rows",),
+                            changed={"new.xlsx": EffectView(path="new.xlsx", change="edit", after="d2")})
+    assert not missing(written, made_by)
+    # not when it was there before the subtask changed it
+    there = replace(written, changed={"new.xlsx": EffectView(path="new.xlsx", change="edit", before="d1",
+                                                             after="d2")})
+    assert missing(there, made_by).tools == ("create_workbook",)
     # what the calls made and left empty (a new sheet, a new folder) is named, and asked about like a kept write
     added = record(called=("write_rows", "add_chart"), changed={"budget.xlsx": EffectView(
         path="budget.xlsx", change="edit", before="d1", after="d2", hollow_before=("Old",), hollow=("Old", "Q3"))})

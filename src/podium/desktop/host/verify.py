@@ -92,7 +92,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     kept = tuple(w for w in spec.writes if not among(w, touched) and among(w, same))
     changing = set(app.changing) if app is not None else set()
     unmet = [t for t in spec.tools if t in changing and t not in record.called]
-    if _filled(spec.writes, touched):  # a copy or a move into them made the folders a tool was to make
+    # a copy or a move into them made the folders a tool was to make; another of its tools created the
+    # application's files it was to make (a workbook written into being)
+    if _filled(spec.writes, touched) or _created(spec.writes, record, app):
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.new_only]
     tools = tuple(t for t in unmet if t not in record.tried and t not in record.declined)  # refused: done without
     failed = tuple(t for t in unmet if t in record.tried)
@@ -116,6 +118,17 @@ def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
     folders = [w.rstrip("/") for w in writes if not posixpath.splitext(w)[1] and not any(c in w for c in "*?[")]
     return bool(folders) and all(
         any(p.startswith(f"{folder}/") for p in touched) for folder in folders)
+
+
+def _created(writes: tuple[str, ...], record: SubtaskRecord, app: AppInfo | None) -> bool:
+    """Whether the writes are files of the application's own types and its calls created every one (measured
+    absent before its first change, present after): what a tool that only makes new files would have made is
+    there, of the type it makes. (A path of no type, a folder to make, may have been created as a file: that is
+    not taken for it.)"""
+    return (app is not None and bool(app.file_types) and bool(writes)
+            and all(app.opens(w) and posixpath.splitext(w)[1]
+                    and (e := record.changed.get(w)) is not None and e.before is None and e.after is not None
+                    for w in writes))
 
 
 def _last_error(record: SubtaskRecord, tool: str) -> tuple[str, ...]:
