@@ -210,11 +210,10 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     specs = {other.spec.id: other.spec for other in run.subtasks.values()}
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
-    # The one subtask of a plan that changes files makes every change the request asks for (the others only
-    # read and hand on): its AppAgent is given the person's words, not the planner's shorter paraphrase of
-    # them, which can leave out how (an order, which columns, a chart's kind).
-    writers = [other.spec.id for other in run.subtasks.values() if other.spec.writes]
-    whole = not run.replans and (len(run.subtasks) == 1 or writers == [sid])
+    # The one subtask of a plan is the whole request: its AppAgent is given the person's words, not the
+    # planner's shorter paraphrase of them (which can leave a part out). Not so the one writer of several
+    # subtasks: given the whole request, it sets out to do the others' reading too.
+    whole = len(run.subtasks) == 1 and not run.replans
     request = AppStepRequest(
         kind=AppStepKind.PROPOSE, application=record.spec.application, subtask_id=sid, step=record.steps + 1,
         description=run.request if whole else record.spec.description, reads=record.spec.reads,
