@@ -176,8 +176,9 @@ class Unplaced:
 
 
 def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, SubtaskSpec]) -> tuple[Unplaced, ...]:
-    """For a subtask that changes files: the tables and names handed to it that its planned tools cannot take."""
-    if app is None or not spec.writes:
+    """For a subtask that changes files: the tables and names handed to it that its planned tools cannot take.
+    A subtask that writes only folders fills them with files (a copy, a move), not with data."""
+    if app is None or not any(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
         return ()
     found = []
     for dep in spec.depends_on:
