@@ -76,45 +76,65 @@ async def test_find_counts_where_a_text_is(documents: DocumentsApplication, root
     assert found["where"][0] == {"where": "paragraph 1", "count": 2, "text": "Revenue in Q3 2024 grew; Q3 was strong."}
 
 
-async def test_insert_after_a_text_or_at_a_position(documents: DocumentsApplication, root: Path) -> None:
+async def test_insert_after_or_before_a_paragraph_or_at_either_end(documents: DocumentsApplication,
+                                                                    root: Path) -> None:
     report(root / "r.docx")
-    after = {"path": "r.docx", "text": "Prices held.", "after_text": "sales rose"}
+    after = {"path": "r.docx", "text": "Prices held.", "where": "after", "paragraph_text": "sales rose"}
     assert kinds(documents, "insert_paragraph", after) == [Change.ADD] and not documents.is_sensitive(
         "insert_paragraph", after)
     assert (await call_checked(documents, root, "insert_paragraph", after)).content["index"] == 4
     texts = [p.text for p in docx.Document(str(root / "r.docx")).paragraphs]
     assert texts[3:6] == ["Sales rose in Q3.", "Prices held.", "Costs"]  # before the table's next heading
     assert (await call_checked(documents, root, "insert_paragraph", after)).content["unchanged"] is True
-    first = {"path": "r.docx", "text": "Draft", "index": 0, "style": "List Bullet"}
+    first = {"path": "r.docx", "text": "Draft", "where": "start", "style": "List Bullet"}
     await call_checked(documents, root, "insert_paragraph", first)
     opened = docx.Document(str(root / "r.docx"))
     assert (opened.paragraphs[0].text, opened.paragraphs[0].style.name) == ("Draft", "List Bullet")
-    await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "The end.", "index": 99})
+    before = {"path": "r.docx", "text": "Summary", "where": "before", "index": 2}
+    assert (await call_checked(documents, root, "insert_paragraph", before)).content["index"] == 2
+    assert [p.text for p in docx.Document(str(root / "r.docx")).paragraphs][1:4] == [
+        texts[0], "Summary", texts[1]]
+    end = {"path": "r.docx", "text": "The end.", "where": "end"}
+    await call_checked(documents, root, "insert_paragraph", end)
     assert docx.Document(str(root / "r.docx")).paragraphs[-1].text == "The end."
+    assert (await call_checked(documents, root, "insert_paragraph", end)).content["unchanged"] is True
 
 
-async def test_insert_without_a_place_goes_after_a_closing_table(documents: DocumentsApplication,
-                                                                  root: Path) -> None:
+async def test_insert_at_the_end_goes_after_a_closing_table(documents: DocumentsApplication, root: Path) -> None:
     document = docx.Document()
-    document.add_paragraph("Minutes")
-    document.add_table(rows=1, cols=2).cell(0, 0).text = "Motion"
+    for text in ("Minutes", "Present: all.", "The budget was discussed."):
+        document.add_paragraph(text)
+    document.paragraphs[1]._p.addnext(document.add_table(rows=1, cols=2)._tbl)
     document.save(str(root / "m.docx"))
-    await call_checked(documents, root, "insert_paragraph", {"path": "m.docx", "text": "Approved."})
+    await call_checked(documents, root, "insert_paragraph", {"path": "m.docx", "text": "Approved.", "where": "end"})
     body = docx.Document(str(root / "m.docx")).element.body
     blocks = [child.tag.rsplit("}", 1)[1] for child in body if not child.tag.endswith("sectPr")]
-    assert blocks == ["p", "tbl", "p"] and docx.Document(str(root / "m.docx")).paragraphs[-1].text == "Approved."
-    after = {"path": "m.docx", "text": "Present: all.", "after_text": "Minutes"}
-    await call_checked(documents, root, "insert_paragraph", after)
-    assert [p.text for p in docx.Document(str(root / "m.docx")).paragraphs] == ["Minutes", "Present: all.",
-                                                                                "Approved."]
+    assert blocks == ["p", "p", "tbl", "p", "p"]
+    assert docx.Document(str(root / "m.docx")).paragraphs[-1].text == "Approved."
+    after = {"path": "m.docx", "text": "Chair: Ines.", "where": "after", "paragraph_text": "Present"}
+    await call_checked(documents, root, "insert_paragraph", after)  # right after it, before the table
+    blocks = [child.tag.rsplit("}", 1)[1] for child in docx.Document(str(root / "m.docx")).element.body
+              if not child.tag.endswith("sectPr")]
+    assert blocks == ["p", "p", "p", "tbl", "p", "p"]
+    empty = docx.Document()
+    empty.save(str(root / "e.docx"))
+    await call_checked(documents, root, "insert_paragraph", {"path": "e.docx", "text": "First.", "where": "start"})
+    assert [p.text for p in docx.Document(str(root / "e.docx")).paragraphs] == ["First."]
 
 
 async def test_insert_errors(documents: DocumentsApplication, root: Path) -> None:
     report(root / "r.docx")
     missing = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x",
-                                                                        "after_text": "Appendix"})
+                                                                        "where": "after", "paragraph_text": "Appendix"})
     assert "no paragraph contains 'Appendix'; the paragraphs: 0: 'Annual report'" in missing.error
-    style = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x", "style": "Fancy"})
+    unnamed = await call_checked(documents, root, "insert_paragraph",
+                                 {"path": "r.docx", "text": "x", "where": "before"})
+    assert "where='before' needs paragraph_text or index" in unnamed.error
+    past = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x", "where": "after",
+                                                                     "index": 99})
+    assert "there is no paragraph 99" in past.error and "where='end' puts it after everything" in past.error
+    style = await call_checked(documents, root, "insert_paragraph", {"path": "r.docx", "text": "x", "where": "end",
+                                                                      "style": "Fancy"})
     assert "has no paragraph style 'Fancy'" in style.error
 
 

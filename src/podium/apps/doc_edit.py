@@ -1,6 +1,6 @@
 """Editing a document's text in place: replace_text (find and replace in every paragraph, table cell,
-header and footer), insert_paragraph and delete_paragraph (at a position), find_text (where a text
-occurs, and how often).
+header and footer), insert_paragraph (at the end, the start, or beside a paragraph), delete_paragraph,
+find_text (where a text occurs, and how often).
 
 Replacing keeps the formatting: the text of a paragraph is spread over runs (bold, italic, a font), and
 a match is replaced inside the runs it covers, the replacement taking the look of the run where the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -21,6 +21,7 @@ from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import Args, Content, ToolError, ToolSpec, file_path
 
 _PATH = ".docx file, relative to the workspace root"
+_P_TAG = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
 _SHOWN = 30
 
 
@@ -40,9 +41,13 @@ class FindArgs(Args):
 class InsertArgs(Args):
     path: str = file_path(_PATH, ".docx")
     text: Content
-    after_text: str | None = Field(None, description="put it right after the first paragraph containing this text")
-    index: int | None = Field(None, ge=0, description="else its position among the paragraphs, from 0 (past the "
-                                                      "last: at the very end)")
+    # A choice, not a position to compute: "at the end" written as the last paragraph's index lands before it.
+    where: Literal["end", "start", "after", "before"] = Field(
+        description="end: after everything, tables too; start: before everything; after/before: beside the "
+                    "paragraph_text or index paragraph")
+    paragraph_text: str | None = Field(None, description="where after/before: the first paragraph containing "
+                                                         "this text")
+    index: int | None = Field(None, ge=0, description="where after/before: else that paragraph's position, from 0")
     style: str | None = Field(None, description="paragraph style name, e.g. 'List Bullet'")
 
 
@@ -85,8 +90,8 @@ def specs(app: Any) -> list[ToolSpec]:
                  effects=effects(replace_text, Change.EDIT)),
         ToolSpec("find_text", "Where a text occurs in a document, and how many times.", FindArgs,
                  lambda a: find_text(app._open(a.path), a), read_only=True),
-        ToolSpec("insert_paragraph", "Insert a paragraph after the one containing a text, or at a position "
-                 "(neither: at the very end of the document), and save.", InsertArgs, change(insert_paragraph),
+        ToolSpec("insert_paragraph", "Insert a paragraph at the end or the start of a document, or after or "
+                 "before one of its paragraphs, and save.", InsertArgs, change(insert_paragraph),
                  effects=effects(insert_paragraph, Change.ADD)),
         ToolSpec("delete_paragraph", "Delete one paragraph (the one containing a text, or at a position) and "
                  "save.", DeleteArgs, change(delete_paragraph), effects=effects(delete_paragraph, Change.EDIT)),
@@ -218,38 +223,49 @@ def _listing(document: Any) -> str:
 
 
 def insert_paragraph(app: Any, document: Any, args: InsertArgs) -> dict[str, Any]:
-    paragraphs = document.paragraphs
-    if args.after_text:
-        found = _containing(document, args.after_text)
-        if not found:
-            raise ToolError(f"no paragraph contains {args.after_text!r}; the paragraphs: {_listing(document)}")
-        index = found[0] + 1
-    else:
-        index = len(paragraphs) if args.index is None else min(args.index, len(paragraphs))
-    done = {"path": args.path, "index": index, "text": args.text}
-    if index < len(paragraphs) and paragraphs[index].text == args.text:
-        return {**done, "unchanged": True, "note": f"paragraph {index} holds this text already: not inserted again"}
-    style = app._style(document, args.style) if args.style else None
-    if index < len(paragraphs):
-        paragraphs[index].insert_paragraph_before(args.text, style)
-    elif args.after_text:  # after the last paragraph, before a table that may follow it
-        _after(paragraphs[-1], args.text, style)
-    else:  # the end of the document, after its last table too
-        document.add_paragraph(args.text, style)
-    return done
-
-
-def _after(paragraph: Any, text: str, style: Any) -> None:
-    """A new paragraph right after `paragraph` (before whatever follows it, a table too)."""
     from docx.oxml import OxmlElement
     from docx.text.paragraph import Paragraph
 
+    body = document.element.body
+    blocks = [child for child in body.iterchildren() if not child.tag.endswith("}sectPr")]
+    if args.where in ("end", "start"):
+        neighbour = (blocks[-1] if args.where == "end" else blocks[0]) if blocks else None
+        there = neighbour
+    else:
+        neighbour = _named(document, args)._p
+        there = neighbour.getnext() if args.where == "after" else neighbour.getprevious()
+    if there is not None and there.tag == _P_TAG and Paragraph(there, None).text == args.text:
+        return {"path": args.path, "where": args.where, "text": args.text, "unchanged": True,
+                "note": "the paragraph there holds this text already: not inserted again"}
+    place = "addnext" if args.where in ("end", "after") else "addprevious"
     element = OxmlElement("w:p")
-    paragraph._p.addnext(element)
-    new = Paragraph(element, paragraph._parent)
-    new.add_run(text)
-    if style is not None:
-        new.style = style
+    if neighbour is None:
+        body.insert(0, element)
+    else:
+        getattr(neighbour, place)(element)
+    new = Paragraph(element, document._body)
+    new.add_run(args.text)
+    if args.style:
+        new.style = app._style(document, args.style)
+    index = next(i for i, p in enumerate(document.paragraphs) if p._p is element)
+    return {"path": args.path, "where": args.where, "index": index, "text": args.text}
+
+
+def _named(document: Any, args: InsertArgs) -> Any:
+    """The paragraph an insertion goes after or before."""
+    paragraphs = document.paragraphs
+    if args.paragraph_text:
+        found = _containing(document, args.paragraph_text)
+        if not found:
+            raise ToolError(f"no paragraph contains {args.paragraph_text!r}; the paragraphs: {_listing(document)}")
+        return paragraphs[found[0]]
+    if args.index is None:
+        raise ToolError(f"where={args.where!r} needs paragraph_text or index: the paragraph it goes {args.where}; "
+                        f"the paragraphs: {_listing(document)}")
+    if args.index >= len(paragraphs):
+        raise ToolError(f"there is no paragraph {args.index}: {args.path!r} has {len(paragraphs)} (from 0); "
+                        f"where='end' puts it after everything")
+    return paragraphs[args.index]
 
 
 def delete_paragraph(app: Any, document: Any, args: DeleteArgs) -> dict[str, Any]:
