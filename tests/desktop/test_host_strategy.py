@@ -391,10 +391,12 @@ def test_with_the_rules_a_table_put_into_a_file_as_its_plan_determines_is_the_pl
         assert s.blackboard.trajectories[-1].outcome.startswith("left to the model")
         assert s.blackboard.trajectories[-1].rules == (PLAN_WRITES,)
     # the model makes the step when: no rules; two tables handed; another file read first; more to do than put
-    # the table in (a tool besides, or none that takes the table)
+    # the table in (a tool besides, or none that takes the table); a table its dependency read but does not
+    # hand on (it hands on text)
     two = [*copy_plan()[:1], sub("2", "documents", reads=["other.docx"], tools=["read_table"], hands_on="table"),
            sub("3", "spreadsheets", "1", "2", writes=["new.xlsx"], tools=["write_rows"])]
     for plan, rules in ((copy_plan(), "none"),
+                        ([{**copy_plan()[0], "hands_on": "text"}, copy_plan()[1]], "small-local"),
                         ([copy_plan()[0], {**copy_plan()[1], "reads": ["budget.xlsx"]}], "small-local"),
                         (copy_plan("budget.xlsx", ("write_rows", "add_chart")), "small-local"),
                         (copy_plan("budget.xlsx", ("add_chart",)), "small-local")):

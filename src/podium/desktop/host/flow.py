@@ -252,7 +252,11 @@ def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
     run = run_of(s)
     if rules.PLAN_WRITES not in s.rules or run.files is None:
         return None
-    tables = [a.name for dep in record.spec.depends_on if (done := s.blackboard.result_of(dep)) is not None
+    # only what a dependency's plan says it hands on: a table it merely saw (its own file, observed before it
+    # changed it) is no table for this subtask's file
+    tables = [a.name for dep in record.spec.depends_on
+              if (other := run.subtasks.get(dep)) is not None and other.spec.hands_on is HandsOn.TABLE
+              and (done := s.blackboard.result_of(dep)) is not None
               for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
     return rules.planned_write(record.spec, s.catalog.get(record.spec.application),
                                tables[0] if len(tables) == 1 else None, {*run.files, *run.created})

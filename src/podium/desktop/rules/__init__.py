@@ -58,7 +58,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "plan already determines."),
     Rule("plan-writes-without-model", "A subtask that reads nothing but what it writes, writes one file its "
                                       "application opens with the one tool it declares, a tool that needs only "
-                                      "the path and a table, and was handed one table gets, as its first answer, "
+                                      "the path and a table, and was handed one table (by a subtask whose plan "
+                                      "hands on a table) gets, as its first answer, "
                                       "that call with that table and FINISH instead of a model call: decided on "
                                       "by the call's real effects like any answer, it runs only where nothing "
                                       "waits for the person, else the model makes the step: a small model spends "
