@@ -175,12 +175,18 @@ def _type(spec: Any) -> str:
     return str(kind)
 
 
-def _tool_line(tool: Any, sensitive: bool, explained: set[tuple[str, str]]) -> str:
-    """One tool, compactly: `name(required: type, ..., optional?, ...): description (arg: what it is)`.
-    An argument's explanation is shown once per prompt (every tool's `path` means the same)."""
+def _arguments(tool: Any) -> tuple[Mapping[str, Any], list[str]]:
+    """A tool's argument schemas by name, and the names of the required ones."""
     params = getattr(tool, "parameters", {}) or {}
     props = params.get("properties", {}) if isinstance(params, Mapping) else {}
     required = [n for n in (params.get("required", ()) if isinstance(params, Mapping) else ()) if n in props]
+    return props, required
+
+
+def _tool_line(tool: Any, sensitive: bool, explained: set[tuple[str, str]]) -> str:
+    """One tool, compactly: `name(required: type, ..., optional?, ...): description (arg: what it is)`.
+    An argument's explanation is shown once per prompt (every tool's `path` means the same)."""
+    props, required = _arguments(tool)
     optional = [n for n in props if n not in required]
     args = ", ".join([f"{n}: {_type(props[n])}" for n in required] + [f"{n}?" for n in optional])
     notes = []
@@ -199,9 +205,7 @@ def tool_detail(tool: Any) -> str:
     """One tool with every argument, optional ones too, its type, default and meaning: the system prompt
     names a tool's optional arguments only, and an option left out changes what the call does (a chart of
     every column, an order from lowest)."""
-    params = getattr(tool, "parameters", {}) or {}
-    props = params.get("properties", {}) if isinstance(params, Mapping) else {}
-    required = set(params.get("required", ())) if isinstance(params, Mapping) else set()
+    props, required = _arguments(tool)
     args = []
     for name, spec in props.items():
         spec = spec if isinstance(spec, Mapping) else {}
