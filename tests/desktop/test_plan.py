@@ -404,3 +404,26 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
     assert check_plan([said, write], real, "Write sales.docx's region into answer.txt",
                       ("sales.docx",)).subtasks[1].application == "shell"
 
+
+
+def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of_the_catalogue(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+    from podium.desktop.host.catalog import first_sentence
+    from podium.desktop.wire.prompts import host_system
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path)}).values())
+    system = host_system(real)
+    sheets = real.get("spreadsheets")
+    assert sheets is not None
+    for tool in sheets.tools:  # every tool on a line of its own, with its description's first sentence
+        assert f"\n- {tool.name}: {tool.summary}\n" in system
+    assert "- move: Move or rename a file or folder to a new path or into a folder (like mv).\n" in system
+    # the first sentence, up to its first ';': the planner gets what a tool does, its AppAgent the details
+    assert first_sentence("Add a column (e.g. A = B * C) to a table; returns the values. More.") == \
+        "Add a column (e.g. A = B * C) to a table."
+    assert first_sentence("") == ""
+    # replay rebuilds the catalogue from its record: with every field the strategy decides from (computes, ...)
+    assert Catalog.from_dict(real.to_dict()) == real
+    assert any(t.computes for a in real.apps for t in a.tools)
+    older = {"apps": [{"name": "files", "tools": [{"name": "copy", "read_only": False}]}]}
+    assert Catalog.from_dict(older).apps[0].tools[0] == ToolInfo("copy", False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from podium.errors import ConfigError
@@ -18,6 +18,7 @@ from podium.errors import ConfigError
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
 # An e-mail address or a URL ("alice@example.org", "https://host/a.html") names no file of the workspace.
 _ADDRESS = re.compile(r"\S*(?:@|://)\S*")
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class ToolInfo:
     names_its_writes: bool = True  # Tool.names_its_writes
     new_only: bool = False  # Tool.new_only
     computes: bool = False  # Tool.computes
+    summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -59,7 +61,8 @@ class AppInfo:
                    tuple(ToolInfo(t.name, bool(getattr(t, "read_only", False)),
                                   json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
                                   getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)),
-                                  bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)))
+                                  bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)),
+                                  first_sentence(getattr(t, "description", "") or ""))
                          for t in listed))
 
     @property
@@ -82,6 +85,14 @@ class AppInfo:
         """How to do the work of `tools` with nothing that needs approval, one line per tool that says."""
         ways = {t.name: t.unapproved for t in self.tools if t.unapproved}
         return tuple(f"{tool}: {ways[tool]}" for tool in dict.fromkeys(tools) if tool in ways)
+
+
+def first_sentence(text: str) -> str:
+    """A description's first sentence up to its first ';' ("e.g." and the like end nothing): what the tool does,
+    without the details its AppAgent reads in its full description."""
+    match = _SENTENCE_END.search(text)
+    head = (text[:match.start()] if match else text).split(";")[0].strip().rstrip(".")
+    return f"{head}." if head else ""
 
 
 def file_names(text: str) -> tuple[str, ...]:
@@ -136,18 +147,12 @@ class Catalog:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (what a record keeps to rebuild the catalogue for replay)."""
-        return {"apps": [{"name": a.name, "description": a.description, "file_types": list(a.file_types),
-                          "tools": [{"name": t.name, "read_only": t.read_only, "parameters": t.parameters,
-                                     "unapproved": t.unapproved, "names_its_writes": t.names_its_writes,
-                                     "new_only": t.new_only}
-                                    for t in a.tools]} for a in self.apps]}
+        """JSON-ready (what a record keeps to rebuild the catalogue for replay): every field, so the replayed
+        strategy decides from the same values as the recorded one."""
+        return {"apps": [asdict(a) for a in self.apps]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Catalog:
-        return cls(tuple(AppInfo(a["name"], a.get("description", ""), tuple(a.get("file_types", ())),
-                                 tuple(ToolInfo(t["name"], bool(t["read_only"]), t.get("parameters", "{}"),
-                                                t.get("unapproved", ""), bool(t.get("names_its_writes", True)),
-                                                bool(t.get("new_only", False)))
-                                       for t in a.get("tools", ())))
+        return cls(tuple(AppInfo(**{**a, "file_types": tuple(a.get("file_types", ())),
+                                    "tools": tuple(ToolInfo(**t) for t in a.get("tools", ()))})
                          for a in data.get("apps", ())))

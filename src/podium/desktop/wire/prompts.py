@@ -79,13 +79,16 @@ def _json(value: Any) -> str:
 
 
 def _tools_of(catalog: Catalog) -> str:
+    # One line per tool with what it does: a small planner picks a tool by its meaning ("move" is not
+    # "copy", "in order" is sort_rows) far more often when it reads that meaning than from a name alone.
     lines = []
     for i, app in enumerate(catalog.apps):
         kinds = f" Opens {', '.join(app.file_types)} files." if app.file_types else " Works on any file."
-        reading = [t.name for t in app.tools if t.read_only]
-        changing = [t.name for t in app.tools if not t.read_only]
-        lines.append(f"{i}. {app.name}: {app.description}.{kinds} Tools that read: {', '.join(reading) or 'none'}; "
-                     f"tools that change files: {', '.join(changing) or 'none'}.")
+        lines.append(f"{i}. {app.name}: {app.description}.{kinds}")
+        for heading, tools in (("Tools that read", [t for t in app.tools if t.read_only]),
+                               ("Tools that change files", [t for t in app.tools if not t.read_only])):
+            lines.append(f"{heading}:" + (" none" if not tools else ""))
+            lines.extend(f"- {t.name}: {t.summary}" if t.summary else f"- {t.name}" for t in tools)
     return "\n".join(lines)
 
 
