@@ -266,7 +266,7 @@ def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() 
     assert given.run == (0,)
 
 
-def test_a_writer_that_changed_nothing_does_not_read_the_same_again() -> None:
+def test_a_writer_does_not_read_the_same_again_until_its_files_change() -> None:
     read = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True)
     seen = record(read=(call_key("read_sheet", {"path": "budget.xlsx"}),))
     decision = decide(answer(n=2), [read, write()], seen, active=SMALL, created=(), protected=())
@@ -275,8 +275,17 @@ def test_a_writer_that_changed_nothing_does_not_read_the_same_again() -> None:
     # a new read, a read after a change, a reading subtask, or no rules: it runs
     other = read.model_copy(update={"arguments": {"path": "budget.xlsx", "sheet": "Q2"}})
     assert decide(answer(), [other], seen, active=SMALL, created=(), protected=()).run == (0,)
-    changed = replace(seen, done=(call_key("write_rows", write().arguments),))
-    assert decide(answer(), [read], changed, active=SMALL, created=(), protected=()).run == (0,)
+    # a change that changed something makes every read new again; one that changed nothing does not
+    wrote = ActionResult(function="write_rows", arguments=write().arguments, ok=True,
+                         changes=(EffectView(path="budget.xlsx", change="modified", before="a", after="b"),))
+    changed = remember(seen, [write()], [wrote])
+    assert changed.read == () and decide(answer(), [read], changed, active=SMALL, created=(), protected=()).run == (0,)
+    reread = remember(changed, [read], [ActionResult(function="read_sheet", arguments=read.arguments, ok=True,
+                                                    content=ROWS, read_only=True)])
+    assert decide(answer(), [read], reread, active=SMALL, created=(), protected=()).fired == (rules.READ_AGAIN,)
+    same = wrote.model_copy(update={"changes": (EffectView(path="budget.xlsx", change="modified", before="b",
+                                                           after="b"),)})
+    assert remember(reread, [write()], [same]).read == reread.read
     reader = replace(seen, spec=seen.spec.model_copy(update={"writes": ()}))
     assert decide(answer(), [read], reader, active=SMALL, created=(), protected=()).run == (0,)
     assert decide(answer(), [read], seen, active=frozenset(), created=(), protected=()).run == (0,)

@@ -87,8 +87,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             continue
         if key in failed:
             again.append(fact.function)
-        if rules.READ_AGAIN in active and fact.read_only and key in record.read and record.spec.writes \
-                and not record.done:
+        if rules.READ_AGAIN in active and fact.read_only and key in record.read and record.spec.writes:
             fired.append(rules.READ_AGAIN)
             again.append(fact.function)
             skip(index, f"not run: {fact.function} read this already in this subtask and nothing has changed since; "
@@ -157,7 +156,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
         else:
             done.append(key)
             if not changed_nothing(result):
-                failed.clear()  # the files changed: a call that failed may work now
+                failed.clear()  # the files changed: a call that failed may work now,
+                read.clear()  # and a read may find something new
             fact = by_call.get(key)
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
             for effect in evidence:

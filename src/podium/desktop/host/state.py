@@ -131,7 +131,7 @@ class SubtaskRecord:
     changed: Mapping[str, EffectView] = field(default_factory=dict)  # path -> what its calls did to it
     called: tuple[str, ...] = ()  # the tools whose calls succeeded
     tried: tuple[str, ...] = ()  # the tools whose calls ran and failed
-    read: tuple[str, ...] = ()  # the reads that succeeded (call keys): the same read again is no progress
+    read: tuple[str, ...] = ()  # the reads that succeeded since its last change (call keys): again, no progress
     refused: tuple[str, ...] = ()  # what was refused it, and it went on without
     declined: tuple[str, ...] = ()  # the tools of the changes refused it (not demanded of its FINISH)
     stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)

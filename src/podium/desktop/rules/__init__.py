@@ -36,8 +36,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "say so."),
     Rule("failed-call-not-rerun", "A call identical to one that failed since the last successful change is not run "
                                   "again; its earlier error is reported: nothing changed that could fix it."),
-    Rule("read-not-reread", "In a subtask that writes and has changed nothing yet, a read identical to one it made "
-                            "(or its observation made) is not run again, and its tool is withheld like a stuck one: "
+    Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
+                            "its last change is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),
     Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged, or whose change batch mode "
                                 "refused, is left out of the grammar until a change succeeds: told to call something "
