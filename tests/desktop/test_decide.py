@@ -351,3 +351,46 @@ def test_the_path_rule_takes_the_one_declared_file_of_the_applications_type() ->
     moved = write().model_copy(update={"retargeted": "Tickets"})
     assert rules.PATH_FROM_DECLARATION in decide(answer(), [moved], record(), active=SMALL, created=(),
                                                  protected=()).fired
+
+
+def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_into_its_changes() -> None:
+    north = [["Name", "City"], ["Ada", "Oslo"]]
+    south = [["Name", "City"], ["Bea", "Rome"]]
+    spec = SubtaskSpec(id="3", description="merge", application="spreadsheets", reads=("north.xlsx", "south.xlsx"),
+                       writes=("all.xlsx",), tools=("merge_tables",))
+    seen = observed(SubtaskRecord(spec=spec), [
+        ActionResult(function="read_sheet", arguments={"path": p}, ok=True, content=rows, read_only=True)
+        for p, rows in (("north.xlsx", north), ("south.xlsx", south))])
+    made = EffectView(path="all.xlsx", change="create", after="d1")
+
+    def after(*calls: dict[str, Any]) -> SubtaskRecord:
+        return remember(seen, [], [ActionResult(function="merge_tables", arguments=c, ok=True, changes=(made,))
+                                   for c in calls])
+
+    # one source merged, by its path: the other's data is in none of the changes
+    one = missing(after({"path": "all.xlsx", "source": "north.xlsx"}), SHEETS)
+    assert one.unused == ("south.xlsx",) and one.only_soft and one.asked_once and not one.work
+    assert one.text() == "nothing of south.xlsx, which your subtask reads, went into your changes"
+    assert not missing(after({"path": "all.xlsx", "source": "north.xlsx"}, {"path": "all.xlsx",
+                                                                         "source": "south.xlsx"}), SHEETS)
+    # data retyped (or given by reference, resolved) counts; a header both files share proves nothing
+    assert not missing(after({"path": "all.xlsx", "rows": [*north, south[1]]}), SHEETS)
+    assert missing(after({"path": "all.xlsx", "rows": north}), SHEETS).unused == ("south.xlsx",)
+    assert missing(after({"path": "all.xlsx", "text": "Bea lives in Rome."}), SHEETS).unused == ("north.xlsx",)
+    # a listed path counts by its name: a list of names writes it so
+    listed = SubtaskSpec(id="1", description="list", application="files", reads=("exports",),
+                         writes=("old.txt",), tools=("write_file",))
+    entries = {"folder": "exports", "entries": [{"path": "exports/2021-a.csv"}, {"path": "exports/2022-b.csv"}]}
+    listing = observed(SubtaskRecord(spec=listed), [ActionResult(function="list_files", arguments={"path": "exports"},
+                                                                 ok=True, content=entries, read_only=True)])
+    names = remember(listing, [], [ActionResult(function="write_file", ok=True, changes=(made,),
+                                                arguments={"path": "old.txt", "content": "2021-a.csv\n"})])
+    assert missing(names, None).unused == ()
+    # no change yet (the write itself is missing), a subtask that hands data on, or a file it edits: not asked
+    assert missing(seen, SHEETS).unused == ()
+    handing = replace(after({"path": "all.xlsx", "rows": north}),
+                      spec=spec.model_copy(update={"hands_on": HandsOn.TABLE}))
+    assert missing(handing, SHEETS).unused == ()
+    editing = replace(after({"path": "north.xlsx", "rows": north}),
+                      spec=spec.model_copy(update={"reads": ("north.xlsx",), "writes": ("north.xlsx",)}))
+    assert missing(editing, SHEETS).unused == ()

@@ -448,7 +448,7 @@ def idle_out(s: HostState, sid: str, agent: str, idle: int, last: str) -> HostSt
     is done (the steps after it were extra), else LIMIT, with what its evidence lacks."""
     record = run_of(s).subtasks[sid]
     missing = verify.missing(record, s.catalog.get(record.spec.application))
-    if record.changed and not missing:
+    if record.changed and not missing.work:
         return end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=(
             f"its declared changes were made ({', '.join(sorted(record.changed))}); then {idle} steps without "
             "progress"))

@@ -285,8 +285,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
-    if missing and (not missing.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks
-        reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {missing.text()}",
+    lacking = missing.work  # a source it did not use, asked about once, is believed unneeded after
+    if lacking and (not lacking.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks
+        reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {lacking.text()}",
                         agent)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import posixpath
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 from podium.apps.hollow import WHOLE
 from podium.desktop.host.artifacts import Kind, kind_of
@@ -22,6 +25,8 @@ from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.wire.messages import summarize
 from podium.desktop.wire.schemas import HandsOn
+
+_QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +42,19 @@ class Missing:
     # declared tools that compute from what they read (Tool.computes), never called by a subtask that hands
     # data on: the plan chose them to derive what it hands on (a column's total, not the table it is in)
     uncomputed: tuple[str, ...] = ()
+    # declared reads (not among its writes) that no change of a subtask that hands nothing on took anything from:
+    # not named by one, none of their own values in one (a merge that took one of its two sources)
+    unused: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed)
+                    or self.uncomputed or self.unused)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.uncomputed)
+        return bool(self.kept or self.hollow or self.uncomputed or self.unused)
 
     @property
     def only_soft(self) -> bool:
@@ -54,7 +62,7 @@ class Missing:
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
-        return bool(self.hollow or self.uncomputed) and not (
+        return bool(self.hollow or self.uncomputed or self.unused) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept)
 
     def text(self) -> str:
@@ -75,7 +83,14 @@ class Missing:
             parts.append(f"{', '.join(self.failed)} failed and never succeeded{last}")
         if self.hands_on:
             parts.append(f"no {self.hands_on} was read to hand on")
+        if self.unused:
+            parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
         return "; ".join(parts)
+
+    @property
+    def work(self) -> Missing:
+        """What is missing of the declared work itself (an unused read is a question about it, not a lack)."""
+        return replace(self, unused=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
@@ -110,7 +125,51 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     if spec.hands_on is not HandsOn.NOTHING and app is not None:
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
-    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed)
+    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, _unused(record))
+
+
+def _unused(record: SubtaskRecord) -> tuple[str, ...]:
+    """The declared reads of a writer that hands nothing on from which none of its successful changes took
+    anything: no change names the path, and none holds a value that only that file's data (as read by the
+    subtask or its observation) has. Values shared with another file (a common header) prove nothing."""
+    spec = record.spec
+    if not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
+        return ()
+    sources = [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
+    if not sources:
+        return ()
+    changes = [json.loads(key)[1] for key in record.done]
+    named = [v for args in changes for v in _scalars(args) if isinstance(v, str)]
+    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
+
+    def used(path: str) -> bool:
+        if any(covered(n, (path,)) for n in named):
+            return True
+        own: set[str] = set()
+        others: set[str] = set()
+        for a in record.artifacts.values():
+            (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
+        return any(v in texts for v in own - others)
+
+    return tuple(r for r in sources if not used(r))
+
+
+def _scalars(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _scalars(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _scalars(v)]
+    return [] if value is None or isinstance(value, bool) else [value]
+
+
+def _values(value: Any) -> set[str]:
+    """A read's values as text to look for (two characters at least: a lone digit or letter proves nothing); a
+    listed path is looked for by its name too, as a list of names writes it."""
+    out = set()
+    for v in _scalars(value):
+        text = (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)).strip().casefold()
+        out.update(t for t in {text, posixpath.basename(text.rstrip("/"))} if len(t) >= 2)
+    return out
 
 
 def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
