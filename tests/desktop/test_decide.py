@@ -394,3 +394,21 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     editing = replace(after({"path": "north.xlsx", "rows": north}),
                       spec=spec.model_copy(update={"reads": ("north.xlsx",), "writes": ("north.xlsx",)}))
     assert missing(editing, SHEETS).unused == ()
+
+
+def test_a_tool_that_only_adds_an_empty_part_is_not_demanded_where_other_calls_filled_the_file() -> None:
+    sheets = AppInfo("spreadsheets", "", (".xlsx",), (ToolInfo("add_sheet", False, empty_part=True),
+                                                      ToolInfo("sort_rows", False)))
+    spec = SubtaskSpec(id="1", description="rank", application="spreadsheets", reads=("scores.xlsx",),
+                       writes=("scores.xlsx",), tools=("add_sheet", "sort_rows"))
+    sorted_into = SubtaskRecord(spec=spec, called=("sort_rows",), changed={"scores.xlsx": EffectView(
+        path="scores.xlsx", change="edit", before="d1", after="d2")})
+    assert not missing(sorted_into, sheets)  # the sort made the sheet it filled
+    # a part they made and left empty, a file left as it was, or nothing changed: it is demanded
+    empty = replace(sorted_into, changed={"scores.xlsx": EffectView(path="scores.xlsx", change="edit", before="d1",
+                                                                    after="d2", hollow=("Ranking",))})
+    assert missing(empty, sheets).tools == ("add_sheet",)
+    same = replace(sorted_into, changed={"scores.xlsx": EffectView(path="scores.xlsx", change="edit", before="d1",
+                                                                   after="d1")})
+    assert missing(same, sheets).tools == ("add_sheet",)
+    assert missing(replace(sorted_into, called=(), changed={}), sheets).tools == ("add_sheet", "sort_rows")

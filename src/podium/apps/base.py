@@ -63,6 +63,9 @@ class Tool:
     # Whether it computes data from what it reads (totals, statistics, duplicates) rather than reading it as
     # it is: a plan that declares one for a subtask wants its result, not the data it is computed from.
     computes: bool = False
+    # Whether it only adds an empty part to a file (a sheet) for other calls to fill: where other calls of a
+    # subtask filled the file, a part they made serves as well.
+    empty_part: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,7 +129,7 @@ class SpreadsheetsApplication(ToolApplication):
                      unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
                      effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
-                     effects=declared(self._add_effects)),
+                     effects=declared(self._add_effects), empty_part=True),
             ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
                      WriteArgs, self._write,
                      unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),

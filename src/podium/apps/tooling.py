@@ -84,10 +84,11 @@ class ToolSpec:
     names_its_writes: bool = True  # Tool.names_its_writes
     new_only: bool = False  # Tool.new_only
     computes: bool = False  # Tool.computes
+    empty_part: bool = False  # Tool.empty_part
 
     def tool(self) -> Tool:
         return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved,
-                    self.names_its_writes, self.new_only, self.computes)
+                    self.names_its_writes, self.new_only, self.computes, self.empty_part)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

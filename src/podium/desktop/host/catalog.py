@@ -30,6 +30,7 @@ class ToolInfo:
     names_its_writes: bool = True  # Tool.names_its_writes
     new_only: bool = False  # Tool.new_only
     computes: bool = False  # Tool.computes
+    empty_part: bool = False  # Tool.empty_part
     summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
 
     @property
@@ -62,6 +63,7 @@ class AppInfo:
                                   json.dumps(getattr(t, "parameters", None) or {}, sort_keys=True, default=str),
                                   getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)),
                                   bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)),
+                                  bool(getattr(t, "empty_part", False)),
                                   first_sentence(getattr(t, "description", "") or ""))
                          for t in listed))
 

@@ -111,6 +111,12 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     # application's files it was to make (a workbook written into being)
     if _filled(spec.writes, touched) or _created(spec.writes, record, app):
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.new_only]
+    hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
+                   for part in e.hollow if part not in e.hollow_before)
+    # an empty part (a sheet) for other calls to fill: where they changed every declared write and left nothing
+    # they made empty, a part they made serves (a sort into a new sheet)
+    if spec.writes and not writes and not kept and not hollow:
+        unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.empty_part]
     tools = tuple(t for t in unmet if t not in record.tried and t not in record.declined)  # refused: done without
     failed = tuple(t for t in unmet if t in record.tried)
     hands = ""
@@ -119,8 +125,6 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
         if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
             hands = spec.hands_on.value
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
-    hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
-                   for part in e.hollow if part not in e.hollow_before)
     uncomputed = ()
     if spec.hands_on is not HandsOn.NOTHING and app is not None:
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
