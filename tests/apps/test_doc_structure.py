@@ -107,3 +107,9 @@ async def test_table_of_contents_into_a_new_document(documents: DocumentsApplica
     assert "'r.docx' already exists: give the name of a new document" in taken.error
     wrong = await call_checked(documents, root, "add_table_of_contents", {"path": "r.docx", "target": "toc.txt"})
     assert "is not a .docx path" in wrong.error
+    # the new document named as the one to read: the error says how to write into it
+    backwards = await call_checked(documents, root, "add_table_of_contents", {"path": "new.docx"})
+    assert backwards.error is not None and backwards.error.endswith(
+        "'new.docx' does not exist; the .docx files here: 'r.docx', 'out/contents.docx'; to write the contents of "
+        "one of them into a new document, give it as path and 'new.docx' as target")
+    assert not (root / "new.docx").exists()

@@ -9,6 +9,7 @@ heading unless a position is given.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import Field
@@ -39,14 +40,26 @@ def specs(app: Any) -> list[ToolSpec]:
     def add(app: Any, document: Any, args: TocArgs) -> dict[str, Any]:
         return add_table_of_contents(document, args)
 
-    def handler(args: TocArgs) -> dict[str, Any]:
-        return contents_document(app, args, write=True) if args.target else saving(app, add)(args)
+    def into_itself(args: TocArgs) -> None:
+        # a new document named as `path` is where the contents were to go, not where the headings are
+        if not app._target(args.path).exists():
+            raise app.workspace.missing(args.path, f"{app.workspace.of_type('.docx')}; to write the contents of "
+                                                   f"one of them into a new document, give it as path and "
+                                                   f"{args.path!r} as target")
 
-    def effects(args: TocArgs) -> tuple[Any, ...]:
+    def handler(args: TocArgs) -> dict[str, Any]:
+        if args.target:
+            return contents_document(app, args, write=True)
+        into_itself(args)
+        return saving(app, add)(args)
+
+    @declared
+    def effects(args: TocArgs) -> Iterable[Any]:
         if not args.target:
+            into_itself(args)
             return declaring(app, add, Change.ADD)(args)
-        return declared(lambda a: [] if contents_document(app, a, write=False).get("unchanged")
-                        else [effect(app.workspace, a.target, Change.CREATE)])(args)
+        return [] if contents_document(app, args, write=False).get("unchanged") else [
+            effect(app.workspace, args.target, Change.CREATE)]
 
     return [
         ToolSpec("document_outline", "The headings of a document with their levels and positions.", OutlineArgs,
