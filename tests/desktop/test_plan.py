@@ -427,6 +427,8 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     assert first_sentence("Add a column (e.g. A = B * C) to a table; returns the values. More.") == \
         "Add a column (e.g. A = B * C) to a table."
     assert first_sentence("") == ""
+    long = first_sentence("Do " + "this and that " * 40)  # a remote server's page-long description: cut, on a word
+    assert len(long) <= 205 and long.endswith(" ...") and "\n" not in first_sentence("Two\nlines")
     # replay rebuilds the catalogue from its record: with every field the strategy decides from (computes, ...)
     assert Catalog.from_dict(real.to_dict()) == real
     assert any(t.computes for a in real.apps for t in a.tools)

@@ -18,6 +18,7 @@ from podium.errors import ConfigError
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
 # An e-mail address or a URL ("alice@example.org", "https://host/a.html") names no file of the workspace.
 _ADDRESS = re.compile(r"\S*(?:@|://)\S*")
+SUMMARY_CHARS = 200  # the most of a tool's description the planner is shown
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)")
 
 
@@ -93,7 +94,9 @@ def first_sentence(text: str) -> str:
     """A description's first sentence up to its first ';' ("e.g." and the like end nothing): what the tool does,
     without the details its AppAgent reads in its full description."""
     match = _SENTENCE_END.search(text)
-    head = (text[:match.start()] if match else text).split(";")[0].strip().rstrip(".")
+    head = " ".join((text[:match.start()] if match else text).split(";")[0].split()).rstrip(".")
+    if len(head) > SUMMARY_CHARS:  # a remote server's description may be a page long
+        return head[:SUMMARY_CHARS].rsplit(" ", 1)[0] + " ..."
     return f"{head}." if head else ""
 
 
