@@ -369,8 +369,13 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
 
     # one source merged, by its path: the other's data is in none of the changes
     one = missing(after({"path": "all.xlsx", "source": "north.xlsx"}), SHEETS)
-    assert one.unused == ("south.xlsx",) and one.only_soft and one.asked_once and not one.work
-    assert one.text() == "nothing of south.xlsx, which your subtask reads, went into your changes"
+    assert one.unused == ("south.xlsx",) and one.asked_once and one.text() == (
+        "nothing of south.xlsx, which your subtask reads, went into your changes")
+    # its changes took the other source by its path: the one left out is work not done, not a question
+    assert one.untaken and not one.only_soft and one.work == one
+    # by values only (a computation may take from a file what does not show): asked once, then believed
+    retyped = missing(after({"path": "all.xlsx", "rows": north}), SHEETS)
+    assert retyped.unused == ("south.xlsx",) and not retyped.untaken and retyped.only_soft and not retyped.work
     assert not missing(after({"path": "all.xlsx", "source": "north.xlsx"}, {"path": "all.xlsx",
                                                                          "source": "south.xlsx"}), SHEETS)
     # data retyped (or given by reference, resolved) counts; a header both files share proves nothing

@@ -45,6 +45,9 @@ class Missing:
     # declared reads (not among its writes) that no change of a subtask that hands nothing on took anything from:
     # not named by one, none of their own values in one (a merge that took one of its two sources)
     unused: tuple[str, ...] = ()
+    # whether its changes took another declared source by its path: then one left out is work not done (a
+    # merge of one of two workbooks), not a question about a source a computation may have used unseen
+    untaken: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -63,7 +66,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused) and not (
-            self.writes or self.tools or self.hands_on or self.failed or self.kept)
+            self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken)
 
     def text(self) -> str:
         parts = []
@@ -89,8 +92,9 @@ class Missing:
 
     @property
     def work(self) -> Missing:
-        """What is missing of the declared work itself (an unused read is a question about it, not a lack)."""
-        return replace(self, unused=())
+        """What is missing of the declared work itself (an unused read is a question about it, not a lack,
+        unless its changes took the other sources by their paths)."""
+        return self if self.untaken else replace(self, unused=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
@@ -129,25 +133,30 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     if spec.hands_on is not HandsOn.NOTHING and app is not None:
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
-    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, _unused(record))
+    unused, untaken = _unused(record)
+    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken)
 
 
-def _unused(record: SubtaskRecord) -> tuple[str, ...]:
+def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     """The declared reads of a writer that hands nothing on from which none of its successful changes took
     anything: no change names the path, and none holds a value that only that file's data (as read by the
-    subtask or its observation) has. Values shared with another file (a common header) prove nothing."""
+    subtask or its observation) has. Values shared with another file (a common header) prove nothing. With
+    them, whether its changes named another of its sources by path."""
     spec = record.spec
     if not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
-        return ()
+        return (), False
     sources = [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
     if not sources:
-        return ()
+        return (), False
     changes = [json.loads(key)[1] for key in record.done]
     named = [v for args in changes for v in _scalars(args) if isinstance(v, str)]
     texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
 
+    def taken(path: str) -> bool:
+        return any(covered(n, (path,)) for n in named)
+
     def used(path: str) -> bool:
-        if any(covered(n, (path,)) for n in named):
+        if taken(path):
             return True
         own: set[str] = set()
         others: set[str] = set()
@@ -155,7 +164,8 @@ def _unused(record: SubtaskRecord) -> tuple[str, ...]:
             (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
         return any(v in texts for v in own - others)
 
-    return tuple(r for r in sources if not used(r))
+    unused = tuple(r for r in sources if not used(r))
+    return unused, bool(unused) and any(taken(r) for r in sources)
 
 
 def _scalars(value: Any) -> list[Any]:
