@@ -80,7 +80,8 @@ def test_a_typed_application_opens_only_its_types() -> None:
     found = problems(spec("1", "spreadsheets", writes=["budget.xlsx", "Results"], tools=["write_rows"]),
                      request="Sort budget.xlsx into a sheet Results")
     assert any("Results is not one: plan it on an application that opens any file; a part of a .xlsx file (a sheet, "
-               "a table, a heading) is no path: declare the file that holds it" in p for p in found), found
+               "a table, a heading) is no path: declare the file that holds it (budget.xlsx)" in p
+               for p in found), found
 
 
 def test_tools_and_writes_must_agree() -> None:

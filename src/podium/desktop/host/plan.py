@@ -155,8 +155,10 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
             owner = catalog.owner(path)
             other = f"plan it on {owner}" if owner else "plan it on an application that opens any file"
             if not posixpath.splitext(path)[1]:  # no type: a folder, or a part of a file named as a path
+                own = [f for f in files or () if app.opens(f)]
+                among = f" ({_shown(tuple(own))})" if own else ""
                 other += (f"; a part of a {'/'.join(app.file_types)} file (a sheet, a table, a heading) is no path: "
-                          "declare the file that holds it")
+                          f"declare the file that holds it{among}")
             problems.append(f"subtask {spec.id!r}: {spec.application} opens only {', '.join(app.file_types)} files, "
                             f"and {path} is not one: {other}")
     changing = [t for t in spec.tools if t in app.changing]
