@@ -435,3 +435,25 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     assert any(t.computes for a in real.apps for t in a.tools)
     older = {"apps": [{"name": "files", "tools": [{"name": "copy", "read_only": False}]}]}
     assert Catalog.from_dict(older).apps[0].tools[0] == ToolInfo("copy", False)
+
+
+def test_a_changing_tool_whose_path_takes_no_type_the_subtask_writes_is_not_expected(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files", "spreadsheets"]})
+                      .values())
+    read = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"], hands_on="table")
+    writer = spec("2", "files", "1", writes=["duplicates.txt"], tools=["write_csv_table"])
+    check = check_plan([read, writer], real, "List the duplicate rows of members.xlsx in duplicates.txt",
+                       ("members.xlsx",))
+    assert check.ok, check.problems
+    assert ("subtask '2' does not expect write_csv_table: it writes only .csv files, and duplicates.txt is not one"
+            in check.amended)
+    # left with none of its tools, its AppAgent may call any tool of its application (its writes bound it)
+    assert [s.tools for s in check.subtasks if s.id == "2"] == [()]
+    # a .csv write keeps it; so does a folder, which may hold files of any type
+    for writes in (["duplicates.csv"], ["out"]):
+        kept = writer.model_copy(update={"writes": tuple(writes)})
+        check = check_plan([read, kept], real, f"List the duplicate rows of members.xlsx in {writes[0]}",
+                           ("members.xlsx",))
+        assert [s.tools for s in check.subtasks if s.id == "2"] == [("write_csv_table",)], check.amended

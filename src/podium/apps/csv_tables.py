@@ -33,7 +33,7 @@ class ReadCsvArgs(Args):
 
 
 class WriteCsvArgs(Args):
-    path: str = Field(description=".csv file to write")
+    path: str = file_path(".csv file to write", ".csv")
     rows: list[list[CsvValue]] = Field(min_length=1, description="rows of values, the header first")
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 

@@ -32,6 +32,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import Kind, accepted
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -54,7 +55,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
              for spec in readers]
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
-    writing = _merged([_writer(spec, catalog, notes) for spec in split], notes)
+    writing = _merged([_typed_tools(_writer(spec, catalog, notes), catalog, notes) for spec in split], notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
@@ -240,6 +241,29 @@ def _merged(specs: list[SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
         what = "reads" if not first.writes else f"writes {', '.join(first.writes)}"
         notes.append(f"subtask {first.id!r} {what} for {then.id!r} alone on {then.application}: {then.id!r} does both")
         result = [both if s.id == then.id else s for s in result if s.id != first.id]
+
+
+def _typed_tools(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """Without the changing tools whose path takes only types none of the subtask's writes has (a .csv writer
+    for a .txt file): called, they could only fail."""
+    app = catalog.get(spec.application)
+    # a folder (or a pattern of no type) may hold files of any type
+    if app is None or not spec.writes or any(not posixpath.splitext(w)[1] for w in spec.writes):
+        return spec
+    wrong = []
+    for name in spec.tools:
+        info = app.tool(name)
+        path = info.schema.get("properties", {}).get("path", {}) if info is not None and not info.read_only else {}
+        types = tuple(t.lower() for t in path.get(FILE_TYPES, ()) if isinstance(t, str))
+        if types and not any(w.lower().endswith(types) for w in spec.writes):
+            wrong.append((name, types))
+    if not wrong:
+        return spec
+    notes.extend(f"subtask {spec.id!r} does not expect {name}: it writes only {', '.join(types)} files, and "
+                 f"{', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} not one"
+                 for name, types in wrong)
+    dropped = {name for name, _ in wrong}
+    return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in dropped)})
 
 
 def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
