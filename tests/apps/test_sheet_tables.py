@@ -77,3 +77,23 @@ async def test_append_errors_leave_no_file(sheets: SpreadsheetsApplication, root
     same = await call_checked(sheets, root, "merge_tables", {"path": "jan.xlsx", "sheet": "Jan",
                                                               "source_sheet": "Jan"})
     assert "both sheet 'Jan'" in same.error
+
+
+async def test_merge_several_sources_in_one_call(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "north.xlsx", {"N": [["Item", "Amount"], ["pen", 2], ["ink", 3]]})
+    workbook(root / "south.xlsx", {"S": [["amount", "Item", "Note"], [5, "cup", "late"]]})
+    (root / "east.csv").write_text("Item,Amount\nlamp,7\n")
+    call = {"path": "all.xlsx", "sheet": "All", "sources": ["north.xlsx", "south.xlsx", "east.csv"]}
+    assert kinds(sheets, "merge_tables", call) == [Change.CREATE]
+    result = await call_checked(sheets, root, "merge_tables", call)
+    assert result.content["rows_added"] == 4
+    assert result.content["sources"] == [{"source": "north.xlsx", "rows": 2}, {"source": "south.xlsx", "rows": 1},
+                                         {"source": "east.csv", "rows": 1}]
+    assert values(root / "all.xlsx", "All") == [["Item", "Amount", "Note"], ["pen", 2, None], ["ink", 3, None],
+                                                ["cup", 5, "late"], ["lamp", 7, None]]
+    assert (await call_checked(sheets, root, "merge_tables", call)).content["unchanged"] is True
+    # one source that cannot be read: nothing is written, from any of them
+    broken = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "All",
+                                                                "sources": ["north.xlsx", "west.xlsx"]})
+    assert "'west.xlsx' does not exist" in broken.error
+    assert len(values(root / "all.xlsx", "All")) == 5

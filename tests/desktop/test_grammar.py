@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from podium.apps.base import Tool
-from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES, excluding
+from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES, excluding
 from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
 APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
@@ -135,6 +135,37 @@ def test_a_text_path_takes_only_files_no_other_application_owns() -> None:
     schema = app_output_schema([read_file, TYPED[2]], paths=("orders.xlsx",))
     assert schema["$defs"]["action"]["properties"]["function"]["enum"] == ["write_file"]
     assert NOT_FILE_TYPES not in json.dumps(app_output_schema([read_file]))
+
+
+def test_a_path_that_is_only_read_takes_only_files_that_exist() -> None:
+    paths, existing = ("budget.xlsx", "new.xlsx", "data.csv"), ("budget.xlsx", "data.csv")
+    reader = TYPED[0]  # read_sheet: read-only, so every typed path of it is read
+    arguments = app_output_schema([reader], paths=paths, existing=existing)["$defs"]["action"]["properties"]
+    assert arguments["arguments"]["properties"]["path"]["enum"] == ["budget.xlsx"]
+    merge = Tool("merge", "merge", {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", FILE_TYPES: [".xlsx"]},
+        "sources": {"type": "array", "items": {"type": "string", FILE_TYPES: [".xlsx", ".csv"], EXISTING: True},
+                    "maxItems": 8},
+        "target": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, FILE_TYPES: [".docx"]}}})
+    schema = app_output_schema([merge], paths=paths, existing=existing)
+    props = schema["$defs"]["action"]["properties"]["arguments"]["properties"]
+    assert props["path"]["enum"] == ["budget.xlsx", "new.xlsx"]  # written: a new one too
+    assert props["sources"] == {"type": "array", "items": {"type": "string", "enum": ["budget.xlsx", "data.csv"]},
+                                "maxItems": 2}
+    assert props["target"] == {"type": "null"}  # no .docx here: the optional path can only be left out
+
+    def call(**arguments: Any) -> dict[str, Any]:
+        return {"observation": "", "thought": "", "status": "CONTINUE", "comment": "",
+                "actions": [{"function": "merge", "arguments": {"path": "new.xlsx", **arguments}}]}
+    assert valid(schema, call(sources=["budget.xlsx", "data.csv"]))
+    assert not valid(schema, call(sources=["new.xlsx"]))  # not there yet: nothing to read
+    assert EXISTING not in json.dumps(schema)
+    # no file to read at all: an optional list is left empty, a required path takes the tool off the offer
+    none = app_output_schema([merge, TYPED[2]], paths=("new.xlsx",), existing=())
+    options = none["$defs"]["action"]["anyOf"]
+    assert options[0]["properties"]["arguments"]["properties"]["sources"] == {"type": "array", "maxItems": 0}
+    assert app_output_schema([reader, TYPED[2]], paths=("new.xlsx",), existing=())["$defs"]["action"][
+        "properties"]["function"]["enum"] == ["write_file"]
 
 
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:

@@ -29,11 +29,11 @@ class OutlineArgs(Args):
 
 
 class TocArgs(Args):
-    path: str = file_path(_PATH, ".docx")
+    path: str = file_path("the .docx file with the headings", ".docx", existing=True)
     title: str = Field("Contents", description="the heading above the entries")
     levels: int = Field(3, ge=1, le=9, description="the deepest heading level listed")
-    target: str | None = Field(None, description="a new .docx to write it into; inserted into this document when "
-                                                 "omitted")
+    target: str | None = file_path("a new .docx to write it into; inserted into this document when omitted",
+                                   ".docx", default=None)
 
 
 def specs(app: Any) -> list[ToolSpec]:

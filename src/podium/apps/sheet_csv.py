@@ -13,23 +13,23 @@ from typing import Any
 from pydantic import Field
 
 from podium.apps.base import Change, Effect
-from podium.apps.csv_tables import csv_path, delimiter_for, format_csv, read_rows
+from podium.apps.csv_tables import CSV_SUFFIXES, csv_path, delimiter_for, format_csv, read_rows
 from podium.apps.file_transfer import store
 from podium.apps.sheet_args import CreateArgs, PathArgs
 from podium.apps.sheet_cells import bounds, sheet_named, used_range
 from podium.apps.sheet_view import Reader, check_new_sheet, check_title, write_rows
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec, file_path
 
 
 class ImportArgs(PathArgs):
-    source: str = Field(description="the .csv file to import")
+    source: str = file_path("the .csv file to import", *CSV_SUFFIXES, existing=True)
     sheet: str | None = Field(None, description="the new sheet's name; the .csv file's name when omitted")
 
 
 class ExportArgs(PathArgs):
     sheet: str | None = Field(None, description="the sheet to save; the active sheet when omitted")
-    target: str = Field(description="the .csv file to write")
+    target: str = file_path("the .csv file to write", *CSV_SUFFIXES)
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 
 

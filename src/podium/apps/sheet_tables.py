@@ -14,7 +14,7 @@ import re
 from copy import copy
 from typing import Any
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, PrivateAttr, field_validator
 
 from podium.apps.base import Change, Effect
 from podium.apps.csv_tables import CSV_SUFFIXES, read_rows
@@ -33,7 +33,7 @@ from podium.apps.sheet_view import (
     write_rows,
 )
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import EXISTING, FILE_TYPES, ToolError, ToolSpec
 
 _SUM = re.compile(r"=SUM\((\$?[A-Z]{1,3}\$?)(\d+):(\$?[A-Z]{1,3}\$?)(\d+)\)", re.IGNORECASE)
 
@@ -43,11 +43,32 @@ class SplitArgs(PathArgs):
     by: str = Field(description="the column whose values name the new sheets (header or letter)")
 
 
+# The most files one merge_tables call reads (a grammar bounds the list with it).
+MAX_SOURCES = 8
+
+
 class AppendTableArgs(PathArgs):
     sheet: str = Field(description="the sheet to add the rows to (created if missing)")
-    source: str | None = Field(None, description="the .xlsx or .csv file the rows come from; this workbook when "
-                                                 "omitted")
-    source_sheet: str | None = Field(None, description="the source workbook's sheet; its active sheet when omitted")
+    sources: list[str] = Field(
+        default_factory=list, max_length=MAX_SOURCES,
+        validation_alias=AliasChoices("sources", "source"),
+        description="the .xlsx or .csv files the rows come from, in order; this workbook when empty",
+        json_schema_extra={"items": {"type": "string", FILE_TYPES: [".xlsx", *CSV_SUFFIXES], EXISTING: True}})
+    source_sheet: str | None = Field(None, description="each source workbook's sheet; its active sheet when "
+                                                       "omitted")
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, str) else value
+
+    _counts: list[int] = PrivateAttr(default_factory=list)  # rows read from each source, once read
+
+    def each(self) -> list[str | None]:
+        """The sources in order; None is this workbook."""
+        return list(dict.fromkeys(self.sources)) or [None]
 
 
 def specs(app: Any) -> list[ToolSpec]:
@@ -56,8 +77,8 @@ def specs(app: Any) -> list[ToolSpec]:
                  "with that value, header first) and save.", SplitArgs,
                  lambda a: app._edit(a.path, lambda wb: split_by_column(wb, a)),
                  effects=declared(lambda a: _split_effects(app, a))),
-        ToolSpec("merge_tables", "Add the rows of a table from another sheet, workbook or .csv under a sheet's "
-                 "table, matching columns by header, and save.", AppendTableArgs,
+        ToolSpec("merge_tables", "Add the rows of other sheets', workbooks' or .csv files' tables (all in one"
+                 " call) under a sheet's table, columns matched by header; save.", AppendTableArgs,
                  lambda a: merge_tables(app, a), effects=declared(lambda a: _append_effects(app, a))),
     ]
 
@@ -120,19 +141,39 @@ Source = tuple[list[str], list[list[Any]], list[list[Any]] | None]
 
 
 def _source(app: Any, workbook: Any, args: AppendTableArgs) -> Source:
-    """The source table's header, rows of values (formulas computed) and, in the same workbook, their
-    styles. `workbook` is the target's (None: it does not exist yet)."""
-    if args.source and args.source.lower().endswith(CSV_SUFFIXES):
-        rows = [list(r) for r in read_rows(app.workspace, args.source)]
+    """The sources' table as one: the first's header and then each later source's new columns, the rows
+    of all in order (formulas computed) and, for one source in the same workbook, their styles. Every
+    source is read before anything is written. `workbook` is the target's (None: it does not exist yet)."""
+    tables = [_one_source(app, workbook, args, source) for source in args.each()]
+    if len(tables) == 1:
+        return tables[0]
+    args._counts = [len(rows) for _, rows, _ in tables]
+    header: list[str] = []
+    for names, _, _ in tables:
+        header += [n for n in names if n.casefold() not in {h.casefold() for h in header}]
+    place = {h.casefold(): i for i, h in enumerate(header)}
+    rows = []
+    for names, values, _ in tables:
+        for row in values:
+            merged: list[Any] = [None] * len(header)
+            for name, value in zip(names, row, strict=False):
+                merged[place[name.casefold()]] = value
+            rows.append(merged)
+    return header, rows, None
+
+
+def _one_source(app: Any, workbook: Any, args: AppendTableArgs, source: str | None) -> Source:
+    if source and source.lower().endswith(CSV_SUFFIXES):
+        rows = [list(r) for r in read_rows(app.workspace, source)]
         top = header_index(rows)
         if top is None:
-            raise ToolError(f"{args.source!r} has no header row (a row of column names)")
+            raise ToolError(f"{source!r} has no header row (a row of column names)")
         return [str(v or "").strip() for v in rows[top]], [r for r in rows[top + 1:] if any(filled(v) for v in r)], None
-    same = workbook is not None and (not args.source or
-                                     app.workspace.resolve(args.source) == app.workspace.resolve(args.path))
-    if workbook is None and not args.source:
-        raise ToolError(f"{args.path!r} does not exist: name the source file the rows come from")
-    source_book = workbook if same else app._load(app._existing(args.source))
+    same = workbook is not None and (not source or
+                                     app.workspace.resolve(source) == app.workspace.resolve(args.path))
+    if workbook is None and not source:
+        raise ToolError(f"{args.path!r} does not exist: name the source files the rows come from")
+    source_book = workbook if same else app._load(app._existing(source))
     if same and (args.source_sheet or "") == args.sheet:
         raise ToolError(f"the source and the target are both sheet {args.sheet!r}: name another sheet or file")
     table = table_of(source_book, args.source_sheet)
@@ -140,7 +181,11 @@ def _source(app: Any, workbook: Any, args: AppendTableArgs) -> Source:
     closing = totals_row(source_book[table.title], table)
     picked = [r for r, _ in reader.rows(table) if r != closing]
     values, styles = copied_rows(reader, table, picked, list(table.columns))
-    return list(table.header), [list(r) for r in values[1:]], styles[1:] if same else None
+    names = list(table.header)
+    if len(args.each()) > 1 and (any(not n for n in names) or len({n.casefold() for n in names}) != len(names)):
+        raise ToolError(f"the headers {names} of {source or args.path!r} must all be there and different, to "
+                        "match its columns with the other sources'")
+    return names, [list(r) for r in values[1:]], styles[1:] if same else None
 
 
 def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
@@ -197,6 +242,9 @@ def _append(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     plan = _plan(app, workbook, args)
     rows, columns, first = plan["rows"], plan["columns"], plan["first_row"]
     done: dict[str, Any] = {"path": args.path, "sheet": plan["title"], "rows_added": len(rows)}
+    if len(args.each()) > 1:
+        done["sources"] = [{"source": name, "rows": count} for name, count in zip(args.each(), args._counts,
+                                                                                   strict=True)]
     if _repeats(workbook, plan):
         return {**done, "unchanged": True, "note": "these rows are the table's last rows already: not added again"}
     if plan["new"]:

@@ -40,11 +40,18 @@ FILE_TYPES = "x-file-types"
 # Its opposite: a path argument that names an existing file of none of these types (a text file, where
 # .docx and .xlsx hold packages that another application reads).
 NOT_FILE_TYPES = "x-not-file-types"
+# A path argument that only reads: the grammar offers there only files that exist (every typed path of a
+# read-only tool is one already).
+EXISTING = "x-existing"
 
 
-def file_path(description: str, *types: str) -> Any:
-    """A path argument that names a file of these types ('.xlsx')."""
-    return Field(description=description, json_schema_extra={FILE_TYPES: list(types)})
+def file_path(description: str, *types: str, existing: bool = False, default: Any = ...) -> Any:
+    """A path argument that names a file of these types ('.xlsx'); `existing`: one that is read, so it
+    must exist."""
+    extra: dict[str, Any] = {FILE_TYPES: list(types)}
+    if existing:
+        extra[EXISTING] = True
+    return Field(default, description=description, json_schema_extra=extra)
 
 
 def other_path(description: str, *types: str) -> Any:

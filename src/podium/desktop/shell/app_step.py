@@ -142,12 +142,16 @@ class AppStepBackend(StepBackend):
                 for kind in [artifacts.kind_of(r.content)] if kind is not None]
         refs = tuple(dict.fromkeys([*given, *seen]))
         offered = [t for t in tools if not req.offered or t.name in req.offered]
-        paths = None if self.root is None else (
-            *(p for p in workspace_names(self.root) if not p.endswith("/")), *req.reads, *req.writes)
+        listed = [] if self.root is None else [p for p in workspace_names(self.root) if not p.endswith("/")]
+        paths = None if self.root is None else (*listed, *req.reads, *req.writes)
+        # what a call may read: the files there now (a declared read not yet made is no file to read)
+        existing = None if self.root is None else (
+            *listed, *(p for p in (*req.reads, *req.writes) if self._is_file(p)))
         planned = [t for name in dict.fromkeys(req.tools) for t in tools if t.name == name]
         step.prompt = Prompt(text=app_user(req, observation_lines(step.observed), planned),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths),
+                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths,
+                                                      existing=existing),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:
@@ -298,6 +302,15 @@ class AppStepBackend(StepBackend):
         return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
                             content=jsonable(result.content), error=result.error, read_only=read_only,
                             changes=changes)
+
+    def _is_file(self, path: str) -> bool:
+        """Whether a workspace path names a regular file now (not followed out of the workspace)."""
+        if self.root is None:
+            return False
+        try:
+            return stat.S_ISREG(os.stat(self.root / normal_path(path)).st_mode)
+        except (OSError, ValueError):
+            return False
 
     def _hollow(self, path: str) -> tuple[str, ...]:
         return () if self.root is None else hollow_parts(self.root / path)

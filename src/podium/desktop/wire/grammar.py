@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES
+from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
 
@@ -94,7 +94,7 @@ def _plain(node: Any) -> Any:
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
         elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES, NOT_FILE_TYPES) and key not in _UNCHECKED:
+                         FILE_TYPES, NOT_FILE_TYPES, EXISTING) and key not in _UNCHECKED:
             out[key] = _plain(value)
     return out
 
@@ -119,45 +119,69 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
 
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
-                      only: Sequence[str] = (), paths: Sequence[str] | None = None) -> dict[str, Any]:
+                      only: Sequence[str] = (), paths: Sequence[str] | None = None,
+                      existing: Sequence[str] | None = None) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
     ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
     alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
     the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
     types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no
-    such path is not offered (read_sheet with no workbook). Cached on its inputs; shared: read it, never change it."""
+    such path is not offered (read_sheet with no workbook). `existing`: those of `paths` that are files now;
+    a path a tool only reads (every typed path of a read-only tool, and one marked EXISTING) takes only
+    these, so a call cannot read a file that is not there. Cached on its inputs; shared: read it, never
+    change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
-    typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths)) for t in chosen]
+    typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
+                                   bool(getattr(t, "read_only", False)))) for t in chosen]
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     key = json.dumps(typed, sort_keys=True, default=str)
     return _app_schema(key, tuple(refs), must_act)
 
 
-def _typed_paths(parameters: Any, paths: Sequence[str] | None) -> Any:
-    """A tool's parameters with each typed path argument an enum of the paths of its types; None when one
-    has no such path. As they are without `paths`."""
+def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequence[str] | None = None,
+                 read_only: bool = False) -> Any:
+    """A tool's parameters with each typed path argument an enum of the paths of its types (of those that
+    exist, where it only reads); None when a required one has no such path. As they are without `paths`."""
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
     if paths is None or not isinstance(props, Mapping):
         return parameters
-    changed = {}
+    required = set(parameters.get("required") or ())
+    changed: dict[str, Any] = {}
     for name, spec in props.items():
-        if not isinstance(spec, Mapping):
+        item = spec.get("items") if isinstance(spec, Mapping) and spec.get("type") == "array" else None
+        typed = item if isinstance(item, Mapping) else spec
+        if not isinstance(typed, Mapping):
             continue
-        types = tuple(t.lower() for t in spec.get(FILE_TYPES) or ())
-        others = spec.get(NOT_FILE_TYPES)
+        reads = read_only or bool(typed.get(EXISTING))
+        offered = paths if existing is None or not reads else [p for p in paths if p in set(existing)]
+        types = tuple(t.lower() for t in typed.get(FILE_TYPES) or ())
+        others = typed.get(NOT_FILE_TYPES)
         if types:
-            fitting = sorted({p for p in paths if p.lower().endswith(types)})
+            fitting = sorted({p for p in offered if p.lower().endswith(types)})
         elif others is not None:
-            fitting = sorted({p for p in paths if not p.endswith("/")
+            fitting = sorted({p for p in offered if not p.endswith("/")
                               and not p.lower().endswith(tuple(t.lower() for t in others))})
         else:
             continue
         if not fitting:
-            return None
-        changed[name] = {"type": "string", "enum": fitting}
+            if name in required or (item is None and not _optional(spec)):
+                return None
+            changed[name] = {"type": "array", "maxItems": 0} if item is not None else {"type": "null"}
+            continue
+        enum = {"type": "string", "enum": fitting}
+        if item is not None:  # a list of paths: each one of them, at most as many as there are
+            bounds = {k: spec[k] for k in ("minItems",) if k in spec}
+            enum = {"type": "array", "items": enum, **bounds,
+                    "maxItems": min(int(spec.get("maxItems", len(fitting))), len(fitting))}
+        changed[name] = enum
     return {**parameters, "properties": {**props, **changed}} if changed else parameters
+
+
+def _optional(spec: Any) -> bool:
+    """An argument that may be null: its default is None."""
+    return isinstance(spec, Mapping) and "default" in spec and spec["default"] is None
 
 
 @lru_cache(maxsize=64)
