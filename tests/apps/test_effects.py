@@ -11,7 +11,7 @@ import docx
 import pytest
 from openpyxl import Workbook
 
-from podium.apps.approval import needs_approval
+from podium.apps.approval import SHOWN_CHARS, SHOWN_LINES, needs_approval
 from podium.apps.base import Change, Effect
 from podium.apps.desktop_apps import DesktopApplication
 from podium.apps.documents import DocumentsApplication
@@ -65,7 +65,29 @@ def test_files_effects(protected: Workspace, root: Path) -> None:
         ("read_file", {"path": "notes.txt"}, []),
     ]
     for tool, args, expected in cases:
-        assert files.effects(tool, args) == tuple(Effect(p, c) for p, c in expected), (tool, args)
+        assert tuple((e.path, e.change) for e in files.effects(tool, args)) == tuple(expected), (tool, args)
+
+
+async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_adds(root: Path) -> None:
+    files = FilesApplication(Workspace.at(root))
+    (root / "plan.txt").write_text("keep me\nold line\nalso kept\n")
+    [over] = files.effects("write_file", {"path": "plan.txt", "content": "keep me\nnew line\nalso kept\n",
+                                          "overwrite": True})
+    assert (over.change, over.removes, over.adds) == (R, ("old line",), ("new line",))
+    [edit] = files.effects("replace_text", {"path": "plan.txt", "find": "old", "replace_with": "older"})
+    assert (edit.change, edit.removes, edit.adds) == (E, ("old line",), ("older line",))
+    # a long change is shown in part: a few lines, each cut short, the rest counted
+    many = "\n".join(f"line {i} " + "x" * 200 for i in range(SHOWN_LINES + 3))
+    [long] = files.effects("write_file", {"path": "plan.txt", "content": many, "overwrite": True})
+    assert len(long.adds) == SHOWN_LINES + 1 and long.adds[-1] == "(and 3 more lines)"
+    assert all(len(line) <= SHOWN_CHARS for line in long.adds)
+    # the result of the overwrite says the same to the agent
+    done = await files.call("write_file", {"path": "plan.txt", "content": "keep me\n", "overwrite": True})
+    assert done.content["removed_lines"] == ["old line", "also kept"] and done.content["added_lines"] == []
+    # a file that is not text has no lines to show
+    (root / "blob.txt").write_bytes(b"\x00\x01")
+    [blob] = files.effects("write_file", {"path": "blob.txt", "content": "x", "overwrite": True})
+    assert (blob.removes, blob.adds) == ((), ())
 
 
 def test_approval_follows_from_effects(protected: Workspace, root: Path) -> None:

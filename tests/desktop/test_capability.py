@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from podium.desktop.host.capability import Hold, HoldKind, auto_granted, covered, holds
+from podium.desktop.host.capability import Hold, HoldKind, Lines, auto_granted, covered, holds
 from podium.desktop.wire.messages import CallFacts, EffectView
 
 
@@ -33,6 +33,19 @@ def test_destroying_what_the_person_had_waits_even_when_declared() -> None:
             HoldKind.DESTRUCTIVE: ("budget.xlsx",)}, kind
     # a move keeps the content (at its new path): declared, it runs
     assert holds([change("a.txt", "move"), change("notes/a.txt", "create")], writes=["a.txt", "notes"]) == ()
+
+
+def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:
+    edit = CallFacts(function="replace_text", effects=(
+        EffectView(path="plan.txt", change="edit", removes=("due Monday",), adds=("due Friday",)),))
+    [hold] = holds([edit], writes=["plan.txt"])
+    assert hold.lost == (Lines("plan.txt", ("due Monday",), ("due Friday",)),)
+    assert hold.text() == ("it would delete, overwrite or replace what plan.txt already holds; in plan.txt it "
+                           "removes 'due Monday' and adds 'due Friday'")
+    many = Lines("a.txt", ("x", "(and 4 more lines)"))
+    assert many.text() == "in a.txt it removes 'x' (and 4 more lines)"
+    # what the run made is its own: no hold, so nothing to show
+    assert holds([edit], writes=["plan.txt"], created=["plan.txt"]) == ()
 
 
 def move(source: str, target: str, target_kind: str = "create") -> CallFacts:

@@ -13,9 +13,12 @@ A call whose effects are not known (None) needs approval unless its tool only re
 
 from __future__ import annotations
 
+import difflib
 import functools
 import os
+import stat
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +37,71 @@ def needs_approval(effects: Iterable[Effect], workspace: Workspace) -> bool:
     return False
 
 
-def whole_file(workspace: Workspace, path: Path, overwrite: bool) -> tuple[Effect, ...]:
+def whole_file(workspace: Workspace, path: Path, overwrite: bool, content: str | None = None
+               ) -> tuple[Effect, ...]:
     """The effect of writing a whole file at `path`: a CREATE where there is none, a REPLACE of one that is
-    there (with overwrite; without it the call is refused and has none)."""
+    there (with overwrite; without it the call is refused and has none), with the lines it removes and
+    adds where both are text (`content`: what is written)."""
     if path.exists():
-        return (workspace.effect(path, Change.REPLACE),) if overwrite else ()
+        if not overwrite:
+            return ()
+        replaced = workspace.effect(path, Change.REPLACE)
+        before = text_of(path)
+        if content is None or before is None:
+            return (replaced,)
+        removes, adds = text_change(before, content)
+        return (replace(replaced, removes=removes, adds=adds),)
     return (workspace.effect(path, Change.CREATE),)
+
+
+# What of a change the person is shown: a few lines on each side, each cut short; a change is approved
+# from what it loses, and a page of it would hide that.
+SHOWN_LINES = 6
+SHOWN_CHARS = 120
+_READ_LIMIT = 1_000_000
+
+
+def text_change(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The lines `after` removes from `before` and the lines it adds, each side at most SHOWN_LINES (the
+    rest counted), each line at most SHOWN_CHARS."""
+    removed: list[str] = []
+    added: list[str] = []
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        if line.startswith("- "):
+            removed.append(line[2:])
+        elif line.startswith("+ "):
+            added.append(line[2:])
+    return _shown(removed), _shown(added)
+
+
+def _shown(lines: list[str]) -> tuple[str, ...]:
+    cut = [line if len(line) <= SHOWN_CHARS else f"{line[:SHOWN_CHARS - 1]}…" for line in lines[:SHOWN_LINES]]
+    if len(lines) > SHOWN_LINES:
+        cut.append(more_lines(len(lines) - SHOWN_LINES))
+    return tuple(cut)
+
+
+def more_lines(count: int) -> str:
+    """The last item of a list of shown lines that leaves `count` out."""
+    return f"(and {count} more lines)"
+
+
+def text_of(path: Path) -> str | None:
+    """A regular file's text when it is UTF-8 text of at most a megabyte; None otherwise (a package, a
+    binary, a FIFO, which is never opened)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _READ_LIMIT:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def sensitive(spec: ToolSpec, args: Any, workspace: Workspace) -> bool:

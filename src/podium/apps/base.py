@@ -43,6 +43,10 @@ class Effect:
 
     path: str
     change: Change
+    # The lines of text it removes and adds, where the path is a text file and the change is known in
+    # full before it runs (a replacement, an overwrite): shown to the person asked to approve it.
+    removes: tuple[str, ...] = ()
+    adds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

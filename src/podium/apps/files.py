@@ -182,7 +182,7 @@ class FilesApplication(ToolApplication):
         (through a link, at its target), REPLACE of an existing file (with overwrite; else refused)."""
         if _holds(self.workspace.resolve(path), content.encode("utf-8")):
             return (self.workspace.effect(self.workspace.resolve(path), Change.KEEP),)
-        return approval.whole_file(self.workspace, self._writable_target(path, overwrite), overwrite)
+        return approval.whole_file(self.workspace, self._writable_target(path, overwrite), overwrite, content)
 
     def _mkdir_effects(self, args: FolderArgs) -> tuple[Effect, ...]:
         path = self.workspace.resolve(args.path)
@@ -267,9 +267,14 @@ class FilesApplication(ToolApplication):
             return {"path": args.path, "bytes": len(data), "unchanged": True,
                     "note": "the file already holds exactly this: nothing written"}
         path = self._writable_target(args.path, args.overwrite)
+        before = approval.text_of(path) if args.overwrite else None
         path.parent.mkdir(parents=True, exist_ok=True)
         store(path, data, args.overwrite)
-        return {"path": self.workspace.relative(path), "bytes": len(data)}
+        done: dict[str, Any] = {"path": self.workspace.relative(path), "bytes": len(data)}
+        if before is not None:  # what the overwrite lost and put in its place, for whoever reads the result
+            removed, added = approval.text_change(before, args.content)
+            done.update(removed_lines=list(removed), added_lines=list(added))
+        return done
 
     def _write_names(self, args: NamesArgs) -> dict[str, Any]:
         if self.workspace.resolve(args.path, allow_root=True).is_file():

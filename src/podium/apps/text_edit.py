@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from podium.apps import approval
 from podium.apps.base import Change, Effect
 from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import Args, Content, ToolError, ToolSpec, other_path
@@ -103,9 +105,11 @@ def replace_text(app: Any, args: ReplaceArgs) -> dict[str, Any]:
 def _replace_effects(app: Any, args: ReplaceArgs) -> list[Effect]:
     _, text = _existing_text(app, args.path)
     _count(args, text, args.path)
-    if _pattern(args).sub(lambda _: args.replace_with, text) == text:
+    changed = _pattern(args).sub(lambda _: args.replace_with, text)
+    if changed == text:
         return []
-    return [effect(app.workspace, args.path, Change.EDIT)]
+    removes, adds = approval.text_change(text, changed)
+    return [replace(effect(app.workspace, args.path, Change.EDIT), removes=removes, adds=adds)]
 
 
 def _digest(text: str) -> str:

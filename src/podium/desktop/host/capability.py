@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from podium.apps.approval import more_lines
 from podium.apps.base import Change
 from podium.apps.workspace import CONFIG_NAME
 from podium.desktop.wire.messages import CallFacts, EffectView
@@ -46,9 +47,37 @@ class HoldKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Lines:
+    """The lines of text a change of `path` removes and adds (podium.apps.approval.text_change)."""
+
+    path: str
+    removes: tuple[str, ...] = ()
+    adds: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        parts = [f"{verb} {_quoted(lines)}" for verb, lines in (("removes", self.removes), ("adds", self.adds))
+                 if lines]
+        return f"in {self.path} it {' and '.join(parts)}"
+
+
+def _quoted(lines: tuple[str, ...]) -> str:
+    """The lines quoted, the count of those left out (its last item, unquoted) after them."""
+    tail = lines[-1] if lines and lines[-1] == more_lines(_left_out(lines[-1])) else None
+    shown = lines[:-1] if tail else lines
+    return ", ".join(repr(line) for line in shown) + (f" {tail}" if tail else "")
+
+
+def _left_out(item: str) -> int:
+    words = item.split()
+    return int(words[1]) if len(words) == 4 and words[1].isdigit() else -1
+
+
+@dataclass(frozen=True, slots=True)
 class Hold:
     kind: HoldKind
     paths: tuple[str, ...] = ()
+    # what a destructive change of a text file loses and puts in its place, where known before it runs
+    lost: tuple[Lines, ...] = ()
 
     def text(self) -> str:
         """Said to the person asked to approve, and to the AppAgent when batch mode refuses."""
@@ -66,7 +95,8 @@ class Hold:
             case HoldKind.ASKED:
                 return "the agent asked for approval"
             case _:
-                return f"it would delete, overwrite or replace what {names or 'a file'} already holds"
+                said = f"it would delete, overwrite or replace what {names or 'a file'} already holds"
+                return "; ".join([said, *(lines.text() for lines in self.lost)])
 
 
 def covered(path: str, declared: Iterable[str]) -> bool:
@@ -111,6 +141,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
     reads = tuple(reads)
     found: dict[HoldKind, list[str]] = {}
+    lost: list[Lines] = []
     for fact in facts:
         if fact.read_only or not fact.known or fact.error:
             continue
@@ -131,6 +162,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 found.setdefault(HoldKind.UNDECLARED, []).append(path)
             if Change(effect.change).destructive:
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)
+                if effect.removes or effect.adds:
+                    lost.append(Lines(path, effect.removes, effect.adds))
         if fact.sensitive and not fact.effects:  # the application's own sensitive act (closing a program)
             found.setdefault(HoldKind.DESTRUCTIVE, [])
         elif fact.sensitive and not any(Change(e.change).destructive for e in fact.effects):
@@ -140,7 +173,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
             found.setdefault(HoldKind.PROTECTED, []).extend(e.path for e in fact.effects)
     if asked:
         found.setdefault(HoldKind.ASKED, [])
-    return tuple(Hold(kind, tuple(dict.fromkeys(paths))) for kind, paths in found.items())
+    return tuple(Hold(kind, tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(lost)) if kind is HoldKind.DESTRUCTIVE
+                      else ()) for kind, paths in found.items())
 
 
 def _protected(path: str, protected: tuple[str, ...]) -> bool:

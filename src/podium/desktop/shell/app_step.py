@@ -206,7 +206,8 @@ class AppStepBackend(StepBackend):
                 found = None
             if found is not None:
                 effects = tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
-                                           before=self._digest(normal_path(e.path))) for e in found)
+                                           before=self._digest(normal_path(e.path)), removes=e.removes,
+                                           adds=e.adds) for e in found)
         copies: tuple[tuple[str, Any, str, str], ...] = ()
         if COPY_QUESTION in request.rules and hasattr(app, "copies"):
             try:

@@ -68,6 +68,9 @@ class EffectView(BaseModel):
     # the parts holding nothing (podium.apps.hollow: "" the path itself, else a sheet's name), where measured
     hollow_before: tuple[str, ...] = ()
     hollow: tuple[str, ...] = ()
+    # the lines of text it removes and adds, where known before it runs (podium.apps.base.Effect)
+    removes: tuple[str, ...] = ()
+    adds: tuple[str, ...] = ()
 
 
 class Call(BaseModel):
