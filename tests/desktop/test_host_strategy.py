@@ -187,6 +187,21 @@ def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> 
         "1.read_table.column.Quarter": ["Q1"]}
 
 
+def test_a_result_naming_a_figure_of_its_inputs_hands_that_value_on() -> None:
+    # the figures handed to a subtask are its data as much as what it read: naming one is that value
+    measuring = [SEED[0], sub("2", "spreadsheets", "1", tools=["read_sheet"], hands_on="number")]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=measuring),
+                                    started("What is the total of the table in report.docx?"))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_table.sum.Sales"}),
+                                    s)
+    handed = s.blackboard.result_of("2")
+    assert handed is not None and handed.status == "FINISH" and handed.result == 10
+    assert handed.artifacts[0].name == "1.read_table.sum.Sales" and handed.artifacts[0].value == 10
+
+
 def test_proposed_calls_run_in_an_execute_turn_then_the_step_memory_has_them() -> None:
     _, s = assigned()
     (execute,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

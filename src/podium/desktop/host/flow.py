@@ -320,21 +320,28 @@ def schedule_ready(s: HostState) -> Result:
     return ops, s
 
 
-def named_data(record: SubtaskRecord, result: Any, text: str = "") -> artifacts.Artifact | None:
-    """The data a subtask's result names by reference (one of its own figures too), if it names one.
-    `text`: the request and the description."""
+def named_data(record: SubtaskRecord, result: Any, text: str = "",
+               given: Iterable[ArtifactEntry] = ()) -> artifacts.Artifact | None:
+    """The data a subtask's result names by reference, if it names one: its own (its own figures too), or
+    data handed to it (`given`, flow.handed: a figure of an input table a reader chose). `text`: the
+    request and the description."""
     if not artifacts.is_ref(result):
         return None
     name = artifacts.ref_name(result)
-    return record.artifacts.get(name) or next((f for f in own_figures_of(record, text) if f.name == name), None)
+    own = record.artifacts.get(name) or next((f for f in own_figures_of(record, text) if f.name == name), None)
+    if own is not None:
+        return own
+    return next((artifacts.Artifact(g.name, artifacts.Kind(g.kind), g.value, g.source) for g in given
+                 if g.name == name), None)
 
 
-def handed_on(record: SubtaskRecord, result: Any, text: str = "") -> tuple[Any, tuple[ArtifactEntry, ...]]:
+def handed_on(record: SubtaskRecord, result: Any, text: str = "",
+              given: Iterable[ArtifactEntry] = ()) -> tuple[Any, tuple[ArtifactEntry, ...]]:
     """A finished subtask's result (a reference resolved to its value) and the data it hands on: what the
-    result names, else all it read."""
+    result names (its own or handed to it), else all it read."""
     entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
                     for a in record.artifacts.values())
-    chosen = named_data(record, result, text)
+    chosen = named_data(record, result, text, given)
     if chosen is not None:
         return chosen.value, (ArtifactEntry(name=chosen.name, kind=chosen.kind.value, value=chosen.value,
                                             source=chosen.source), *(e for e in entries if e.name != chosen.name))
@@ -347,7 +354,8 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
                 reason: Reason | None = None) -> HostState:
     """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
     record = run_of(s).subtasks[sid]
-    value, data = handed_on(record, result, f"{run_of(s).request}\n{record.spec.description}")
+    value, data = handed_on(record, result, f"{run_of(s).request}\n{record.spec.description}",
+                            handed(s, record)[1])
     s = update_subtask(s, sid, event, result=value, reason=reason, proposal=None, holds=())
     record = run_of(s).subtasks[sid]
     schedule = run_of(s).schedule

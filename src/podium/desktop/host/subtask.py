@@ -21,6 +21,7 @@ from podium.desktop.host.flow import (
     dispatch_propose,
     end_subtask,
     finish_run,
+    handed,
     idle_out,
     named_data,
     settle,
@@ -260,7 +261,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     question with nothing."""
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
-    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}")
+    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}",
+                        handed(s, record)[1])
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = verify.missing(record, s.catalog.get(record.spec.application))
     # writes that left their files as they were and parts left empty are asked about once, even after another
