@@ -417,3 +417,27 @@ def test_a_tool_that_only_adds_an_empty_part_is_not_demanded_where_other_calls_f
                                                                    after="d1")})
     assert missing(same, sheets).tools == ("add_sheet",)
     assert missing(replace(sorted_into, called=(), changed={}), sheets).tools == ("add_sheet", "sort_rows")
+
+
+def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> None:
+    made = EffectView(path="budget.xlsx", change="create", after="d1")
+    rows = {"path": "budget.xlsx", "rows": ROWS}
+    charted = made.model_copy(update={"change": "add", "before": "d1", "after": "d2"})
+    wrote = remember(record(), [], [
+        ActionResult(function="write_rows", arguments=rows, ok=True, changes=(made,)),
+        ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=True, changes=(charted,))])
+    assert not missing(wrote, SHEETS)
+    # then it tried to write the file again and failed: the last word on budget.xlsx is a failure
+    again = remember(wrote, [], [ActionResult(function="write_rows", arguments=rows, ok=False,
+                                              error="'budget.xlsx' already exists")])
+    lacking = missing(again, SHEETS)
+    assert lacking.unsettled == ("budget.xlsx",) and not lacking.only_soft
+    assert "your last call to change budget.xlsx failed (write_rows: 'budget.xlsx' already exists)" in lacking.text()
+    # a successful change after it settles it; a failed read says nothing about the file
+    rewritten = made.model_copy(update={"before": "d2", "after": "d3"})
+    settled = remember(again, [], [ActionResult(function="write_rows", arguments=rows, ok=True,
+                                                changes=(rewritten,))])
+    assert not missing(settled, SHEETS)
+    read = remember(wrote, [], [ActionResult(function="read_sheet", arguments={"path": "budget.xlsx"}, ok=False,
+                                             error="no such sheet", read_only=True)])
+    assert not missing(read, SHEETS).unsettled

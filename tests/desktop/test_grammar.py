@@ -168,6 +168,22 @@ def test_a_path_that_is_only_read_takes_only_files_that_exist() -> None:
         "properties"]["function"]["enum"] == ["write_file"]
 
 
+def test_with_nobody_to_approve_a_changing_tool_writes_only_what_it_may_change() -> None:
+    paths = ("north.xlsx", "south.xlsx", "all.xlsx")
+    merge = Tool("merge", "merge", {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", FILE_TYPES: [".xlsx"]},
+        "sources": {"type": "array", "items": {"type": "string", FILE_TYPES: [".xlsx"], EXISTING: True}}}})
+    schema = app_output_schema([merge, TYPED[0]], paths=paths, existing=paths[:2], writable=("all.xlsx",))
+    merge_call, read_call = schema["$defs"]["action"]["anyOf"]
+    assert merge_call["properties"]["arguments"]["properties"]["path"]["enum"] == ["all.xlsx"]
+    assert merge_call["properties"]["arguments"]["properties"]["sources"]["items"]["enum"] == ["north.xlsx",
+                                                                                              "south.xlsx"]
+    assert read_call["properties"]["arguments"]["properties"]["path"]["enum"] == ["north.xlsx", "south.xlsx"]
+    # nothing it may change: a changing tool is not offered at all (the reading one still is)
+    reading = app_output_schema([merge, TYPED[0]], paths=paths, existing=paths[:2], writable=())
+    assert reading["$defs"]["action"]["properties"]["function"]["enum"] == ["read_sheet"]
+
+
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:
     schema = app_output_schema(TOOLS)
     rows = schema["$defs"]["action"]["anyOf"][1]["properties"]["arguments"]["properties"]["rows"]

@@ -202,6 +202,16 @@ def test_a_result_naming_a_figure_of_its_inputs_hands_that_value_on() -> None:
     assert handed.artifacts[0].name == "1.read_table.sum.Sales" and handed.artifacts[0].value == 10
 
 
+def test_with_nobody_to_approve_an_agent_is_told_what_it_may_change() -> None:
+    s = read_done()
+    (writer,) = dispatches(STRATEGY.handle_response("app-documents", proposes(
+        "FINISH", result={"ref": "1.read_table"}), read_done_before_finish())[0])
+    assert app_request(writer).writable == ("budget.xlsx",)  # its declared write, in batch mode
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), assigned(interactive=True)[1])
+    (step,), s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    assert app_request(step).writable is None  # a person may approve any other change: every path is offered
+
+
 def test_proposed_calls_run_in_an_execute_turn_then_the_step_memory_has_them() -> None:
     _, s = assigned()
     (execute,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

@@ -19,7 +19,7 @@ from podium.apps.sheet_args import CreateArgs, PathArgs
 from podium.apps.sheet_cells import bounds, sheet_named, used_range
 from podium.apps.sheet_view import Reader, check_new_sheet, check_title, write_rows
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec, file_path
+from podium.apps.tooling import Args, ToolError, ToolSpec, file_path
 
 
 class ImportArgs(PathArgs):
@@ -27,7 +27,8 @@ class ImportArgs(PathArgs):
     sheet: str | None = Field(None, description="the new sheet's name; the .csv file's name when omitted")
 
 
-class ExportArgs(PathArgs):
+class ExportArgs(Args):
+    path: str = file_path("the .xlsx file to save a sheet of", ".xlsx", existing=True)
     sheet: str | None = Field(None, description="the sheet to save; the active sheet when omitted")
     target: str = file_path("the .csv file to write", *CSV_SUFFIXES)
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")

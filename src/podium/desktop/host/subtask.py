@@ -274,7 +274,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         reading = tuple(t for t in reading if t not in record.called) or reading  # what read it so far did not
         # a declared write unchanged and no declared tool left to call: any tool of its application that changes
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
-        wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow
+        wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow or missing.unsettled
                   else reading if missing.hands_on else missing.uncomputed)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""

@@ -48,10 +48,14 @@ class Missing:
     # whether its changes took another declared source by its path: then one left out is work not done (a
     # merge of one of two workbooks), not a question about a source a computation may have used unseen
     untaken: bool = False
+    # declared writes its calls changed, then tried to change again and failed: the last word on them is a
+    # failure, so what they hold is not what the agent last meant them to (with that call's error)
+    unsettled: tuple[str, ...] = ()
+    unsettled_errors: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed or self.unused)
+                    or self.uncomputed or self.unused or self.unsettled)
 
     @property
     def asked_once(self) -> bool:
@@ -66,7 +70,8 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused) and not (
-            self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken)
+            self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
+            or self.unsettled)
 
     def text(self) -> str:
         parts = []
@@ -88,6 +93,9 @@ class Missing:
             parts.append(f"no {self.hands_on} was read to hand on")
         if self.unused:
             parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
+        if self.unsettled:
+            parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
+                         f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
         return "; ".join(parts)
 
     @property
@@ -134,7 +142,25 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
-    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken)
+    unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
+    return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
+                   unsettled_errors)
+
+
+def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, ...]
+               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The declared writes its changes touched that a changing call named after its last successful change,
+    and failed on (record.failed holds only those), with each one's last error."""
+    found: dict[str, str] = {}
+    for key, error in record.failed:
+        tool, args = json.loads(key)
+        if tool not in changing:
+            continue
+        named = [v for v in _scalars(args) if isinstance(v, str)]
+        for w in record.spec.writes:
+            if w not in untouched and any(covered(n, (w,)) for n in named):
+                found[w] = f"{tool}: {summarize(error, 300)}"
+    return tuple(found), tuple(dict.fromkeys(found.values()))
 
 
 def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:

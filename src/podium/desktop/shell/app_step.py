@@ -32,6 +32,7 @@ from podium.apps.base import Change
 from podium.apps.hollow import hollow_parts
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
+from podium.desktop.host.capability import covered
 from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
 from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
@@ -147,11 +148,13 @@ class AppStepBackend(StepBackend):
         # what a call may read: the files there now (a declared read not yet made is no file to read)
         existing = None if self.root is None else (
             *listed, *(p for p in (*req.reads, *req.writes) if self._is_file(p)))
+        writable = None if paths is None or req.writable is None else tuple(
+            p for p in paths if covered(normal_path(p), req.writable))
         planned = [t for name in dict.fromkeys(req.tools) for t in tools if t.name == name]
         step.prompt = Prompt(text=app_user(req, observation_lines(step.observed), planned),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths,
-                                                      existing=existing),
+                                                      existing=existing, writable=writable),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

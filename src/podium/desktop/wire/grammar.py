@@ -120,7 +120,8 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
                       only: Sequence[str] = (), paths: Sequence[str] | None = None,
-                      existing: Sequence[str] | None = None) -> dict[str, Any]:
+                      existing: Sequence[str] | None = None, writable: Sequence[str] | None = None
+                      ) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
     ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
     alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
@@ -128,12 +129,13 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no
     such path is not offered (read_sheet with no workbook). `existing`: those of `paths` that are files now;
     a path a tool only reads (every typed path of a read-only tool, and one marked EXISTING) takes only
-    these, so a call cannot read a file that is not there. Cached on its inputs; shared: read it, never
-    change it."""
+    these, so a call cannot read a file that is not there. `writable`: those of `paths` a call may change
+    (None: all); a path a changing tool writes takes only these. Cached on its inputs; shared: read it,
+    never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
-                                   bool(getattr(t, "read_only", False)))) for t in chosen]
+                                   bool(getattr(t, "read_only", False)), writable)) for t in chosen]
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     key = json.dumps(typed, sort_keys=True, default=str)
@@ -141,9 +143,10 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
 
 
 def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequence[str] | None = None,
-                 read_only: bool = False) -> Any:
+                 read_only: bool = False, writable: Sequence[str] | None = None) -> Any:
     """A tool's parameters with each typed path argument an enum of the paths of its types (of those that
-    exist, where it only reads); None when a required one has no such path. As they are without `paths`."""
+    exist, where it only reads; of the writable ones, where it writes); None when a required one has no
+    such path. As they are without `paths`."""
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
     if paths is None or not isinstance(props, Mapping):
         return parameters
@@ -155,7 +158,10 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
         if not isinstance(typed, Mapping):
             continue
         reads = read_only or bool(typed.get(EXISTING))
-        offered = paths if existing is None or not reads else [p for p in paths if p in set(existing)]
+        if reads:
+            offered = paths if existing is None else [p for p in paths if p in set(existing)]
+        else:
+            offered = paths if writable is None else [p for p in paths if p in set(writable)]
         types = tuple(t.lower() for t in typed.get(FILE_TYPES) or ())
         others = typed.get(NOT_FILE_TYPES)
         if types:

@@ -120,6 +120,10 @@ class AppStepRequest(BaseModel):
     note: str = ""  # from the HostAgent: why it is asked now (a FINISH questioned, a restart...)
     feedback: str = ""  # why the previous answer was rejected, for a repair
     offered: tuple[str, ...] = ()  # the tools its answer may call (none: all of them)
+    # What its calls may change with no one's approval, where nobody could approve another change (batch
+    # mode): its declared writes the request stands behind and what the run made. A changing tool's path
+    # is then offered among these alone, since a call on any other could only be refused. None: any path.
+    writable: tuple[str, ...] | None = None
     must_act: bool = False  # its answer must call a tool
     launch: bool = True  # start the application if it is not running (its first step of the run)
     temperature: float | None = None
