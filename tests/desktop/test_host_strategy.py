@@ -170,15 +170,20 @@ def test_assign_starts_the_first_app_agent_with_its_declarations() -> None:
         ("1", "CONTINUE", []), ("2", "WAITING", ["budget.xlsx"])]
 
 
-def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> None:
-    # a writer of a workbook takes the table itself; one that hands on a number is given the figures as well,
-    # so its model copies a total or a largest row instead of computing it
+def measured() -> tuple[list[Any], HostState]:
+    """A table read by subtask 1 and handed by reference to subtask 2, which hands on a number."""
     measuring = [SEED[0], sub("2", "spreadsheets", "1", tools=["read_sheet"], hands_on="number")]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=measuring),
                                     started("What is the total of the table in report.docx?"))
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
     _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    return STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+
+
+def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> None:
+    # a writer of a workbook takes the table itself; one that hands on a number is given the figures as well,
+    # so its model copies a total or a largest row instead of computing it
+    ops, _ = measured()
     request = app_request(dispatches(ops)[-1])
     assert request.subtask_id == "2" and request.artifacts[0].name == "1.read_table"
     assert {a.name: a.value for a in request.artifacts[1:]} == {
@@ -189,12 +194,7 @@ def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> 
 
 def test_a_result_naming_a_figure_of_its_inputs_hands_that_value_on() -> None:
     # the figures handed to a subtask are its data as much as what it read: naming one is that value
-    measuring = [SEED[0], sub("2", "spreadsheets", "1", tools=["read_sheet"], hands_on="number")]
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=measuring),
-                                    started("What is the total of the table in report.docx?"))
-    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
-    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    _, s = measured()
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_table.sum.Sales"}),
                                     s)
     handed = s.blackboard.result_of("2")
