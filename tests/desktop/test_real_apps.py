@@ -355,3 +355,35 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
             assert first["outcome"].startswith("left to the model")
             assert not any(t["status"] in ("CONFIRM", "PENDING") for t in result.trajectory)  # nobody asked
             assert sheet["A1"].value == holding and sheet["D1"].value == "Quarter" and len(asked) == 2
+
+
+async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:
+    """What the run made is its own: a whole-file write over it needs no approval, so no flag either; a file
+    the person had is still refused without it."""
+    from podium.apps.files import FilesApplication
+
+    (tmp_path / "notes.txt").write_text("mine\n")
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "total.txt holds the total")
+        return assign(sub("1", "Write the total into total.txt", "files", writes=["total.txt", "notes.txt"],
+                          tools=["write_file"]))
+
+    def files(prompt: str) -> str:
+        step = step_of(prompt)
+        if step == 1:
+            return app("CONTINUE", ("write_file", {"path": "total.txt", "content": "Item\tAmount\npen\t42\n"}))
+        if step == 2:
+            return app("CONTINUE", ("write_file", {"path": "total.txt", "content": "42"}),
+                       ("write_file", {"path": "notes.txt", "content": "42"}))
+        return app("FINISH", result="42")
+
+    result = await run_request("Write the total into total.txt and notes.txt",
+                               [FilesApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                               app_models={"files": ScriptedBackend(files)})
+    second = [t for t in result.trajectory if t["agent"] == "app-files"][1]
+    assert '"overwrite": true' in second["action"] and "write_file: ok" in second["outcome"], second
+    assert (tmp_path / "total.txt").read_text() == "42"
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"  # the person's: refused without the flag
+    assert "already exists" in second["outcome"]

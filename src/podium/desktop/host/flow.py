@@ -230,6 +230,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
         writable=None if s.config.interactive else (
             *(w for w in record.spec.writes if w not in record.untrusted), *run.created),
+        created=run.created,
         launch=_first_of_app(run, record),
         rules=tuple(sorted(s.rules)), planned=None if answer is None else answer.dump())
     s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rules.PLAN_WRITES if answer else "")

@@ -55,6 +55,18 @@ from podium.desktop.wire.prompts import app_system, app_user
 from podium.desktop.wire.schemas import AppOutput, normal_path
 from podium.errors import ReasonKind
 
+# The argument by which a whole-file write asks to replace a file that exists (podium.apps: write_file, copy...).
+OVERWRITE = "overwrite"
+
+
+def _overwrites(tool: Any) -> bool:
+    """Whether the tool writes whole files and takes OVERWRITE, and does more than make a new empty one (a
+    workbook made again over one the run filled would lose its work)."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, Mapping) else None
+    spec = props.get(OVERWRITE) if isinstance(props, Mapping) else None
+    return isinstance(spec, Mapping) and spec.get("type") == "boolean" and not tool.new_only
+
+
 # A step's answer is 50-260 tokens; a model that runs on is cut here and re-asked, instead of writing for
 # minutes up to the backend's own limit.
 APP_MAX_TOKENS = 512
@@ -200,17 +212,15 @@ class AppStepBackend(StepBackend):
             target = declared_target(given, request.writes, getattr(app, "file_types", ()) or ())
             if target is not None:
                 resolved, retargeted = {**resolved, "path": target}, str(given)
-        effects: tuple[EffectView, ...] | None = None
-        declared = getattr(app, "effects", None)
-        if declared is not None:
-            try:
-                found = declared(function, resolved)
-            except Exception:  # a query of the files that fails says nothing: the call is held as unknown
-                found = None
-            if found is not None:
-                effects = tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
-                                           before=self._digest(normal_path(e.path)), removes=e.removes,
-                                           adds=e.adds) for e in found)
+        effects = self._effects(function, resolved)
+        if effects == () and request.created and _overwrites(tool) and not resolved.get(OVERWRITE):
+            # Refused for a file that exists: where that is a file the run made, writing it again needs no
+            # one's approval (capability), so it needs no flag asking for it either.
+            again = {**resolved, OVERWRITE: True}
+            replacing = self._effects(function, again) or ()
+            if any(Change(e.change) is Change.REPLACE for e in replacing) and all(
+                    Change(e.change) is not Change.REPLACE or covered(e.path, request.created) for e in replacing):
+                resolved, effects = again, replacing
         copies: tuple[tuple[str, Any, str, str], ...] = ()
         if COPY_QUESTION in request.rules and hasattr(app, "copies"):
             try:
@@ -219,6 +229,21 @@ class AppStepBackend(StepBackend):
                 copies = ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
                          effects=effects, copies=copies, retargeted=retargeted)
+
+    def _effects(self, function: str, resolved: Mapping[str, Any]) -> tuple[EffectView, ...] | None:
+        """What the call would change, as its application declares it (None: it does not say)."""
+        declared = getattr(self.application, "effects", None)
+        if declared is None:
+            return None
+        try:
+            found = declared(function, resolved)
+        except Exception:  # a query of the files that fails says nothing: the call is held as unknown
+            return None
+        if found is None:
+            return None
+        return tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
+                                before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds)
+                     for e in found)
 
     async def _launch(self, req: AppStepRequest) -> None:
         """Launched for its application's first step of the run; a program that has since closed itself (a

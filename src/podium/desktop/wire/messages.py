@@ -124,6 +124,7 @@ class AppStepRequest(BaseModel):
     # mode): its declared writes the request stands behind and what the run made. A changing tool's path
     # is then offered among these alone, since a call on any other could only be refused. None: any path.
     writable: tuple[str, ...] | None = None
+    created: tuple[str, ...] = ()  # the paths the run made: its own, written again with no one's approval
     must_act: bool = False  # its answer must call a tool
     launch: bool = True  # start the application if it is not running (its first step of the run)
     temperature: float | None = None
