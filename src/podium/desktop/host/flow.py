@@ -151,8 +151,11 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
     # a reader that hands on a value (a number, a name, a list) chooses it among the figures of what it read
     own_figures = [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
                    for f in own_figures_of(record, text)]
-    # tables first, then their figures (a writer takes the first fitting value it sees), then the rest
-    given = [*tables, *measured, *rest, *own, *own_figures]
+    # What a subtask is given first is what its model takes most often (it takes the first fitting value it
+    # sees): the tables, for a writer of a workbook or a document; their figures, for one that writes plain
+    # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them.
+    first = [*measured, *tables] if measures else [*tables, *measured]
+    given = [*first, *rest, *own, *own_figures]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
 
 
