@@ -151,6 +151,8 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
     if paths is None or not isinstance(props, Mapping):
         return parameters
     required = set(parameters.get("required") or ())
+    there = None if existing is None else [p for p in paths if p in set(existing)]
+    allowed = None if writable is None else [p for p in paths if p in set(writable)]
     changed: dict[str, Any] = {}
     for name, spec in props.items():
         item = spec.get("items") if isinstance(spec, Mapping) and spec.get("type") == "array" else None
@@ -158,10 +160,8 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
         if not isinstance(typed, Mapping):
             continue
         reads = read_only or bool(typed.get(EXISTING))
-        if reads:
-            offered = paths if existing is None else [p for p in paths if p in set(existing)]
-        else:
-            offered = paths if writable is None else [p for p in paths if p in set(writable)]
+        narrowed = there if reads else allowed
+        offered = paths if narrowed is None else narrowed
         types = tuple(t.lower() for t in typed.get(FILE_TYPES) or ())
         others = typed.get(NOT_FILE_TYPES)
         if types:
