@@ -427,17 +427,22 @@ def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> N
         ActionResult(function="write_rows", arguments=rows, ok=True, changes=(made,)),
         ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=True, changes=(charted,))])
     assert not missing(wrote, SHEETS)
-    # then it tried to write the file again and failed: the last word on budget.xlsx is a failure
-    again = remember(wrote, [], [ActionResult(function="write_rows", arguments=rows, ok=False,
+    # then it tried to write other rows into it and failed: the last word on budget.xlsx is a failure
+    other = {"path": "budget.xlsx", "rows": [["Total", 120]]}
+    again = remember(wrote, [], [ActionResult(function="write_rows", arguments=other, ok=False,
                                               error="'budget.xlsx' already exists")])
     lacking = missing(again, SHEETS)
     assert lacking.unsettled == ("budget.xlsx",) and not lacking.only_soft
     assert "your last call to change budget.xlsx failed (write_rows: 'budget.xlsx' already exists)" in lacking.text()
     # a successful change after it settles it; a failed read says nothing about the file
     rewritten = made.model_copy(update={"before": "d2", "after": "d3"})
-    settled = remember(again, [], [ActionResult(function="write_rows", arguments=rows, ok=True,
+    settled = remember(again, [], [ActionResult(function="write_rows", arguments=other, ok=True,
                                                 changes=(rewritten,))])
     assert not missing(settled, SHEETS)
     read = remember(wrote, [], [ActionResult(function="read_sheet", arguments={"path": "budget.xlsx"}, ok=False,
                                              error="no such sheet", read_only=True)])
     assert not missing(read, SHEETS).unsettled
+    # the very call that succeeded, failing when made again, asked for work that is done
+    twice = remember(wrote, [], [ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=False,
+                                              error="the chart is there already")])
+    assert not missing(twice, SHEETS)

@@ -150,11 +150,12 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
 def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, ...]
                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The declared writes its changes touched that a changing call named after its last successful change,
-    and failed on (record.failed holds only those), with each one's last error."""
+    and failed on (record.failed holds only those), with each one's last error. A failed call the same as one
+    that succeeded before asked for work that is done (a totals row added twice in one answer): no doubt."""
     found: dict[str, str] = {}
     for key, error in record.failed:
         tool, args = json.loads(key)
-        if tool not in changing:
+        if tool not in changing or key in record.done:
             continue
         named = [v for v in _scalars(args) if isinstance(v, str)]
         for w in record.spec.writes:
