@@ -446,3 +446,23 @@ def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> N
     twice = remember(wrote, [], [ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=False,
                                               error="the chart is there already")])
     assert not missing(twice, SHEETS)
+
+
+def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes_holds() -> None:
+    from podium.desktop.blackboard import ArtifactEntry
+
+    spec = SubtaskSpec(id="2", description="list them", application="files", writes=("dups.txt",),
+                       tools=("write_file",), depends_on=("1",))
+    given = [ArtifactEntry(name="1.read_sheet", kind="table", value=[["Name"], ["Ana Ruiz"], ["Tom Hale"]]),
+             ArtifactEntry(name="1.read_sheet.repeated_rows", kind="table", value=[["Name"], ["Ana Ruiz"]])]
+    made = EffectView(path="dups.txt", change="create", after="d1")
+
+    def wrote(content: str) -> SubtaskRecord:
+        return remember(SubtaskRecord(spec=spec), [], [ActionResult(
+            function="write_file", arguments={"path": "dups.txt", "content": content}, ok=True, changes=(made,))])
+
+    listing = missing(wrote("members.xlsx\n"), None, given)
+    assert listing.unhanded == ("1",) and listing.asked_once and listing.only_soft and not listing.work
+    assert "nothing of the data subtask 1 handed you went into your changes" in listing.text()
+    assert not missing(wrote("Ana Ruiz\n"), None, given)
+    assert not missing(wrote("members.xlsx\n"), None)  # nothing handed: nothing to ask

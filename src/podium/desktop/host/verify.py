@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from podium.apps.hollow import WHOLE
+from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
@@ -52,16 +53,19 @@ class Missing:
     # failure, so what they hold is not what the agent last meant them to (with that call's error)
     unsettled: tuple[str, ...] = ()
     unsettled_errors: tuple[str, ...] = ()
+    # the subtasks that handed it data none of which went into its changes (it hands nothing on): as an unused
+    # read, a question about it, asked once
+    unhanded: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed or self.unused or self.unsettled)
+                    or self.uncomputed or self.unused or self.unsettled or self.unhanded)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.uncomputed or self.unused)
+        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded)
 
     @property
     def only_soft(self) -> bool:
@@ -69,7 +73,7 @@ class Missing:
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
-        return bool(self.hollow or self.uncomputed or self.unused) and not (
+        return bool(self.hollow or self.uncomputed or self.unused or self.unhanded) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled)
 
@@ -93,6 +97,9 @@ class Missing:
             parts.append(f"no {self.hands_on} was read to hand on")
         if self.unused:
             parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
+        if self.unhanded:
+            which = ", ".join(f"subtask {d}" for d in self.unhanded)
+            parts.append(f"nothing of the data {which} handed you went into your changes")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -102,11 +109,12 @@ class Missing:
     def work(self) -> Missing:
         """What is missing of the declared work itself (an unused read is a question about it, not a lack,
         unless its changes took the other sources by their paths)."""
-        return self if self.untaken else replace(self, unused=())
+        return self if self.untaken else replace(self, unused=(), unhanded=())
 
 
-def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
-    """What the subtask's declarations ask for that its evidence does not show."""
+def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = ()) -> Missing:
+    """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
+    it (flow.handed)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -144,7 +152,21 @@ def missing(record: SubtaskRecord, app: AppInfo | None) -> Missing:
     unused, untaken = _unused(record)
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors)
+                   unsettled_errors, _unhanded(record, given))
+
+
+def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
+    """The subtasks that handed data to a writer that hands nothing on, none of whose values (as _unused looks
+    for them) any of its successful changes holds."""
+    if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
+        return ()
+    texts = "\n".join(str(v).casefold() for key in record.done for v in _scalars(json.loads(key)[1]))
+    by_subtask: dict[str, set[str]] = {}
+    for entry in given:
+        dep = entry.name.split(".", 1)[0]
+        if dep in record.spec.depends_on:
+            by_subtask.setdefault(dep, set()).update(_values(entry.value))
+    return tuple(dep for dep, values in by_subtask.items() if values and not any(v in texts for v in values))
 
 
 def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, ...]
