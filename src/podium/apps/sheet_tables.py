@@ -14,7 +14,7 @@ import re
 from copy import copy
 from typing import Any
 
-from pydantic import AliasChoices, Field, PrivateAttr, field_validator
+from pydantic import AliasChoices, Field, field_validator
 
 from podium.apps.base import Change, Effect
 from podium.apps.csv_tables import CSV_SUFFIXES, read_rows
@@ -63,8 +63,6 @@ class AppendTableArgs(PathArgs):
         if value is None:
             return []
         return [value] if isinstance(value, str) else value
-
-    _counts: list[int] = PrivateAttr(default_factory=list)  # rows read from each source, once read
 
     def each(self) -> list[str | None]:
         """The sources in order; None is this workbook."""
@@ -140,14 +138,15 @@ def _split_effects(app: Any, args: SplitArgs) -> list[Effect]:
 Source = tuple[list[str], list[list[Any]], list[list[Any]] | None]
 
 
-def _source(app: Any, workbook: Any, args: AppendTableArgs) -> Source:
+def _source(app: Any, workbook: Any, args: AppendTableArgs) -> tuple[Source, list[int]]:
     """The sources' table as one: the first's header and then each later source's new columns, the rows
-    of all in order (formulas computed) and, for one source in the same workbook, their styles. Every
-    source is read before anything is written. `workbook` is the target's (None: it does not exist yet)."""
+    of all in order (formulas computed) and, for one source in the same workbook, their styles; and the
+    count of rows each source gave. Every source is read before anything is written. `workbook` is the
+    target's (None: it does not exist yet)."""
     tables = [_one_source(app, workbook, args, source) for source in args.each()]
+    counts = [len(rows) for _, rows, _ in tables]
     if len(tables) == 1:
-        return tables[0]
-    args._counts = [len(rows) for _, rows, _ in tables]
+        return tables[0], counts
     header: list[str] = []
     for names, _, _ in tables:
         header += [n for n in names if n.casefold() not in {h.casefold() for h in header}]
@@ -159,7 +158,7 @@ def _source(app: Any, workbook: Any, args: AppendTableArgs) -> Source:
             for name, value in zip(names, row, strict=False):
                 merged[place[name.casefold()]] = value
             rows.append(merged)
-    return header, rows, None
+    return (header, rows, None), counts
 
 
 def _one_source(app: Any, workbook: Any, args: AppendTableArgs, source: str | None) -> Source:
@@ -190,7 +189,7 @@ def _one_source(app: Any, workbook: Any, args: AppendTableArgs, source: str | No
 
 def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     """Where each source column goes, the rows to write and where: worked out without changing anything."""
-    header, rows, styles = _source(app, workbook, args)
+    (header, rows, styles), counts = _source(app, workbook, args)
     if not rows:
         raise ToolError("the source table has a header row and no rows under it: nothing to add")
     names = list(header)
@@ -200,7 +199,7 @@ def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     if existing is None or used_range(workbook[existing]) is None:
         return {"title": existing or check_title(args.sheet), "new": True, "header": names, "rows": rows,
                 "styles": styles, "first_row": 2, "columns": list(range(1, len(names) + 1)), "added": [],
-                "closing": None}
+                "closing": None, "counts": counts}
     table = table_of(workbook, existing)
     by_name = {h.casefold(): table.first_col + i for i, h in enumerate(table.header) if h}
     columns, added, next_col = [], [], table.last_col + 1
@@ -213,7 +212,8 @@ def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
             next_col += 1
     closing = totals_row(workbook[existing], table)
     return {"title": existing, "new": False, "header": names, "rows": rows, "styles": styles, "columns": columns,
-            "first_row": closing or table.last_row + 1, "added": added, "closing": closing, "table": table}
+            "first_row": closing or table.last_row + 1, "added": added, "closing": closing, "table": table,
+            "counts": counts}
 
 
 def _repeats(workbook: Any, plan: dict[str, Any]) -> bool:
@@ -243,7 +243,7 @@ def _append(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     rows, columns, first = plan["rows"], plan["columns"], plan["first_row"]
     done: dict[str, Any] = {"path": args.path, "sheet": plan["title"], "rows_added": len(rows)}
     if len(args.each()) > 1:
-        done["sources"] = [{"source": name, "rows": count} for name, count in zip(args.each(), args._counts,
+        done["sources"] = [{"source": name, "rows": count} for name, count in zip(args.each(), plan["counts"],
                                                                                    strict=True)]
     if _repeats(workbook, plan):
         return {**done, "unchanged": True, "note": "these rows are the table's last rows already: not added again"}
