@@ -22,6 +22,7 @@ from podium.desktop.host.flow import (
     end_subtask,
     finish_run,
     handed,
+    handed_data,
     idle_out,
     named_data,
     settle,
@@ -264,7 +265,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}",
                         handed(s, record)[1])
     record = replace(record, result=output.result if chosen is None else chosen.value)
-    missing = verify.missing(record, s.catalog.get(record.spec.application), handed(s, record)[1])
+    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record))
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):

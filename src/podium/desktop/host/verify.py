@@ -114,7 +114,7 @@ class Missing:
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = ()) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
-    it (flow.handed)."""
+    it by the subtasks it depends on that hand data on (flow.handed_data)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
