@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -84,6 +85,14 @@ def _shown(lines: list[str]) -> tuple[str, ...]:
 def more_lines(count: int) -> str:
     """The last item of a list of shown lines that leaves `count` out."""
     return f"(and {count} more lines)"
+
+
+def counts_more(item: str) -> bool:
+    """Whether a shown line is the count more_lines makes, not a line of the file."""
+    return _MORE.fullmatch(item) is not None
+
+
+_MORE = re.compile(r"\(and \d+ more lines\)")
 
 
 def text_of(path: Path) -> str | None:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from podium.apps.approval import more_lines
+from podium.apps.approval import counts_more
 from podium.apps.base import Change
 from podium.apps.workspace import CONFIG_NAME
 from podium.desktop.wire.messages import CallFacts, EffectView
@@ -62,14 +62,9 @@ class Lines:
 
 def _quoted(lines: tuple[str, ...]) -> str:
     """The lines quoted, the count of those left out (its last item, unquoted) after them."""
-    tail = lines[-1] if lines and lines[-1] == more_lines(_left_out(lines[-1])) else None
+    tail = lines[-1] if lines and counts_more(lines[-1]) else None
     shown = lines[:-1] if tail else lines
     return ", ".join(repr(line) for line in shown) + (f" {tail}" if tail else "")
-
-
-def _left_out(item: str) -> int:
-    words = item.split()
-    return int(words[1]) if len(words) == 4 and words[1].isdigit() else -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,13 +159,13 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
 
 
-def handed_data(s: HostState, record: SubtaskRecord) -> tuple[ArtifactEntry, ...]:
-    """What `handed` gives a subtask from the subtasks it depends on that declared they hand data on (one that
-    hands nothing on is waited for, not read from: its data is no input)."""
+def handed_data(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[ArtifactEntry, ...]:
+    """Of what `handed` gave a subtask, the data of the subtasks it depends on that declared they hand data on
+    (one that hands nothing on is waited for, not read from: its data is no input)."""
     subtasks = run_of(s).subtasks
     handing = {d for d in record.spec.depends_on
                if (dep := subtasks.get(d)) is not None and dep.spec.hands_on is not HandsOn.NOTHING}
-    return tuple(a for a in handed(s, record)[1] if a.name.split(".", 1)[0] in handing)
+    return tuple(a for a in given if a.name.split(".", 1)[0] in handing)
 
 
 def own_figures_of(record: SubtaskRecord, text: str) -> tuple[artifacts.Artifact, ...]:

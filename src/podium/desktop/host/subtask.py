@@ -262,10 +262,10 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     question with nothing."""
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
-    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}",
-                        handed(s, record)[1])
+    given = handed(s, record)[1]
+    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
-    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record))
+    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given))
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
