@@ -181,9 +181,12 @@ class Unplaced:
 
 
 def unplaced(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, SubtaskSpec]) -> tuple[Unplaced, ...]:
-    """For a subtask that changes files: the tables and names handed to it that its planned tools cannot take.
-    A subtask that writes only folders fills them with files (a copy, a move), not with data."""
-    if app is None or not any(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
+    """For a subtask that changes its application's own files: the tables and names handed to it that its
+    planned tools cannot take. Only a typed file (a workbook, a document) is a place the data goes in first for
+    the other tools to work on (a chart over the rows). A plain-text file is the answer itself: told to put the
+    table in first, a small model writes the whole table where a figure of it was asked for, and its data is
+    offered to it anyway (flow.handed). A folder is filled with files (a copy, a move), not with data."""
+    if app is None or not app.file_types or not any(app.opens(w) for w in spec.writes):
         return ()
     found = []
     for dep in spec.depends_on:
