@@ -91,6 +91,10 @@ def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> Non
     forced = app_output_schema(TOOLS, must_act=True)
     assert not valid(forced, answer(actions=[]))
     assert valid(forced, answer(actions=[call([["a"]])]))
+    pending = {"observation": "", "thought": "", "actions": [], "status": "PENDING", "questions": ["Which?"],
+               "comment": ""}
+    assert valid(schema, pending) and not valid(app_output_schema(TOOLS, may_ask=False), pending)
+    assert valid(app_output_schema(TOOLS, may_ask=False), answer(status="FAIL", comment="no data"))
     only = app_output_schema(TOOLS, only=["read_sheet"])
     assert not valid(only, answer(actions=[call([["a"]])]))
 

@@ -542,8 +542,13 @@ def test_a_question_nobody_answers_is_a_step_without_progress() -> None:
     assert record.answers[-1].answered_by == "default" and record.idle == 1
     assert request.note == ("Nobody can answer in batch mode. Do your subtask with the data you have (write_rows, "
                             "add_chart not called yet), or answer FAIL if it cannot be done without the answer.")
-    # not forced to call a tool: a value nobody gave must not be made up, and FAIL stays open
-    assert not request.must_act
+    # not forced to call a tool: a value nobody gave must not be made up, and FAIL stays open; asking again
+    # is not offered, since nobody would answer it otherwise (a person's answer leaves it open)
+    assert not request.must_act and not request.may_ask
+    first, _ = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}),
+                                        read_done_before_finish())
+    (step,) = [app_request(op) for op in first if getattr(op, "agent", "") == "app-spreadsheets"]
+    assert step.may_ask
     # asked again, worded anew: still no progress, and the idle limit ends the subtask
     for n in (2, 3):
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("PENDING", questions=[f"Which rows ({n})?"]),

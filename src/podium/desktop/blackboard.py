@@ -22,6 +22,8 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 ENTRY_CHARS = 600  # one entry never takes more than this in a prompt
 PROMPT_CHARS = 4000
 
+DEFAULT_ANSWER = "default"  # who answered a question in batch mode: nobody
+
 
 class QA(BaseModel):
     model_config = _FROZEN
@@ -30,7 +32,7 @@ class QA(BaseModel):
     answer: str
     asked_by: str = "host"  # "host" or the AppAgent's name
     subtask: str | None = None
-    answered_by: str = "person"  # "person", or "default" in batch mode
+    answered_by: str = "person"  # "person", or DEFAULT_ANSWER in batch mode
 
 
 class TrajectoryEntry(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from podium.desktop.blackboard import QA
+from podium.desktop.blackboard import DEFAULT_ANSWER, QA
 from podium.desktop.host.capability import Hold, HoldKind, auto_granted
 from podium.desktop.host.flow import (
     Result,
@@ -32,8 +32,6 @@ from podium.desktop.rules.steps import STUCK_TOOL
 from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
-
-DEFAULT_ANSWER = "default"  # who answered a question in batch mode: nobody
 
 
 def _event(s: HostState, item: Interaction) -> Question | ApprovalRequest:

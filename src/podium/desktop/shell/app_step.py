@@ -165,7 +165,8 @@ class AppStepBackend(StepBackend):
         planned = [t for name in dict.fromkeys(req.tools) for t in tools if t.name == name]
         step.prompt = Prompt(text=app_user(req, observation_lines(step.observed), planned),
                              system=app_system(app.name, app.description, tools, sensitive),
-                             schema=app_output_schema(offered, refs, must_act=req.must_act, paths=paths,
+                             schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
+                                                      paths=paths,
                                                       existing=existing, writable=writable),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 

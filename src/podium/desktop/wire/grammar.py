@@ -119,19 +119,18 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
 
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
-                      only: Sequence[str] = (), paths: Sequence[str] | None = None,
+                      may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
                       existing: Sequence[str] | None = None, writable: Sequence[str] | None = None
                       ) -> dict[str, Any]:
-    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references
-    ((name, kind) pairs). `must_act`: every answer calls a tool. `only`: the calls may be of these tools
-    alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files and
-    the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
-    types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no
-    such path is not offered (read_sheet with no workbook). `existing`: those of `paths` that are files now;
-    a path a tool only reads (every typed path of a read-only tool, and one marked EXISTING) takes only
-    these, so a call cannot read a file that is not there. `writable`: those of `paths` a call may change
-    (None: all); a path a changing tool writes takes only these. Cached on its inputs; shared: read it,
-    never change it."""
+    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name,
+    kind) pairs). `must_act`: every answer calls a tool. `may_ask`: PENDING is offered. `only`: the calls may be of
+    these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files
+    and the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its types
+    (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no such path is not
+    offered (read_sheet with no workbook). `existing`: those of `paths` that are files now; a path a tool only reads
+    (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file
+    that is not there. `writable`: those of `paths` a call may change (None: all); a path a changing tool writes
+    takes only these. Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
@@ -139,7 +138,7 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     key = json.dumps(typed, sort_keys=True, default=str)
-    return _app_schema(key, tuple(refs), must_act)
+    return _app_schema(key, tuple(refs), must_act, may_ask)
 
 
 def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequence[str] | None = None,
@@ -191,7 +190,8 @@ def _optional(spec: Any) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool) -> dict[str, Any]:
+def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may_ask: bool = True
+                ) -> dict[str, Any]:
     tools = json.loads(key)
     defs: dict[str, Any] = {}
     if tools:
@@ -218,11 +218,12 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool) -> 
         _closed({**head, "actions": some, "status": status("CONFIRM"), "comment": _text(COMMENT_CHARS, 1)}),
     ]
     if not must_act:
-        variants += [
-            _closed({**head, "actions": none, "status": status("FAIL"), "comment": _text(COMMENT_CHARS, 1)}),
-            _closed({**head, "actions": none, "status": status("PENDING"),
-                     "questions": _array(_text(QUESTION_CHARS, 1), 1, 3), "comment": _text(COMMENT_CHARS)}),
-        ]
+        variants.append(_closed({**head, "actions": none, "status": status("FAIL"),
+                                 "comment": _text(COMMENT_CHARS, 1)}))
+    if not must_act and may_ask:
+        variants.append(_closed({**head, "actions": none, "status": status("PENDING"),
+                                 "questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
+                                 "comment": _text(COMMENT_CHARS)}))
     if not tools:  # nothing to call: only the answers that call nothing
         variants = [v for v in variants if v["properties"]["status"]["enum"][0] in ("FINISH", "FAIL", "PENDING")]
     schema: dict[str, Any] = {"anyOf": variants}

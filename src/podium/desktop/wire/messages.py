@@ -126,6 +126,9 @@ class AppStepRequest(BaseModel):
     writable: tuple[str, ...] | None = None
     created: tuple[str, ...] = ()  # the paths the run made: its own, written again with no one's approval
     must_act: bool = False  # its answer must call a tool
+    # whether its answer may ask the person: not once nobody answered it (batch mode), since asking
+    # again can only be answered the same way
+    may_ask: bool = True
     launch: bool = True  # start the application if it is not running (its first step of the run)
     temperature: float | None = None
     rules: tuple[str, ...] = ()  # the named rules the host runs with (the step's own share of them)
