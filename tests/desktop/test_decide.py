@@ -466,3 +466,12 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     assert "nothing of the data subtask 1 handed you went into your changes" in listing.text()
     assert not missing(wrote("Ana Ruiz\n"), None, given)
     assert not missing(wrote("members.xlsx\n"), None)  # nothing handed: nothing to ask
+    # held to the handed data (rule unhanded-is-failure), a writer with no source of its own lacks the work
+    held = missing(wrote("members.xlsx\n"), None, given, hold_handed=True)
+    assert held.handed_only and held.asked_once and not held.only_soft and held.work.unhanded == ("1",)
+    # one that declares a source of its own may have written from it: still only asked
+    reader = SubtaskRecord(spec=spec.model_copy(update={"reads": ("members.xlsx",)}))
+    own = remember(reader, [], [ActionResult(function="write_file", arguments={"path": "dups.txt",
+                                                                               "content": "members.xlsx\n"},
+                                             ok=True, changes=(made,))])
+    assert not missing(own, None, given, hold_handed=True).work

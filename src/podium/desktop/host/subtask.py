@@ -265,7 +265,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     given = handed(s, record)[1]
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
-    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given))
+    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
+                             hold_handed=rules.UNHANDED_FAIL in s.rules)
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
@@ -292,6 +293,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     if lacking and (not lacking.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {lacking.text()}",
                         agent)
+        if lacking.unhanded and lacking.handed_only:
+            s = fired_rule(s, rules.UNHANDED_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)

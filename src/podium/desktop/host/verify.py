@@ -25,7 +25,7 @@ from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.wire.messages import summarize
-from podium.desktop.wire.schemas import HandsOn
+from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
 
@@ -56,6 +56,9 @@ class Missing:
     # the subtasks that handed it data none of which went into its changes (it hands nothing on): as an unused
     # read, a question about it, asked once
     unhanded: tuple[str, ...] = ()
+    # that data is its only declared source and is held to (rule unhanded-is-failure): then what it wrote came
+    # from nowhere, and `unhanded` is work not done, not a question
+    handed_only: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -75,7 +78,7 @@ class Missing:
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
-            or self.unsettled)
+            or self.unsettled or (self.unhanded and self.handed_only))
 
     def text(self) -> str:
         parts = []
@@ -109,12 +112,16 @@ class Missing:
     def work(self) -> Missing:
         """What is missing of the declared work itself (an unused read is a question about it, not a lack,
         unless its changes took the other sources by their paths)."""
-        return self if self.untaken else replace(self, unused=(), unhanded=())
+        if self.untaken:
+            return self
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else ())
 
 
-def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = ()) -> Missing:
+def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
+            hold_handed: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
-    it by the subtasks it depends on that hand data on (flow.handed_data)."""
+    it by the subtasks it depends on that hand data on (flow.handed_data). `hold_handed`: a writer that declares
+    no source of its own is held to that data (rule unhanded-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -151,8 +158,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
+    handed_only = hold_handed and not _sources(spec)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors, _unhanded(record, given))
+                   unsettled_errors, _unhanded(record, given), handed_only)
 
 
 def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
@@ -194,7 +202,7 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     spec = record.spec
     if not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
         return (), False
-    sources = [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
+    sources = _sources(spec)
     if not sources:
         return (), False
     changes = [json.loads(key)[1] for key in record.done]
@@ -215,6 +223,11 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
 
     unused = tuple(r for r in sources if not used(r))
     return unused, bool(unused) and any(taken(r) for r in sources)
+
+
+def _sources(spec: SubtaskSpec) -> list[str]:
+    """Its declared reads that are not among its writes: what it takes data from besides what it was handed."""
+    return [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
 
 
 def _scalars(value: Any) -> list[Any]:

@@ -84,6 +84,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("path-from-declaration", "A changing call whose path is no file of its application's type, in a subtask "
                                   "that declares writing exactly one such file, is made on that file: a small "
                                   "model puts a sheet's or a table's name where the file's goes."),
+    Rule("unhanded-is-failure", "A writer whose only declared source is the data handed to it, and none of whose "
+                                "changes holds any of that data, ends FAIL when it answers FINISH again after being "
+                                "asked about it: a small model writes something unrelated (the folder's file "
+                                "names) and stands by it."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}
