@@ -958,3 +958,25 @@ def test_a_finish_that_used_one_of_its_two_sources_is_asked_once_then_believed_u
     assert second_finish({"rows": [["Name"], ["Ada"]]}) is SubtaskState.FINISH
     # the other source taken by its path, this one never: the merge is not done
     assert second_finish({"source": "north.xlsx"}) is SubtaskState.FAIL
+
+
+def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_until_one_works() -> None:
+    # moved to the application that opens its file, the writer keeps no tool of the other one
+    plan = [SEED[0], sub("2", "documents", "1", writes=["budget.xlsx"], tools=["add_table"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(rules="small-local"))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    first, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
+    assert step.offered == ("write_rows",) and not step.must_act  # add_chart takes no table; FAIL stays open
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    (after,), s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    assert "handed-data-first" in s.blackboard.trajectories[-1].rules
+    assert app_request(after).offered == ()  # the data is in: every tool again
+    # without the rule nothing is narrowed
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    first, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
+    assert step.offered == ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
-from podium.desktop.host.plan import check_plan, named_by, unplaced
+from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
 from podium.desktop.wire.schemas import SubtaskSpec
 
 CATALOG = Catalog((
@@ -245,6 +245,28 @@ def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_to
                                     placing=(PlacingView(subtask="1", data="table", tools=gap.tools),)))
     assert ("Subtask 1 handed you a table, and none of your planned tools takes it: first put it in budget.xlsx with "
             "write_rows or append_rows") in shown
+
+
+def test_a_writer_made_only_of_handed_data_is_given_the_tools_that_take_it(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    files = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files"]}).values()).get("files")
+    read = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"], hands_on="table")
+    writer = spec("2", "files", "1", writes=["dups.txt"])
+    plan = {"1": read, "2": writer}
+    takers = data_takers(writer, files, plan)
+    assert "write_file" in takers and "append_at_end" in takers
+    assert files is not None and all(not files.tool(t).read_only for t in takers)  # type: ignore[union-attr]
+    assert "write_file_names" not in takers and "copy" not in takers  # they take paths, not data
+    # declared tools, a source of its own, a folder to fill, or nothing handed: its plan says what it uses
+    assert data_takers(writer.model_copy(update={"tools": ("write_file_names",)}), files, plan) == ()
+    assert data_takers(writer.model_copy(update={"reads": ("notes.txt",)}), files, plan) == ()
+    assert data_takers(writer.model_copy(update={"writes": ("archive",)}), files, plan) == ()
+    keeps = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"])
+    assert data_takers(writer, files, {**plan, "1": keeps}) == ()
+    # a figure handed on is data too: a number fits the text of a file
+    total = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["column_stats"], hands_on="number")
+    assert "write_file" in data_takers(writer, files, {**plan, "1": total})
 
 
 def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning(tmp_path: Any) -> None:

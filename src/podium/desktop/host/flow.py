@@ -17,7 +17,7 @@ from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
-from podium.desktop.host.plan import unplaced
+from podium.desktop.host.plan import data_takers, unplaced
 from podium.desktop.host.run import (
     active,
     budget_reason,
@@ -217,9 +217,14 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     sampled = record.repairs > 0 or (record.sampled and rules.SAMPLE in s.rules)
     t = s.config.retry_temperature if sampled else s.config.temperature
     tools = app.tool_names if app is not None else ()
-    # a forced choice leaves out the tools stuck since, too, unless that leaves none
-    offered = tuple(t for t in (record.only or tools) if t not in record.stuck) or record.only or tools
     specs = {other.spec.id: other.spec for other in run.subtasks.values()}
+    only, narrowed = record.only, ""
+    if not only and rules.HANDED_FIRST in s.rules:
+        takers = data_takers(record.spec, app, specs)
+        if takers and not set(takers) & set(record.called):
+            only, narrowed = takers, rules.HANDED_FIRST
+    # a forced choice leaves out the tools stuck since, too, unless that leaves none
+    offered = tuple(t for t in (only or tools) if t not in record.stuck) or only or tools
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
     # The one subtask of a plan is the whole request: its AppAgent is given the person's words, not the
@@ -246,7 +251,8 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         created=run.created,
         launch=_first_of_app(run, record),
         rules=tuple(sorted(s.rules)), planned=None if answer is None else answer.dump())
-    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rules.PLAN_WRITES if answer else "")
+    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rules.PLAN_WRITES if answer else "",
+                       narrowed=narrowed)
     s = replace(s, session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},
                  current=f"subtask {sid} step {record.steps + 1} on {agent}")

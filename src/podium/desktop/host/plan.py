@@ -32,6 +32,7 @@ from podium.desktop.host.amend import STRUCTURED, amend, before, takes
 from podium.desktop.host.artifacts import Kind, names
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, file_names
+from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 SHOWN_FILES = 12  # how many workspace paths a problem lists
@@ -169,6 +170,19 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
     return problems
 
 
+
+
+def data_takers(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str, SubtaskSpec]) -> tuple[str, ...]:
+    """For a subtask that writes files, declares no tool and no source of its own, only data handed to it: its
+    application's tools that change files taking that data by reference (none: no such subtask). Its work is
+    made of that data, so one of them is its first successful change."""
+    if app is None or spec.tools or not spec.writes or own_sources(spec):
+        return ()
+    if not all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
+        return ()  # a folder is filled with files (a copy, a move), not with data
+    kinds = {Kind(everything[d].hands_on.value) for d in spec.depends_on
+             if d in everything and everything[d].hands_on is not HandsOn.NOTHING}
+    return tuple(t.name for t in app.tools if not t.read_only and any(takes(t, k) for k in kinds))
 
 
 @dataclass(frozen=True, slots=True)

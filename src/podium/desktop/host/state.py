@@ -146,6 +146,7 @@ class SubtaskRecord:
     fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
     planned: str = ""  # the rule whose answer its pending PROPOSE carries in place of the model's
+    narrowed: str = ""  # the rule that narrowed the tools its pending PROPOSE offers
 
     @property
     def state(self) -> SubtaskState:

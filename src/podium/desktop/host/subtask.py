@@ -125,7 +125,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
                             outcome=f"left to the model: {why}", timings=report.timings_ms, fired=planned)
             s = update_subtask(s, sid, steps=record.steps - 1)
             return dispatch_propose(s, sid, planned=False)
-    proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *decision.fired),
+    narrowed = (record.narrowed,) if record.narrowed and facts else ()
+    proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *narrowed, *decision.fired),
                         failed_again=decision.failed_again, timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")

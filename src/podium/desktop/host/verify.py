@@ -158,7 +158,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
-    handed_only = hold_handed and not _sources(spec)
+    handed_only = hold_handed and not own_sources(spec)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only)
 
@@ -202,7 +202,7 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     spec = record.spec
     if not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
         return (), False
-    sources = _sources(spec)
+    sources = own_sources(spec)
     if not sources:
         return (), False
     changes = [json.loads(key)[1] for key in record.done]
@@ -225,7 +225,7 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     return unused, bool(unused) and any(taken(r) for r in sources)
 
 
-def _sources(spec: SubtaskSpec) -> list[str]:
+def own_sources(spec: SubtaskSpec) -> list[str]:
     """Its declared reads that are not among its writes: what it takes data from besides what it was handed."""
     return [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
 

@@ -29,6 +29,7 @@ VERIFIED_FINISH = "verified-graph-is-finish"
 PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 UNHANDED_FAIL = "unhanded-is-failure"
+HANDED_FIRST = "handed-data-first"
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
