@@ -578,13 +578,18 @@ def test_an_application_is_launched_for_its_first_step_of_the_run_only() -> None
     assert app_request(writer).launch
 
 
+def read_handed(plan: list[dict[str, Any]], **config: Any) -> tuple[list[Any], HostState]:
+    """Plan `plan`, whose subtask 1 is SEED's reader: it read the table and finished, handing it on."""
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(**config))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    return STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+
+
 def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_changes() -> None:
     # declaring only a tool that reads, it may use any of its application's (podium.desktop.host.amend)
     anyway = [SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["read_sheet"])]
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=anyway), started(rules="small-local"))
-    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
-    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    _, s = read_handed(anyway, rules="small-local")
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
     request = app_request(again)
     assert "budget.xlsx is unchanged" in request.note
@@ -963,10 +968,7 @@ def test_a_finish_that_used_one_of_its_two_sources_is_asked_once_then_believed_u
 def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_until_one_works() -> None:
     # moved to the application that opens its file, the writer keeps no tool of the other one
     plan = [SEED[0], sub("2", "documents", "1", writes=["budget.xlsx"], tools=["add_table"])]
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(rules="small-local"))
-    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
-    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    first, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    first, s = read_handed(plan, rules="small-local")
     (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
     assert step.offered == ("write_rows",) and not step.must_act  # add_chart takes no table; FAIL stays open
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
@@ -974,9 +976,6 @@ def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_unt
     assert "handed-data-first" in s.blackboard.trajectories[-1].rules
     assert app_request(after).offered == ()  # the data is in: every tool again
     # without the rule nothing is narrowed
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started())
-    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
-    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
-    first, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    first, s = read_handed(plan)
     (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
     assert step.offered == ()
