@@ -190,8 +190,7 @@ def _optional(spec: Any) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may_ask: bool = True
-                ) -> dict[str, Any]:
+def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may_ask: bool) -> dict[str, Any]:
     tools = json.loads(key)
     defs: dict[str, Any] = {}
     if tools:
