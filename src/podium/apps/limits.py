@@ -154,7 +154,8 @@ def _scan(stream: IO[bytes], name: str, part: str, limits: PackageLimits, elemen
     """One streaming pass over an XML part: no DTD, the element budget, sheets' and tables' shapes."""
     where = f"{name!r} (part {part!r})"
     sheet, tables = _Sheet(), []
-    events = etree.iterparse(stream, events=("start", "end"), resolve_entities=False, no_network=True,
+    kept = _Head(stream)
+    events = etree.iterparse(kept, events=("start", "end"), resolve_entities=False, no_network=True,
                              load_dtd=False, huge_tree=False, remove_comments=True, remove_pis=True)
     first = True
     try:
@@ -175,8 +176,27 @@ def _scan(stream: IO[bytes], name: str, part: str, limits: PackageLimits, elemen
                 raise FileRefused(f"{name!r} holds more than {limits.max_elements:,} XML elements; not opened")
             _start(element, sheet, tables, where, limits)
     except etree.XMLSyntaxError as exc:
+        # a newer libxml2 stops an entity bomb inside the DTD, before the root element is seen
+        if b"<!DOCTYPE" in kept.head.upper():
+            raise FileRefused(f"{where} declares a DTD, which Office files never do (entity expansion); "
+                              "not opened") from exc
         raise FileRefused(f"{where} is not well-formed XML ({exc}); not opened") from exc
     return elements
+
+
+class _Head:
+    """A stream that keeps its first bytes read (where a DTD would be declared)."""
+
+    KEPT = 65536
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream, self.head = stream, b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if len(self.head) < self.KEPT:
+            self.head += data[:self.KEPT - len(self.head)]
+        return data
 
 
 def _start(element: Any, sheet: _Sheet, tables: list[_Table], where: str, limits: PackageLimits) -> None:
