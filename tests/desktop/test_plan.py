@@ -480,3 +480,43 @@ def test_a_changing_tool_whose_path_takes_no_type_the_subtask_writes_is_not_expe
         check = check_plan([read, kept], real, f"List the duplicate rows of members.xlsx in {writes[0]}",
                            ("members.xlsx",))
         assert [s.tools for s in check.subtasks if s.id == "2"] == [("write_csv_table",)], check.amended
+
+
+def test_a_subtask_naming_no_file_runs_where_the_data_handed_to_it_comes_from() -> None:
+    read = spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table")
+    pick = spec("2", "documents", "1", tools=["read_table"], hands_on="text")
+    check = check_plan([read, pick], CATALOG, "Which quarter of budget.xlsx sold most?", ("budget.xlsx",))
+    assert check.ok, check.problems
+    moved = check.subtasks[1]
+    assert (moved.application, moved.reads) == ("spreadsheets", ("budget.xlsx",))
+    assert check.amended == ("subtask '2' runs on spreadsheets, reading budget.xlsx: it names no file, and documents "
+                             "opens none of the files the data handed to it comes from",)
+    # where its application opens those files, or it changes files of its own, it stays
+    docs = spec("1", reads=["report.docx"], tools=["read_table"], hands_on="table")
+    assert check_plan([docs, pick], CATALOG, "Which quarter of report.docx sold most?",
+                      FILES).subtasks[1].application == "documents"
+    adds = pick.model_copy(update={"tools": ("add_table",)})
+    assert check_plan([read, adds], CATALOG, "Which quarter of budget.xlsx sold most?",
+                      ("budget.xlsx",)).subtasks[1].application == "documents"
+
+
+def test_a_plain_writer_whose_declared_tools_take_none_of_its_data_may_use_any(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"], hands_on="table")
+    listing = spec("2", "files", "1", writes=["dups.txt"], tools=["write_file_names"])
+    request = "Write the names that occur twice in members.xlsx into dups.txt"
+    check = check_plan([read, listing], real, request, ("members.xlsx",))
+    assert check.ok, check.problems
+    assert check.subtasks[1].tools == ()
+    assert check.amended == ("subtask '2' may use any tool of files: none of write_file_names takes the table "
+                             "handed to it, which it writes with",)
+    assert "write_file" in data_takers(check.subtasks[1], real.get("files"), {s.id: s for s in check.subtasks})
+    # a declared tool that takes the data, a text handed on, or a source of its own: its declaration stands
+    for kept in (listing.model_copy(update={"tools": ("write_file",)}),
+                 listing.model_copy(update={"reads": ("names.txt",)})):
+        assert check_plan([read, kept], real, request, ("members.xlsx", "names.txt")).subtasks[1].tools == kept.tools
+    said = read.model_copy(update={"hands_on": "text"})
+    assert check_plan([said, listing], real, request, ("members.xlsx",)).subtasks[1].tools == ("write_file_names",)

@@ -13,6 +13,10 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   nothing, and the tools it declared that change files are dropped (that work is the subtask's it hands to);
 - a subtask that writes with a table or names handed to it, on an application none of whose changing tools
   takes that data, runs on the one application that opens its paths and has tools that do;
+- a subtask that names no file and changes none, on a typed application that opens none of the files the
+  data handed to it comes from, runs on the application its givers read them with, reading them;
+- a subtask that writes plain files with only a table or names handed to it, whose declared changing tools
+  take none of that data while other tools of its application do, may use any tool of its application;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import Kind, accepted
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
+from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 
@@ -51,11 +56,14 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     notes: list[str] = []
     specs = [_narrowed(spec, catalog, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
-    moved = [_to_taker(_on_its_type(spec, catalog, notes), [*kept.values(), *specs], catalog, notes)
-             for spec in readers]
+    typed = [_on_its_type(spec, catalog, notes) for spec in readers]
+    placed = [*kept.values(), *typed]  # where each subtask runs: its givers' applications are known
+    moved = [_to_taker(_to_its_data(spec, placed, catalog, notes), placed, catalog, notes) for spec in typed]
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
-    writing = _merged([_typed_tools(_writer(spec, catalog, notes), catalog, notes) for spec in split], notes)
+    every = [*kept.values(), *split]
+    writing = _merged([_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every, catalog, notes)
+                       for spec in split], notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
@@ -129,6 +137,50 @@ def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog,
                  f"{app.name} takes")
     return spec.model_copy(update={"application": target.name,
                                    "tools": tuple(t for t in spec.tools if target.tool(t) is not None)})
+
+
+def _to_its_data(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]
+                 ) -> SubtaskSpec:
+    """A subtask that names no file and declares no tool that changes files works on the data handed to it (a
+    figure of it, a choice among its rows). On a typed application that opens none of the files that data came
+    from, it has nothing to open and no tool that reads it: it runs on the one application its givers read
+    those files with, reading them."""
+    app = catalog.get(spec.application)
+    if app is None or not app.file_types or any(p != "." for p in (*spec.reads, *spec.writes)) \
+            or any((info := app.tool(t)) is None or not info.read_only for t in spec.tools):
+        return spec
+    givers = [d for d in specs if d.id in spec.depends_on and d.hands_on is not HandsOn.NOTHING]
+    sources = list(dict.fromkeys(p for d in givers for p in d.reads if p != "."))
+    owners = {d.application for d in givers}
+    target = catalog.get(owners.pop()) if len(owners) == 1 else None
+    if target is None or not sources or any(app.opens(p) for p in sources) \
+            or not all(target.opens(p) for p in sources):
+        return spec
+    notes.append(f"subtask {spec.id!r} runs on {target.name}, reading {', '.join(sources)}: it names no file, and "
+                 f"{spec.application} opens none of the files the data handed to it comes from")
+    return spec.model_copy(update={"application": target.name, "reads": tuple(sources),
+                                   "tools": tuple(t for t in spec.tools if target.tool(t) is not None)})
+
+
+def _untaken(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask that writes plain files (not its application's typed ones) with no source of its own but a
+    table or names handed to it, whose declared tools that change files take none of that data while other
+    tools of its application do, declared tools for other work (a folder's listing where rows were handed
+    on): it may use any of its application's (rule handed-data-first then offers those that take the data)."""
+    app = catalog.get(spec.application)
+    if app is None or not spec.writes or not spec.tools or own_sources(spec) \
+            or (app.file_types and any(app.opens(w) for w in spec.writes)) \
+            or not all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
+        return spec
+    given = {Kind(d.hands_on.value) for d in specs if d.id in spec.depends_on and d.hands_on in STRUCTURED}
+    changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+    if not given or not changing or any(takes(t, kind) for t in changing for kind in given) \
+            or not any(takes(t, kind) for t in app.tools if not t.read_only for kind in given):
+        return spec
+    notes.append(f"subtask {spec.id!r} may use any tool of {spec.application}: none of "
+                 f"{', '.join(t.name for t in changing)} takes the {' and '.join(sorted(k.value for k in given))} "
+                 "handed to it, which it writes with")
+    return spec.model_copy(update={"tools": ()})
 
 
 def _plain(catalog: Catalog) -> str | None:
