@@ -94,6 +94,9 @@ def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> Non
     pending = {"observation": "", "thought": "", "actions": [], "status": "PENDING", "questions": ["Which?"],
                "comment": ""}
     assert valid(schema, pending) and not valid(app_output_schema(TOOLS, may_ask=False), pending)
+    # forced to act, it may still ask for what it has nowhere, where it may ask; it may not give up
+    assert valid(forced, pending) and not valid(app_output_schema(TOOLS, must_act=True, may_ask=False), pending)
+    assert not valid(forced, answer(status="FAIL", comment="no data"))
     assert valid(app_output_schema(TOOLS, may_ask=False), answer(status="FAIL", comment="no data"))
     only = app_output_schema(TOOLS, only=["read_sheet"])
     assert not valid(only, answer(actions=[call([["a"]])]))

@@ -172,7 +172,7 @@ def test_assign_starts_the_first_app_agent_with_its_declarations() -> None:
 
 def measured() -> tuple[list[Any], HostState]:
     """A table read by subtask 1 and handed by reference to subtask 2, which hands on a number."""
-    measuring = [SEED[0], sub("2", "spreadsheets", "1", tools=["read_sheet"], hands_on="number")]
+    measuring = [SEED[0], sub("2", "spreadsheets", "1", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="number")]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=measuring),
                                     started("What is the total of the table in report.docx?"))
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
@@ -515,6 +515,8 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     request = app_request(again)
     assert request.must_act and request.offered == ("write_rows", "add_chart")
     assert "force-missing-tool" in s.blackboard.trajectories[-1].rules
+    # forced, it may still ask for a value it has nowhere, and is told to rather than make one up
+    assert request.may_ask and "ask the person for it (PENDING): never make one up" in request.note
     # a forced tool whose failed call is proposed again unchanged is withheld from the forced choice too
     stuck = s
     _, stuck = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), stuck)
@@ -594,6 +596,24 @@ def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_chang
     request = app_request(again)
     assert "budget.xlsx is unchanged" in request.note
     assert request.must_act and request.offered == ("write_rows", "add_chart", "sort_rows")
+
+
+SHEETS_ADDING = Catalog((CATALOG.get("documents"), AppInfo("spreadsheets", "sheets", (".xlsx",), (
+    ToolInfo("read_sheet", True), ToolInfo("write_rows", False), ToolInfo("add_sheet", False, empty_part=True)))))
+
+
+def test_a_part_left_empty_is_filled_by_another_tool_than_the_one_that_added_it() -> None:
+    plan = [SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["add_sheet"])]
+    _, s = read_handed(plan, rules="small-local", catalog=SHEETS_ADDING)
+    add = CallFacts(function="add_sheet", arguments={"path": "budget.xlsx", "name": "Ranking"}, read_only=False,
+                    effects=(EffectView(path="budget.xlsx", change="add", hollow=("Ranking",)),))
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", add), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(add)), s)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    request = app_request(again)
+    assert "sheet 'Ranking' of budget.xlsx holds nothing" in request.note
+    # adding another sheet would leave one more empty: the forced step writes into it
+    assert request.must_act and request.offered == ("write_rows",)
 
 
 def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading_tool() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
-from podium.desktop.blackboard import DEFAULT_ANSWER, ArtifactEntry, SubtaskResult
+from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import Catalog, file_names
@@ -245,7 +245,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
                                           hidden_agents={PLANNER}),
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
-        may_ask=not any(qa.answered_by == DEFAULT_ANSWER for qa in record.answers),
+        may_ask=record.may_ask,
         writable=None if s.config.interactive else (
             *(w for w in record.spec.writes if w not in record.untrusted), *run.created),
         created=run.created,

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from podium.agent.events import Usage
-from podium.desktop.blackboard import QA, Blackboard
+from podium.desktop.blackboard import DEFAULT_ANSWER, QA, Blackboard
 from podium.desktop.host.artifacts import Artifact
 from podium.desktop.host.capability import Hold
 from podium.desktop.host.catalog import Catalog
@@ -151,6 +151,12 @@ class SubtaskRecord:
     @property
     def state(self) -> SubtaskState:
         return self.machine.state
+
+    @property
+    def may_ask(self) -> bool:
+        """Whether its agent may ask the person: not once a question of its got only the default answer
+        (nobody would answer another)."""
+        return not any(qa.answered_by == DEFAULT_ANSWER for qa in self.answers)
 
 
 @dataclass(frozen=True, slots=True)

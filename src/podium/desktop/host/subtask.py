@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from podium.desktop.host import verify
+from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import (
     Result,
@@ -277,13 +278,19 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         reading = tuple(t for t in reading if t not in record.called) or reading  # what read it so far did not
         # a declared write unchanged and no declared tool left to call: any tool of its application that changes
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
-        wanted = ((missing.tools or changing) if missing.writes or missing.kept or missing.hollow or missing.unsettled
+        writing = missing.tools or changing
+        if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
+            writing = _filling(writing, app) or _filling(changing, app) or writing
+        wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled
                   else reading if missing.hands_on else missing.uncomputed)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
                 f"{', '.join(record.spec.writes) or 'nothing'}{tools}: make what is missing now with the data you "
                 f"were given, then FINISH (FINISH again if your calls did it another way).")
+        if record.may_ask and (missing.writes or missing.hollow):
+            note += (" If a value it needs is in none of your files and data, ask the person for it (PENDING): "
+                     "never make one up.")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
                            kept_checked=record.kept_checked or missing.asked_once, note=note,
                            only=wanted if force else ())
@@ -300,6 +307,11 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
     return settle(s)
+
+
+def _filling(tools: tuple[str, ...], app: AppInfo | None) -> tuple[str, ...]:
+    """The tools that do not only add an empty part (a sheet, a folder): they can put content into one."""
+    return tuple(t for t in tools if app is None or (info := app.tool(t)) is None or not info.empty_part)
 
 
 def _pending(s: HostState, agent: str, sid: str, output: AppOutput) -> Result:

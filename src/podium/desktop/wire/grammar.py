@@ -122,15 +122,15 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
                       may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
                       existing: Sequence[str] | None = None, writable: Sequence[str] | None = None
                       ) -> dict[str, Any]:
-    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name,
-    kind) pairs). `must_act`: every answer calls a tool. `may_ask`: PENDING is offered. `only`: the calls may be of
-    these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's files
-    and the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its types
-    (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no such path is not
+    """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name, kind)
+    pairs). `must_act`: every answer calls a tool, but for a question. `may_ask`: PENDING is offered. `only`: the calls
+    may be of these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's
+    files and the subtask's declared paths; a path argument of file types (FILE_TYPES) then takes only those of its
+    types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no such path is not
     offered (read_sheet with no workbook). `existing`: those of `paths` that are files now; a path a tool only reads
-    (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file
-    that is not there. `writable`: those of `paths` a call may change (None: all); a path a changing tool writes
-    takes only these. Cached on its inputs; shared: read it, never change it."""
+    (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file that
+    is not there. `writable`: those of `paths` a call may change (None: all); a path a changing tool writes takes only
+    these. Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
@@ -219,7 +219,7 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may
     if not must_act:
         variants.append(_closed({**head, "actions": none, "status": status("FAIL"),
                                  "comment": _text(COMMENT_CHARS, 1)}))
-    if not must_act and may_ask:
+    if may_ask:  # forced to act, it may still ask for a value it has nowhere: made up, it would be written
         variants.append(_closed({**head, "actions": none, "status": status("PENDING"),
                                  "questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
                                  "comment": _text(COMMENT_CHARS)}))
