@@ -210,3 +210,16 @@ def test_llama_cpp_turns_both_into_a_grammar(schema: dict[str, Any]) -> None:
     gbnf = json_schema_to_gbnf(json.dumps(schema))
     assert "root ::=" in gbnf
     LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def test_a_tools_number_bounds_the_grammar_holds_are_kept_the_others_left_to_the_tool() -> None:
+    from podium.desktop.wire.grammar import _plain
+
+    params = {"type": "object", "properties": {
+        "count": {"type": "integer", "minimum": 0, "description": "how many"},
+        "level": {"type": "integer", "minimum": 1, "maximum": 6},
+        "ratio": {"type": "number", "minimum": 0.5, "maximum": 2, "multipleOf": 0.5}}}
+    plain = _plain(params)["properties"]
+    assert plain["count"] == {"type": "integer", "minimum": 0}
+    assert plain["level"] == {"type": "integer", "minimum": 1, "maximum": 6}
+    assert plain["ratio"] == {"type": "number"}

@@ -31,6 +31,7 @@ from typing import Any
 from podium.agent.backend import BaseBackend, Prompt
 from podium.agent.events import Event
 from podium.backends.chat import ChatSession, assistant_message, setting
+from podium.backends.json_grammar import gbnf
 from podium.backends.llama_decoder import Decoder, Speculation, TurnStats
 from podium.backends.llama_prompt import prepare
 from podium.backends.local_model import Progress, default_cache_dir, ensure_default_model
@@ -176,9 +177,7 @@ def _enforced(schema: str) -> bool:
     the OpenAI backend's strict json_schema mode, which adds no instruction either). A schema llama.cpp
     cannot convert falls back to any JSON, so the prompt must say it."""
     try:
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-        json_schema_to_gbnf(schema)
+        gbnf(schema)
     except Exception:  # any failure to convert means no grammar: the instruction stays
         return False
     return True

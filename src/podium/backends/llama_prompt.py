@@ -1,21 +1,25 @@
 """A chat request for the embedded model, turned into what its decoder needs: the prompt's tokens, the
 grammar of the answer, the sampling settings and when to stop.
 
-llama-cpp-python knows every chat template (the GGUF's own Jinja template, or a named format) and how a
-JSON schema becomes a grammar; podium runs its own decoding loop (prefix reuse, prompt lookup) and must
-not diverge from what that library would have sent the model. So the request goes through the library's
-own create_chat_completion, with a stand-in for the model that records the completion it is asked for
-instead of running it: same template, same tokens, same grammar, same stop conditions.
+llama-cpp-python knows every chat template (the GGUF's own Jinja template, or a named format); podium runs
+its own decoding loop (prefix reuse, prompt lookup) and must not diverge from what that library would have
+sent the model. So the request goes through the library's own create_chat_completion, with a stand-in for
+the model that records the completion it is asked for instead of running it: same template, same tokens,
+same stop conditions. The grammar is given to it: the library's own for the schema plus the number bounds
+a grammar can hold (podium.backends.json_grammar).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from podium.backends.json_grammar import gbnf
 
 StopCheck = Callable[[Any, Any], bool]  # (tokens so far, logits) -> stop
 
@@ -58,6 +62,16 @@ class _Recorder:
         return iter(())
 
 
+def _grammar(schema: Mapping[str, Any]) -> Any:
+    """The schema's grammar, or one for any JSON where it cannot be converted (as llama-cpp-python does)."""
+    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+    try:
+        return LlamaGrammar.from_string(gbnf(json.dumps(schema)), verbose=False)
+    except Exception:  # any failure to convert: any JSON, validated after decoding
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+
+
 def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None,
             temperature: float | None, max_tokens: int | None, seed: int | None) -> Completion:
     from llama_cpp import Llama
@@ -68,8 +82,8 @@ def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mappin
         options["temperature"] = temperature
     if seed is not None:
         options["seed"] = seed
-    if schema is not None:
-        options["response_format"] = {"type": "json_object", "schema": dict(schema)}
+    if schema is not None:  # our grammar, not the chat handler's: it holds number bounds (json_grammar)
+        options["grammar"] = _grammar(schema)
     Llama.create_chat_completion(recorder, **options)  # type: ignore[arg-type]
     request = recorder.request
     if request is None:  # a chat handler that runs the model some other way (e.g. multimodal ones)

@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES
+from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
 
@@ -72,21 +73,24 @@ def _array(items: Any, at_least: int = 0, at_most: int | None = None) -> dict[st
     return spec
 
 
-# A number's bounds are not in the grammar llama.cpp makes, so a call past one made the whole answer
-# invalid. Left to the tool, the bound refuses that one call with its own error, which the next step sees.
-_UNCHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+# A number's bound that the grammar cannot hold (podium.backends.json_grammar.held) would make the whole answer
+# invalid when one call passes it. Left to the tool, that bound refuses the one call with its own error, which
+# the next step sees; the bounds the grammar holds are kept, so no call passes them.
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 
 
 def _plain(node: Any) -> Any:
     """A tool's parameter schema without what costs grammar size and prompt tokens but constrains
-    nothing (titles, descriptions, defaults, examples), nor what the tool checks itself and a grammar
-    cannot (_UNCHECKED), and with a bound on every list (MAX_LIST_ITEMS, MAX_ROWS for a list of rows).
+    nothing (titles, descriptions, defaults, examples), nor the number bounds the tool checks itself and a
+    grammar cannot (_BOUNDS but those json_grammar.held), and with a bound on every list (MAX_LIST_ITEMS,
+    MAX_ROWS for a list of rows).
     Property NAMES are kept whatever they are."""
     if isinstance(node, list):
         return [_plain(v) for v in node]
     if not isinstance(node, Mapping):
         return node
     out: dict[str, Any] = {}
+    kept = held(node)
     if node.get("type") == "array" and "maxItems" not in node:
         items = node.get("items")
         out["maxItems"] = MAX_ROWS if isinstance(items, Mapping) and items.get("type") == "array" else MAX_LIST_ITEMS
@@ -94,7 +98,7 @@ def _plain(node: Any) -> Any:
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
         elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES, NOT_FILE_TYPES, EXISTING) and key not in _UNCHECKED:
+                         FILE_TYPES, NOT_FILE_TYPES, EXISTING) and (key not in _BOUNDS or key in kept):
             out[key] = _plain(value)
     return out
 
