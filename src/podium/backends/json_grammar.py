@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any
 
 SMALL_RANGE = 64  # an integer range with at most this many values is enumerated: a few hundred grammar bytes
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _integer(value: Any) -> bool:
@@ -28,7 +27,7 @@ def held(spec: Mapping[str, Any]) -> frozenset[str]:
     low, high = spec.get("minimum"), spec.get("maximum")
     if kind == "integer" and _integer(low) and _integer(high) and 0 <= high - low < SMALL_RANGE:
         return frozenset({"minimum", "maximum"})
-    if kind == "integer" and (low in (0, 1) and _integer(low)):
+    if kind == "integer" and _integer(low) and low in (0, 1):
         return frozenset({"minimum"})
     if kind == "integer" and spec.get("exclusiveMinimum") == 0:
         return frozenset({"exclusiveMinimum"})
