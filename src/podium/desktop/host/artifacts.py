@@ -144,6 +144,8 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`; first, the values
 # the request or the subtask names); rows that appear more than once are a table (`1.read_sheet.repeated_rows`).
 ROW_TOTAL = "row_total"
+FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")  # the figures of a numeric column, in order
+_FIGURE = re.compile(rf"^(?P<table>.+)\.(?P<figure>{'|'.join(FIGURES)})\.(?P<column>[^.]+)$")
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
 MAX_COUNTED_COLUMNS = 2
@@ -179,7 +181,7 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     measured = [(_key(header, i), header[i], numbers[i]) for i in numeric[:MAX_FIGURE_COLUMNS]]
     if len(numeric) >= 2:
         totals = [sum(v for i in numeric if (v := numbers[i][n]) is not None) for n in range(len(body))]
-        measured.append((ROW_TOTAL, "the row's total", [float(t) for t in totals]))
+        measured.append((ROW_TOTAL, " + ".join(header[i] for i in numeric), [float(t) for t in totals]))
     found: list[Artifact] = []
     for key, name, values in measured:
         found.extend(_column_figures(f"{table.name}.{{}}.{key}", name, values, labels,
@@ -206,6 +208,12 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
         found.append(Artifact(f"{table.name}.repeated_rows", Kind.TABLE, [header, *repeated.values()],
                               "the rows that appear more than once, each once"))
     return tuple(found)
+
+
+def figure_of(name: str) -> tuple[str, str, str] | None:
+    """(table, figure, column) of a column figure's name (`1.read_sheet.max_label.Total`), or None."""
+    found = _FIGURE.match(name)
+    return (found["table"], found["figure"], found["column"]) if found else None
 
 
 def names(text: str, name: str) -> bool:
