@@ -77,6 +77,23 @@ async def test_create_write_read_and_text_that_looks_like_a_formula(sheets: Spre
     assert empty.content["rows"] == [] and empty.content["range"] is None
 
 
+async def test_a_whole_read_names_the_empty_cells_of_its_table(sheets: SpreadsheetsApplication) -> None:
+    await sheets.call("create_workbook", {"path": "c.xlsx"})
+    await sheets.call("write_rows", {"path": "c.xlsx", "start": "B2", "rows": [
+        ["Contacts"], [], ["Company", "Contact", "Phone", "Email"], ["Bolt", "Maria", "+44 1", "m@bolt.example"],
+        ["Acme", "John", None, None], [], ["Nimbus", None, "+34 9", "ana@nimbus.example"], ["only a note"]]})
+    whole = await sheets.call("read_sheet", {"path": "c.xlsx"})
+    # the table's gaps, by address, column and row label; not the title's row, the empty row or the lone note's
+    assert whole.content["empty_cells"] == [
+        {"cell": "D6", "column": "Phone", "row": "Acme"}, {"cell": "E6", "column": "Email", "row": "Acme"},
+        {"cell": "C8", "column": "Contact", "row": "Nimbus"}]
+    part = await sheets.call("read_sheet", {"path": "c.xlsx", "range": "B4:E5"})
+    assert "empty_cells" not in part.content  # a range read says what it shows, nothing more
+    await sheets.call("create_workbook", {"path": "full.xlsx"})
+    await sheets.call("write_rows", {"path": "full.xlsx", "rows": [["A", "B"], [1, 2]]})
+    assert "empty_cells" not in (await sheets.call("read_sheet", {"path": "full.xlsx"})).content
+
+
 async def test_write_at_a_cell_keeps_text_when_asked(sheets: SpreadsheetsApplication, root: Path) -> None:
     await sheets.call("create_workbook", {"path": "b.xlsx"})
     await sheets.call("write_rows", {"path": "b.xlsx", "start": "C3",

@@ -64,6 +64,28 @@ def table_of(workbook: Any, sheet: str | None) -> SheetTable:
     return SheetTable(worksheet.title, table.first_col, table.last_col, table.top_row, table.last_row, header)
 
 
+MAX_EMPTY = 12  # empty cells a read lists
+
+
+def empty_cells(sheet: Any) -> list[dict[str, str]]:
+    """The empty cells inside a sheet's table: under a named column, in a row that holds other values. The
+    gaps a person asks to fill in, each with its address, column and row label (the row's first text),
+    so a reader need not count its way there through rows of nulls."""
+    table = find_table(sheet)
+    if table is None or not table.has_header:
+        return []
+    found: list[dict[str, str]] = []
+    names = [_name(sheet.cell(table.top_row, c).value) for c in range(table.first_col, table.last_col + 1)]
+    for number in range(table.top_row + 1, table.last_row + 1):
+        row = [sheet.cell(number, c).value for c in range(table.first_col, table.last_col + 1)]
+        if sum(filled(v) for v in row) < 2:
+            continue  # an empty row, or a lone note: no gap in a record
+        label = next((str(v).strip() for v in row if isinstance(v, str) and v.strip()), "")
+        found += [{"cell": f"{_letter(table.first_col + i)}{number}", "column": names[i], "row": label}
+                  for i, v in enumerate(row) if not filled(v) and names[i]]
+    return found[:MAX_EMPTY]
+
+
 def _name(value: Any) -> str:
     return str(plain(value)).strip() if filled(value) else ""
 

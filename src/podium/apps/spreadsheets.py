@@ -78,6 +78,7 @@ from podium.apps.sheet_cells import (
 from podium.apps.sheet_charts import chart_sheets, place_chart
 from podium.apps.sheet_sort import SortArgs, sort_effect, sort_rows
 from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
+from podium.apps.sheet_view import empty_cells
 from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
@@ -244,8 +245,9 @@ class SpreadsheetsApplication(ToolApplication):
                 break
             rows.append(shown)
         others = [name for name in workbook.sheetnames if name != sheet.title]
+        gaps = [] if args.range else empty_cells(sheet)
         done = {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
-                **({"other_sheets": others} if others else {})}
+                **({"empty_cells": gaps} if gaps else {}), **({"other_sheets": others} if others else {})}
         left = [f"the other sheets ({', '.join(others)})"] if others else []
         if args.range:
             left.append(f"the cells outside {area}")
