@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import (
     Artifact,
     Kind,
@@ -14,13 +13,12 @@ from podium.desktop.host.artifacts import (
     convert,
     delimited,
     extract,
-    figure_of,
     figures,
     kind_of,
     records,
     resolve,
+    unnamed_columns,
 )
-from podium.desktop.wire.prompts import artifact_lines
 
 TABLE = [["Quarter", "Revenue"], ["Q1", 120], ["Q2", 80.5]]
 ROWS = {"type": "array", "items": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}
@@ -175,30 +173,13 @@ def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
     assert found["1.read_table.max_label.Q1"] == "West"  # the largest of one column
     assert found["1.read_table.max_label.row_total"] == "East"  # the largest over both: 700
     assert (found["1.read_table.max.row_total"], found["1.read_table.min_label.row_total"]) == (700, "North")
+    sources = {a.name: a.source for a in figures(table)}
+    assert sources["1.read_table.max_label.row_total"] == "the 'Region' of the row with the max 'Q1 + Q2'"
+    # a text that names a column: what is said of the others is a distraction; one that names none, nothing is
+    assert unnamed_columns(table, "the Q2 figures") == {"Q1"}
+    assert unnamed_columns(table, "the best region") == frozenset()
     assert "1.read_table.max_label.row_total" not in {a.name for a in figures(Artifact(
         "1.read_table", Kind.TABLE, [["Region", "Q1"], ["North", 500]]))}
-
-
-def test_a_prompt_shows_a_tables_column_figures_as_one_grid_in_place_of_the_first() -> None:
-    table = Artifact("1.read_table", Kind.TABLE, [["Region", "Q1", "Q2"], ["North", 500, 100], ["East", 300, 400],
-                                                  ["West", 650, 0]])
-    entries = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
-               for a in (*figures(table), table)]
-    lines = artifact_lines(entries)
-    head = next(i for i, line in enumerate(lines) if "figures of the table" in line)
-    assert head == 0 and '{"ref": "1.read_table.<figure>.<column>"}' in lines[0]
-    assert "row_total: each row's 'Q1 + Q2'" in lines[0]
-    assert lines[1:5] == ["  column | sum | mean | min | max | min_label | max_label",
-                          "  Q1 | 1450 | 483.3333333333 | 300 | 650 | East | West",
-                          "  Q2 | 500 | 166.6666666667 | 0 | 400 | West | East",
-                          "  row_total | 1950 | 650 | 600 | 700 | North | East"]
-    # every figure in the grid, nothing else there; the other artifacts keep a line each, in order
-    assert sum("max_label" in line for line in lines) == 2
-    assert lines[5].startswith('- {"ref": "1.read_table.column.Region"}: names, 3')
-    assert lines[6].startswith('- {"ref": "1.read_table"}: table, 4 rows x 3 columns')
-    assert len(lines) == 7
-    assert figure_of("1.read_table.max_label.row_total") == ("1.read_table", "max_label", "row_total")
-    assert figure_of("1.read_table.column.Region") is None
 
 
 def test_a_column_of_repeating_values_is_counted_and_repeated_rows_are_a_table() -> None:

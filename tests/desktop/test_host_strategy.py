@@ -999,3 +999,28 @@ def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_unt
     first, s = read_handed(plan)
     (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
     assert step.offered == ()
+
+
+def test_what_a_giver_said_of_columns_the_text_does_not_name_is_not_handed_on() -> None:
+    # the text names the Cost column: the other columns' statistics are only numbers to take by mistake
+    table = [["Trips"], ["Trip", "Cost"], [301, 486.4], [302, 712]]
+    files = AppInfo("files", "the file system", (), (ToolInfo("write_file", False),))
+    stats = ToolInfo("column_stats", True, computes=True)
+    sheets = CATALOG.get("spreadsheets")
+    catalog = Catalog((replace(sheets, tools=(*sheets.tools, stats)), files))
+    plan = [sub("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+            sub("2", "files", "1", writes=["sum.txt"], tools=["write_file"])]
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC, "files": SPEC}, "catalog": catalog,
+                          "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Add up the Cost column of budget.xlsx into sum.txt", {}, "t1", s)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("budget.xlsx",), Subtasks=plan), s)
+    read = facts_of("read_sheet", {"path": "budget.xlsx"}, read_only=True)
+    stats = facts_of("column_stats", {"path": "budget.xlsx"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", read, stats), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(read, {"rows": table}), ran(stats, {
+        "columns": {"Trip": {"sum": 603}, "Cost": {"sum": 1198.4}}, "header_row": 2})), s)
+    ops, _ = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_sheet.rows"}), s)
+    given = {a.name: a.value for a in app_request(dispatches(ops)[-1]).artifacts}
+    assert given["1.read_sheet.rows.sum.Cost"] == 1198.4 and given["1.column_stats.columns.Cost.sum"] == 1198.4
+    assert given["1.column_stats.header_row"] == 2  # of no column: kept
+    assert not [name for name in given if "Trip" in name.split(".")[1:]]

@@ -144,8 +144,6 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`; first, the values
 # the request or the subtask names); rows that appear more than once are a table (`1.read_sheet.repeated_rows`).
 ROW_TOTAL = "row_total"
-FIGURES = ("sum", "mean", "min", "max", "min_label", "max_label")  # the figures of a numeric column, in order
-_FIGURE = re.compile(rf"^(?P<table>.+)\.(?P<figure>{'|'.join(FIGURES)})\.(?P<column>[^.]+)$")
 MAX_FIGURE_COLUMNS = 4
 MAX_NAME_COLUMNS = 4
 MAX_COUNTED_COLUMNS = 2
@@ -158,22 +156,12 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     its sum, mean, least and largest value, and the labels of the rows that hold them; per text column, its
     cells as names. None for other data. Where `text` (the request, the subtask) names columns by their
     headers, only those columns are measured: the numbers of the others are only distractions."""
-    rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
-    width = max((max((i + 1 for i, c in enumerate(r) if not _blank(c)), default=0) for r in rows), default=0)
-    # the header: the first row of names across the table's width (a title or a blank row may come first)
-    top = next((n for n, r in enumerate(rows[:MAX_TITLE_ROWS + 1])
-                if len(r) >= width and all(isinstance(c, str) and c.strip() for c in r[:width])), None)
-    body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)] if top is not None and width else []
-    if not body:
+    columns = _columns(table)
+    if columns is None:
         return ()
-    header = [str(c).strip() for c in rows[top or 0][:width]]
-    cells = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
-    numbers = [[_number(c) for c in column] for column in cells]
-    numeric = [i for i in range(width) if any(v is not None for v in numbers[i])
-               and all(v is not None or _blank(c) for v, c in zip(numbers[i], cells[i], strict=True))]
+    header, body, cells, numbers, numeric, texts = columns
+    width = len(header)
     label = next((i for i in range(width) if i not in numeric), None)
-    texts = [i for i in range(width) if i not in numeric
-             and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
     named = {i for i in range(width) if names(text, header[i])}
     numeric = [i for i in numeric if i in named] if named & set(numeric) else numeric
     texts = [i for i in texts if i in named] if named & set(texts) else texts
@@ -210,10 +198,43 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     return tuple(found)
 
 
-def figure_of(name: str) -> tuple[str, str, str] | None:
-    """(table, figure, column) of a column figure's name (`1.read_sheet.max_label.Total`), or None."""
-    found = _FIGURE.match(name)
-    return (found["table"], found["figure"], found["column"]) if found else None
+def _header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
+    """The index of a table's header row, the first row of names across its width (a title or a blank row
+    may come first), or None; and the width."""
+    width = max((max((i + 1 for i, c in enumerate(r) if not _blank(c)), default=0) for r in rows), default=0)
+    top = next((n for n, r in enumerate(rows[:MAX_TITLE_ROWS + 1])
+                if len(r) >= width and all(isinstance(c, str) and c.strip() for c in r[:width])), None)
+    return top, width
+
+
+def unnamed_columns(table: Artifact, text: str) -> frozenset[str]:
+    """The headers (and their keys) of a table's numeric columns that `text` does not name, where it names
+    another of them: what is said of those (their totals, their statistics) is only a distraction there."""
+    columns = _columns(table)
+    if columns is None:
+        return frozenset()
+    header, numeric = columns[0], columns[4]
+    named = [i for i in numeric if names(text, header[i])]
+    return frozenset(n for i in numeric if named and i not in named for n in (header[i], _key(header, i)))
+
+
+def _columns(table: Artifact) -> tuple[list[str], list[list[Any]], list[list[Any]], list[list[float | None]],
+                                        list[int], list[int]] | None:
+    """A table with a header row and a body as (header, body rows, each column's cells, each column's numbers,
+    the numeric columns, the text columns); None for other data."""
+    rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
+    top, width = _header(rows)
+    body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)] if top is not None and width else []
+    if top is None or not body:
+        return None
+    header = [str(c).strip() for c in rows[top][:width]]
+    cells = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
+    numbers = [[_number(c) for c in column] for column in cells]
+    numeric = [i for i in range(width) if any(v is not None for v in numbers[i])
+               and all(v is not None or _blank(c) for v, c in zip(numbers[i], cells[i], strict=True))]
+    texts = [i for i in range(width) if i not in numeric
+             and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
+    return header, body, cells, numbers, numeric, texts
 
 
 def names(text: str, name: str) -> bool:

@@ -146,6 +146,10 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                 table = artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)
                 measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
                                 for f in artifacts.figures(table, text))
+    if measures:  # what the givers' tools said of the columns the text does not name, where it names others
+        unnamed = frozenset().union(*(artifacts.unnamed_columns(
+            artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text) for a in tables))
+        rest = [a for a in rest if not unnamed & set(a.name.split(".")[1:])]
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
     # a reader that hands on a value (a number, a name, a list) chooses it among the figures of what it read

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from podium.desktop.blackboard import QA
-from podium.desktop.host.artifacts import FIGURES, ROW_TOTAL, figure_of
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.wire.messages import AppStepRequest, ArtifactView, HostStepRequest, InputView, summarize
 from podium.desktop.wire.schemas import HandsOn
@@ -257,42 +256,8 @@ you answer:
 
 
 def artifact_lines(artifacts: Sequence[ArtifactView], limit: int = 600) -> list[str]:
-    """One line per artifact; a table's column figures as one grid, where the first of them stands (read
-    across, a small model finds the row total's largest label; read down twenty lines, it takes the first)."""
-    grids: dict[str, list[ArtifactView]] = {}
-    for a in artifacts:
-        if (parts := figure_of(a.name)) is not None:
-            grids.setdefault(parts[0], []).append(a)
-    lines: list[str] = []
-    for a in artifacts:
-        parts = figure_of(a.name)
-        if parts is None:
-            lines.append(f"- {_json({'ref': a.name})}: {describe(a)}"
-                         + (f", from {a.source}" if a.source else "") + f": {summarize(a.value, limit)}")
-        elif a is grids[parts[0]][0]:
-            lines.extend(_figure_grid(parts[0], grids[parts[0]]))
-    return lines
-
-
-def _figure_grid(table: str, figures: Sequence[ArtifactView]) -> list[str]:
-    cells: dict[str, dict[str, Any]] = {}
-    sources: dict[str, str] = {}
-    for a in figures:
-        _, figure, column = figure_of(a.name) or ("", "", "")
-        cells.setdefault(column, {})[figure] = a.value
-        sources.setdefault(figure, a.source)
-    shown = [f for f in FIGURES if f in sources]
-    said = "; ".join(f"{f}.{column}: {sources[f]}" for f in shown if f.endswith("_label")
-                     for column in [next(c for c in cells if f in cells[c])])
-    # a figure's source is "the <figure> of '<column>'": the row total's names the columns it adds
-    totals = next((a.source.partition(" of ")[2] for a in figures if a.name.endswith(f".{ROW_TOTAL}")), "")
-    head = (f"- the figures of the table {_json({'ref': table})}, each {_json({'ref': f'{table}.<figure>.<column>'})}"
-            + (f" (for instance {said})" if said else "")
-            + (f"; {ROW_TOTAL}: each row's {totals}" if totals else "") + ":")
-    rows = [" | ".join(["column", *shown])]
-    rows += [" | ".join([column, *(summarize(values[f], 80) if f in values else "" for f in shown)])
-             for column, values in cells.items()]
-    return [head, *(f"  {row}" for row in rows)]
+    return [f"- {_json({'ref': a.name})}: {describe(a)}"
+            + (f", from {a.source}" if a.source else "") + f": {summarize(a.value, limit)}" for a in artifacts]
 
 
 def describe(a: ArtifactView) -> str:
