@@ -31,6 +31,8 @@ def test_the_bounds_a_grammar_can_hold_are_held() -> None:
     assert rule({"type": "integer", "minimum": 1}) == "[1-9] [0-9]{0,15} space"  # no zero, no leading zero
     assert rule({"type": "integer", "exclusiveMinimum": 0}) == "[1-9] [0-9]{0,15} space"
     assert rule({"type": "integer", "minimum": -1, "maximum": 2}) == '("-1" | "0" | "1" | "2") space'
+    positive = LlamaGrammar.from_string(gbnf(json.dumps({"type": "number", "exclusiveMinimum": 0})), verbose=False)
+    assert positive is not None and held({"type": "number", "exclusiveMinimum": 0}) == {"exclusiveMinimum"}
     assert held({"type": "integer", "minimum": 1, "maximum": 3}) == {"minimum", "maximum"}
 
 
@@ -39,7 +41,7 @@ def test_the_bounds_it_cannot_hold_are_left_to_be_checked_and_the_rest_is_llama_
                  {"type": "integer", "multipleOf": 2}, {"type": "string", "minimum": 0}):
         assert held(spec) == frozenset(), spec
     assert held({"type": "integer", "minimum": 5}) == frozenset()
-    assert held({"type": "number", "exclusiveMinimum": 0}) == frozenset()
+    assert held({"type": "number", "exclusiveMinimum": 1}) == frozenset()
     assert held({"type": "integer", "minimum": 0, "maximum": 1000}) == {"minimum"}  # the range is too wide
     unbounded = json.dumps({"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
                             "required": ["n"]})
@@ -61,10 +63,11 @@ def test_every_desktop_answer_schema_with_bounds_is_a_grammar_llama_cpp_parses(t
 async def test_a_real_model_told_to_write_a_value_past_a_bound_cannot(small_model: Any) -> None:
     local = backend_from_spec(f"local:{small_model}", n_ctx=1024, n_threads=2, seed=7)
     schema = {"type": "object", "properties": {"count": {"type": "integer", "minimum": 0},
-                                               "grade": {"type": "integer", "minimum": 1, "maximum": 3}},
-              "required": ["count", "grade"]}
-    prompt = Prompt('Copy this JSON exactly: {"count": -7, "grade": 9}', schema=schema, max_tokens=30,
+                                               "grade": {"type": "integer", "minimum": 1, "maximum": 3},
+                                               "wait": {"type": "number", "exclusiveMinimum": 0}},
+              "required": ["count", "grade", "wait"]}
+    prompt = Prompt('Copy this JSON exactly: {"count": -7, "grade": 9, "wait": 0}', schema=schema, max_tokens=40,
                     temperature=0.0)
     events = await collect(local, await local.start_session({}), prompt)
     answer = json.loads(Response.from_events(events).text)
-    assert answer["count"] >= 0 and answer["grade"] in (1, 2, 3), answer
+    assert answer["count"] >= 0 and answer["grade"] in (1, 2, 3) and answer["wait"] > 0, answer

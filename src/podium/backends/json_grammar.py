@@ -3,7 +3,8 @@
 llama-cpp-python's converter (`llama_cpp.llama_grammar.SchemaConverter`) ignores `minimum` and `maximum`, so a
 model may write a count of -3 that the schema forbids, and the answer then fails validation as a whole. This
 converter holds the bounds that a few grammar alternatives express exactly: a non-negative integer or number (no
-minus sign), a positive integer (no leading zero, no zero), and a small integer range (its values enumerated).
+minus sign), a positive integer or number (no leading zero, no zero), and a small integer range (its values
+enumerated).
 `held` says which of a node's bound keys these are, so a caller keeps those in the schema and leaves the others
 to be checked after decoding.
 """
@@ -29,7 +30,7 @@ def held(spec: Mapping[str, Any]) -> frozenset[str]:
         return frozenset({"minimum", "maximum"})
     if kind == "integer" and _integer(low) and low in (0, 1):
         return frozenset({"minimum"})
-    if kind == "integer" and spec.get("exclusiveMinimum") == 0:
+    if kind in ("integer", "number") and spec.get("exclusiveMinimum") == 0:
         return frozenset({"exclusiveMinimum"})
     if kind == "number" and low == 0:
         return frozenset({"minimum"})
@@ -49,6 +50,8 @@ def _rule(spec: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | None:
         return "[1-9] [0-9]{0,15} space", ()
     if spec.get("type") == "integer":
         return "integral-part space", ("integral-part",)
+    if "exclusiveMinimum" in keys:  # a positive number: a digit that is not zero before or after the point
+        return '([1-9] [0-9]{0,15} ("." [0-9]{1,16})? | "0." "0"{0,15} [1-9] [0-9]{0,15}) space', ()
     return ('integral-part ("." decimal-part)? ([eE] [-+]? integral-part)? space',
             ("integral-part", "decimal-part"))
 
