@@ -428,10 +428,16 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
     assert (check.subtasks[1].application, check.subtasks[1].tools) == ("files", ())
     assert check.amended == ("subtask '2' runs on files: it writes with the table handed to it, which no tool of "
                              "shell takes",)
-    # a text fits a command line: the subtask stays
-    said = read.model_copy(update={"hands_on": "text"})
-    assert check_plan([said, write], real, "Write sales.docx's region into answer.txt",
-                      ("sales.docx",)).subtasks[1].application == "shell"
+    # a number or a text is no part of a command line either: a tool that writes values takes it
+    for kind in ("number", "text"):
+        said = read.model_copy(update={"hands_on": kind})
+        moved = check_plan([said, write], real, "Write sales.docx's region into answer.txt", ("sales.docx",))
+        assert moved.subtasks[1].application == "files", kind
+        assert moved.amended[-1] == (f"subtask '2' runs on files: it writes with the {kind} handed to it, which no "
+                                     "tool of shell takes")
+    # a shell subtask handed nothing, or writing nothing, stays
+    alone = write.model_copy(update={"depends_on": ()})
+    assert check_plan([alone], real, "Write the date into answer.txt", ()).subtasks[0].application == "shell"
 
 
 

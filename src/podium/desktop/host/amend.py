@@ -114,16 +114,18 @@ def takes(tool: ToolInfo, kind: Kind) -> bool:
 
 
 def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
-    """A subtask that writes with a table or names handed to it, on an application none of whose tools that
-    change files takes that data (a command line takes no table), runs on the one application that opens
-    its paths and has tools that do."""
+    """A subtask that writes with data handed to it, on an application none of whose tools that change files
+    takes that data, runs on the one application that opens its paths and has tools that do. A command (a
+    tool that does not name what it changes) takes none: its line is code it runs, and handed data is no part
+    of code (a number handed to a shell writer goes into a file by a tool that writes values)."""
     app = catalog.get(spec.application)
-    given = {Kind(d.hands_on.value) for d in specs if d.id in spec.depends_on and d.hands_on in STRUCTURED}
+    given = {Kind(d.hands_on) for d in specs if d.id in spec.depends_on and d.hands_on != HandsOn.NOTHING}
     if app is None or not spec.writes or not given:
         return spec
 
     def able(info: AppInfo) -> bool:
-        return all(any(takes(t, kind) for t in info.tools if not t.read_only) for kind in given)
+        return all(any(takes(t, kind) for t in info.tools if not t.read_only and t.names_its_writes)
+                   for kind in given)
 
     if able(app):
         return spec
