@@ -47,6 +47,26 @@ async def test_refused_formulas_write_nothing(sheets: SpreadsheetsApplication, r
     assert error in result.error
 
 
+async def test_a_formula_whose_value_is_an_error_is_not_written(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    before = (root / "o.xlsx").read_bytes()
+    # a text times a number: the cells it refers to are named with what they hold, so the next call can fix it
+    cell = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "cell": "E2", "formula": "=B2*C2"})
+    assert cell.error == ("set_formula: =B2*C2 gives #VALUE! in E2: B2 holds 'North', C2 holds 2. A formula whose "
+                          "value is an error is not written: refer to the cells that hold the values to compute (the "
+                          "table's header names its columns)")
+    column = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "Total",
+                                                                      "formula": "=A2*D2"})
+    assert "=A2*D2 gives #VALUE! in E2 and in every row under it: A2 holds 'pen', D2 holds 1.5" in column.error
+    assert (root / "o.xlsx").read_bytes() == before  # nothing written
+    # a column that errs on some rows only is written: those rows may be what the data holds
+    mixed = [*ORDERS[:2], ["ink", "South", 3, 0]]
+    workbook(root / "m.xlsx", {"Orders": mixed})
+    done = await call_checked(sheets, root, "add_formula_column", {"path": "m.xlsx", "header": "Per unit",
+                                                                    "formula": "=C2/D2"})
+    assert done.ok and done.content["values"][1] == "#DIV/0!"
+
+
 async def test_unknown_sheet_names_the_sheets(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook(root / "o.xlsx", {"Orders": ORDERS})
     result = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "sheet": "Sales", "cell": "A1",

@@ -28,6 +28,7 @@ from podium.apps.sheet_cells import (
     sheet_named,
     split_sheet,
 )
+from podium.apps.sheet_functions import FormulaError
 from podium.apps.sheet_view import MAX_SHOWN, Reader, SheetTable, table_of, totals_row
 from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import ToolError, ToolSpec
@@ -84,6 +85,7 @@ def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
     sheet, col, row = _target(workbook, args)
     _checked(workbook, formula)
     done: dict[str, Any] = {"path": args.path, "sheet": sheet.title, "cell": coordinate(col, row), "formula": formula}
+    _refuse_errors(workbook, sheet.title, {(row, col): formula})
     cell = sheet.cell(row=row, column=col)
     unchanged = cell.value == formula
     cell.value = formula
@@ -94,11 +96,55 @@ def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
     return done
 
 
+MAX_SAID = 4  # cells a refused formula's message shows
+
+
+def _refuse_errors(workbook: Any, title: str, formulas: dict[tuple[int, int], str]) -> None:
+    """Raise when every one of these formulas (by (row, column)) would compute an error, naming why with
+    the first; the workbook is left as it was. A value the evaluator does not know is no error."""
+    sheet = workbook[title]
+    absent = [at for at in formulas if at not in sheet._cells]  # made only to be computed: not left behind
+    held = {at: sheet.cell(row=at[0], column=at[1]).value for at in formulas}
+    try:
+        for (row, col), formula in formulas.items():
+            sheet.cell(row=row, column=col).value = formula
+        reader = Reader(workbook)
+        found = [(at, value) for at in formulas if (known := reader.raw(title, *at))[0]
+                 and isinstance(value := known[1], FormulaError)]
+    finally:
+        for (row, col), value in held.items():
+            sheet.cell(row=row, column=col).value = value
+        for at in absent:
+            del sheet._cells[at]
+    if found and len(found) == len(formulas):
+        (row, col), error = found[0]
+        raise ToolError(_erring(formulas[(row, col)], coordinate(col, row), error, Reader(workbook), title,
+                                every=len(formulas) > 1))
+
+
+def _erring(formula: str, cell: str, error: Any, reader: Reader, title: str, every: bool = False) -> str:
+    """Why a formula whose value is an error is not written, with what the cells it refers to hold (text where
+    a number was meant, an empty cell), so the next formula refers to the right ones. An error is no result a
+    person asked for: the cell would show it in place of one."""
+    from openpyxl.formula import Tokenizer
+
+    said = []
+    for token in Tokenizer(formula).items:
+        if token.type == "OPERAND" and token.subtype == "RANGE" and _REFERENCE.fullmatch(token.value) \
+                and ":" not in token.value and len(said) < MAX_SAID:
+            col, row = parse_cell(token.value.replace("$", ""), "cell")
+            said.append(f"{token.value} holds {reader.value(title, row, col)!r}")
+    where = f"{formula} gives {error} in {cell}" + (" and in every row under it" if every else "")
+    return (f"{where}{': ' + ', '.join(said) if said else ''}. A formula whose value is an error is not written: "
+            "refer to the cells that hold the values to compute (the table's header names its columns)")
+
+
 def _cell_effects(app: Any, args: FormulaArgs) -> list[Effect]:
     workbook = app._peek(args.path)
     sheet, col, row = _target(workbook, args)
     formula = _formula_text(args.formula)
     _checked(workbook, formula)
+    _refuse_errors(workbook, sheet.title, {(row, col): formula})
     held = sheet.cell(row=row, column=col).value if row <= sheet.max_row and col <= sheet.max_column else None
     if held == formula:
         return []
@@ -155,6 +201,7 @@ def add_formula_column(workbook: Any, args: ColumnArgs) -> dict[str, Any]:
     letter = get_column_letter(col)
     origin = coordinate(col, rows[0])
     wanted = {r: Translator(first, origin=origin).translate_formula(coordinate(col, r)) for r in rows}
+    _refuse_errors(workbook, table.title, {(r, col): f for r, f in wanted.items()})
     if closing:
         wanted[closing] = f"=SUM({letter}{rows[0]}:{letter}{rows[-1]})"
     if new:
@@ -186,11 +233,13 @@ def _column_effects(app: Any, args: ColumnArgs) -> list[Effect]:
 
     workbook = app._peek(args.path)
     table, col, new, rows, closing, first = _column_plan(workbook, args)
+    origin = coordinate(col, rows[0])
+    _refuse_errors(workbook, table.title, {(r, col): Translator(first, origin=origin).translate_formula(
+        coordinate(col, r)) for r in rows})
     if new:
         return [effect(app.workspace, args.path, Change.ADD)]
     sheet = workbook[table.title]
     held = {r: sheet.cell(row=r, column=col).value for r in (*rows, *([closing] if closing else []))}
-    origin = coordinate(col, rows[0])
     if all(v == Translator(first, origin=origin).translate_formula(coordinate(col, r)) for r, v in held.items()
            if r != closing):
         return []  # the column holds these formulas already
