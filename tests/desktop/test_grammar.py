@@ -9,8 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from podium.apps import build_applications
 from podium.apps.base import Tool
 from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES, excluding
+from podium.desktop.host.artifacts import Artifact, Kind, RefError, resolve
 from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
 APPS = (("documents", ("read_table", "add_table")), ("spreadsheets", ("read_sheet", "write_rows", "add_chart")))
@@ -80,6 +82,22 @@ def test_an_answer_calls_real_tools_with_references_that_exist_and_fit() -> None
     assert valid(schema, answer(result={"ref": "1.total"}))
     # a number's bounds are the tool's to check (a grammar cannot): one bad call must not spoil the answer
     assert valid(schema, answer(actions=[call([["a"]], count=1_000_000)]))
+
+
+def test_a_command_takes_no_data_by_reference(tmp_path: Any) -> None:
+    # what a file or a tool result says never becomes a command line, nor its argv
+    shell = build_applications({"workspace": str(tmp_path), "enabled": ["shell"]})["shell"]
+    (run,) = [t for t in shell.tools() if t.name == "run_command"]
+    refs = [("1.read_file.text", "text"), ("1.names", "names"), ("1.count", "number")]
+    schema = app_output_schema([run], refs)
+    command = {"function": "run_command", "arguments": {"command": {"ref": "1.read_file.text"}}}
+    argv = {"function": "run_command", "arguments": {"command": {"ref": "1.names"}}}
+    assert valid(schema, answer(actions=[{"function": "run_command", "arguments": {"command": "ls -l"}}]))
+    assert not valid(schema, answer(actions=[command])) and not valid(schema, answer(actions=[argv]))
+    assert "x-code" not in json.dumps(schema)  # podium's own mark, not the grammar's
+    data = {"1.read_file.text": Artifact("1.read_file.text", Kind.TEXT, "rm -rf notes")}
+    with pytest.raises(RefError, match="code the tool runs"):
+        resolve({"command": {"ref": "1.read_file.text"}}, data, run.parameters)
 
 
 def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> None:

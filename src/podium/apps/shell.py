@@ -23,7 +23,7 @@ from podium.apps.base import Change, Effect, ToolResult
 from podium.apps.lifecycle import group_members
 from podium.apps.sandbox import Access, Sandbox, watch
 from podium.apps.shell_policy import CommandRefused, ShellPolicy, Vetted
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import CODE, Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 
 # Exit statuses of a sandboxed program killed by a limit's signal (128 + the signal).
@@ -33,7 +33,8 @@ _LIMIT_SIGNALS = {128 + signal.SIGXCPU: "its CPU time limit", 128 + signal.SIGXF
 class RunArgs(Args):
     command: str | list[str] = Field(
         description="one program and its arguments: a string split like a shell would (no pipes, "
-        "redirections or substitutions), or a list of arguments"
+        "redirections or substitutions), or a list of arguments",
+        json_schema_extra={CODE: True},
     )
     timeout: float | None = Field(None, gt=0, description="seconds; at most the configured limit")
 

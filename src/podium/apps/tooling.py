@@ -43,6 +43,9 @@ NOT_FILE_TYPES = "x-not-file-types"
 # A path argument that only reads: the grammar offers there only files that exist (every typed path of a
 # read-only tool is one already).
 EXISTING = "x-existing"
+# An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
+# reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
+CODE = "x-code"
 
 
 def file_path(description: str, *types: str, existing: bool = False, default: Any = ...) -> Any:

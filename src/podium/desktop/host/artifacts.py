@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from podium.apps.tooling import CODE
 from podium.errors import PodiumError
 
 REF = "ref"
@@ -431,12 +432,17 @@ _SAYS = {"rows": "rows", "array": "a list", "list": "a list", "content": "text",
 
 
 def accepted(schema: Any) -> frozenset[Kind]:
-    """The artifact kinds an argument of this schema can take by reference (none: no schema)."""
+    """The artifact kinds an argument of this schema can take by reference (none: no schema, or code)."""
+    if isinstance(schema, Mapping) and schema.get(CODE):
+        return frozenset()
     return frozenset(k for shape in wants(schema) for k in TAKES[shape])
 
 
 def convert(artifact: Artifact, schema: Any = None) -> Any:
     """An artifact's value as the argument wants it (as it is, without a schema)."""
+    if isinstance(schema, Mapping) and schema.get(CODE):
+        raise RefError(f"{artifact.name} is data; this argument is code the tool runs (a command), which takes no "
+                       "data by reference: write it out")
     shapes = wants(schema)
     value, kind = artifact.value, artifact.kind
     if not shapes:

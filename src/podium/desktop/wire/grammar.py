@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES
+from podium.apps.tooling import CODE, EXISTING, FILE_TYPES, NOT_FILE_TYPES
 from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
@@ -98,14 +98,15 @@ def _plain(node: Any) -> Any:
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
         elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES, NOT_FILE_TYPES, EXISTING) and (key not in _BOUNDS or key in kept):
+                         FILE_TYPES, NOT_FILE_TYPES, EXISTING, CODE) and (key not in _BOUNDS or key in kept):
             out[key] = _plain(value)
     return out
 
 
-def _with_refs(spec: Any, refs: Sequence[tuple[str, str]]) -> Any:
-    """An argument's schema that also takes a reference to data of a kind it can take."""
-    kinds = {k.value for k in accepted(spec)}
+def _with_refs(spec: Any, refs: Sequence[tuple[str, str]], raw: Any = None) -> Any:
+    """An argument's schema that also takes a reference to data of a kind it can take (as its `raw` schema, the
+    tool's own, says)."""
+    kinds = {k.value for k in accepted(spec if raw is None else raw)}
     names = [name for name, kind in refs if kind in kinds]
     if not names:
         return spec
@@ -118,7 +119,8 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, An
         return {"type": "object", "properties": {}}
     params.setdefault("type", "object")
     props = params.get("properties") or {}
-    params["properties"] = {name: _with_refs(spec, refs) for name, spec in props.items()}
+    raw = parameters.get("properties") or {} if isinstance(parameters, Mapping) else {}
+    params["properties"] = {name: _with_refs(spec, refs, raw.get(name)) for name, spec in props.items()}
     return params
 
 
