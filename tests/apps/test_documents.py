@@ -122,3 +122,17 @@ async def test_empty_table_and_irregular_rows_do_not_crash(documents: DocumentsA
     assert ragged.ok
     second = (await documents.call("read_table", {"path": "empty.docx", "index": 1})).content
     assert second["rows"] == [["a", "", ""], ["b", "c", "d"]]
+
+
+async def test_a_table_the_document_holds_already_is_not_added_again(documents: DocumentsApplication,
+                                                                     root: Path) -> None:
+    rows = [["Role", "Day rate"], ["Lead", 900]]
+    assert (await documents.call("add_table", {"path": "p.docx", "rows": rows})).ok
+    before = (root / "p.docx").read_bytes()
+    call = {"path": "p.docx", "rows": [["Role", "Day rate"], ["Lead", "900 "]]}  # the same cells, as text
+    assert [e.change.value for e in documents.effects("add_table", call)] == ["keep"]
+    again = await documents.call("add_table", call)
+    assert again.content["unchanged"] is True and again.content["table"] == 0
+    assert (root / "p.docx").read_bytes() == before and len(docx.Document(str(root / "p.docx")).tables) == 1
+    other = await documents.call("add_table", {"path": "p.docx", "rows": [["Role"], ["Lead"]]})
+    assert other.content["table"] == 1  # another table is added

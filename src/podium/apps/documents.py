@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,7 @@ class DocumentsApplication(ToolApplication):
                      effects=declared(self._add_effects)),
             ToolSpec("add_table", "Append a table at the end and save (a new document if there is none).",
                      TableArgs, self._add_table,
-                     effects=declared(self._add_effects)),
+                     effects=declared(self._table_effects)),
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
                      effects=declared(self._cell_effects)),
             *more,
@@ -142,6 +143,13 @@ class DocumentsApplication(ToolApplication):
         """What is appended at the end: added to the document, or a new document where there is none."""
         path = self._target(args.path)
         return (self.workspace.effect(path, Change.ADD if path.exists() else Change.CREATE),)
+
+    def _table_effects(self, args: TableArgs) -> tuple[Effect, ...]:
+        """A table the document holds already, cell for cell, is not added again: nothing changes."""
+        path = self._target(args.path)
+        if path.exists() and _held_table(self._peek(args.path), args.rows) is not None:
+            return (self.workspace.effect(path, Change.KEEP),)
+        return self._add_effects(args)
 
     def _cell_effects(self, args: CellArgs) -> tuple[Effect, ...]:
         document = self._peek(args.path)
@@ -245,6 +253,9 @@ class DocumentsApplication(ToolApplication):
         width = max(len(row) for row in args.rows)
         if width == 0:
             raise ToolError("the table has no columns: give at least one cell")
+        if (held := _held_table(document, args.rows)) is not None:
+            return {"path": args.path, "table": held, "rows": len(args.rows), "columns": width, "unchanged": True,
+                    "note": f"the document already holds this table (table {held}): nothing written"}
         table = document.add_table(rows=len(args.rows), cols=width)
         note = ""
         if args.style:
@@ -392,6 +403,15 @@ def read_table_grid(table: Any, *, repeat_merged: bool = False) -> dict[str, Any
             rows[r][c] = texts.get(origin, "")
     merged = [m for m in origins.values() if m["rows"] > 1 or m["columns"] > 1]
     return {"rows": rows, "merged": merged, "n_rows": n_rows, "n_columns": width}
+
+
+def _held_table(document: Any, rows: Sequence[Sequence[CellValue]]) -> int | None:
+    """The index of a table of the document that holds these rows cell for cell (text, spaces aside), or None."""
+    wanted = [[_cell_text(v).strip() for v in row] for row in rows]
+    for index, table in enumerate(document.tables):
+        if [[cell.text.strip() for cell in row.cells] for row in table.rows] == wanted:
+            return index
+    return None
 
 
 def _cell_text(value: CellValue) -> str:
