@@ -635,6 +635,19 @@ def test_with_the_rules_a_tool_whose_change_batch_mode_refused_is_withheld() -> 
     assert "It was refused" in app_request(step).note and app_request(step).offered == ()
 
 
+def test_of_a_step_asked_about_as_a_whole_only_the_calls_that_needed_approval_are_withheld() -> None:
+    # the agent asks about a rewrite of cells (it loses what they held) and a chart that only adds: batch mode
+    # refuses the step, and only the rewrite's tool is withheld; the chart is offered and may run alone
+    s = read_done(rules="small-local")
+    rewrite = facts_of("write_rows", {"path": "budget.xlsx", "rows": TABLE}, change="edit")
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONFIRM", rewrite, CHART), s)
+    record = run_of(s).subtasks["2"]
+    assert record.stuck == ("write_rows",) and record.declined == ("write_rows",)
+    assert "It was refused" in app_request(step).note and "write_rows" not in app_request(step).offered
+    (execute,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), s)
+    assert app_request(execute).kind is AppStepKind.EXECUTE
+
+
 def test_a_question_asked_again_is_no_progress_and_ends_the_subtask_at_the_idle_limit() -> None:
     _, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)

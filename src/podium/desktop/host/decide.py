@@ -42,6 +42,7 @@ class Decision:
     questions: tuple[str, ...] = ()  # the step becomes these questions for the person
     fired: tuple[str, ...] = ()  # the named rules that fired
     failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again unchanged
+    held_alone: tuple[str, ...] = ()  # the tools of the calls to run that wait for the person on their own
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
@@ -123,8 +124,9 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                         "call that does; the other calls ran: see what they did, then propose what is still needed",
                      False) for i in run if i not in free]
         run, found = free, ()
+    alone = tuple(dict.fromkeys(facts[i].function for i in run if held([facts[i]])))
     return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
-                    tuple(dict.fromkeys(again)))
+                    tuple(dict.fromkeys(again)), alone)
 
 
 def _apart(fact: CallFacts, others: Sequence[CallFacts]) -> bool:

@@ -138,8 +138,11 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             app = s.catalog.get(record.spec.application)
             held = [f.function for f in (record.proposal.facts if record.proposal else ())]
             ways = app.without_approval(held) if app is not None else ()
-            # rule withhold-stuck-tool: the tools of the refused changes are left out until a change succeeds
-            changing = [f.function for f in (record.proposal.facts if record.proposal else ()) if not f.read_only]
+            # rule withhold-stuck-tool: the tools of the refused changes are left out until a change succeeds; of
+            # a step the agent asked about as a whole, those that needed the person on their own (a chart added
+            # beside a format that rewrites cells was refused with it, not for itself)
+            changing = list(record.proposal.held_alone if record.proposal else ()) or [
+                f.function for f in (record.proposal.facts if record.proposal else ()) if not f.read_only]
             stuck = tuple(dict.fromkeys((*record.stuck, *changing))) if STUCK_TOOL in s.rules else record.stuck
             s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=(), stuck=stuck,
                                refused=(item.summary,), declined=tuple(dict.fromkeys((*record.declined, *changing))),

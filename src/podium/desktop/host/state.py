@@ -107,6 +107,7 @@ class Proposal:
     intent: str = ""  # set when its calls were sent to run (EXECUTE)
     fired: tuple[str, ...] = ()  # the named rules that fired deciding it
     failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again
+    held_alone: tuple[str, ...] = ()  # the tools of its calls that wait for the person on their own
     timings_ms: Mapping[str, float] = field(default_factory=dict)  # of its PROPOSE turn
     screenshot: str | None = None
 

@@ -128,7 +128,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
             return dispatch_propose(s, sid, planned=False)
     narrowed = (record.narrowed,) if record.narrowed and facts else ()
     proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *narrowed, *decision.fired),
-                        failed_again=decision.failed_again, timings_ms=dict(report.timings_ms),
+                        failed_again=decision.failed_again, held_alone=decision.held_alone,
+                        timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")
     if questions := new_questions(record, decision.questions):
