@@ -475,23 +475,3 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
                                                                                "content": "members.xlsx\n"},
                                              ok=True, changes=(made,))])
     assert not missing(own, None, given, hold_handed=True).work
-
-
-def test_a_typed_value_is_told_what_it_is_in_the_handed_data() -> None:
-    from podium.desktop.blackboard import ArtifactEntry
-    from podium.desktop.host.artifacts import typed_values
-
-    table = ArtifactEntry(name="1.read_table", kind="table", value=[
-        ["Region", "Q1", "Q2"], ["North", 500, 100], ["East", 300, 400], ["Central", 100, 50]])
-    text = "Which region sold most over Q1 and Q2 together?"
-    assert "the 'Region' of the row with the max 'Q1 + Q2'" in rules.typed_question(["East"], [table], text)
-    assert "the min 'Q1 + Q2'" in rules.typed_question(["out.txt", "Central"], [table], text)
-    # a number none of the data holds, its cells or its figures, is named; one it holds is not
-    assert "1515 is none of the numbers of that data" in rules.typed_question(["1515"], [table], text)
-    assert rules.typed_question(["400", "1,450", "out.txt"], [table], text) == ""  # a cell, the sum of Q1 + Q2
-    # no table, no figures: nothing to say
-    names = ArtifactEntry(name="1.list", kind="names", value=["East", "North"])
-    assert rules.typed_question(["East", "7"], [names], text) == ""
-    # what was typed, not referred to: short one-line texts anywhere in the arguments
-    assert typed_values({"path": "a.txt", "content": {"ref": "1.t"}, "rows": [["x", 2]], "flag": True,
-                         "text": "line one\nline two"}) == ["a.txt", "x"]

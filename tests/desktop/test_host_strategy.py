@@ -1014,72 +1014,26 @@ def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_unt
     assert step.offered == ()
 
 
-def plain_writer(request: str, table: list[list[Any]], stats: Any = None, **config: Any
-                 ) -> tuple[list[Any], HostState]:
-    """Subtask 1 reads budget.xlsx (and runs a statistics tool when `stats` is its result) and hands the table
-    on; subtask 2 writes a plain file, out.txt, with the files application: its first step is dispatched."""
-    files = AppInfo("files", "the file system", (), (ToolInfo("write_file", False),))
-    sheets = CATALOG.get("spreadsheets")
-    catalog = Catalog((replace(sheets, tools=(*sheets.tools, ToolInfo("column_stats", True, computes=True))), files))
-    plan = [sub("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
-            sub("2", "files", "1", writes=["out.txt"], tools=["write_file"])]
-    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC, "files": SPEC}, "catalog": catalog,
-                          "config": HostConfig(**{"rules": "none", **config})})
-    _, s = STRATEGY.handle_ask(request, {}, "t1", s)
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("budget.xlsx",), Subtasks=plan), s)
-    calls = [facts_of("read_sheet", {"path": "budget.xlsx"}, read_only=True)]
-    results = [ran(calls[0], {"rows": table})]
-    if stats is not None:
-        calls.append(facts_of("column_stats", {"path": "budget.xlsx"}, read_only=True))
-        results.append(ran(calls[1], stats))
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", *calls), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", executed(*results), s)
-    return STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_sheet.rows"}), s)
-
-
 def test_what_a_giver_said_of_columns_the_text_does_not_name_is_not_handed_on() -> None:
     # the text names the Cost column: the other columns' statistics are only numbers to take by mistake
     table = [["Trips"], ["Trip", "Cost"], [301, 486.4], [302, 712]]
-    ops, _ = plain_writer("Add up the Cost column of budget.xlsx into out.txt", table, {
-        "columns": {"Trip": {"sum": 603}, "Cost": {"sum": 1198.4}}, "header_row": 2})
+    files = AppInfo("files", "the file system", (), (ToolInfo("write_file", False),))
+    stats = ToolInfo("column_stats", True, computes=True)
+    sheets = CATALOG.get("spreadsheets")
+    catalog = Catalog((replace(sheets, tools=(*sheets.tools, stats)), files))
+    plan = [sub("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+            sub("2", "files", "1", writes=["sum.txt"], tools=["write_file"])]
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC, "files": SPEC}, "catalog": catalog,
+                          "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Add up the Cost column of budget.xlsx into sum.txt", {}, "t1", s)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("budget.xlsx",), Subtasks=plan), s)
+    read = facts_of("read_sheet", {"path": "budget.xlsx"}, read_only=True)
+    stats = facts_of("column_stats", {"path": "budget.xlsx"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", read, stats), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(read, {"rows": table}), ran(stats, {
+        "columns": {"Trip": {"sum": 603}, "Cost": {"sum": 1198.4}}, "header_row": 2})), s)
+    ops, _ = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_sheet.rows"}), s)
     given = {a.name: a.value for a in app_request(dispatches(ops)[-1]).artifacts}
     assert given["1.read_sheet.rows.sum.Cost"] == 1198.4 and given["1.column_stats.columns.Cost.sum"] == 1198.4
     assert given["1.column_stats.header_row"] == 2  # of no column: kept
     assert not [name for name in given if "Trip" in name.split(".")[1:]]
-
-
-REGIONS = [["Region", "Q1", "Q2"], ["North", 500, 100], ["East", 300, 400], ["Central", 100, 50]]
-
-
-@pytest.mark.parametrize("rules", ["small-local", "none"])
-def test_a_value_a_writer_typed_itself_is_questioned_once_with_what_it_is_in_its_data(rules: str) -> None:
-    _, s = plain_writer("Which region sold most over Q1 and Q2? Write it into out.txt", REGIONS, rules=rules)
-    typed = facts_of("write_file", {"path": "out.txt", "content": "Central"}, change="create")
-    _, s = STRATEGY.handle_response("app-files", proposes("FINISH", typed), s)
-    ops, s = STRATEGY.handle_response("app-files", executed(ran(typed)), s)
-    record = run_of(s).subtasks["2"]
-    assert record.typed == ("out.txt", "Central")  # the path is typed too, but no data calls it anything
-    if rules == "none":
-        assert record.state is SubtaskState.FINISH
-        return
-    (again,) = dispatches(ops)
-    note = app_request(again).note
-    assert note.startswith("You answered FINISH, and your changes hold values you typed yourself")
-    assert ("'Central' is, in that data, the 'Region' of the row with the min 'Q1'; the 'Region' of the row with the "
-            "min 'Q2'; the 'Region' of the row with the min 'Q1 + Q2'") in note
-    assert s.blackboard.trajectories[-1].rules == ("question-typed-value",)
-    # asked once: a FINISH again stands
-    _, s = STRATEGY.handle_response("app-files", proposes("FINISH"), s)
-    assert s.blackboard.result_of("2").status == "FINISH"  # type: ignore[union-attr]
-
-
-def test_a_value_given_by_reference_is_not_questioned() -> None:
-    _, s = plain_writer("Which region sold most over Q1 and Q2? Write it into out.txt", REGIONS, rules="small-local")
-    best = {"path": "out.txt", "content": {"ref": "1.read_sheet.rows.max_label.row_total"}}
-    call = facts_of("write_file", {"path": "out.txt", "content": "East"}, change="create")
-    output = AppOutput.model_validate({"status": "FINISH", "actions": [{"function": "write_file", "arguments": best}]})
-    report = AppStepReport(status=output.status, output=output.dump(), facts=(call,))
-    _, s = STRATEGY.handle_response("app-files", Response(report.model_dump_json()), s)
-    _, s = STRATEGY.handle_response("app-files", executed(ran(call)), s)
-    assert s.blackboard.result_of("2").status == "FINISH"  # type: ignore[union-attr]
-    assert "question-typed-value" not in {r for t in s.blackboard.trajectories for r in t.rules}

@@ -311,28 +311,6 @@ def base_name(subtask: str, tool: str, taken: Mapping[str, str], call: str) -> s
     return name
 
 
-MAX_TYPED = 80  # longer text typed into a call is writing, not a value picked
-
-
-def typed_values(arguments: Any) -> list[str]:
-    """The short one-line texts a model typed into a call's arguments itself, not by reference: where a value
-    it picked or computed by hand shows."""
-    if is_ref(arguments):
-        return []
-    if isinstance(arguments, Mapping):
-        return [v for item in arguments.values() for v in typed_values(item)]
-    if isinstance(arguments, list | tuple):
-        return [v for item in arguments for v in typed_values(item)]
-    if isinstance(arguments, str) and (text := arguments.strip()) and len(text) <= MAX_TYPED and "\n" not in text:
-        return [text]
-    return []
-
-
-def number_of(value: Any) -> float | None:
-    """A cell or a text as a number (thousands separators allowed), or None."""
-    return _number(value)
-
-
 def is_ref(value: Any) -> bool:
     return isinstance(value, Mapping) and len(value) == 1 and any(isinstance(value.get(k), str) for k in _REF_KEYS)
 

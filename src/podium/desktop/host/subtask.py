@@ -13,9 +13,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from podium.desktop.host import artifacts, verify
+from podium.desktop.host import verify
 from podium.desktop.host.catalog import AppInfo
-from podium.desktop.host.decide import Decision, call_key, changed_nothing, decide, made, observed, progressed, remember
+from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import (
     Result,
     dispatch_execute,
@@ -42,7 +42,7 @@ from podium.desktop.host.run import (
 from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
-from podium.desktop.wire.schemas import AppOutput, AppStatus, HandsOn
+from podium.desktop.wire.schemas import AppOutput, AppStatus
 from podium.errors import Reason, ReasonKind
 
 
@@ -169,11 +169,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         s = update_subtask(s, sid, proposal=None, steps=record.steps - 1)
         return dispatch_propose(s, sid, planned=False)
     worked = progressed(report.results, record)
-    record = remember(record, proposal.facts, report.results)
-    changed = {call_key(r.function, r.arguments) for r in report.results if r.ok and not r.read_only}
-    typed = [v for action, fact in zip(proposal.output.actions, proposal.facts, strict=False)
-             if call_key(fact.function, fact.arguments) in changed for v in artifacts.typed_values(action.arguments)]
-    s = set_record(s, replace(record, typed=tuple(dict.fromkeys((*record.typed, *typed)))))
+    s = set_record(s, remember(record, proposal.facts, report.results))
     run = run_of(s)
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}
@@ -310,12 +306,6 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             s = fired_rule(s, rules.UNHANDED_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
-    if rules.TYPED_VALUE in s.rules and not record.typed_checked and record.typed and record.spec.writes \
-            and record.spec.hands_on is HandsOn.NOTHING and all(s.catalog.owner(w) is None for w in record.spec.writes):
-        text = f"{run_of(s).request}\n{record.spec.description}"
-        if note := rules.typed_question(record.typed, handed_data(s, record, given), text):
-            s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, typed_checked=True, note=note)
-            return dispatch_propose(fired_rule(s, rules.TYPED_VALUE), sid)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
     return settle(s)
 

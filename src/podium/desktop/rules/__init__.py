@@ -92,11 +92,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
                                 "names) and stands by it."),
-    Rule("question-typed-value", "A FINISH of a writer of plain files handed a table's figures, whose changes "
-                                 "hold a value it typed itself that is the label of a figure's row (the row of a "
-                                 "column's largest or smallest value), or a number none of its data holds, is "
-                                 "questioned once with what that value is in its data: a small model picks a row, "
-                                 "or adds up a column, by hand, and wrong."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}

@@ -4,12 +4,10 @@ the host can record that it fired."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
-from podium.desktop.host import artifacts
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -32,7 +30,6 @@ PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 UNHANDED_FAIL = "unhanded-is-failure"
 HANDED_FIRST = "handed-data-first"
-TYPED_VALUE = "question-typed-value"
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
@@ -171,39 +168,3 @@ def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, 
             and all(r.ok and r.read_only for r in results):
         return READ_FINISH
     return None
-
-
-def typed_question(typed: Sequence[str], given: Sequence[Any], text: str) -> str:
-    """Rule question-typed-value: what the values a writer typed itself are in the data it was handed (`given`:
-    artifact entries), where one is the label of a figure's row (a largest or smallest row) or a number none
-    of that data holds while its tables have figures; "" when there is nothing to ask. `text`: the request and
-    the subtask, which name the columns measured."""
-    tables = [artifacts.Artifact(e.name, artifacts.Kind.TABLE, e.value) for e in given
-              if e.kind == artifacts.Kind.TABLE.value]
-    found = [f for t in tables for f in artifacts.figures(t, text)]
-    labels = [f for f in found if f.kind is artifacts.Kind.TEXT]
-    measured = any(f.kind is artifacts.Kind.NUMBER for f in found)
-    held = [n for v in (*(e.value for e in given), *(f.value for f in found)) for x in _scalars_of(v)
-            if (n := artifacts.number_of(x)) is not None]
-    said = []
-    for value in dict.fromkeys(typed):
-        meant = list(dict.fromkeys(f.source for f in labels if artifacts.names(value, str(f.value))))
-        number = artifacts.number_of(value)
-        if meant:
-            said.append(f"{value!r} is, in that data, {'; '.join(meant)}")
-        elif number is not None and measured and not any(math.isclose(number, n, rel_tol=1e-9) for n in held):
-            said.append(f"{value} is none of the numbers of that data")
-    if not said:
-        return ""
-    return (f"You answered FINISH, and your changes hold values you typed yourself, not data you were handed: "
-            f"{'. '.join(said)}. If each is what your subtask asks for, answer FINISH again with no calls; if not, "
-            'write what it asks for by reference ({"ref": "<name>"} from "Data you can refer to": its figures give '
-            "totals, means, counts and the labels of the largest and smallest rows), then FINISH.")
-
-
-def _scalars_of(value: Any) -> list[Any]:
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _scalars_of(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _scalars_of(v)]
-    return [value]
