@@ -54,7 +54,8 @@ async def test_a_formula_whose_value_is_an_error_is_not_written(sheets: Spreadsh
     cell = await call_checked(sheets, root, "set_formula", {"path": "o.xlsx", "cell": "E2", "formula": "=B2*C2"})
     assert cell.error == ("set_formula: =B2*C2 gives #VALUE! in E2: B2 holds 'North', C2 holds 2. A formula whose "
                           "value is an error is not written: refer to the cells that hold the values to compute (the "
-                          "table's header names its columns)")
+                          "table's header names its columns); for a column computed on every row of a table, "
+                          "add_formula_column")
     column = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "Total",
                                                                       "formula": "=A2*D2"})
     assert "=A2*D2 gives #VALUE! in E2 and in every row under it: A2 holds 'pen', D2 holds 1.5" in column.error

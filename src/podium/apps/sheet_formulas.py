@@ -135,8 +135,9 @@ def _erring(formula: str, cell: str, error: Any, reader: Reader, title: str, eve
             col, row = parse_cell(token.value.replace("$", ""), "cell")
             said.append(f"{token.value} holds {reader.value(title, row, col)!r}")
     where = f"{formula} gives {error} in {cell}" + (" and in every row under it" if every else "")
+    column = "" if every else "; for a column computed on every row of a table, add_formula_column"
     return (f"{where}{': ' + ', '.join(said) if said else ''}. A formula whose value is an error is not written: "
-            "refer to the cells that hold the values to compute (the table's header names its columns)")
+            f"refer to the cells that hold the values to compute (the table's header names its columns){column}")
 
 
 def _cell_effects(app: Any, args: FormulaArgs) -> list[Effect]:
