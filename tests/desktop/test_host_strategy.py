@@ -1037,3 +1037,29 @@ def test_what_a_giver_said_of_columns_the_text_does_not_name_is_not_handed_on() 
     assert given["1.read_sheet.rows.sum.Cost"] == 1198.4 and given["1.column_stats.columns.Cost.sum"] == 1198.4
     assert given["1.column_stats.header_row"] == 2  # of no column: kept
     assert not [name for name in given if "Trip" in name.split(".")[1:]]
+
+
+def test_a_writer_that_took_from_one_of_the_files_read_for_it_is_asked_about_the_others() -> None:
+    docs = AppInfo("documents", "docs", (".docx",), (ToolInfo("read_document", True, PATH_ONLY),))
+    files = AppInfo("files", "the file system", (), (ToolInfo("copy", False),))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "files": SPEC},
+                          "catalog": Catalog((docs, files)), "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Copy the Word documents into old/", {}, "t1", s)
+    plan = [sub("1", "documents", reads=["a.docx", "b.docx"], tools=["read_document"], hands_on="text"),
+            sub("2", "files", "1", writes=["old"], tools=["copy"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("a.docx", "b.docx"), Subtasks=plan), s)
+    reads = [facts_of("read_document", {"path": p}, read_only=True) for p in ("a.docx", "b.docx")]
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", *reads), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(
+        ran(reads[0], {"path": "a.docx", "text": "Dear Ann"}), ran(reads[1], {"path": "b.docx", "text": "Minutes"})), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result="read"), s)
+    one = facts_of("copy", {"source": "a.docx", "destination": "old"}, change="create")
+    one = one.model_copy(update={"effects": (EffectView(path="old/a.docx", change="create"),)})
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", one), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(one)), s)
+    (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="copied"), s)
+    assert ("nothing of b.docx, which the subtasks yours depends on read for it, went into your changes, while "
+            "another of those files did") in app_request(again).note
+    # asked once: a FINISH that stands is believed (one of several may be what was asked)
+    _, s = STRATEGY.handle_response("app-files", proposes("FINISH", result="copied"), s)
+    assert s.blackboard.result_of("2").status == "FINISH"  # type: ignore[union-attr]

@@ -59,16 +59,19 @@ class Missing:
     # that data is its only declared source and is held to (rule unhanded-is-failure): then what it wrote came
     # from nowhere, and `unhanded` is work not done, not a question
     handed_only: bool = False
+    # the files the subtasks it depends on read for it, of which its changes took nothing while they took from
+    # another of them (a copy of one of three documents): as an unused read, a question asked once
+    left: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed or self.unused or self.unsettled or self.unhanded)
+                    or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded)
+        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left)
 
     @property
     def only_soft(self) -> bool:
@@ -76,7 +79,7 @@ class Missing:
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
-        return bool(self.hollow or self.uncomputed or self.unused or self.unhanded) and not (
+        return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or (self.unhanded and self.handed_only))
 
@@ -103,6 +106,9 @@ class Missing:
         if self.unhanded:
             which = ", ".join(f"subtask {d}" for d in self.unhanded)
             parts.append(f"nothing of the data {which} handed you went into your changes")
+        if self.left:
+            parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
+                         "into your changes, while another of those files did")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -114,14 +120,15 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else ())
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
-            hold_handed: bool = False) -> Missing:
+            hold_handed: bool = False, handed_from: Iterable[str] = ()) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
-    it by the subtasks it depends on that hand data on (flow.handed_data). `hold_handed`: a writer that declares
-    no source of its own is held to that data (rule unhanded-is-failure)."""
+    it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
+    subtasks declare they read. `hold_handed`: a writer that declares no source of its own is held to that data
+    (rule unhanded-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -159,8 +166,33 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     unused, untaken = _unused(record)
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
+    given = tuple(given)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors, _unhanded(record, given), handed_only)
+                   unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)))
+
+
+def _left(record: SubtaskRecord, given: tuple[ArtifactEntry, ...], sources: tuple[str, ...]) -> tuple[str, ...]:
+    """Of the files its givers read for a writer that hands nothing on, those none of its changes took anything
+    from (no change names the path, none holds a value only that file's data has), where they took from
+    another: one file of several handled, the others forgotten."""
+    sources = tuple(p for p in dict.fromkeys(sources) if p != "." and not covered(p, record.spec.writes))
+    if len(sources) < 2 or not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
+        return ()
+    changes = [json.loads(key)[1] for key in record.done]
+    named = [v for args in changes for v in _scalars(args) if isinstance(v, str)]
+    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
+
+    def used(path: str) -> bool:
+        if any(covered(n, (path,)) for n in named):
+            return True
+        own: set[str] = set()
+        others: set[str] = set()
+        for a in given:
+            (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
+        return any(v in texts for v in own - others)
+
+    left = tuple(p for p in sources if not used(p))
+    return left if len(left) < len(sources) else ()
 
 
 def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
