@@ -731,6 +731,11 @@ def test_the_example_rule_keeps_the_worked_examples_words_from_the_person() -> N
     (retry,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(rules="small-local"))
     assert "from the example in your instructions" in host_request(retry).feedback
     assert s.blackboard.trajectories[-1].rules == ("no-example-copy",)
+    # a workspace with a file of the example's name: naming it is about this request
+    own = [sub("1", "documents", reads=["offer.docx"], tools=["read_table"], description="Read offer.docx")]
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("offer.docx",), Subtasks=own),
+                                      started("Read the table of the offer", rules="small-local"))
+    assert [d.agent for d in dispatches(ops)] == ["app-documents"]
     assert HOST_FINISH_EXAMPLE["Status"] == "FINISH"
     # a FAIL whose reason is the example's words ends with what the subtasks say instead
     (end,), _ = STRATEGY.handle_response("host", planner_says("FAIL", Comment=HOST_FINISH_EXAMPLE["Comment"]),

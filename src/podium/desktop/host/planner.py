@@ -10,6 +10,9 @@ missing, never a FINISH for work that was not done.
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Sequence
+
 from podium.desktop.host.capability import covered
 from podium.desktop.host.flow import (
     REPLAN,
@@ -72,9 +75,11 @@ def _specs(s: HostState, output: HostOutput) -> tuple[SubtaskSpec, ...]:
                         application=app, message=output.message),)
 
 
-def _copies_example(texts: list[str], request: str) -> str | None:
-    """Rule no-example-copy: planner words naming the worked example's files that the request does not name."""
-    files = [name for name in HOST_EXAMPLE_FILES if name not in request]
+def _copies_example(texts: list[str], request: str, workspace: Sequence[str] = ()) -> str | None:
+    """Rule no-example-copy: planner words naming the worked example's files that the request does not name and
+    the workspace does not hold (a folder may well have a prices.xlsx of its own)."""
+    held = {posixpath.basename(p.rstrip("/")) for p in workspace}
+    files = [name for name in HOST_EXAMPLE_FILES if name not in request and name not in held]
     for text in texts:
         if any(name in text for name in files):
             return (f"{text!r} is from the example in your instructions, not about this request; answer for the "
@@ -90,8 +95,8 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
     fired: tuple[str, ...] = ()
     if output is not None and EXAMPLE_RULE in s.rules:
-        copied = _copies_example([t.description for t in output.subtasks] + [w for t in output.subtasks
-                                                                             for w in t.writes], run.request)
+        said = [t.description for t in output.subtasks] + [w for t in output.subtasks for w in t.writes]
+        copied = _copies_example(said, run.request, run.files or ())
         if copied is not None:  # a plan of the worked example's subtasks is no plan: repaired like invalid output
             output, report, fired = None, report.model_copy(update={"invalid": copied}), (EXAMPLE_RULE,)
     s = _trajectory(s, report, output, fired)
