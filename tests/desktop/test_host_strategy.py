@@ -1068,39 +1068,3 @@ def test_a_writer_that_took_from_one_of_the_files_read_for_it_is_asked_about_the
     # asked once: a FINISH that stands is believed (one of several may be what was asked)
     _, s = STRATEGY.handle_response("app-files", proposes("FINISH", result="copied"), s)
     assert s.blackboard.result_of("2").status == "FINISH"  # type: ignore[union-attr]
-
-
-SCORES = [["Name", "Score"], ["Dana", 71], ["Ben", 88], ["Alice", 64]]
-
-
-@pytest.mark.parametrize("rules", ["small-local", "none"])
-def test_rows_typed_back_into_the_file_they_were_read_from_are_questioned_once(rules: str) -> None:
-    one = [sub("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["read_sheet", "write_rows"])]
-    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=one),
-                                    started("Rank the rows of budget.xlsx", rules=rules))
-    read = facts_of("read_sheet", {"path": "budget.xlsx"}, read_only=True)
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", read), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(read, {"rows": SCORES})), s)
-    copy = facts_of("write_rows", {"path": "budget.xlsx", "rows": [[str(c) for c in r] for r in SCORES]})
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", copy), s)
-    ops, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(copy)), s)
-    assert run_of(s).subtasks["1"].typed_rows == (("budget.xlsx", tuple(tuple(str(c) for c in r) for r in SCORES)),)
-    ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="written"), s)
-    if rules == "none":
-        assert s.blackboard.result_of("1").status == "FINISH"  # type: ignore[union-attr]
-        return
-    (again,) = dispatches(ops)
-    assert app_request(again).note.startswith("You answered FINISH, but the rows you typed into budget.xlsx are "
-                                              "those of 1.read_sheet.rows, which budget.xlsx holds already")
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="written"), s)
-    assert s.blackboard.result_of("1").status == "FINISH"  # type: ignore[union-attr]
-
-
-def test_rows_by_reference_or_into_another_file_are_not_questioned() -> None:
-    s = read_done(rules="small-local")  # the table handed on came from report.docx: budget.xlsx is another file
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(CHART)), s)
-    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="charted"), s)
-    assert "question-copied-rows" not in {r for t in s.blackboard.trajectories for r in t.rules}

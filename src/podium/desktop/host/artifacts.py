@@ -311,30 +311,6 @@ def base_name(subtask: str, tool: str, taken: Mapping[str, str], call: str) -> s
     return name
 
 
-def typed_tables(arguments: Any) -> list[tuple[tuple[str, ...], ...]]:
-    """The tables (two rows or more of scalars) a model typed into a call's arguments itself, not by reference,
-    each cell as its text."""
-    if is_ref(arguments):
-        return []
-    if isinstance(arguments, Mapping):
-        return [t for item in arguments.values() for t in typed_tables(item)]
-    if kind_of(arguments) is Kind.TABLE and len(arguments) >= 2:
-        return [tuple(tuple(_cell(c).strip() for c in row) for row in arguments)]
-    return []
-
-
-def same_rows(typed: Sequence[Sequence[str]], table: Artifact) -> bool:
-    """Whether typed rows are a table's own (three rows or more), in its order: its header and body (a title
-    above it aside), or its body alone, cell for cell as text."""
-    rows = [[_cell(c).strip() for c in r] for r in table.value] if table.kind is Kind.TABLE else []
-    top, width = _header(rows)
-    if top is None or not width:
-        return False
-    whole = [r[:width] for r in rows[top:] if any(r)]
-    wanted = [list(r) for r in typed]
-    return len(whole) > 2 and wanted in (whole, whole[1:])
-
-
 def is_ref(value: Any) -> bool:
     return isinstance(value, Mapping) and len(value) == 1 and any(isinstance(value.get(k), str) for k in _REF_KEYS)
 

@@ -145,9 +145,6 @@ class SubtaskRecord:
     kept_checked: bool = False  # a FINISH whose writes left their files as they were, or that left a part it
     # made empty, was questioned once already
     fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
-    # the tables its model typed itself (not referred to) into changes that succeeded, with the path written
-    typed_rows: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
-    copy_checked: bool = False  # a FINISH was questioned once already about rows copied back into their file
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
     planned: str = ""  # the rule whose answer its pending PROPOSE carries in place of the model's
     narrowed: str = ""  # the rule that narrowed the tools its pending PROPOSE offers

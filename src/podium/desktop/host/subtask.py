@@ -13,9 +13,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from podium.desktop.host import artifacts, verify
+from podium.desktop.host import verify
 from podium.desktop.host.catalog import AppInfo
-from podium.desktop.host.decide import Decision, call_key, changed_nothing, decide, made, observed, progressed, remember
+from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
 from podium.desktop.host.flow import (
     Result,
     dispatch_execute,
@@ -169,13 +169,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         s = update_subtask(s, sid, proposal=None, steps=record.steps - 1)
         return dispatch_propose(s, sid, planned=False)
     worked = progressed(report.results, record)
-    record = remember(record, proposal.facts, report.results)
-    changed = {call_key(r.function, r.arguments) for r in report.results if r.ok and not r.read_only}
-    typed = [(str(fact.arguments.get("path", "")), table)
-             for action, fact in zip(proposal.output.actions, proposal.facts, strict=False)
-             if call_key(fact.function, fact.arguments) in changed
-             for table in artifacts.typed_tables(action.arguments)]
-    s = set_record(s, replace(record, typed_rows=tuple(dict.fromkeys((*record.typed_rows, *typed)))))
+    s = set_record(s, remember(record, proposal.facts, report.results))
     run = run_of(s)
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}
@@ -315,12 +309,6 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             s = fired_rule(s, rules.UNHANDED_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
-    if rules.COPIED_ROWS in s.rules and not record.copy_checked and record.typed_rows \
-            and (note := rules.copied_rows(record.typed_rows, [*record.artifacts.values(), *(
-                artifacts.Artifact(e.name, artifacts.Kind.TABLE, e.value, e.source)
-                for e in given if e.kind == artifacts.Kind.TABLE.value)])):
-        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, copy_checked=True, note=note)
-        return dispatch_propose(fired_rule(s, rules.COPIED_ROWS), sid)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
     return settle(s)
 

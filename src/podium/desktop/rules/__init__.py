@@ -92,10 +92,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
                                 "names) and stands by it."),
-    Rule("question-copied-rows", "A FINISH whose change wrote into a file, typed by hand, rows that are a table "
-                                 "read from that same file, in the same order, is questioned once: a small model "
-                                 "types the table it read back into its file (another sheet, unsorted) instead of "
-                                 "the new row or the order asked for."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}

@@ -8,7 +8,6 @@ import re
 from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
-from podium.desktop.host import artifacts
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -31,7 +30,6 @@ PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 UNHANDED_FAIL = "unhanded-is-failure"
 HANDED_FIRST = "handed-data-first"
-COPIED_ROWS = "question-copied-rows"
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
@@ -170,17 +168,3 @@ def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, 
             and all(r.ok and r.read_only for r in results):
         return READ_FINISH
     return None
-
-
-def copied_rows(typed: Sequence[tuple[str, Sequence[Sequence[str]]]], tables: Sequence[Any]) -> str:
-    """Rule question-copied-rows: what a writer is told when rows it typed itself into a file are a table read
-    from that same file (`tables`: artifacts, each with the call that read it), in that table's order; ""
-    when none are."""
-    for path, rows in typed:
-        for table in tables:
-            if path and path in re.findall(r'"([^"]+)"', table.source) and artifacts.same_rows(rows, table):
-                return (f"You answered FINISH, but the rows you typed into {path} are those of {table.name}, which "
-                        f"{path} holds already, in the same order. If your subtask asks for exactly that copy, "
-                        "answer FINISH again with no calls; if it asks for new rows, another order or a part of "
-                        "them, write that instead (a tool of your application may compute it), then FINISH.")
-    return ""
