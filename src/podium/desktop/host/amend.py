@@ -115,9 +115,10 @@ def takes(tool: ToolInfo, kind: Kind) -> bool:
 
 def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
     """A subtask that writes with data handed to it, on an application none of whose tools that change files
-    takes that data, runs on the one application that opens its paths and has tools that do. A command (a
-    tool that does not name what it changes) takes none: its line is code it runs, and handed data is no part
-    of code (a number handed to a shell writer goes into a file by a tool that writes values)."""
+    takes that data, runs on the one application that opens its paths and has tools that do. A tool that does
+    not name what it changes (a command) takes none: what it changes is decided by its line, which is code, and
+    its other arguments are settings (a number handed to a shell writer goes into its file by a tool that
+    writes values, not into the command's timeout)."""
     app = catalog.get(spec.application)
     given = {Kind(d.hands_on) for d in specs if d.id in spec.depends_on and d.hands_on != HandsOn.NOTHING}
     if app is None or not spec.writes or not given:
