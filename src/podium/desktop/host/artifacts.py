@@ -160,8 +160,8 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     columns = _columns(table)
     if columns is None:
         return ()
-    header, body, cells, numbers, numeric, texts = columns
-    width = len(header)
+    header, body, cells, numbers = columns.header, columns.body, columns.cells, columns.numbers
+    numeric, texts, width = columns.numeric, columns.texts, len(columns.header)
     label = next((i for i in range(width) if i not in numeric), None)
     named = {i for i in range(width) if names(text, header[i])}
     numeric = [i for i in numeric if i in named] if named & set(numeric) else numeric
@@ -214,15 +214,25 @@ def unnamed_columns(table: Artifact, text: str) -> frozenset[str]:
     columns = _columns(table)
     if columns is None:
         return frozenset()
-    header, numeric = columns[0], columns[4]
+    header, numeric = columns.header, columns.numeric
     named = [i for i in numeric if names(text, header[i])]
     return frozenset(n for i in numeric if named and i not in named for n in (header[i], _key(header, i)))
 
 
-def _columns(table: Artifact) -> tuple[list[str], list[list[Any]], list[list[Any]], list[list[float | None]],
-                                        list[int], list[int]] | None:
-    """A table with a header row and a body as (header, body rows, each column's cells, each column's numbers,
-    the numeric columns, the text columns); None for other data."""
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """A table with a header row and a body, column by column."""
+
+    header: list[str]
+    body: list[list[Any]]  # its rows under the header, blank ones left out
+    cells: list[list[Any]]  # each column's cells
+    numbers: list[list[float | None]]  # each column's cells as numbers
+    numeric: list[int]  # the columns of numbers (blanks aside)
+    texts: list[int]  # the columns of texts
+
+
+def _columns(table: Artifact) -> _Columns | None:
+    """A table with a header row and a body, column by column; None for other data."""
     rows = [list(r) for r in table.value] if table.kind is Kind.TABLE else []
     top, width = _header(rows)
     body = [r for r in rows[top + 1:] if any(not _blank(c) for c in r)] if top is not None and width else []
@@ -235,7 +245,7 @@ def _columns(table: Artifact) -> tuple[list[str], list[list[Any]], list[list[Any
                and all(v is not None or _blank(c) for v, c in zip(numbers[i], cells[i], strict=True))]
     texts = [i for i in range(width) if i not in numeric
              and all(isinstance(c, str) or _blank(c) for c in cells[i]) and any(not _blank(c) for c in cells[i])]
-    return header, body, cells, numbers, numeric, texts
+    return _Columns(header, body, cells, numbers, numeric, texts)
 
 
 def names(text: str, name: str) -> bool:
