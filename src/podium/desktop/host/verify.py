@@ -178,21 +178,23 @@ def _left(record: SubtaskRecord, given: tuple[ArtifactEntry, ...], sources: tupl
     sources = tuple(p for p in dict.fromkeys(sources) if p != "." and not covered(p, record.spec.writes))
     if len(sources) < 2 or not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
-    changes = [json.loads(key)[1] for key in record.done]
-    named = [v for args in changes for v in _scalars(args) if isinstance(v, str)]
-    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
-
-    def used(path: str) -> bool:
-        if any(covered(n, (path,)) for n in named):
-            return True
-        own: set[str] = set()
-        others: set[str] = set()
-        for a in given:
-            (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
-        return any(v in texts for v in own - others)
-
-    left = tuple(p for p in sources if not used(p))
+    left = tuple(p for p in sources if not _took(record, p, given))
     return left if len(left) < len(sources) else ()
+
+
+def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
+    """Whether a subtask's successful changes took anything from a file: one names its path, or holds a value
+    that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
+    with another file (a common header) prove nothing."""
+    changes = [json.loads(key)[1] for key in record.done]
+    if any(covered(v, (path,)) for args in changes for v in _scalars(args) if isinstance(v, str)):
+        return True
+    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
+    own: set[str] = set()
+    others: set[str] = set()
+    for a in read:
+        (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
+    return any(v in texts for v in own - others)
 
 
 def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
@@ -237,24 +239,9 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     sources = own_sources(spec)
     if not sources:
         return (), False
-    changes = [json.loads(key)[1] for key in record.done]
-    named = [v for args in changes for v in _scalars(args) if isinstance(v, str)]
-    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
-
-    def taken(path: str) -> bool:
-        return any(covered(n, (path,)) for n in named)
-
-    def used(path: str) -> bool:
-        if taken(path):
-            return True
-        own: set[str] = set()
-        others: set[str] = set()
-        for a in record.artifacts.values():
-            (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
-        return any(v in texts for v in own - others)
-
-    unused = tuple(r for r in sources if not used(r))
-    return unused, bool(unused) and any(taken(r) for r in sources)
+    named = [v for key in record.done for v in _scalars(json.loads(key)[1]) if isinstance(v, str)]
+    unused = tuple(r for r in sources if not _took(record, r, record.artifacts.values()))
+    return unused, bool(unused) and any(covered(n, (r,)) for r in sources for n in named)
 
 
 def own_sources(spec: SubtaskSpec) -> list[str]:
