@@ -111,6 +111,22 @@ def test_after_a_rejection_the_queue_waits_for_a_busy_worker_rather_than_retry_t
     assert outcomes(ops) == [(t1, "ra")] and len(dispatches(ops)) == 1 and dispatches(ops)[0][2] == t3
 
 
+def test_a_rejection_puts_back_the_dispatches_its_batch_never_applied() -> None:
+    # a rejected dispatch ends its batch: a dispatch after it in the same batch never reached its worker
+    d = pool(2)
+    _t1, _ = d.tell("a")
+    t2, _ = d.tell("b")
+    t3, _ = d.tell("c")
+    t4, _ = d.tell("d")  # c and d queued
+    d.reject("w-2", t2)  # w-2 free, skipped while w-1 runs
+    ops = d.respond("w-1", "ra")  # c to w-2, d to w-1, in one batch
+    assert [(w, t) for w, _, t in dispatches(ops)] == [("w-2", t3), ("w-1", t4)]
+    ops = d.reject("w-2", t3)  # ...and w-2 refuses c: d was never dispatched
+    assert outcomes(ops) == [(t3, ReasonKind.DISPATCH_REJECTED)]
+    assert [(w, t) for w, _, t in dispatches(ops)] == [("w-1", t4)]
+    assert d.status()["busy"] == 1 and d.status()["queued"] == 0
+
+
 def test_when_nothing_else_runs_the_queue_is_retried_so_no_token_hangs() -> None:
     d = pool(1)
     _t1, _ = d.tell("a")

@@ -15,6 +15,7 @@ from podium.ensemble.strategy import Result, Strategy
 from podium.errors import Reason, ReasonKind
 
 Queued = tuple[Token, str | Prompt]
+Sent = tuple[str, Token, str | Prompt]  # a dispatch of the last batch: worker, token, prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,9 @@ class PoolState:
     queue: tuple[Queued, ...] = ()  # requests waiting for a free worker, oldest first
     started: int = 0  # workers ever started: names new ones
     replace_workers: bool = True
+    # The dispatches of the last batch of ops, in order: a rejected dispatch ends its batch (the session applies
+    # nothing after it), so the ones after it never reached their workers and go back to the queue's head.
+    sent: tuple[Sent, ...] = ()
 
 
 class Pool(Strategy[PoolState]):
@@ -39,7 +43,8 @@ class Pool(Strategy[PoolState]):
     and is replaced by a fresh worker (prefix-N+1...) that takes the next queued request; with
     `replace_workers=False` the pool shrinks and halts when no worker is left. A worker that fails
     to start (init_failed) is not replaced: its template cannot start. A rejected dispatch fails
-    that request and frees the worker (it goes to the back of the rotation).
+    that request and frees the worker (it goes to the back of the rotation); the dispatches after it in
+    the same batch, which the session did not apply, go back to the head of the queue.
     Status: `phase` (idle | working), `workers`, `free`, `busy`, `queued`.
     """
 
@@ -55,44 +60,47 @@ class Pool(Strategy[PoolState]):
 
     def handle_tell(self, prompt: str | Prompt, opts: Mapping[str, Any], token: Token, state: PoolState
                     ) -> Result[PoolState]:
-        if not state.free:
-            return [], evolve(state, queue=(*state.queue, (token, prompt)))
-        worker = state.free[0]
-        return [Dispatch(worker, prompt, token)], evolve(
-            state, free=state.free[1:], busy=MappingProxyType({**state.busy, worker: token}))
+        return _batch(*self._pump([], evolve(state, queue=(*state.queue, (token, prompt)))))
 
     def handle_response(self, agent: str, response: Response, state: PoolState) -> Result[PoolState]:
         token = state.busy.get(agent)
         if token is None:
             return [], state
-        return self._next(agent, [Reply(token, response)], state)
+        return _batch(*self._next(agent, [Reply(token, response)], state))
 
     def handle_error(self, agent: str, reason: Reason, state: PoolState) -> Result[PoolState]:
         token = state.busy.get(agent)
         if token is None:
             return [], state
-        return self._next(agent, [ReplyError(token, reason)], state)
+        return _batch(*self._next(agent, [ReplyError(token, reason)], state))
 
     def handle_dispatch_rejected(self, agent: str, token: Token, reason: Reason, state: PoolState
                                  ) -> Result[PoolState]:
         ops: list[Op] = [ReplyError(token, Reason(ReasonKind.DISPATCH_REJECTED, reason.detail, agent, reason))]
         if state.busy.get(agent) != token:
             return ops, state
+        sent = [(w, t) for w, t, _ in state.sent]
+        if (agent, token) in sent:  # the dispatches after it in its batch were never applied
+            dropped = state.sent[sent.index((agent, token)) + 1:]
+            state = evolve(state, queue=(*((t, p) for _, t, p in dropped), *state.queue),
+                           busy=MappingProxyType({w: t for w, t in state.busy.items()
+                                                  if (w, t) not in {(d[0], d[1]) for d in dropped}}),
+                           free=(*state.free, *(w for w, _, _ in dropped)))
         if reason.kind is ReasonKind.AGENT_NOT_RUNNING:
             # The worker is gone (its down signal may still be on its way): treat it as dead now.
-            return self._lose(agent, None, reason, state, ops)
+            return _batch(*self._lose(agent, None, reason, state, ops))
         busy = MappingProxyType({w: t for w, t in state.busy.items() if w != agent})
         state = evolve(state, busy=busy, free=(*state.free, agent))
         if state.busy:
             # Another worker's completion will take the queue on; retrying the worker that just
             # refused would most likely fail the whole queue one request after the other.
-            return self._pump(ops, state, skip=agent)
-        return self._pump(ops, state)
+            return _batch(*self._pump(ops, state, skip=agent))
+        return _batch(*self._pump(ops, state))
 
     def handle_agent_down(self, agent: str, reason: Reason, state: PoolState) -> Result[PoolState]:
         if agent not in state.workers:
             return [], state  # already dropped (a rejection told us first)
-        return self._lose(agent, state.busy.get(agent), reason, state, [])
+        return _batch(*self._lose(agent, state.busy.get(agent), reason, state, []))
 
     def handle_status(self, state: PoolState) -> Mapping[str, Any]:
         return {"phase": "working" if state.busy else "idle", "workers": state.workers,
@@ -135,3 +143,9 @@ class Pool(Strategy[PoolState]):
             ops.append(Halt(Reason(ReasonKind.WORKER_DOWN, "pool exhausted: no worker is left", worker, reason)))
             return ops, state
         return self._pump(ops, state)
+
+
+def _batch(ops: list[Op], state: PoolState) -> Result[PoolState]:
+    """A handler's result, with its dispatches noted as the last batch's."""
+    return ops, evolve(state, sent=tuple((op.agent, op.token, op.prompt) for op in ops
+                                         if isinstance(op, Dispatch) and op.token is not None))
