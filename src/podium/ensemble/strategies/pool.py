@@ -82,9 +82,9 @@ class Pool(Strategy[PoolState]):
         sent = [(w, t) for w, t, _ in state.sent]
         if (agent, token) in sent:  # the dispatches after it in its batch were never applied
             dropped = state.sent[sent.index((agent, token)) + 1:]
+            gone = {(w, t) for w, t, _ in dropped}
             state = evolve(state, queue=(*((t, p) for _, t, p in dropped), *state.queue),
-                           busy=MappingProxyType({w: t for w, t in state.busy.items()
-                                                  if (w, t) not in {(d[0], d[1]) for d in dropped}}),
+                           busy=MappingProxyType({w: t for w, t in state.busy.items() if (w, t) not in gone}),
                            free=(*state.free, *(w for w, _, _ in dropped)))
         if reason.kind is ReasonKind.AGENT_NOT_RUNNING:
             # The worker is gone (its down signal may still be on its way): treat it as dead now.
