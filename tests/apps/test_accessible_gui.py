@@ -158,6 +158,44 @@ async def test_open_a_workspace_file_edit_it_by_keys_and_save(session: dict[str,
         await apps.aclose()
 
 
+async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_place(
+        session: dict[str, str], tmp_path: Path) -> None:
+    """One `save` call does what the dialog takes a person (shortcut, chooser, name, default button); it
+    never saves over a file the program does not have open, and saving that file in place is an edit."""
+    (tmp_path / "kept.txt").write_text("the person's own\n")
+    apps = editor_apps(tmp_path)
+    editor = apps["editor"]
+    try:
+        await editor.launch()
+        seen = await ok(editor, "observe")
+        await ok(editor, "set_text", control=find(seen, r": text \[.*editable"), text="Call the plumber\n")
+        # nothing open yet: a save in place has no file to write; a name outside the workspace is refused
+        missing = await editor.call("save", {})
+        assert missing.error is not None and "give `path`" in missing.error
+        outside = await editor.call("save", {"path": "../escaped.txt"})
+        assert outside.error is not None and not (tmp_path.parent / "escaped.txt").exists()
+        taken = await editor.call("save", {"path": "kept.txt"})
+        assert taken.error is not None and "not the file open" in taken.error
+        assert (tmp_path / "kept.txt").read_text() == "the person's own\n"
+        assert editor.effects("save", {"path": "notes.txt"}) == (Effect("notes.txt", Change.CREATE),)
+        assert not editor.is_sensitive("save", {"path": "notes.txt"})
+
+        saved = await ok(editor, "save", path="notes.txt")
+        assert saved["saved"] == "notes.txt" and not any("Save As" in w for w in saved["windows"])
+        assert (tmp_path / "notes.txt").read_text() == "Call the plumber\n"
+
+        # the document is notes.txt now: saving it again is an edit of that file, in place
+        assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT),)
+        assert editor.is_sensitive("save", {})  # an edit of a file that exists: the person approves it
+        seen = await ok(editor, "observe")
+        text = find(seen, r": text \[.*editable")
+        await ok(editor, "set_text", control=text, text="Call the plumber\nBuy stamps\n")
+        assert (await ok(editor, "save"))["saved"] == "notes.txt"
+        assert (tmp_path / "notes.txt").read_text() == "Call the plumber\nBuy stamps\n"
+    finally:
+        await apps.aclose()
+
+
 async def test_the_role_table_is_the_toolkits(session: dict[str, str], tmp_path: Path) -> None:
     """Every role number mousepad sends means what AT-SPI's own role name says (roles.Role is AT-SPI's)."""
     apps = editor_apps(tmp_path)

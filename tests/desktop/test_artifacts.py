@@ -48,6 +48,10 @@ def test_a_result_is_named_by_subtask_tool_and_key() -> None:
     assert "1.read_document" not in found  # a mapping is no artifact itself, its parts are
     (whole,) = extract("2.read_table", TABLE)
     assert whole.name == "2.read_table" and whole.kind is Kind.TABLE
+    # what a read left out is for the host and the model, not data a subtask hands on
+    partial = {a.name for a in extract("1.read_sheet", {"rows": TABLE, "other_sheets": ["Archive"],
+                                                         "left_out": "the other sheets (Archive)"})}
+    assert partial == {"1.read_sheet.rows", "1.read_sheet.other_sheets"}
 
 
 def test_a_list_of_flat_records_is_a_table_under_their_keys() -> None:

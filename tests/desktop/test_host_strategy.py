@@ -282,6 +282,26 @@ def test_a_program_action_that_declares_no_effect_still_stops_its_batch_when_it_
     assert [c.changes_nothing for c in app_request(execute).calls] == [False, False]
 
 
+def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes() -> None:
+    """Typed into a window and called done, the declared file is still missing: of a program's tools, the one
+    that names the file it writes (its save) makes it, not another click or key press."""
+    editor = Catalog((AppInfo("editor", "a text editor", (), (
+        ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
+        ToolInfo("click", False, names_its_writes=False), ToolInfo("save", False))),))
+    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"editor": SPEC}, "catalog": editor,
+                              "config": HostConfig(rules="small-local")})
+    _, s = STRATEGY.handle_ask("Type hello into the editor and save it as notes.txt", {}, "t1", state)
+    plan = [sub("1", "editor", writes=["notes.txt"], tools=["set_text"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+    typed = facts_of("set_text", {"control": 2, "text": "hello"}, None)
+    _, s = STRATEGY.handle_response("app-editor", proposes("CONTINUE", typed), s)
+    _, s = STRATEGY.handle_response("app-editor", executed(ran(typed)), s)
+    (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
+    request = app_request(again)
+    assert "notes.txt is unchanged" in request.note
+    assert request.must_act and request.offered == ("save",)
+
+
 def without_verified_finish(s: HostState) -> HostState:
     """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
     is when the request names a file no subtask made."""

@@ -3,7 +3,8 @@
 Its tools observe the program's windows as a numbered control list (`observe`, the application's
 `observer`: the desktop's DATA_COLLECTION calls it before each step) and act on one control by its
 number: `click`, `set_text`, `select` (an item of a list, a combo box, a tab), `menu` (a menu path),
-`read_text`, `wait_for` (a window or dialog), and `press_keys` as a last resort. It is a
+`read_text`, `wait_for` (a window or dialog), `save` (the document, as a new workspace file or in place, in
+one call: saving.py), and `press_keys` as a last resort. It is a
 `DesktopApplication` too: `status`, `open_file`, `close`, and `launch()` through the shared Lifecycle,
 which here also waits until the program's window is accessible.
 
@@ -35,14 +36,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from podium.apps import display
-from podium.apps.accessible import actions, keys, marks, pointer
+from podium.apps import approval, display
+from podium.apps.accessible import actions, keys, marks, pointer, saving
 from podium.apps.accessible.approvals import Consequences
 from podium.apps.accessible.arguments import (
     ControlArgs,
     KeysArgs,
     MenuArgs,
     ObserveArgs,
+    SaveArgs,
     SelectArgs,
     TextArgs,
     WaitArgs,
@@ -57,7 +59,7 @@ from podium.apps.accessible.bus import (
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
 from podium.apps.accessible.roles import CHOOSERS, LABELS, TEXT_ROLES, Role, State, states_of
 from podium.apps.accessible.tree import Snapshot, read_text, snapshot
-from podium.apps.base import Effect
+from podium.apps.base import Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
 from podium.apps.tooling import ToolError, ToolSpec
@@ -111,6 +113,9 @@ class AccessibleApplication(DesktopApplication):
                      blocking=False),
             ToolSpec("wait_for", "Wait until a window or dialog whose title contains `title` is shown (or gone).",
                      WaitArgs, self._wait_for, True, blocking=False),
+            ToolSpec("save", "Save the program's document: as `path`, a new workspace file (its Save As), or, "
+                     "without `path`, the workspace file it has open (its Save). One call does the whole dialog.",
+                     SaveArgs, self._save, effects=approval.declared(self._effects_of_save), blocking=False),
             ToolSpec("press_keys", "Last resort: press keys in the program's window ('ctrl+s', 'Tab', 'Return'). "
                      "Prefer click, set_text, select and menu: keys act on whatever has the focus.", KeysArgs,
                      self._press_keys, effects=self._effects_of_keys, **acting),
@@ -402,6 +407,51 @@ class AccessibleApplication(DesktopApplication):
         title = await keys.press(chords, observed.focus, await asyncio.to_thread(self._owns, observed))
         return await self._after({"pressed": chords, "window": title})
 
+    async def _save(self, args: SaveArgs) -> Mapping[str, Any]:
+        if self.workspace is None:
+            raise ToolError("save needs a workspace")
+        target, opened = self._save_target(args)
+        observed = await self.observation()
+        owns = await asyncio.to_thread(self._owns, observed)
+
+        async def press(chords: list[str], window: str | None) -> str:
+            return await keys.press(chords, window or observed.focus, owns)
+
+        bus, app = await self.bus(), await self.application()
+        if opened:
+            await saving.save_in_place(bus, app, press, [self.workspace.root / f for f in opened])
+        else:
+            await saving.save_as(bus, app, press, self._activate, target)
+        saved = self.workspace.relative(target) if target is not None else opened[0]
+        self.opened.add(saved)  # the document is that file now: what a click does to it is not known
+        return await self._after({"saved": saved})
+
+    def _save_target(self, args: SaveArgs) -> tuple[Path | None, list[str]]:
+        """(the new file for Save As, or None; the open files a Save in place writes)."""
+        assert self.workspace is not None
+        opened = sorted(self.opened)
+        if args.path is None:
+            if not opened:
+                raise ToolError("no workspace file is open in it: give `path`, the file to save the document as")
+            return None, opened
+        target = self.workspace.resolve(args.path)
+        name = self.workspace.relative(target)
+        if name in self.opened:
+            return None, [name]
+        if target.exists():
+            raise ToolError(f"{name} exists and is not the file open in the program: save under a new name, "
+                            "or open_file it first to change it")
+        if target.is_dir() or not target.parent.is_dir():
+            raise ToolError(f"{name}: its folder does not exist")
+        return target, []
+
+    def _effects_of_save(self, args: SaveArgs) -> tuple[Effect, ...]:
+        assert self.workspace is not None
+        target, opened = self._save_target(args)
+        if target is not None:
+            return (Effect(self.workspace.relative(target), Change.CREATE),)
+        return tuple(Effect(name, Change.EDIT) for name in opened)
+
     async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
         result = await super()._open(args)
         assert self.workspace is not None
@@ -451,7 +501,7 @@ class AccessibleApplication(DesktopApplication):
             return self.consequences.click_needs_approval(args.control, accepting=True)
         if tool == "press_keys":
             return self.consequences.keys_need_approval(args.keys)
-        return super()._sensitive(tool, args) if tool in ("close", "open_file") else False
+        return super()._sensitive(tool, args) if tool in ("close", "open_file", "save") else False
 
 
 def _centre_on_screen(bounds: tuple[int, int, int, int]) -> bool:

@@ -39,3 +39,8 @@ class WaitArgs(Args):
 class KeysArgs(Args):
     keys: str = Field(description="X key names, '+' for chords, spaces between presses: 'ctrl+s', 'Tab Return'",
                       min_length=1, max_length=400)
+
+
+class SaveArgs(Args):
+    path: str | None = Field(None, description="the workspace file to save the program's document as (a new "
+                                               "name); omit to save the file it has open where it is")

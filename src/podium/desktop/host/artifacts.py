@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from podium.apps.base import LEFT_OUT
 from podium.apps.tooling import CODE
 from podium.errors import PodiumError
 
@@ -124,7 +125,8 @@ def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if isinstance(key, str) and _KEY.match(key):
+            # what a read left out is said to the host and the model, and is no data to hand on
+            if isinstance(key, str) and _KEY.match(key) and not (depth == 0 and key == LEFT_OUT):
                 yield from _parts(f"{name}.{key}", item, depth + 1, listed)
     elif isinstance(value, list | tuple) and kind is None:
         for index, item in enumerate(value[:MAX_PARTS]):

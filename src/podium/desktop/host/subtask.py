@@ -280,9 +280,11 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
         reading = tuple(t for t in reading if t not in record.called) or reading  # what read it so far did not
-        # a declared write unchanged and no declared tool left to call: any tool of its application that changes
+        # a declared write unchanged and no declared tool left to call: a tool of its application that names the
+        # file it writes (a program's save), else any that changes (a click or a key press only may write one)
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
-        writing = missing.tools or changing
+        naming = tuple(t.name for t in app.tools if not t.read_only and t.names_its_writes) if app is not None else ()
+        writing = missing.tools or (naming if missing.writes else ()) or changing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled
