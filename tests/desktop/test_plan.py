@@ -438,6 +438,13 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
     # a shell subtask handed nothing, or writing nothing, stays
     alone = write.model_copy(update={"depends_on": ()})
     assert check_plan([alone], real, "Write the date into answer.txt", ()).subtasks[0].application == "shell"
+    # nor does one that names no file it writes ('.': the workspace as a whole), as a program's form filler
+    # does: there is no file to take the data to
+    two = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files", "shell"]}).values())
+    anywhere = write.model_copy(update={"writes": (".",)})
+    kept = check_plan([read.model_copy(update={"application": "files", "tools": ()}), anywhere], two,
+                      "Fill the form with the table", ())
+    assert kept.subtasks[1].application == "shell" and not kept.amended, kept
 
 
 

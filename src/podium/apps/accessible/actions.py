@@ -147,7 +147,8 @@ async def select(bus: AtspiBus, item: Found) -> dict[str, object]:
     if not done:
         return await default_action(bus, item.ref)
     states = states_of((await bus.call(item.ref, "Accessible", "GetState"))[0])
-    return {"selected": item.name, "confirmed": State.SELECTED in states}
+    # whether the item holds the selection now; a dialog is confirmed by its own button, not by a selection
+    return {"selected": item.name, "is_selected": State.SELECTED in states}
 
 
 async def children_named(bus: AtspiBus, ref: Ref) -> list[tuple[Ref, Role, str]]:

@@ -121,7 +121,8 @@ def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog,
     writes values, not into the command's timeout)."""
     app = catalog.get(spec.application)
     given = {Kind(d.hands_on) for d in specs if d.id in spec.depends_on and d.hands_on != HandsOn.NOTHING}
-    if app is None or not spec.writes or not given:
+    # one that names no file ('.': the workspace as a whole) has no file to take the data to elsewhere
+    if app is None or all(w == "." for w in spec.writes) or not given:
         return spec
 
     def able(info: AppInfo) -> bool:
