@@ -222,6 +222,11 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
     editor = apps["editor"]
     try:
         await editor.launch()
+        # the observation names what each closed menu holds ('>' a submenu): the paths `menu` takes
+        menus = (await ok(editor, "observe"))["menus"]
+        view = next(line for line in menus if line.startswith("View: "))
+        assert "Line Numbers" in view.split(": ", 1)[1].split(", ") and "Color Scheme >" in view
+        assert [line.split(":")[0] for line in menus][:2] == ["File", "Edit"]
         await ok(editor, "menu", path=["Edit", "Preferences…"])
         await ok(editor, "wait_for", title="Preferences")
     finally:

@@ -184,6 +184,23 @@ async def menu_path(bus: AtspiBus, bar: Ref, path: list[str], activate: Activate
     raise ToolError("give the menu path as a list of names, from the menu bar to the item")
 
 
+MAX_MENU_ENTRIES = 80  # entries a menu listing names, over all menus
+
+
+async def menu_listing(bus: AtspiBus, bar: Ref) -> list[str]:
+    """What each menu of a menu bar holds, one line per menu ("View: Line Numbers, Color Scheme >, ..."; '>'
+    marks a submenu): a closed menu's entries are not shown, and a model that cannot see them does not know
+    which path `menu` takes. Separators and nameless entries are left out."""
+    menus = [(ref, name) for ref, role, name in await children_named(bus, bar) if name and role is not Role.SEPARATOR]
+    entries = await asyncio.gather(*(children_named(bus, ref) for ref, _ in menus))
+    lines, left = [], MAX_MENU_ENTRIES
+    for (_, menu), items in zip(menus, entries, strict=True):
+        names = [f"{n} >" if role is Role.MENU else n for _, role, n in items if n and role is not Role.SEPARATOR]
+        lines.append(f"{menu}: {', '.join(names[:max(left, 0)])}" + (" ..." if len(names) > left else ""))
+        left -= len(names)
+    return lines
+
+
 async def _until_shown(bus: AtspiBus, ref: Ref, timeout: float = 2.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:

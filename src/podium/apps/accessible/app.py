@@ -58,7 +58,7 @@ from podium.apps.accessible.bus import (
 )
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
 from podium.apps.accessible.roles import CHOOSERS, LABELS, TEXT_ROLES, Role, State, states_of
-from podium.apps.accessible.tree import Snapshot, read_text, snapshot
+from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
@@ -229,7 +229,22 @@ class AccessibleApplication(DesktopApplication):
         content = observed.to_content()
         if not observed.controls:
             content["note"] = "no window of it is shown; wait_for a window, or open_file"
+        bar = self._menu_bar(observed)
+        if bar is not None:  # what `menu` can reach: a closed menu's entries are in no control list
+            menus = await actions.menu_listing(await self.bus(), bar.ref)
+            # before the controls, which a long window cuts short where an observation is shown
+            content = {key: value for key, value in content.items() if key != "controls"} | {
+                "menus": menus, "controls": content["controls"]}
         return content
+
+    @staticmethod
+    def _menu_bar(observed: Observation) -> Node | None:
+        """The shown menu bar of the active window, else the first one shown."""
+        bars = [n for n in observed.snapshot.nodes if n.role is Role.MENU_BAR and n.shown]
+        if not bars:
+            return None
+        active = next((i for i in observed.snapshot.windows if State.ACTIVE in observed.snapshot.nodes[i].states), None)
+        return next((b for b in bars if b.window == active), bars[0])
 
     # -- acting -------------------------------------------------------------------------------
 
@@ -362,13 +377,9 @@ class AccessibleApplication(DesktopApplication):
 
     async def _menu(self, args: MenuArgs) -> Mapping[str, Any]:
         observed = self.ids.latest or await self.observation()
-        bars = [n for n in observed.snapshot.nodes if n.role is Role.MENU_BAR and n.shown]
-        if not bars:
+        bar = self._menu_bar(observed)
+        if bar is None:
             raise ToolError("the program shows no menu bar; click a menu button, or use the controls")
-        windows = [observed.snapshot.nodes[i] for i in observed.snapshot.windows]
-        active = next((i for i, w in zip(observed.snapshot.windows, windows, strict=True)
-                       if State.ACTIVE in w.states), None)
-        bar = next((b for b in bars if b.window == active), bars[0])
         return await self._after(await actions.menu_path(await self.bus(), bar.ref, args.path, self._activate))
 
     async def _read_text(self, args: ControlArgs) -> Mapping[str, Any]:
