@@ -138,6 +138,12 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
     assert check.ok, check.problems
     assert check.subtasks[0].tools == ("read_sheet",)
     assert check.amended == ("subtask '1' reads and hands on table, writing nothing: it calls none of write_rows",)
+    # a program's actions change no file (they name none): setting a slider is what such a subtask is for
+    program = Catalog((AppInfo("dialog", "a dialog", (), (ToolInfo("observe", True), ToolInfo(
+        "set_text", False, names_its_writes=False), ToolInfo("click", False, names_its_writes=False))),))
+    slider = [spec("1", "dialog", tools=["set_text"], hands_on="number"), spec("2", "dialog", "1", tools=["click"])]
+    kept = check_plan(slider, program, "Set the volume to 65 and confirm", ())
+    assert kept.ok and kept.subtasks[0].tools == ("set_text",) and not kept.amended, kept
     # only changing tools declared: any tool (its empty writes bound it); no one waiting: still refused
     check = check_plan([plan[0].model_copy(update={"tools": ("write_rows",)}), plan[1]], CATALOG,
                        "Put the table of budget.xlsx into report.docx", FILES)

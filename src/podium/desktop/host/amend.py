@@ -251,7 +251,10 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
         return spec
     waiting = [other for other in specs if spec.id in other.depends_on]
     if not spec.writes:  # it may change nothing (capability): a tool that changes files is no tool of its
-        changing = [t for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+        # (a program's actions and a command name no file: what they change is the program's state, or is found
+        # when they run)
+        changing = [t for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only
+                    and info.names_its_writes]
         if not changing or not waiting:
             return spec
         notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}, writing nothing: it calls "
@@ -266,7 +269,8 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
     if not all(w in later or (waiting and app.file_types and not app.opens(w)) or (looks and w in spec.reads)
                for w in spec.writes):
         return spec
-    changing = [t for t in spec.tools if (info := app.tool(t)) is None or not info.read_only]
+    changing = [t for t in spec.tools
+                if (info := app.tool(t)) is None or (not info.read_only and info.names_its_writes)]
     said = f" nor calls {', '.join(changing)}" if changing else ""
     notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}: it writes nothing{said} "
                  f"({', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} written by the subtasks "
