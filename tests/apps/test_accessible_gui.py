@@ -168,7 +168,9 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
     try:
         await editor.launch()
         seen = await ok(editor, "observe")
-        await ok(editor, "set_text", control=find(seen, r": text \[.*editable"), text="Call the plumber\n")
+        # text given to a control that takes none goes into its window's one text field, as a person's typing
+        typed = await ok(editor, "set_text", control=find(seen, r"^\d+: menu 'File'$"), text="Call the plumber\n")
+        assert typed["typed_into"] == find(seen, r": text \[.*editable") and typed["text"] == "Call the plumber\n"
         # nothing open yet: a save in place has no file to write; a name outside the workspace is refused
         missing = await editor.call("save", {})
         assert missing.error is not None and "give `path`" in missing.error

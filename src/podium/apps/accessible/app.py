@@ -318,6 +318,11 @@ class AccessibleApplication(DesktopApplication):
                        and entry.sandboxed and pid in entry.pids()), None)
         return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
+    def _window_of(self, number: int) -> int | None:
+        """The index of the window a listed control is in."""
+        latest = self.ids.latest
+        return next((c.node.window for c in (latest.controls if latest else ()) if c.id == number), None)
+
     def _field_of(self, number: int) -> Control | None:
         """The field a label names: the control right after it in reading order (a form's label and its
         field share a row), when that is a text field or a chooser."""
@@ -347,10 +352,14 @@ class AccessibleApplication(DesktopApplication):
             return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
         if "EditableText" not in interfaces:
             latest = self.ids.latest
-            fields = [c.id for c in (latest.controls if latest else ()) if c.node.role in TEXT_ROLES
-                      and "EditableText" in c.node.interfaces]
+            fields = [c for c in (latest.controls if latest else ()) if c.node.role in TEXT_ROLES
+                      and "EditableText" in c.node.interfaces and State.EDITABLE in c.node.states]
+            window = self._window_of(args.control)
+            mine = [c for c in fields if window is not None and c.node.window == window]
+            if len(mine) == 1:  # text typed at a window with one text field goes into that field, as a person's does
+                return {**await self._set_text(TextArgs(control=mine[0].id, text=args.text)), "typed_into": mine[0].id}
             raise ToolError(f"control {args.control} is a {role.label}, which takes no text; the text fields "
-                            f"listed are: {number_ranges(fields) or 'none'}")
+                            f"listed are: {number_ranges([c.id for c in fields]) or 'none'}")
         text = args.text
         if self.consequences.in_file_chooser(ref):
             text = self.consequences.chooser_path(args.text)
