@@ -302,6 +302,31 @@ def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes
     assert request.must_act and request.offered == ("save",)
 
 
+def test_a_program_that_opens_files_opens_the_declared_file_before_it_acts() -> None:
+    editor = Catalog((AppInfo("editor", "a text editor", (".txt",), (
+        ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False), ToolInfo("save", False),
+        ToolInfo("open_file", False))),))
+
+    def first_step(rules: str, writes: str) -> tuple[AppStepRequest, HostState]:
+        state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"editor": SPEC}, "catalog": editor,
+                                  "config": HostConfig(rules=rules)})
+        _, s = STRATEGY.handle_ask(f"Add eggs to {writes} and save it", {}, "t1", state)
+        plan = [sub("1", "editor", writes=[writes], tools=["set_text", "save"])]
+        ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("shopping.txt",), Subtasks=plan), s)
+        return app_request(dispatches(ops)[0]), s
+
+    request, s = first_step("small-local", "shopping.txt")
+    assert request.offered == ("open_file",) and request.must_act
+    opened = facts_of("open_file", {"path": "shopping.txt"}, "edit")
+    _, s = STRATEGY.handle_response("app-editor", proposes("CONTINUE", opened), s)
+    # an edit of the person's file: it waits for the person, and the step says which rule narrowed it
+    step = next(t for t in s.blackboard.trajectories if t.agent == "app-editor")
+    assert step.status == "CONFIRM" and step.rules == ("open-before-acting",)
+    # a file it makes anew has nothing to open; without the rule nothing is forced
+    assert first_step("small-local", "notes.txt")[0].offered == ()  # every tool
+    assert not first_step("none", "shopping.txt")[0].must_act
+
+
 def without_verified_finish(s: HostState) -> HostState:
     """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
     is when the request names a file no subtask made."""

@@ -227,6 +227,10 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         takers = data_takers(record.spec, app, specs)
         if takers and not set(takers) & set(record.called):
             only, narrowed = takers, rules.HANDED_FIRST
+    if not only and rules.OPEN_FIRST in s.rules and run.files is not None:
+        opening = rules.open_first(record.spec, app, (*record.called, *record.tried), (*run.files, *run.created))
+        if opening:
+            only, narrowed = opening, rules.OPEN_FIRST
     # a forced choice leaves out the tools stuck since, too, unless that leaves none
     offered = tuple(t for t in (only or tools) if t not in record.stuck) or only or tools
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
@@ -248,7 +252,8 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
                                           own_subtask=sid, shown_results=set(record.spec.depends_on),
                                           hidden_agents={PLANNER}),
         note=record.note, feedback=record.feedback,
-        offered=offered if tuple(offered) != tuple(tools) else (), must_act=bool(record.only), temperature=t,
+        offered=offered if tuple(offered) != tuple(tools) else (),
+        must_act=bool(record.only) or narrowed == rules.OPEN_FIRST, temperature=t,
         may_ask=record.may_ask,
         writable=None if s.config.interactive else (
             *(w for w in record.spec.writes if w not in record.untrusted), *run.created),

@@ -93,6 +93,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
                                 "names) and stands by it."),
+    Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
+                               "among what it reads or writes, must first call open_file (grammar): a small model "
+                               "types into the empty document the program starts with, then saves that over the file."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}

@@ -30,6 +30,8 @@ PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 UNHANDED_FAIL = "unhanded-is-failure"
 HANDED_FIRST = "handed-data-first"
+OPEN_FIRST = "open-before-acting"
+OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it (apps.desktop_apps)
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
@@ -52,6 +54,17 @@ def planned_reads(spec: SubtaskSpec, app: AppInfo | None) -> tuple[CallFacts, ..
         return ()
     return tuple(CallFacts(function=tool, arguments={"path": path}, read_only=True)
                  for path in spec.reads for tool in spec.tools)
+
+
+def open_first(spec: SubtaskSpec, app: AppInfo | None, tried: Collection[str], existing: Collection[str]
+               ) -> tuple[str, ...]:
+    """Rule open-before-acting: a subtask on a program that opens files, which declares an existing file of
+    the program's type among what it reads or writes, is offered only `open_file` until it has tried it; what
+    it then types goes into that file's window. `tried`: the tools its calls ran (or failed) so far; `existing`:
+    the workspace's paths."""
+    if app is None or app.tool(OPEN) is None or tried or not app.file_types:
+        return ()
+    return (OPEN,) if any(p in existing and app.opens(p) for p in (*spec.reads, *spec.writes)) else ()
 
 
 def _table_writer(tool: ToolInfo | None) -> bool:
