@@ -327,6 +327,40 @@ def test_a_program_that_opens_files_opens_the_declared_file_before_it_acts() -> 
     assert not first_step("none", "shopping.txt")[0].must_act
 
 
+def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once() -> None:
+    dialog = Catalog((AppInfo("dialog", "a form", (), (
+        ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
+        ToolInfo("click", False, names_its_writes=False))),))
+    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"dialog": SPEC}, "catalog": dialog,
+                              "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Fill in the form with Alice and confirm it", {}, "t1", state)
+    plan = [sub("1", "dialog", tools=["set_text"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+
+    def window(open_: bool) -> tuple[ActionResult, ...]:
+        content = {"windows": [{"title": "Visitor", "role": "dialog"}] if open_ else [], "controls": []}
+        if open_:
+            content["open_dialog"] = {"window": "Visitor"}
+        return (ActionResult(function="observe", ok=True, content=content, read_only=True),)
+
+    # observed before it acted, the open dialog is no question: it has done nothing in it yet
+    typed = facts_of("set_text", {"control": 3, "text": "Alice"}, None)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed, observed=window(True)), s)
+    _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
+    (again,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
+    assert "its dialog 'Visitor' is still open: confirm it with its button" in app_request(again).note
+    # asked once: a FINISH again leaves it open
+    ops, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
+    assert run_of(s).subtasks["1"].state is SubtaskState.FINISH
+    # confirmed (the dialog is gone), a FINISH is not asked about
+    _, s = STRATEGY.handle_ask("Fill in the form with Alice and confirm it", {}, "t2", state)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed, observed=window(True)), s)
+    _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(False), result="ok"), s)
+    assert run_of(s).subtasks["1"].state is SubtaskState.FINISH
+
+
 def without_verified_finish(s: HostState) -> HostState:
     """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
     is when the request names a file no subtask made."""

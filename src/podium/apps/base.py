@@ -35,6 +35,12 @@ class Change(StrEnum):
 # take it as the read of that file its plan asked for, with no model to choose among the rest.
 LEFT_OUT = "left_out"
 
+# A program's observation key: the shown dialog (a modal window, a dialog, an alert, a file chooser) listed
+# first, as {"window": title}, with "button": the number of its enabled default button (what Return presses)
+# where the toolkit marks one. A FINISH that acted in the program and leaves it open is asked about (the host's
+# verifier): a dialog filled in and left open did nothing yet.
+OPEN_DIALOG = "open_dialog"
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:

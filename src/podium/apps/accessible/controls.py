@@ -17,8 +17,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from podium.apps.accessible.bus import Ref
-from podium.apps.accessible.roles import CHOOSERS, CONFIRMING, CONTAINERS, ITEMS, LABELS, TEXT_ROLES, Role, State
+from podium.apps.accessible.roles import (
+    CHOOSERS,
+    CONFIRMING,
+    CONTAINERS,
+    DIALOGS,
+    ITEMS,
+    LABELS,
+    TEXT_ROLES,
+    Role,
+    State,
+)
 from podium.apps.accessible.tree import Node, Snapshot, listed
+from podium.apps.base import OPEN_DIALOG
 
 MAX_CONTROLS = 60
 MAX_ITEMS = 8  # items of one list, table or tree listed; `select` reaches the others by name
@@ -108,7 +119,28 @@ class Observation:
         if self.omitted:
             content["omitted"] = (f"{self.omitted} more controls not listed; observe with `window` set to "
                                   "another window's title to list its controls")
+        dialog = self.dialog()
+        if dialog is not None:
+            content[OPEN_DIALOG] = dialog
         return content
+
+    def dialog(self) -> dict[str, Any] | None:
+        """The first listed control's window when it is a dialog (modal, or a dialog's, an alert's or a file
+        chooser's role): its title, and its enabled default button's number where one is marked."""
+        nodes = self.snapshot.nodes
+        first = next((c for c in self.controls if c.node.window is not None), None)
+        if first is None:
+            return None
+        index = first.node.window
+        window = nodes[index]  # type: ignore[index]
+        if State.MODAL not in window.states and window.role not in DIALOGS:
+            return None
+        found: dict[str, Any] = {"window": window.name}
+        button = next((c for c in self.controls if c.node.window == index and State.IS_DEFAULT in c.node.states
+                       and c.node.enabled and c.node.shown), None)
+        if button is not None:
+            found["button"] = button.id
+        return found
 
 
 class ControlIds:

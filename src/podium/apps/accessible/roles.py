@@ -224,6 +224,7 @@ WINDOWS = frozenset({Role.FRAME, Role.DIALOG, Role.ALERT, Role.FILE_CHOOSER, Rol
 # A window whose controls confirm a consequence the application warned about (replace a file, close without
 # saving, delete): pressing any of its buttons needs the person's approval (Escape dismisses it without).
 CONFIRMING = frozenset({Role.ALERT})
+DIALOGS = frozenset({Role.DIALOG, Role.ALERT, Role.FILE_CHOOSER, Role.COLOR_CHOOSER})  # windows that end by a button
 # Controls the model acts on or reads, whatever their interfaces say: they are listed even without a name.
 CONTROLS = frozenset({
     Role.PUSH_BUTTON, Role.PUSH_BUTTON_MENU, Role.TOGGLE_BUTTON, Role.CHECK_BOX, Role.RADIO_BUTTON,

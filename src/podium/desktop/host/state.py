@@ -148,6 +148,9 @@ class SubtaskRecord:
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
     planned: str = ""  # the rule whose answer its pending PROPOSE carries in place of the model's
     narrowed: str = ""  # the rule that narrowed the tools its pending PROPOSE offers
+    # its program's dialog in front, as its latest observation showed it (verify.open_dialog); cleared when a
+    # change of its runs, until the next observation
+    dialog: str = ""
 
     @property
     def state(self) -> SubtaskState:

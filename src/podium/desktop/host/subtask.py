@@ -96,6 +96,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     if report.failure is not None:
         return _broken(s, agent, sid, report)
     record = observed(record, report.observed)  # what DATA_COLLECTION read is data it may refer to
+    if report.observed:
+        record = replace(record, dialog=verify.open_dialog(report.observed))
     s = set_record(s, record)
     output = AppOutput.model_validate(report.output) if report.output is not None and report.status else None
     if output is None:
@@ -169,7 +171,10 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         s = update_subtask(s, sid, proposal=None, steps=record.steps - 1)
         return dispatch_propose(s, sid, planned=False)
     worked = progressed(report.results, record)
-    s = set_record(s, remember(record, proposal.facts, report.results))
+    record = remember(record, proposal.facts, report.results)
+    if any(r.ok and not r.read_only for r in report.results):
+        record = replace(record, dialog="")  # what it acted on changed: the next observation tells
+    s = set_record(s, record)
     run = run_of(s)
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}

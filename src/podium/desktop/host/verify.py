@@ -18,13 +18,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from podium.apps.base import OPEN_DIALOG
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.state import SubtaskRecord
-from podium.desktop.wire.messages import summarize
+from podium.desktop.wire.messages import ActionResult, summarize
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
@@ -62,16 +63,20 @@ class Missing:
     # the files the subtasks it depends on read for it, of which its changes took nothing while they took from
     # another of them (a copy of one of three documents): as an unused read, a question asked once
     left: tuple[str, ...] = ()
+    # its program's dialog still open after its calls acted in the program (a form filled in, an item chosen,
+    # and neither confirmed): a question asked once, a FINISH again leaves it open
+    dialog: str = ""
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left)
+                    or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left)
+        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
+                    or self.dialog)
 
     @property
     def only_soft(self) -> bool:
@@ -79,7 +84,8 @@ class Missing:
         an agent that answers FINISH again made it empty on purpose (an empty sheet or folder asked for), or
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
-        return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left) and not (
+        return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
+                    or self.dialog) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or (self.unhanded and self.handed_only))
 
@@ -109,6 +115,9 @@ class Missing:
         if self.left:
             parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
                          "into your changes, while another of those files did")
+        if self.dialog:
+            parts.append(f"{self.dialog}: confirm it with its button if your subtask is to, or answer FINISH "
+                         "again to leave it open")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -120,7 +129,7 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=())
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="")
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -167,8 +176,23 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
     given = tuple(given)
+    # a dialog counts when the subtask acted in its program (a tool that names no file it writes)
+    acted = app is not None and any((info := app.tool(t)) is not None and not info.read_only
+                                    and not info.names_its_writes for t in record.called)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)))
+                   unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
+                   record.dialog if acted else "")
+
+
+def open_dialog(seen: Iterable[ActionResult]) -> str:
+    """What an observation says of the program's dialog in front (apps.base.OPEN_DIALOG)."""
+    for result in seen:
+        dialog = result.content.get(OPEN_DIALOG) if result.ok and isinstance(result.content, dict) else None
+        if isinstance(dialog, dict):
+            button = dialog.get("button")
+            return (f"its dialog {str(dialog.get('window', ''))!r} is still open"
+                    + (f" (its default button is {button})" if isinstance(button, int) else ""))
+    return ""
 
 
 def _left(record: SubtaskRecord, given: tuple[ArtifactEntry, ...], sources: tuple[str, ...]) -> tuple[str, ...]:
