@@ -192,7 +192,12 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
         assert editor.is_sensitive("save", {})  # an edit of a file that exists: the person approves it
         seen = await ok(editor, "observe")
         text = find(seen, r": text \[.*editable")
+        await ok(editor, "set_text", control=text, text="Buy stamps\n")
+        # the person approving the edit sees what it would lose from the file
+        assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT, removes=("Call the plumber",),
+                                                     adds=("Buy stamps",)),)
         await ok(editor, "set_text", control=text, text="Call the plumber\nBuy stamps\n")
+        assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT, adds=("Buy stamps",)),)
         assert (await ok(editor, "save"))["saved"] == "notes.txt"
         assert (tmp_path / "notes.txt").read_text() == "Call the plumber\nBuy stamps\n"
     finally:

@@ -466,11 +466,32 @@ class AccessibleApplication(DesktopApplication):
         return target, []
 
     def _effects_of_save(self, args: SaveArgs) -> tuple[Effect, ...]:
+        """A new file is a CREATE; the open file saved in place an EDIT, with the lines it removes and adds
+        where the program shows one document text (what the person approving it sees it lose)."""
         assert self.workspace is not None
         target, opened = self._save_target(args)
         if target is not None:
             return (Effect(self.workspace.relative(target), Change.CREATE),)
-        return tuple(Effect(name, Change.EDIT) for name in opened)
+        document = self._document_text()
+        effects = []
+        for name in opened:
+            before = approval.text_of(self.workspace.root / name)
+            lines = approval.text_change(before, document) if before is not None and document is not None \
+                else ((), ())
+            effects.append(Effect(name, Change.EDIT, removes=lines[0], adds=lines[1]))
+        return tuple(effects)
+
+    def _document_text(self) -> str | None:
+        """The text of the one multi-line text field of the window listed first, as typed since observed."""
+        latest = self.ids.latest
+        if latest is None:
+            return None
+        first = next((c.node.window for c in latest.controls if c.node.window is not None), None)
+        texts = [c.node for c in latest.controls if c.node.window == first and c.node.role in TEXT_ROLES
+                 and State.MULTI_LINE in c.node.states and c.node.text is not None]
+        if len(texts) != 1 or texts[0].text_length > len(texts[0].text or ""):
+            return None  # none, several, or cut short in the snapshot: not known
+        return self._typed.get(texts[0].ref, texts[0].text)
 
     async def _open(self, args: OpenArgs) -> Mapping[str, Any]:
         result = await super()._open(args)
