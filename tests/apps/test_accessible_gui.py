@@ -153,6 +153,12 @@ async def test_open_a_workspace_file_edit_it_by_keys_and_save(session: dict[str,
                 break
             await asyncio.sleep(0.1)
         assert (tmp_path / "list.txt").read_text() == "apples\npears\n"
+        # a line added at the end of the text, on a line of its own, then saved in place
+        appended = await ok(editor, "set_text", control=text, text="plums", append=True)
+        assert appended["text"] == "apples\npears\nplums"
+        assert editor.effects("save", {}) == (Effect("list.txt", Change.EDIT, adds=("plums",)),)
+        assert (await ok(editor, "save"))["saved"] == "list.txt"
+        assert (tmp_path / "list.txt").read_text() == "apples\npears\nplums"
         bad = await editor.call("press_keys", {"keys": "ctrl+s; rm -rf /"})
         assert bad.error is not None and "not keys" in bad.error
     finally:

@@ -102,9 +102,9 @@ class AccessibleApplication(DesktopApplication):
                      True, blocking=False),
             ToolSpec("click", "Press a button, toggle a check box, open a menu or activate an item, by number.",
                      ControlArgs, self._click, effects=self._effects_of_click, **acting),
-            ToolSpec("set_text", "Replace the text of a text field (or set a slider's number) by number. In a "
-                     "file dialog a name is a path in the workspace." + prefer, TextArgs, self._set_text,
-                     effects=self._effects_of_text, **acting),
+            ToolSpec("set_text", "Replace the text of a text field (or set a slider's number) by number, or add "
+                     "to its end (append). In a file dialog a name is a path in the workspace." + prefer, TextArgs,
+                     self._set_text, effects=self._effects_of_text, **acting),
             ToolSpec("select", "Select an item, by its name, in a list, table, combo box or tab list (or the "
                      "control itself).", SelectArgs, self._select, effects=self._effects_of_acting, **acting),
             ToolSpec("menu", "Choose a menu item by its path of names from the menu bar.", MenuArgs, self._menu,
@@ -340,7 +340,7 @@ class AccessibleApplication(DesktopApplication):
             label = {"label": args.control}
             if field.node.role in CHOOSERS:
                 return {**await self._select(SelectArgs(control=field.id, item=args.text)), **label}
-            return {**await self._set_text(TextArgs(control=field.id, text=args.text)), **label}
+            return {**await self._set_text(args.model_copy(update={"control": field.id})), **label}
         ref, role, _ = await self._resolve(args.control)
         bus = await self.bus()
         interfaces = set(await _interfaces(bus, ref))
@@ -357,15 +357,24 @@ class AccessibleApplication(DesktopApplication):
             window = self._window_of(args.control)
             mine = [c for c in fields if window is not None and c.node.window == window]
             if len(mine) == 1:  # text typed at a window with one text field goes into that field, as a person's does
-                return {**await self._set_text(TextArgs(control=mine[0].id, text=args.text)), "typed_into": mine[0].id}
+                typed = await self._set_text(args.model_copy(update={"control": mine[0].id}))
+                return {**typed, "typed_into": mine[0].id}
             raise ToolError(f"control {args.control} is a {role.label}, which takes no text; the text fields "
                             f"listed are: {number_ranges([c.id for c in fields]) or 'none'}")
         text = args.text
         if self.consequences.in_file_chooser(ref):
             text = self.consequences.chooser_path(args.text)
+        elif args.append:
+            held, length = await read_text(bus, ref, MAX_READ)
+            if length > len(held):
+                raise ToolError(f"control {args.control} holds more than {MAX_READ:,} characters: too long to add to")
+            # an added line starts on a line of its own in a text of several lines
+            joint = "\n" if held and not held.endswith("\n") and State.MULTI_LINE in states_of(
+                (await bus.call(ref, "Accessible", "GetState"))[0]) else ""
+            text = held + joint + text
         now = await actions.set_text(bus, ref, text)
         self._typed[ref] = now
-        return await self._after({"text": now[:200]}, args.control)
+        return await self._after({"text": now[-200:] if args.append else now[:200]}, args.control)
 
     async def _select(self, args: SelectArgs) -> Mapping[str, Any]:
         field = self._field_of(args.control)

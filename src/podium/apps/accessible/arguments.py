@@ -18,6 +18,8 @@ class ControlArgs(Args):
 
 class TextArgs(ControlArgs):
     text: Content = Field(description="the whole new text (for a slider or spin button: its number)")
+    append: bool = Field(False, description="true: add the text at the end of what the field holds (on a line of "
+                                            "its own in a text of several lines) instead of replacing it")
 
 
 class SelectArgs(ControlArgs):
