@@ -236,13 +236,18 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
     editor = apps["editor"]
     try:
         await editor.launch()
-        # the observation names what each closed menu holds ('>' a submenu): the paths `menu` takes
+        # the observation lists what each closed menu holds, its items numbered like controls ('>' a submenu)
         menus = (await ok(editor, "observe"))["menus"]
         view = next(line for line in menus if line.startswith("View: "))
-        assert "Line Numbers" in view.split(": ", 1)[1].split(", ") and "Color Scheme >" in view
+        assert re.search(r"\b\d+ Line Numbers\b", view) and "Color Scheme >" in view
         assert [line.split(":")[0] for line in menus][:2] == ["File", "Edit"]
-        await ok(editor, "menu", path=["Edit", "Preferences…"])
+        edit = next(line for line in menus if line.startswith("Edit: "))
+        preferences = int(re.search(r"(\d+) Preferences", edit).group(1))  # type: ignore[union-attr]
+        # a click on a closed menu's item opens the menus on the way, as the menu tool does
+        clicked = await ok(editor, "click", control=preferences)
+        assert clicked["control"] == preferences and clicked["menu"] == "Edit > Preferences..."
         await ok(editor, "wait_for", title="Preferences")
+        assert (await ok(editor, "observe"))["open_dialog"]["window"] == "Mousepad Preferences"
     finally:
         await apps.aclose()
     assert not await editor.is_running()

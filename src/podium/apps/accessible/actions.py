@@ -186,19 +186,20 @@ async def menu_path(bus: AtspiBus, bar: Ref, path: list[str], activate: Activate
 
 MAX_MENU_ENTRIES = 80  # entries a menu listing names, over all menus
 
+MenuEntry = tuple[Ref, Role, str]
 
-async def menu_listing(bus: AtspiBus, bar: Ref) -> list[str]:
-    """What each menu of a menu bar holds, one line per menu ("View: Line Numbers, Color Scheme >, ..."; '>'
-    marks a submenu): a closed menu's entries are not shown, and a model that cannot see them does not know
-    which path `menu` takes. Separators and nameless entries are left out."""
+
+async def menu_entries(bus: AtspiBus, bar: Ref) -> list[tuple[str, list[MenuEntry]]]:
+    """Each menu of a menu bar with its entries (a closed menu's are there, only not shown), separators and
+    nameless entries left out, at most MAX_MENU_ENTRIES in all."""
     menus = [(ref, name) for ref, role, name in await children_named(bus, bar) if name and role is not Role.SEPARATOR]
     entries = await asyncio.gather(*(children_named(bus, ref) for ref, _ in menus))
-    lines, left = [], MAX_MENU_ENTRIES
+    found, left = [], MAX_MENU_ENTRIES
     for (_, menu), items in zip(menus, entries, strict=True):
-        names = [f"{n} >" if role is Role.MENU else n for _, role, n in items if n and role is not Role.SEPARATOR]
-        lines.append(f"{menu}: {', '.join(names[:max(left, 0)])}" + (" ..." if len(names) > left else ""))
-        left -= len(names)
-    return lines
+        named = [item for item in items if item[2] and item[1] is not Role.SEPARATOR][:max(left, 0)]
+        found.append((menu, named))
+        left -= len(named)
+    return found
 
 
 async def _until_shown(bus: AtspiBus, ref: Ref, timeout: float = 2.0) -> None:

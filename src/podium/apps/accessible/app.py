@@ -80,6 +80,7 @@ class AccessibleApplication(DesktopApplication):
         # file type -> applications that work on such files directly (documents for .docx...)
         self.alternatives = {k: tuple(v) for k, v in (alternatives or {}).items() if v}
         self.ids = ControlIds()
+        self.menu_paths: dict[int, tuple[str, str]] = {}  # a numbered menu item: (its menu, its name)
         self._bus: AtspiBus | None = None
         self._app: Ref | None = None
         self._typed: dict[Ref, str] = {}  # text set since the latest observation
@@ -231,11 +232,27 @@ class AccessibleApplication(DesktopApplication):
             content["note"] = "no window of it is shown; wait_for a window, or open_file"
         bar = self._menu_bar(observed)
         if bar is not None:  # what `menu` can reach: a closed menu's entries are in no control list
-            menus = await actions.menu_listing(await self.bus(), bar.ref)
+            menus = await self._menus(bar.ref)
             # before the controls, which a long window cuts short where an observation is shown
             content = {key: value for key, value in content.items() if key != "controls"} | {
                 "menus": menus, "controls": content["controls"]}
         return content
+
+    async def _menus(self, bar: Ref) -> list[str]:
+        """One line per menu, its items numbered like controls ("View: 31 Select Font..., Color Scheme >, 32 Line
+        Numbers"; '>' a submenu): a click on such a number opens the menus on the way (`menu`)."""
+        lines = []
+        for menu, entries in await actions.menu_entries(await self.bus(), bar):
+            shown = []
+            for ref, role, name in entries:
+                if role is Role.MENU:
+                    shown.append(f"{name} >")
+                    continue
+                number = self.ids.number_of(ref, role, name)
+                self.menu_paths[number] = (menu, name)
+                shown.append(f"{number} {name}")
+            lines.append(f"{menu}: {', '.join(shown)}")
+        return lines
 
     @staticmethod
     def _menu_bar(observed: Observation) -> Node | None:
@@ -247,6 +264,16 @@ class AccessibleApplication(DesktopApplication):
         return next((b for b in bars if b.window == active), bars[0])
 
     # -- acting -------------------------------------------------------------------------------
+
+    async def _showing(self, number: int) -> bool:
+        found = self.ids.lookup(number)
+        if found is None:
+            return False
+        try:
+            (words,) = await (await self.bus()).call(found[0], "Accessible", "GetState")
+        except AtspiCallFailed:
+            return False
+        return State.SHOWING in states_of(words)
 
     async def _resolve(self, number: int) -> tuple[Ref, Role, str]:
         """The live object behind a number, checked to still be there."""
@@ -289,6 +316,9 @@ class AccessibleApplication(DesktopApplication):
         return out
 
     async def _click(self, args: ControlArgs) -> Mapping[str, Any]:
+        path = self.menu_paths.get(args.control)
+        if path is not None and not await self._showing(args.control):  # an item of a closed menu
+            return {"control": args.control, **await self._menu(MenuArgs(path=list(path)))}
         ref, _, _ = await self._resolve(args.control)
         return await self._after(await self._activate(ref), args.control)
 

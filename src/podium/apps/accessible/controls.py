@@ -153,12 +153,15 @@ class ControlIds:
         self.latest: Observation | None = None
 
     def number(self, node: Node) -> int:
-        found = self._by_ref.get(node.ref)
-        if found is not None and self._by_id[found][1] is node.role:
+        return self.number_of(node.ref, node.role, node.name)
+
+    def number_of(self, ref: Ref, role: Role, name: str) -> int:
+        found = self._by_ref.get(ref)
+        if found is not None and self._by_id[found][1] is role:
             return found
         number = len(self._by_id) + 1  # an object path reused for another object gets a new number
-        self._by_ref[node.ref] = number
-        self._by_id[number] = (node.ref, node.role, node.name)
+        self._by_ref[ref] = number
+        self._by_id[number] = (ref, role, name)
         return number
 
     def lookup(self, number: int) -> tuple[Ref, Role, str] | None:
