@@ -412,6 +412,8 @@ class AccessibleApplication(DesktopApplication):
             return {**await self._select(SelectArgs(control=field.id, item=args.item)), "label": args.control}
         ref, role, name = await self._resolve(args.control)
         bus = await self.bus()
+        if args.item is not None and actions.normalize(args.item) == actions.normalize(name):
+            args = args.model_copy(update={"item": None})  # the item named is the control itself
         if args.item is None:
             parent = tuple(await bus.get(ref, "Accessible", "Parent"))
             (index,) = await bus.call(ref, "Accessible", "GetIndexInParent")
