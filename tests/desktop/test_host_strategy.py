@@ -287,7 +287,8 @@ def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes
     that names the file it writes (its save) makes it, not another click or key press."""
     editor = Catalog((AppInfo("editor", "a text editor", (), (
         ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
-        ToolInfo("click", False, names_its_writes=False), ToolInfo("save", False))),))
+        ToolInfo("click", False, names_its_writes=False), ToolInfo("save", False),
+        ToolInfo("close", False, names_its_writes=False))),))
     state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"editor": SPEC}, "catalog": editor,
                               "config": HostConfig(rules="small-local")})
     _, s = STRATEGY.handle_ask("Type hello into the editor and save it as notes.txt", {}, "t1", state)
@@ -300,6 +301,11 @@ def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes
     request = app_request(again)
     assert "notes.txt is unchanged" in request.note
     assert request.must_act and request.offered == ("save",)
+    # a declared program action never called is offered with them: alone it cannot make the file
+    _, s = STRATEGY.handle_ask("Type hello into the editor and save it as notes.txt", {}, "t2", state)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+    (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
+    assert app_request(again).offered == ("set_text", "save")
 
 
 def test_a_program_that_opens_files_opens_the_declared_file_before_it_acts() -> None:
@@ -350,7 +356,7 @@ def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once()
     (again,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
     assert "its dialog 'Visitor' is still open: confirm it with its button" in app_request(again).note
     # asked once: a FINISH again leaves it open
-    ops, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
     assert run_of(s).subtasks["1"].state is SubtaskState.FINISH
     # confirmed (the dialog is gone), a FINISH is not asked about
     _, s = STRATEGY.handle_ask("Fill in the form with Alice and confirm it", {}, "t2", state)

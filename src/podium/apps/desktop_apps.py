@@ -48,8 +48,9 @@ class DesktopApplication(ToolApplication):
             ToolSpec(
                 "status", "Whether it runs, its processes and windows.", NoArgs, self._status, True, blocking=False
             ),
+            # it changes the program, not a file it names (unsaved work may be lost: it is sensitive)
             ToolSpec("close", "Close it (only if this session launched it).", NoArgs, self._close, blocking=False,
-                     effects=lambda args: ()),
+                     effects=lambda args: (), names_its_writes=False),
         ]
         if self.config.opens_files and self.workspace is not None:
             specs.append(ToolSpec("open_file", "Open a workspace file in it.", OpenArgs, self._open, blocking=False,

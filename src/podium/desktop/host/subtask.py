@@ -288,8 +288,12 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # a declared write unchanged and no declared tool left to call: a tool of its application that names the
         # file it writes (a program's save), else any that changes (a click or a key press only may write one)
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
-        naming = tuple(t.name for t in app.tools if not t.read_only and t.names_its_writes) if app is not None else ()
-        writing = missing.tools or (naming if missing.writes else ()) or changing
+        naming = tuple(t.name for t in app.tools if not t.read_only and t.names_its_writes) \
+            if app is not None and missing.writes else ()
+        # declared program actions alone cannot make a missing file: the tools that name one are offered with them
+        acting = bool(missing.tools) and app is not None and all(
+            (info := app.tool(t)) is not None and not info.names_its_writes for t in missing.tools)
+        writing = (*missing.tools, *(naming if acting else ())) or naming or changing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled
