@@ -43,9 +43,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "refused, is left out of the grammar until a change succeeds: told to call something "
                                 "else, a small model did not."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged, the next answer must "
-                               "call one of the declared tools never called (none: one that names the file it "
-                               "writes, else any tool that changes files; for a part its calls left empty, none that "
-                               "only adds empty parts) "
+                               "call one of the declared tools never called (with the tools that name the file they "
+                               "write where those are a program's actions; none: one that names the file it writes, "
+                               "else any tool that changes files; for a part its calls left empty, none that only adds "
+                               "empty parts) "
                                "or ask the person, where it may (grammar), and after one questioned for "
                                "data it never read, one of its application's reading tools: told in words, a small "
                                "model did not. Once its writes changed it is not forced: a small planner declares "
