@@ -53,8 +53,8 @@ def test_an_undeclared_or_destructive_change_waits_and_only_the_changes_before_i
                       protected=())
     assert decision.holds == () and decision.run == (1,) and decision.skipped[0][0] == 0
     # on the same path (or inside it) it may depend on it: the person is asked about the whole step
-    decision = decide(answer(n=2), [write(change="edit"), write()], record(), active=frozenset(), created=(),
-                      protected=())
+    decision = decide(answer(n=2), [write(change="edit"), write(start="A10")], record(), active=frozenset(),
+                      created=(), protected=())
     assert [h.kind for h in decision.holds] == [HoldKind.DESTRUCTIVE] and decision.run == (0, 1)
     unknown = CallFacts(function="press_keys", arguments={"keys": "ctrl+s"}, effects=None)
     decision = decide(answer(n=2), [unknown, write()], record(), active=frozenset(), created=(), protected=())
@@ -88,6 +88,14 @@ def test_the_same_change_is_not_made_twice() -> None:
     done = record(done=(call_key("write_rows", write().arguments),))
     decision = decide(answer(), [write()], done, active=frozenset(), created=(), protected=())
     assert decision.run == () and decision.skipped[0][2] is True and "already succeeded" in decision.skipped[0][1]
+    # nor twice in one answer (a file opened four times is four windows); a program's action, which names no
+    # file, may be meant twice (a button pressed twice)
+    twice = decide(answer(n=3), [write(), write(), write(path="other.xlsx")], record(), active=frozenset(),
+                   created=(), protected=())
+    assert twice.run == (0,) and twice.skipped[0][:2] == (1, "not run: the same write_rows call is earlier in this "
+                                                             "answer")
+    click = CallFacts(function="click", arguments={"control": 4}, effects=())
+    assert decide(answer(n=2), [click, click], record(), active=frozenset(), created=(), protected=()).run == (0, 1)
 
 
 def test_calls_that_cannot_run_are_not_run() -> None:

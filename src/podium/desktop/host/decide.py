@@ -57,6 +57,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     again: list[str] = []
     failed = dict(record.failed)
     blocked = False  # a change of this step could not run: the calls after it may depend on it
+    answered: set[str] = set()  # the calls of this answer so far
 
     def skip(index: int, why: str, done: bool = False) -> None:
         nonlocal blocked
@@ -86,6 +87,10 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
                         "not repeat it", True)
             continue
+        if fact.effects and key in answered:  # a change of files named twice in one answer is made once
+            skip(index, f"not run: the same {fact.function} call is earlier in this answer", True)
+            continue
+        answered.add(key)
         if key in failed:
             again.append(fact.function)
         if rules.READ_AGAIN in active and fact.read_only and key in record.read and record.spec.writes:
