@@ -306,6 +306,15 @@ def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
     (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
     assert app_request(again).offered == ("set_text", "save")
+    # an action in the program after the question is new work there: the next FINISH is asked about again
+    _, s = STRATEGY.handle_response("app-editor", proposes("CONTINUE", typed), s)
+    _, s = STRATEGY.handle_response("app-editor", executed(ran(typed)), s)
+    (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
+    assert "notes.txt is unchanged" in app_request(again).note and run_of(s).subtasks["1"].state is not \
+        SubtaskState.FAIL
+    # with nothing new done since, a FINISH that still lacks the file fails
+    _, s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
+    assert run_of(s).subtasks["1"].state is SubtaskState.FAIL
 
 
 def test_a_program_that_opens_files_opens_the_declared_file_before_it_acts() -> None:

@@ -243,8 +243,12 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     if rules.STUCK_TOOL in s.rules and proposal.failed_again:
         stuck = tuple(dict.fromkeys((*stuck, *proposal.failed_again)))
     changed = any(r.ok and not r.read_only and not changed_nothing(r) for r in results)
+    # an action in a program (no file measured) after a FINISH was questioned is new work there: the next FINISH
+    # is asked about again (the step limits bound them)
+    acted = any(r.ok and not r.read_only and not r.changes for r in results)
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
-                       only=() if changed else record.only)
+                       only=() if changed else record.only,
+                       finish_checked=record.finish_checked and not acted)
     if status is AppStatus.FINISH and not failed_change:
         # changes proposed that all found their work done, or repeated one made: an answer that did nothing
         did_nothing = not changed and (repeats > 0 or any(not r.read_only for r in results))
