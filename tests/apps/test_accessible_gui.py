@@ -243,7 +243,10 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
         assert [line.split(":")[0] for line in menus][:2] == ["File", "Edit"]
         edit = next(line for line in menus if line.startswith("Edit: "))
         preferences = int(re.search(r"(\d+) Preferences", edit).group(1))  # type: ignore[union-attr]
-        # a click on a closed menu's item opens the menus on the way, as the menu tool does
+        # text for a closed menu's item is refused, saying what it is; a click (or a selection) of it opens the
+        # menus on the way, as the menu tool does
+        typed = await editor.call("set_text", {"control": preferences, "text": "Preferences"})
+        assert typed.error is not None and "is the item Edit > Preferences... of a menu" in typed.error
         clicked = await ok(editor, "click", control=preferences)
         assert clicked["control"] == preferences and clicked["menu"] == "Edit > Preferences..."
         await ok(editor, "wait_for", title="Preferences")

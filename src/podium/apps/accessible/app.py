@@ -316,9 +316,8 @@ class AccessibleApplication(DesktopApplication):
         return out
 
     async def _click(self, args: ControlArgs) -> Mapping[str, Any]:
-        path = self.menu_paths.get(args.control)
-        if path is not None and not await self._showing(args.control):  # an item of a closed menu
-            return {"control": args.control, **await self._menu(MenuArgs(path=list(path)))}
+        if (item := await self._closed_menu_item(args.control)) is not None:  # the menus on the way are opened
+            return {"control": args.control, **await self._menu(MenuArgs(path=list(item)))}
         ref, _, _ = await self._resolve(args.control)
         return await self._after(await self._activate(ref), args.control)
 
@@ -364,7 +363,15 @@ class AccessibleApplication(DesktopApplication):
         field = listed[at + 1]
         return field if field.node.role in TEXT_ROLES or field.node.role in CHOOSERS else None
 
+    async def _closed_menu_item(self, number: int) -> tuple[str, str] | None:
+        """(menu, item) when the number is an item of a menu that is closed now."""
+        path = self.menu_paths.get(number)
+        return None if path is None or await self._showing(number) else path
+
     async def _set_text(self, args: TextArgs) -> Mapping[str, Any]:
+        if (item := await self._closed_menu_item(args.control)) is not None:
+            raise ToolError(f"control {args.control} is the item {' > '.join(item)} of a menu, which takes no text: "
+                            "click it to choose it")
         field = self._field_of(args.control)
         if field is not None:  # typing "into Name" means into the field the label Name names
             label = {"label": args.control}
@@ -407,6 +414,8 @@ class AccessibleApplication(DesktopApplication):
         return await self._after({"text": now[-200:] if args.append else now[:200]}, args.control)
 
     async def _select(self, args: SelectArgs) -> Mapping[str, Any]:
+        if (item := await self._closed_menu_item(args.control)) is not None:  # selecting a menu's item chooses it
+            return {"control": args.control, **await self._menu(MenuArgs(path=list(item)))}
         field = self._field_of(args.control)
         if field is not None and field.node.role in CHOOSERS and args.item is not None:
             return {**await self._select(SelectArgs(control=field.id, item=args.item)), "label": args.control}
