@@ -243,6 +243,7 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
         assert [line.split(":")[0] for line in menus][:2] == ["File", "Edit"]
         edit = next(line for line in menus if line.startswith("Edit: "))
         preferences = int(re.search(r"(\d+) Preferences", edit).group(1))  # type: ignore[union-attr]
+        assert preferences > 1000  # numbered apart: the shown controls keep the numbers they would have
         # text for a closed menu's item is refused, saying what it is; a click (or a selection) of it opens the
         # menus on the way, as the menu tool does
         typed = await editor.call("set_text", {"control": preferences, "text": "Preferences"})

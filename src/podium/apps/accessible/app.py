@@ -239,8 +239,8 @@ class AccessibleApplication(DesktopApplication):
         return content
 
     async def _menus(self, bar: Ref) -> list[str]:
-        """One line per menu, its items numbered like controls ("View: 31 Select Font..., Color Scheme >, 32 Line
-        Numbers"; '>' a submenu): a click on such a number opens the menus on the way (`menu`)."""
+        """One line per menu, its items numbered like controls from 1001 on ("View: 1031 Select Font..., Color
+        Scheme >, 1032 Line Numbers"; '>' a submenu): a click on such a number opens the menus on the way."""
         lines = []
         for menu, entries in await actions.menu_entries(await self.bus(), bar):
             shown = []
@@ -248,7 +248,7 @@ class AccessibleApplication(DesktopApplication):
                 if role is Role.MENU:
                     shown.append(f"{name} >")
                     continue
-                number = self.ids.number_of(ref, role, name)
+                number = self.ids.number_of(ref, role, name, entry=True)
                 self.menu_paths[number] = (menu, name)
                 shown.append(f"{number} {name}")
             lines.append(f"{menu}: {', '.join(shown)}")

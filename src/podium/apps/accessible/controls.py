@@ -143,23 +143,34 @@ class Observation:
         return found
 
 
+MENU_ENTRIES = 1001  # the first number of a closed menu's item
+
+
 class ControlIds:
     """Numbers given to accessible objects; one number per object for the life of the application."""
 
     def __init__(self) -> None:
         self._by_ref: dict[Ref, int] = {}
         self._by_id: dict[int, tuple[Ref, Role, str]] = {}
+        self._entries = 0  # menu entries numbered so far
         self.generation = 0
         self.latest: Observation | None = None
 
     def number(self, node: Node) -> int:
         return self.number_of(node.ref, node.role, node.name)
 
-    def number_of(self, ref: Ref, role: Role, name: str) -> int:
+    def number_of(self, ref: Ref, role: Role, name: str, *, entry: bool = False) -> int:
+        """The object's number; `entry`: an item of a closed menu, numbered from MENU_ENTRIES on, so that
+        listing the menus leaves the numbers of the controls shown as they would be without them."""
         found = self._by_ref.get(ref)
         if found is not None and self._by_id[found][1] is role:
             return found
-        number = len(self._by_id) + 1  # an object path reused for another object gets a new number
+        # an object path reused for another object gets a new number
+        if entry:
+            number = MENU_ENTRIES + self._entries
+            self._entries += 1
+        else:
+            number = len(self._by_id) - self._entries + 1
         self._by_ref[ref] = number
         self._by_id[number] = (ref, role, name)
         return number
