@@ -251,7 +251,8 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
         clicked = await ok(editor, "click", control=preferences)
         assert clicked["control"] == preferences and clicked["menu"] == "Edit > Preferences..."
         await ok(editor, "wait_for", title="Preferences")
-        assert (await ok(editor, "observe"))["open_dialog"]["window"] == "Mousepad Preferences"
+        # a settings dialog with no button to end it with has nothing to confirm: no open dialog to ask about
+        assert "open_dialog" not in await ok(editor, "observe")
     finally:
         await apps.aclose()
     assert not await editor.is_running()

@@ -126,7 +126,8 @@ class Observation:
 
     def dialog(self) -> dict[str, Any] | None:
         """The first listed control's window when it is a dialog (modal, or a dialog's, an alert's or a file
-        chooser's role): its title, and its enabled default button's number where one is marked."""
+        chooser's role) with an enabled button: its title, and its enabled default button's number where one is
+        marked."""
         nodes = self.snapshot.nodes
         first = next((c for c in self.controls if c.node.window is not None), None)
         if first is None:
@@ -135,6 +136,9 @@ class Observation:
         window = nodes[index]  # type: ignore[index]
         if State.MODAL not in window.states and window.role not in DIALOGS:
             return None
+        if not any(c.node.window == index and c.node.role is Role.PUSH_BUTTON and c.node.enabled
+                   for c in self.controls):
+            return None  # no button to end it with (settings that apply at once): nothing to confirm
         found: dict[str, Any] = {"window": window.name}
         button = next((c for c in self.controls if c.node.window == index and State.IS_DEFAULT in c.node.states
                        and c.node.enabled and c.node.shown), None)
