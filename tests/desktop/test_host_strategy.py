@@ -1111,6 +1111,10 @@ def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_unt
     first, s = read_handed(plan)
     (step,) = [app_request(op) for op in dispatches(first) if op.agent == "app-spreadsheets"]
     assert step.offered == ()
+    # a FINISH with its file unwritten is forced onto those tools too, not onto every tool that changes files
+    _, s = read_handed(plan, rules="small-local")
+    (forced,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert app_request(forced).must_act and app_request(forced).offered == ("write_rows",)
 
 
 def test_what_a_giver_said_of_columns_the_text_does_not_name_is_not_handed_on() -> None:

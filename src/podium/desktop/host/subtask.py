@@ -30,6 +30,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
+from podium.desktop.host.plan import data_takers
 from podium.desktop.host.run import (
     fired_rule,
     record_step,
@@ -298,6 +299,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         acting = bool(missing.tools) and app is not None and all(
             (info := app.tool(t)) is not None and not info.names_its_writes for t in missing.tools)
         writing = (*missing.tools, *(naming if acting else ())) or naming or changing
+        if missing.writes and rules.HANDED_FIRST in s.rules:  # its work is made of the data handed to it
+            takers = data_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
+            writing = tuple(t for t in writing if t in takers) or writing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled

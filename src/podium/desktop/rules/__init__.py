@@ -89,7 +89,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                   "model puts a sheet's or a table's name where the file's goes."),
     Rule("handed-data-first", "A writer of files that declares no tool and no source of its own, only data handed "
                               "to it, is offered only the tools that change files taking that data (grammar) until "
-                              "one succeeds: a small model lists the folder or writes its file names instead."),
+                              "one succeeds, and forced onto them when a FINISH left its file unwritten: a small "
+                              "model lists the folder or writes its file names instead."),
     Rule("unhanded-is-failure", "A writer whose only declared source is the data handed to it, and none of whose "
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
