@@ -689,7 +689,13 @@ def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_chang
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
     request = app_request(again)
     assert "budget.xlsx is unchanged" in request.note
-    assert request.must_act and request.offered == ("write_rows", "add_chart", "sort_rows")
+    # made only of the table handed to it (rule handed-data-first): the tools that take it
+    assert request.must_act and request.offered == ("write_rows",)
+    # without that rule, any tool that changes files
+    _, s = read_handed(anyway, rules="small-local")
+    s = replace(s, rules=s.rules - {"handed-data-first"})
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert app_request(again).offered == ("write_rows", "add_chart", "sort_rows")
 
 
 SHEETS_ADDING = Catalog((CATALOG.get("documents"), AppInfo("spreadsheets", "sheets", (".xlsx",), (
