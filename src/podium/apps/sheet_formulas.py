@@ -11,6 +11,7 @@ the numbers without doing arithmetic.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field
@@ -190,7 +191,29 @@ def _column_plan(workbook: Any, args: ColumnArgs) -> tuple[SheetTable, int, bool
         raise ToolError(f"the table of {table.title!r} has a header row ({table.header_row}) and no data rows under it")
     first = by_cells(_formula_text(args.formula), table, rows[0])
     _checked(workbook, first)
+    others = _rows_referred(first)
+    if others and rows[0] not in others:
+        headers = ", ".join(f"[{h}]" for h in table.header if str(h).strip())
+        raise ToolError(f"the formula is written for the first data row, {rows[0]}, and copied down: {first} refers "
+                        f"to row {', '.join(map(str, sorted(others)))}, not to row {rows[0]}; write it with the cells "
+                        f"of row {rows[0]} or by the table's headers ({headers})")
     return table, col, not existing, rows, closing, first
+
+
+def _rows_referred(formula: str) -> set[int]:
+    """The rows of a formula's relative cell references (a '$' row is fixed: a rate cell, a constant)."""
+    from openpyxl.formula.tokenizer import Token, Tokenizer
+
+    found: set[int] = set()
+    for token in Tokenizer(formula).items:
+        if token.type == Token.OPERAND and token.subtype == Token.RANGE:
+            for part in token.value.rsplit("!", 1)[-1].split(":"):
+                if (match := _CELL.fullmatch(part)) is not None and not match.group(1):
+                    found.add(int(match.group(2)))
+    return found
+
+
+_CELL = re.compile(r"\$?[A-Za-z]{1,3}(\$?)(\d+)")
 
 
 def add_formula_column(workbook: Any, args: ColumnArgs) -> dict[str, Any]:
