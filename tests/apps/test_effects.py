@@ -84,6 +84,14 @@ async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_a
     # the result of the overwrite says the same to the agent
     done = await files.call("write_file", {"path": "plan.txt", "content": "keep me\n", "overwrite": True})
     assert done.content["removed_lines"] == ["old line", "also kept"] and done.content["added_lines"] == []
+    # a rewrite that keeps less than half of the lines where they were wipes the text; an edit of a line does not
+    (root / "server.conf").write_text("# web\nhost = 0.0.0.0\nport = 8080\nworkers = 4\n")
+    [wiped] = files.effects("write_file", {"path": "server.conf", "content": "port = 9090\n", "overwrite": True})
+    [edited] = files.effects("write_file", {"path": "server.conf", "overwrite": True,
+                                            "content": "# web\nhost = 0.0.0.0\nport = 9090\nworkers = 4\n"})
+    [replaced] = files.effects("replace_text", {"path": "server.conf", "find": "8080", "replace_with": "9090"})
+    assert wiped.wipes and not edited.wipes and not replaced.wipes
+    assert not over.wipes and not edit.wipes
     # a file that is not text has no lines to show
     (root / "blob.txt").write_bytes(b"\x00\x01")
     [blob] = files.effects("write_file", {"path": "blob.txt", "content": "x", "overwrite": True})

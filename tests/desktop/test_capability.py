@@ -42,6 +42,16 @@ def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:
     assert hold.lost == (Lines("plan.txt", ("due Monday",), ("due Friday",)),)
     assert hold.text() == ("it would delete, overwrite or replace what plan.txt already holds; in plan.txt it "
                            "removes 'due Monday' and adds 'due Friday'")
+    # a rewrite that leaves less than half of a text in place is not what --yes approves in advance
+    rewrite = CallFacts(function="write_file", effects=(
+        EffectView(path="server.conf", change="replace", removes=("port = 8080",), adds=("port = 9090",), wipes=True),))
+    found = holds([rewrite], writes=["server.conf"])
+    assert [h.kind for h in found] == [HoldKind.DESTRUCTIVE, HoldKind.WIPES] and not auto_granted(found)
+    assert found[1].text() == ("it would leave less than half of the lines of server.conf where they are: to change "
+                               "a part of a file, change that part (replace it), keeping the rest as it is")
+    assert auto_granted(holds([edit], writes=["plan.txt"]))
+    # what the run made is its own to rewrite
+    assert holds([rewrite], writes=["server.conf"], created=["server.conf"]) == ()
     many = Lines("a.txt", ("x", "(and 4 more lines)"))
     assert many.text() == "in a.txt it removes 'x' (and 4 more lines)"
     # what the run made is its own: no hold, so nothing to show

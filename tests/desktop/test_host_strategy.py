@@ -948,6 +948,12 @@ def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_no
     assert app_request(step).kind is AppStepKind.PROPOSE and "refused" in app_request(step).note
     last = [t for t in s.blackboard.trajectories if t.confirmation][-1]
     assert "--yes grants no change the plan did not declare" in last.confirmation  # type: ignore[operator]
+    # nor a declared one that leaves less than half of a text in place: approved in advance is an edit
+    s = read_done(auto_approve=True)
+    rewrite = CallFacts(function="write_rows", arguments={"path": "budget.xlsx", "rows": TABLE}, read_only=False,
+                        effects=(EffectView(path="budget.xlsx", change="replace", wipes=True),))
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", rewrite), s)
+    assert app_request(step).kind is AppStepKind.PROPOSE and "less than half of the lines" in app_request(step).note
 
 
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:

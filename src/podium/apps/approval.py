@@ -51,7 +51,7 @@ def whole_file(workspace: Workspace, path: Path, overwrite: bool, content: str |
         if content is None or before is None:
             return (replaced,)
         removes, adds = text_change(before, content)
-        return (replace(replaced, removes=removes, adds=adds),)
+        return (replace(replaced, removes=removes, adds=adds, wipes=wipes(before, content)),)
     return (workspace.effect(path, Change.CREATE),)
 
 
@@ -73,6 +73,19 @@ def text_change(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ..
         elif line.startswith("+ "):
             added.append(line[2:])
     return _shown(removed), _shown(added)
+
+
+WIPED_FROM = 3  # lines a text has for a rewrite of it to count as wiping it
+
+
+def wipes(before: str, after: str) -> bool:
+    """Whether `after` keeps less than half of the lines of `before` (one of WIPED_FROM lines or more) where
+    they were: what is left of the file is not the file with a change, but another text."""
+    old = before.splitlines()
+    if len(old) < WIPED_FROM:
+        return False
+    kept = sum(1 for line in difflib.ndiff(old, after.splitlines()) if line.startswith("  "))
+    return kept * 2 < len(old)
 
 
 def _shown(lines: list[str]) -> tuple[str, ...]:

@@ -53,6 +53,8 @@ class Effect:
     # full before it runs (a replacement, an overwrite): shown to the person asked to approve it.
     removes: tuple[str, ...] = ()
     adds: tuple[str, ...] = ()
+    # Whether it leaves less than half of a text's lines in place (approval.wipes): a rewrite, not an edit
+    wipes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,8 @@ def _replace_effects(app: Any, args: ReplaceArgs) -> list[Effect]:
     if changed == text:
         return []
     removes, adds = approval.text_change(text, changed)
-    return [replace(effect(app.workspace, args.path, Change.EDIT), removes=removes, adds=adds)]
+    return [replace(effect(app.workspace, args.path, Change.EDIT), removes=removes, adds=adds,
+                    wipes=approval.wipes(text, changed))]
 
 
 def _digest(text: str) -> str:

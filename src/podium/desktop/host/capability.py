@@ -39,10 +39,12 @@ class HoldKind(StrEnum):
     PROTECTED = "protected"
     UNKNOWN = "unknown"
     ASKED = "asked"
+    WIPES = "wipes"
 
     @property
     def yes_grants(self) -> bool:
-        """Whether batch mode's --yes (auto_approve) may grant it."""
+        """Whether batch mode's --yes (auto_approve) may grant it: an edit in place, not the loss of most of a
+        text (WIPES): approved in advance, "change the port" is not "rewrite the file"."""
         return self in (HoldKind.DESTRUCTIVE, HoldKind.UNKNOWN, HoldKind.ASKED)
 
 
@@ -89,6 +91,9 @@ class Hold:
                 return "its application cannot say which files it changes"
             case HoldKind.ASKED:
                 return "the agent asked for approval"
+            case HoldKind.WIPES:
+                return (f"it would leave less than half of the lines of {names} where they are: to change a part of "
+                        "a file, change that part (replace it), keeping the rest as it is")
             case _:
                 said = f"it would delete, overwrite or replace what {names or 'a file'} already holds"
                 return "; ".join([said, *(lines.text() for lines in self.lost)])
@@ -159,6 +164,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)
                 if effect.removes or effect.adds:
                     lost.append(Lines(path, effect.removes, effect.adds))
+                if effect.wipes:
+                    found.setdefault(HoldKind.WIPES, []).append(path)
         if fact.sensitive and not fact.effects:  # the application's own sensitive act (closing a program)
             found.setdefault(HoldKind.DESTRUCTIVE, [])
         elif fact.sensitive and not any(Change(e.change).destructive for e in fact.effects):

@@ -242,7 +242,8 @@ class AppStepBackend(StepBackend):
         if found is None:
             return None
         return tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
-                                before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds)
+                                before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds,
+                                wipes=e.wipes)
                      for e in found)
 
     async def _launch(self, req: AppStepRequest) -> None:

@@ -71,6 +71,7 @@ class EffectView(BaseModel):
     # the lines of text it removes and adds, where known before it runs (podium.apps.base.Effect)
     removes: tuple[str, ...] = ()
     adds: tuple[str, ...] = ()
+    wipes: bool = False  # it keeps less than half of a text's lines (podium.apps.approval.wipes)
 
 
 class Call(BaseModel):
