@@ -253,8 +253,11 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert lacking.text() == "column_totals was not called"
     assert not missing(observed(seen, [ActionResult(function="column_totals", ok=True, content={"Revenue": 120},
                                                     read_only=True)]), stats)
-    # a subtask that hands nothing on is not asked for its reads
+    # a subtask that hands nothing on and writes nothing is not asked for its reads
     assert not missing(replace(seen, spec=seen.spec.model_copy(update={"hands_on": HandsOn.NOTHING})), stats).uncomputed
+    # one that writes what its declared computing tool was to give (a total into a text file) is asked once too
+    writer = replace(seen, spec=seen.spec.model_copy(update={"hands_on": HandsOn.NOTHING, "writes": ("hours.txt",)}))
+    assert missing(writer, stats).uncomputed == ("column_totals",)
 
 
 def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() -> None:

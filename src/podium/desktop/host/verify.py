@@ -169,7 +169,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
             hands = spec.hands_on.value
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
     uncomputed = ()
-    if spec.hands_on is not HandsOn.NOTHING and app is not None:
+    # what it hands on or writes was to be computed by a tool its plan declared (a total)
+    if app is not None and (spec.hands_on is not HandsOn.NOTHING or spec.writes):
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
