@@ -158,6 +158,15 @@ def test_remember_folds_a_steps_results_into_the_record() -> None:
     assert after.changed["budget.xlsx"].after == "d1" and after.called == ("read_sheet", "write_rows")
     assert after.artifacts["2.read_sheet"].value == ROWS
     assert made(results) == ("budget.xlsx",)
+    # a file written whole again loses what earlier calls put in it: they are no longer done (made again, they
+    # run; the verifier no longer counts what they held)
+    names = {"into": "list.txt", "pattern": "*"}
+    replaced = remember(after, [], [ActionResult(function="write_file_names", arguments=names, ok=True, changes=(
+        EffectView(path="list.txt", change="create", before=None, after="l1"),))])
+    rows = ActionResult(function="write_rows", arguments={"path": "./list.txt", "rows": ROWS}, ok=True,
+                        changes=(EffectView(path="list.txt", change="replace", before="l1", after="l2"),))
+    again = remember(replaced, [], [rows])
+    assert again.done == (call_key("write_rows", write().arguments), call_key("write_rows", rows.arguments))
     failed = remember(after, [write("x.xlsx")], [ActionResult(function="write_rows", arguments={"path": "x.xlsx"},
                                                               ok=False, error="no such sheet")])
     assert failed.failed[-1][1] == "no such sheet"

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from podium.apps.base import Change
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds
 from podium.desktop.host.state import SubtaskRecord
@@ -168,6 +169,9 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             fact = by_call.get(key)
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
             for effect in evidence:
+                if effect.change == Change.REPLACE.value:
+                    # written whole again: what earlier calls put in it is gone, and making it again is new work
+                    done = [k for k in done if k == key or not _names(k, effect.path)]
                 earlier = changed.get(effect.path)
                 changed[effect.path] = effect if earlier is None else earlier.model_copy(
                     update={"after": effect.after, "change": effect.change, "hollow": effect.hollow})
@@ -179,6 +183,20 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
                    failed=tuple(failed)[-MAX_FAILED:], changed=changed,
                    artifacts=found, names=names)
+
+
+def _names(key: str, path: str) -> bool:
+    """Whether the call `key` names `path` (or a folder holding it) among its arguments."""
+    stack: list[Any] = [json.loads(key)[1]]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+        elif isinstance(value, str) and value.strip() and covered(path, (normal_path(value),)):
+            return True
+    return False
 
 
 def changed_nothing(result: ActionResult) -> bool:
