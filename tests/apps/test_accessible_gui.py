@@ -175,9 +175,11 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
     try:
         await editor.launch()
         seen = await ok(editor, "observe")
-        # text given to a control that takes none goes into its window's one text field, as a person's typing
-        typed = await ok(editor, "set_text", control=find(seen, r"^\d+: menu 'File'$"), text="Call the plumber\n")
-        assert typed["typed_into"] == find(seen, r": text \[.*editable") and typed["text"] == "Call the plumber\n"
+        # text given to a control that takes none is refused, naming the text fields: never typed elsewhere
+        wrong = await editor.call("set_text", {"control": find(seen, r"^\d+: menu 'File'$"), "text": "x"})
+        text = find(seen, r": text \[.*editable")
+        assert wrong.error is not None and f"the text fields listed are: {text}" in wrong.error
+        await ok(editor, "set_text", control=text, text="Call the plumber\n")
         # nothing open yet: a save in place has no file to write; a name outside the workspace is refused
         missing = await editor.call("save", {})
         assert missing.error is not None and "give `path`" in missing.error
@@ -202,8 +204,14 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
         # the person approving the edit sees what it would lose from the file
         assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT, removes=("Call the plumber",),
                                                      adds=("Buy stamps",)),)
+        # a text of three lines or more saved as a text that keeps less than half of them is a rewrite (wipes)
+        await ok(editor, "set_text", control=text, text="Call the plumber\nBuy stamps\nFeed the cat\n")
+        assert (await ok(editor, "save"))["saved"] == "notes.txt"
+        await ok(editor, "set_text", control=text, text="Feed the dog\n")
+        (rewrite,) = editor.effects("save", {})
+        assert rewrite.wipes and rewrite.removes == ("Call the plumber", "Buy stamps", "Feed the cat")
         await ok(editor, "set_text", control=text, text="Call the plumber\nBuy stamps\n")
-        assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT, adds=("Buy stamps",)),)
+        assert editor.effects("save", {}) == (Effect("notes.txt", Change.EDIT, removes=("Feed the cat",)),)
         assert (await ok(editor, "save"))["saved"] == "notes.txt"
         assert (tmp_path / "notes.txt").read_text() == "Call the plumber\nBuy stamps\n"
     finally:

@@ -347,11 +347,6 @@ class AccessibleApplication(DesktopApplication):
                        and entry.sandboxed and pid in entry.pids()), None)
         return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
-    def _window_of(self, number: int) -> int | None:
-        """The index of the window a listed control is in."""
-        latest = self.ids.latest
-        return next((c.node.window for c in (latest.controls if latest else ()) if c.id == number), None)
-
     def _field_of(self, number: int) -> Control | None:
         """The field a label names: the control right after it in reading order (a form's label and its
         field share a row), when that is a text field or a chooser."""
@@ -389,13 +384,9 @@ class AccessibleApplication(DesktopApplication):
             return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
         if "EditableText" not in interfaces:
             latest = self.ids.latest
+            # never typed elsewhere on a guess: text put where it was not meant reads as work done
             fields = [c for c in (latest.controls if latest else ()) if c.node.role in TEXT_ROLES
                       and "EditableText" in c.node.interfaces and State.EDITABLE in c.node.states]
-            window = self._window_of(args.control)
-            mine = [c for c in fields if window is not None and c.node.window == window]
-            if len(mine) == 1:  # text typed at a window with one text field goes into that field, as a person's does
-                typed = await self._set_text(args.model_copy(update={"control": mine[0].id}))
-                return {**typed, "typed_into": mine[0].id}
             raise ToolError(f"control {args.control} is a {role.label}, which takes no text; the text fields "
                             f"listed are: {number_ranges([c.id for c in fields]) or 'none'}")
         text = args.text
@@ -528,7 +519,8 @@ class AccessibleApplication(DesktopApplication):
             before = approval.text_of(self.workspace.root / name)
             lines = approval.text_change(before, document) if before is not None and document is not None \
                 else ((), ())
-            effects.append(Effect(name, Change.EDIT, removes=lines[0], adds=lines[1]))
+            wiped = before is not None and document is not None and approval.wipes(before, document)
+            effects.append(Effect(name, Change.EDIT, removes=lines[0], adds=lines[1], wipes=wiped))
         return tuple(effects)
 
     def _document_text(self) -> str | None:
