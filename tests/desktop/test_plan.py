@@ -454,6 +454,25 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
 
 
 
+def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files", "spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["q1.xlsx", "q2.xlsx"], tools=["read_sheet"], hands_on="table")
+    copy = spec("2", "files", "1", writes=["backup"], tools=["copy"])
+    check = check_plan([read, copy], real, "Copy every .xlsx file into a new folder named backup",
+                       ("q1.xlsx", "q2.xlsx", "notes.txt"))
+    assert check.ok, check.problems
+    assert check.subtasks[1].reads == ("q1.xlsx", "q2.xlsx")
+    assert "subtask '2' reads q1.xlsx, q2.xlsx: its tools (copy) take files" in " ".join(check.amended)
+    # one that names its own sources, or declares a tool that writes data, is left as it is
+    own = copy.model_copy(update={"reads": ("q1.xlsx",)})
+    assert check_plan([read, own], real, "Copy q1.xlsx into backup", ("q1.xlsx", "q2.xlsx")).subtasks[1].reads == \
+        ("q1.xlsx",)
+    writer = copy.model_copy(update={"writes": ("list.txt",), "tools": ("write_file",)})
+    assert check_plan([read, writer], real, "List them in list.txt", ("q1.xlsx", "q2.xlsx")).subtasks[1].reads == ()
+
+
 def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of_the_catalogue(tmp_path: Any) -> None:
     from podium.apps import build_applications
     from podium.desktop.host.catalog import first_sentence

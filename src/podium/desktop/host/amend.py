@@ -58,7 +58,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
     typed = [_on_its_type(spec, catalog, notes) for spec in readers]
     placed = [*kept.values(), *typed]  # where each subtask runs: its givers' applications are known
-    moved = [_to_taker(_to_its_data(spec, placed, catalog, notes), placed, catalog, notes) for spec in typed]
+    moved = [_to_taker(_to_its_data(_transfers(spec, placed, catalog, notes), placed, catalog, notes), placed,
+                       catalog, notes) for spec in typed]
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
     every = [*kept.values(), *split]
@@ -141,6 +142,23 @@ def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog,
                  f"{app.name} takes")
     return spec.model_copy(update={"application": target.name,
                                    "tools": tuple(t for t in spec.tools if target.tool(t) is not None)})
+
+
+def _transfers(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask that reads nothing itself and declares only tools that take a file from a `source` path (a copy,
+    a move) transfers the files the subtasks it depends on read: those files, not their content, are its input."""
+    app = catalog.get(spec.application)
+    if app is None or any(r != "." for r in spec.reads) or not spec.tools or not spec.depends_on \
+            or not all((info := app.tool(t)) is not None and "source" in info.schema.get("properties", {})
+                       for t in spec.tools):
+        return spec
+    sources = tuple(dict.fromkeys(p for d in specs if d.id in spec.depends_on for p in d.reads
+                                  if p != "." and app.opens(p)))
+    if not sources:
+        return spec
+    notes.append(f"subtask {spec.id!r} reads {', '.join(sources)}: its tools ({', '.join(spec.tools)}) take files, and "
+                 "these are the ones the subtasks it depends on read")
+    return spec.model_copy(update={"reads": sources})
 
 
 def _to_its_data(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]
