@@ -185,18 +185,19 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                    artifacts=found, names=names)
 
 
+def scalars(value: Any) -> list[Any]:
+    """The scalar values inside a call's arguments (None and booleans left out)."""
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in scalars(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in scalars(v)]
+    return [] if value is None or isinstance(value, bool) else [value]
+
+
 def _names(key: str, path: str) -> bool:
     """Whether the call `key` names `path` (or a folder holding it) among its arguments."""
-    stack: list[Any] = [json.loads(key)[1]]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, Mapping):
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple):
-            stack.extend(value)
-        elif isinstance(value, str) and value.strip() and covered(path, (normal_path(value),)):
-            return True
-    return False
+    return any(isinstance(v, str) and v.strip() and covered(path, (normal_path(v),))
+               for v in scalars(json.loads(key)[1]))
 
 
 def changed_nothing(result: ActionResult) -> bool:

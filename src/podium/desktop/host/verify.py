@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,6 +24,7 @@ from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
+from podium.desktop.host.decide import scalars
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.wire.messages import ActionResult, summarize
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -212,9 +213,9 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
     with another file (a common header) prove nothing."""
     changes = [json.loads(key)[1] for key in record.done]
-    if any(covered(v, (path,)) for args in changes for v in _scalars(args) if isinstance(v, str)):
+    if any(covered(v, (path,)) for args in changes for v in scalars(args) if isinstance(v, str)):
         return True
-    texts = "\n".join(str(v).casefold() for args in changes for v in _scalars(args))
+    texts = "\n".join(str(v).casefold() for args in changes for v in scalars(args))
     own: set[str] = set()
     others: set[str] = set()
     for a in read:
@@ -227,7 +228,7 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     for them) any of its successful changes holds."""
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
-    texts = "\n".join(str(v).casefold() for key in record.done for v in _scalars(json.loads(key)[1]))
+    texts = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
     by_subtask: dict[str, set[str]] = {}
     for entry in given:
         dep = entry.name.split(".", 1)[0]
@@ -246,7 +247,7 @@ def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, 
         tool, args = json.loads(key)
         if tool not in changing or key in record.done:
             continue
-        named = [v for v in _scalars(args) if isinstance(v, str)]
+        named = [v for v in scalars(args) if isinstance(v, str)]
         for w in record.spec.writes:
             if w not in untouched and any(covered(n, (w,)) for n in named):
                 found[w] = f"{tool}: {summarize(error, 300)}"
@@ -264,7 +265,7 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     sources = own_sources(spec)
     if not sources:
         return (), False
-    named = [v for key in record.done for v in _scalars(json.loads(key)[1]) if isinstance(v, str)]
+    named = [v for key in record.done for v in scalars(json.loads(key)[1]) if isinstance(v, str)]
     unused = tuple(r for r in sources if not _took(record, r, record.artifacts.values()))
     return unused, bool(unused) and any(covered(n, (r,)) for r in sources for n in named)
 
@@ -274,19 +275,11 @@ def own_sources(spec: SubtaskSpec) -> list[str]:
     return [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
 
 
-def _scalars(value: Any) -> list[Any]:
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _scalars(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _scalars(v)]
-    return [] if value is None or isinstance(value, bool) else [value]
-
-
 def _values(value: Any) -> set[str]:
     """A read's values as text to look for (two characters at least: a lone digit or letter proves nothing); a
     listed path is looked for by its name too, as a list of names writes it."""
     out = set()
-    for v in _scalars(value):
+    for v in scalars(value):
         text = (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)).strip().casefold()
         out.update(t for t in {text, posixpath.basename(text.rstrip("/"))} if len(t) >= 2)
     return out
