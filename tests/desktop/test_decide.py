@@ -153,7 +153,7 @@ def test_remember_folds_a_steps_results_into_the_record() -> None:
                             read_only=True),
                ActionResult(function="write_rows", arguments=write().arguments, ok=True, content="ok",
                             changes=(EffectView(path="budget.xlsx", change="create", before=None, after="d1"),))]
-    after = remember(record(failed=(("k", "boom"),)), facts, results)
+    after = remember(record(failed=((call_key("read_sheet", {"path": "x.xlsx"}), "boom"),)), facts, results)
     assert after.done == (call_key("write_rows", write().arguments),) and after.failed == ()
     assert after.changed["budget.xlsx"].after == "d1" and after.called == ("read_sheet", "write_rows")
     assert after.artifacts["2.read_sheet"].value == ROWS
@@ -466,6 +466,30 @@ def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> N
     twice = remember(wrote, [], [ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=False,
                                               error="the chart is there already")])
     assert not missing(twice, SHEETS)
+
+
+def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_done() -> None:
+    wrong, right = {"path": "budget.xlsx", "sheet": "Hours Fee"}, {"path": "budget.xlsx", "sheet": "Hours"}
+    totals = EffectView(path="budget.xlsx", change="add", before="d1", after="d2")
+    failed = remember(record(), [], [ActionResult(function="add_totals_row", arguments=wrong, ok=False,
+                                                  error="no sheet named 'Hours Fee'")])
+    fixed = remember(failed, [], [ActionResult(function="add_totals_row", arguments=right, ok=True,
+                                               changes=(totals,))])
+    assert fixed.corrected == (call_key("add_totals_row", wrong),)
+    # proposed again, the failed call is not run: the later call did its work, and a FINISH after it stands
+    proposed = CallFacts(function="add_totals_row", arguments=wrong,
+                         effects=(EffectView(path="budget.xlsx", change="add"),))
+    again = decide(answer("FINISH", 0), [proposed], fixed, active=frozenset(), created=(), protected=())
+    assert again.run == () and again.skipped[0][2] and "a later add_totals_row call" in again.skipped[0][1]
+    refailed = remember(fixed, [], [ActionResult(function="add_totals_row", arguments=wrong, ok=False,
+                                                 error="no sheet named 'Hours Fee'")])
+    assert not missing(refailed, SHEETS).unsettled
+    # a call of the same tool that differs in two arguments is other work: its failure still counts
+    cell = {"path": "budget.xlsx", "cell": "B2", "value": 5}
+    other = remember(record(), [], [ActionResult(function="set_cell", arguments=cell, ok=False, error="bad cell")])
+    other = remember(other, [], [ActionResult(function="set_cell", arguments={**cell, "cell": "C3", "value": 7},
+                                              ok=True, changes=(totals,))])
+    assert other.corrected == ()
 
 
 def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes_holds() -> None:

@@ -24,7 +24,7 @@ from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.rules import steps as rules
-from podium.desktop.wire.messages import ActionResult, CallFacts, call_text
+from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, call_text
 from podium.desktop.wire.schemas import AppOutput, AppStatus, normal_path
 
 MAX_FAILED = 16
@@ -88,6 +88,10 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
                         "not repeat it", True)
             continue
+        if key in record.corrected:
+            skip(index, f"not run: it failed before, and a later {fact.function} call on the same file succeeded: "
+                        "that call did this work", True)
+            continue
         if fact.effects and key in answered:  # a change of files named twice in one answer is made once
             skip(index, f"not run: the same {fact.function} call is earlier in this answer", True)
             continue
@@ -147,6 +151,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     """The record after a step's calls ran (`results`, one per call that ran)."""
     done, called, tried, read = list(record.done), list(record.called), list(record.tried), list(record.read)
     failed = list(record.failed)
+    corrected = list(record.corrected)
     changed = dict(record.changed)
     found = dict(record.artifacts)
     names = dict(record.names)
@@ -163,11 +168,12 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             read.append(key)
         else:
             done.append(key)
+            fact = by_call.get(key)
+            evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
+            corrected += [k for k, _ in failed if _instead(k, key, evidence)]
             if not changed_nothing(result):
                 failed.clear()  # the files changed: a call that failed may work now,
                 read.clear()  # and a read may find something new
-            fact = by_call.get(key)
-            evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
             for effect in evidence:
                 if effect.change == Change.REPLACE.value:
                     # written whole again: what earlier calls put in it is gone, and making it again is new work
@@ -181,7 +187,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             found[item.name] = item
     return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
-                   failed=tuple(failed)[-MAX_FAILED:], changed=changed,
+                   failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)), changed=changed,
                    artifacts=found, names=names)
 
 
@@ -192,6 +198,16 @@ def scalars(value: Any) -> list[Any]:
     if isinstance(value, list | tuple):
         return [s for v in value for s in scalars(v)]
     return [] if value is None or isinstance(value, bool) else [value]
+
+
+def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView]) -> bool:
+    """Whether the successful call `succeeded` did what the failed call `failed` was for (call keys): the same
+    tool on a path it names, with one argument given otherwise (the sheet named right the second time); two or
+    more differ: other work."""
+    (tool, args), (function, arguments) = json.loads(failed), json.loads(succeeded)
+    if tool != function or not any(_names(failed, e.path) for e in evidence):
+        return False
+    return sum(args.get(name) != arguments.get(name) for name in {*args, *arguments}) <= 1
 
 
 def _names(key: str, path: str) -> bool:

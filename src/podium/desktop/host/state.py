@@ -129,6 +129,9 @@ class SubtaskRecord:
     names: Mapping[str, str] = field(default_factory=dict)  # artifact base name -> the call that made it
     done: tuple[str, ...] = ()  # the changes that succeeded (call keys): the same change is not made twice
     failed: tuple[tuple[str, str], ...] = ()  # (call key, error) since its last successful change
+    # failed calls that a later call of the same tool on the same path did instead (a sheet named wrong, then
+    # right): proposed again, they are that work done, not work left
+    corrected: tuple[str, ...] = ()
     changed: Mapping[str, EffectView] = field(default_factory=dict)  # path -> what its calls did to it
     called: tuple[str, ...] = ()  # the tools whose calls succeeded
     tried: tuple[str, ...] = ()  # the tools whose calls ran and failed

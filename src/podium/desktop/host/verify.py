@@ -241,11 +241,12 @@ def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, 
                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The declared writes its changes touched that a changing call named after its last successful change,
     and failed on (record.failed holds only those), with each one's last error. A failed call the same as one
-    that succeeded before asked for work that is done (a totals row added twice in one answer): no doubt."""
+    that succeeded before asked for work that is done (a totals row added twice in one answer), and so did one
+    that a later call of its tool on the same path did instead (record.corrected): no doubt."""
     found: dict[str, str] = {}
     for key, error in record.failed:
         tool, args = json.loads(key)
-        if tool not in changing or key in record.done:
+        if tool not in changing or key in record.done or key in record.corrected:
             continue
         named = [v for v in scalars(args) if isinstance(v, str)]
         for w in record.spec.writes:
