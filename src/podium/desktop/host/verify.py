@@ -21,7 +21,7 @@ from typing import Any
 from podium.apps.base import OPEN_DIALOG
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Kind, kind_of
+from podium.desktop.host.artifacts import Kind, kind_of, other_end
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -67,17 +67,21 @@ class Missing:
     # its program's dialog still open after its calls acted in the program (a form filled in, an item chosen,
     # and neither confirmed): a question asked once, a FINISH again leaves it open
     dialog: str = ""
+    # what each whole value its changes wrote is in its data, where that holds it as the row of a figure (a
+    # column's least or largest), with the row at the other end (rule label-is-asked): a question asked once
+    labels: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
-                    or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog)
+                    or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
+                    or self.labels)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog)
+                    or self.dialog or self.labels)
 
     @property
     def only_soft(self) -> bool:
@@ -86,7 +90,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog) and not (
+                    or self.dialog or self.labels) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or (self.unhanded and self.handed_only))
 
@@ -119,6 +123,9 @@ class Missing:
         if self.dialog:
             parts.append(f"{self.dialog}: confirm it with its button if your subtask is to, or answer FINISH "
                          "again to leave it open")
+        if self.labels:
+            parts.append(f"you wrote {'; '.join(self.labels)}: if that is what the request asks for, answer FINISH "
+                         "again; if not, write the one it asks for, by reference")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -130,15 +137,17 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="")
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
+                       labels=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
-            hold_handed: bool = False, handed_from: Iterable[str] = ()) -> Missing:
+            hold_handed: bool = False, handed_from: Iterable[str] = (), ask_labels: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read. `hold_handed`: a writer that declares no source of its own is held to that data
-    (rule unhanded-is-failure)."""
+    (rule unhanded-is-failure). `ask_labels`: what it wrote that its data holds as a figure's row is asked about
+    once (rule label-is-asked)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -183,7 +192,30 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                                     and not info.names_its_writes for t in record.called)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
-                   record.dialog if acted else "")
+                   record.dialog if acted else "",
+                   _labels(record, given) if ask_labels and not record.labels_checked else ())
+
+
+def _labels(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[str, ...]:
+    """Each whole value its successful changes wrote that its data (handed or read) holds as the row of a
+    figure, a column's least or largest value: what it is there, and the row at that column's other end."""
+    data = {a.name: (a.value, a.source) for a in given}
+    data.update({a.name: (a.value, a.source) for a in record.artifacts.values()})
+
+    def same(value: Any, text: str) -> bool:
+        return isinstance(value, str) and value.strip().casefold() == text.casefold()
+
+    said: list[str] = []
+    for key in record.done:
+        for text in dict.fromkeys(v.strip() for v in scalars(json.loads(key)[1]) if isinstance(v, str) and v.strip()):
+            rows = [name for name, (value, _) in data.items() if other_end(name) and same(value, text)]
+            if not rows:
+                continue
+            others = [f"{data[o][1]} is {data[o][0]!r} ({json.dumps({'ref': o})})" for name in rows
+                      if (o := other_end(name)) in data and not same(data[o][0], text)]
+            said.append(f"{text!r}, which in your data is {', '.join(str(data[n][1]) for n in rows)}"
+                        + (f" (and {', '.join(dict.fromkeys(others))})" if others else ""))
+    return tuple(dict.fromkeys(said))
 
 
 def open_dialog(seen: Iterable[ActionResult]) -> str:
