@@ -3,6 +3,7 @@ verifier; the named rules that act on a step."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -538,10 +539,33 @@ def test_a_written_name_that_the_data_holds_as_a_figures_row_is_asked_about_once
     assert asked.labels and asked.only_soft and asked.asked_once and not asked.work
     said = asked.text()
     assert "'Central', which in your data is the 'Region' of the row with the min 'Q1'" in said
-    assert "the 'Region' of the row with the max 'Q1 + Q2' is 'East' ({\"ref\": \"1.read_table.max_label.row_total\"})" \
-        in said
+    east = json.dumps({"ref": "1.read_table.max_label.row_total"})
+    assert f"the 'Region' of the row with the max 'Q1 + Q2' is 'East' ({east})" in said
     # asked once; without the rule, or for a value that is no figure's row, nothing is asked
     assert not missing(replace(wrote, labels_checked=True), files, given, ask_labels=True)
     assert not missing(wrote, files, given)
     other = replace(wrote, done=(call_key("write_file", {"path": "answer.txt", "content": "North and East"}),))
     assert not missing(other, files, given, ask_labels=True)
+
+
+def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:
+    files = AppInfo("files", "", (), (ToolInfo("write_file", False), ToolInfo("column_totals", True, computes=True)))
+    spec = SubtaskSpec(id="2", description="Write the total", application="files", reads=("hours.csv",),
+                       writes=("hours.txt",), tools=("write_file", "column_totals"))
+    label = {"path": "hours.txt", "content": "Total hours: "}
+    wrote = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="write_file", arguments=label, ok=True,
+        changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
+    totals = {"path": "hours.csv"}
+    computed = remember(wrote, [], [ActionResult(
+        function="column_totals", arguments=totals, ok=True, read_only=True,
+        content={"columns": {"Hours": {"sum": 33.25, "count": 5, "mean": 6.65}}})])
+    late = missing(computed, files)
+    assert late.late == ("column_totals",) and late.asked_once and not late.only_soft and late.work
+    assert "column_totals ran after your last change, and nothing it computed is in your changes" in late.text()
+    # written after it, its number settles it; computed before the change that holds it, nothing is asked
+    settled = remember(computed, [], [ActionResult(
+        function="write_file", arguments={**label, "content": "Total hours: 33.25"}, ok=True,
+        changes=(EffectView(path="hours.txt", change="replace", before="d1", after="d2"),))])
+    assert not missing(settled, files).late
+    assert not missing(wrote, files).late

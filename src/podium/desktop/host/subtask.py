@@ -305,7 +305,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             writing = tuple(t for t in writing if t in takers) or writing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
-        wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled
+        wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
                   else reading if missing.hands_on else missing.uncomputed)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""

@@ -70,18 +70,21 @@ class Missing:
     # what each whole value its changes wrote is in its data, where that holds it as the row of a figure (a
     # column's least or largest), with the row at the other end (rule label-is-asked): a question asked once
     labels: tuple[str, ...] = ()
+    # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
+    # its changes: computed and not written (a total worked out after the file got its label without it)
+    late: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.labels)
+                    or self.labels or self.late)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.labels)
+                    or self.dialog or self.labels or self.late)
 
     @property
     def only_soft(self) -> bool:
@@ -92,7 +95,7 @@ class Missing:
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.labels) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
-            or self.unsettled or (self.unhanded and self.handed_only))
+            or self.unsettled or self.late or (self.unhanded and self.handed_only))
 
     def text(self) -> str:
         parts = []
@@ -123,6 +126,10 @@ class Missing:
         if self.dialog:
             parts.append(f"{self.dialog}: confirm it with its button if your subtask is to, or answer FINISH "
                          "again to leave it open")
+        if self.late:
+            it = "it" if len(self.late) == 1 else "they"
+            parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
+                         f"changes: write what {it} computed, by reference")
         if self.labels:
             parts.append(f"you wrote {'; '.join(self.labels)}: if that is what the request asks for, answer FINISH "
                          "again; if not, write the one it asks for, by reference")
@@ -193,7 +200,30 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "",
-                   _labels(record, given) if ask_labels and not record.labels_checked else ())
+                   _labels(record, given) if ask_labels and not record.labels_checked else (), _late(record, app))
+
+
+def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
+    """The declared computing tools of a writer that hands nothing on whose calls all ran after its last change
+    (record.read holds what ran since), none of the numbers they computed in any of its changes."""
+    spec = record.spec
+    if app is None or not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
+        return ()
+    written = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
+    late = []
+    for tool in spec.tools:
+        info = app.tool(tool)
+        since = {key for key in record.read if json.loads(key)[0] == tool}
+        if info is None or not info.computes or not since or any(json.loads(k)[0] == tool for k in record.done):
+            continue
+        bases = [base for base, key in record.names.items() if key in since]
+        numbers = {text for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
+                                                                   for b in bases)
+                   for v in scalars(a.value) if isinstance(v, int | float)
+                   for text in _values(v)}
+        if numbers and not any(n in written for n in numbers):
+            late.append(tool)
+    return tuple(late)
 
 
 def _labels(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[str, ...]:
