@@ -3,7 +3,6 @@ verifier; the named rules that act on a step."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -520,32 +519,6 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
                                                                                "content": "members.xlsx\n"},
                                              ok=True, changes=(made,))])
     assert not missing(own, None, given, hold_handed=True).work
-
-
-def test_a_written_name_that_the_data_holds_as_a_figures_row_is_asked_about_once_with_the_other_end() -> None:
-    from podium.desktop.blackboard import ArtifactEntry
-    from podium.desktop.host.artifacts import Artifact, Kind, figures
-
-    table = Artifact("1.read_table", Kind.TABLE, [["Region", "Q1", "Q2"], ["North", 410, 380], ["East", 395, 455],
-                                                  ["Central", 200, 210]])
-    given = [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source) for f in figures(table)]
-    files = AppInfo("files", "", (), (ToolInfo("write_file", False),))
-    spec = SubtaskSpec(id="2", description="Write the region", application="files", writes=("answer.txt",),
-                       depends_on=("1",))
-    wrote = SubtaskRecord(spec=spec, called=("write_file",),
-                          done=(call_key("write_file", {"path": "answer.txt", "content": "Central"}),),
-                          changed={"answer.txt": EffectView(path="answer.txt", change="create", after="d1")})
-    asked = missing(wrote, files, given, ask_labels=True)
-    assert asked.labels and asked.only_soft and asked.asked_once and not asked.work
-    said = asked.text()
-    assert "'Central', which in your data is the 'Region' of the row with the min 'Q1'" in said
-    east = json.dumps({"ref": "1.read_table.max_label.row_total"})
-    assert f"the 'Region' of the row with the max 'Q1 + Q2' is 'East' ({east})" in said
-    # asked once; without the rule, or for a value that is no figure's row, nothing is asked
-    assert not missing(replace(wrote, labels_checked=True), files, given, ask_labels=True)
-    assert not missing(wrote, files, given)
-    other = replace(wrote, done=(call_key("write_file", {"path": "answer.txt", "content": "North and East"}),))
-    assert not missing(other, files, given, ask_labels=True)
 
 
 def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:

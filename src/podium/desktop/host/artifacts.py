@@ -279,18 +279,6 @@ def _column_figures(name: str, column: str, values: Sequence[float | None], labe
     return found
 
 
-LABELS = ("min_label", "max_label")
-
-
-def other_end(name: str) -> str | None:
-    """For a figure that is a row's label (`T.min_label.Q1`), the name of the label of the column's other end
-    (`T.max_label.Q1`); None for other data."""
-    parts = name.split(".")  # a column's key has no dot in it (_key)
-    if len(parts) < 3 or parts[-2] not in LABELS:
-        return None
-    return ".".join((*parts[:-2], LABELS[1 - LABELS.index(parts[-2])], parts[-1]))
-
-
 def _key(header: Sequence[str], index: int) -> str:
     return re.sub(r"\W+", "_", header[index]).strip("_") or f"column{index + 1}"
 

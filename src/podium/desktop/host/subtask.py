@@ -282,8 +282,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     handed_from = [p for d in record.spec.depends_on if (dep := subtasks.get(d)) is not None
                    and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
     missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
-                             hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from,
-                             ask_labels=rules.TYPED_LABEL in s.rules)
+                             hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from)
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
@@ -317,11 +316,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
                      "never make one up.")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
                            kept_checked=record.kept_checked or missing.asked_once, note=note,
-                           only=wanted if force else (), labels_checked=record.labels_checked or bool(missing.labels))
+                           only=wanted if force else ())
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
-        if missing.labels:
-            s = fired_rule(s, rules.TYPED_LABEL)
         return dispatch_propose(s, sid)
     lacking = missing.work  # a source it did not use, asked about once, is believed unneeded after
     if lacking and (not lacking.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks

@@ -21,7 +21,7 @@ from typing import Any
 from podium.apps.base import OPEN_DIALOG
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Kind, kind_of, other_end
+from podium.desktop.host.artifacts import Kind, kind_of
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -67,9 +67,6 @@ class Missing:
     # its program's dialog still open after its calls acted in the program (a form filled in, an item chosen,
     # and neither confirmed): a question asked once, a FINISH again leaves it open
     dialog: str = ""
-    # what each whole value its changes wrote is in its data, where that holds it as the row of a figure (a
-    # column's least or largest), with the row at the other end (rule label-is-asked): a question asked once
-    labels: tuple[str, ...] = ()
     # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
     # its changes: computed and not written (a total worked out after the file got its label without it)
     late: tuple[str, ...] = ()
@@ -77,14 +74,14 @@ class Missing:
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.labels or self.late)
+                    or self.late)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.labels or self.late)
+                    or self.dialog or self.late)
 
     @property
     def only_soft(self) -> bool:
@@ -93,7 +90,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.labels) and not (
+                    or self.dialog) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or (self.unhanded and self.handed_only))
 
@@ -130,9 +127,6 @@ class Missing:
             it = "it" if len(self.late) == 1 else "they"
             parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
                          f"changes: write what {it} computed, by reference")
-        if self.labels:
-            parts.append(f"you wrote {'; '.join(self.labels)}: if that is what the request asks for, answer FINISH "
-                         "again; if not, write the one it asks for, by reference")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -144,17 +138,15 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       labels=())
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="")
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
-            hold_handed: bool = False, handed_from: Iterable[str] = (), ask_labels: bool = False) -> Missing:
+            hold_handed: bool = False, handed_from: Iterable[str] = ()) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read. `hold_handed`: a writer that declares no source of its own is held to that data
-    (rule unhanded-is-failure). `ask_labels`: what it wrote that its data holds as a figure's row is asked about
-    once (rule label-is-asked)."""
+    (rule unhanded-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -200,7 +192,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "",
-                   _labels(record, given) if ask_labels and not record.labels_checked else (), _late(record, app))
+                   _late(record, app))
 
 
 def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
@@ -224,28 +216,6 @@ def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
         if numbers and not any(n in written for n in numbers):
             late.append(tool)
     return tuple(late)
-
-
-def _labels(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[str, ...]:
-    """Each whole value its successful changes wrote that its data (handed or read) holds as the row of a
-    figure, a column's least or largest value: what it is there, and the row at that column's other end."""
-    data = {a.name: (a.value, a.source) for a in given}
-    data.update({a.name: (a.value, a.source) for a in record.artifacts.values()})
-
-    def same(value: Any, text: str) -> bool:
-        return isinstance(value, str) and value.strip().casefold() == text.casefold()
-
-    said: list[str] = []
-    for key in record.done:
-        for text in dict.fromkeys(v.strip() for v in scalars(json.loads(key)[1]) if isinstance(v, str) and v.strip()):
-            rows = [name for name, (value, _) in data.items() if other_end(name) and same(value, text)]
-            if not rows:
-                continue
-            others = [f"{data[o][1]} is {data[o][0]!r} ({json.dumps({'ref': o})})" for name in rows
-                      if (o := other_end(name)) in data and not same(data[o][0], text)]
-            said.append(f"{text!r}, which in your data is {', '.join(str(data[n][1]) for n in rows)}"
-                        + (f" (and {', '.join(dict.fromkeys(others))})" if others else ""))
-    return tuple(dict.fromkeys(said))
 
 
 def open_dialog(seen: Iterable[ActionResult]) -> str:

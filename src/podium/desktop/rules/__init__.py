@@ -95,10 +95,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
                                 "names) and stands by it."),
-    Rule("label-is-asked", "A FINISH whose change wrote, as a whole value, the row of a figure of its data (the "
-                           "label of a column's least or largest value) is asked once which figure the request wants, "
-                           "shown the other end's row: a small model copies the first name its data lists (the row "
-                           "of the least) where the request asks for the largest."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),

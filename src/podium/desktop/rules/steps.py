@@ -31,7 +31,6 @@ CALL_AS_DATA = "call-is-not-data"
 UNHANDED_FAIL = "unhanded-is-failure"
 HANDED_FIRST = "handed-data-first"
 OPEN_FIRST = "open-before-acting"
-TYPED_LABEL = "label-is-asked"
 OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it (apps.desktop_apps)
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
