@@ -143,7 +143,15 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
         "set_text", False, names_its_writes=False), ToolInfo("click", False, names_its_writes=False))),))
     slider = [spec("1", "dialog", tools=["set_text"], hands_on="number"), spec("2", "dialog", "1", tools=["click"])]
     kept = check_plan(slider, program, "Set the volume to 65 and confirm", ())
-    assert kept.ok and kept.subtasks[0].tools == ("set_text",) and not kept.amended, kept
+    # and two subtasks in turn on a program, writing no file, are one agent's work on its state
+    assert kept.ok and [(s.id, s.tools) for s in kept.subtasks] == [("2", ("click", "set_text"))], kept
+    assert kept.amended == ("subtask '1' reads for '2' alone on dialog: '2' does both",)
+    # not so two readers in turn on an application of files: the first one's reading needs no model
+    readers = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+               spec("2", "spreadsheets", "1", tools=["column_totals"], hands_on="number"),
+               spec("3", "files", "2", writes=["total.txt"], tools=["write_file"])]
+    apart = check_plan(readers, CATALOG, "Write the total of budget.xlsx into total.txt", FILES)
+    assert [s.id for s in apart.subtasks] == ["1", "2", "3"], apart
     # only changing tools declared: any tool (its empty writes bound it); no one waiting: still refused
     check = check_plan([plan[0].model_copy(update={"tools": ("write_rows",)}), plan[1]], CATALOG,
                        "Put the table of budget.xlsx into report.docx", FILES)

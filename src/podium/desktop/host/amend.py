@@ -64,12 +64,12 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
     every = [*kept.values(), *split]
     writing = _merged([_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every, catalog, notes)
-                       for spec in split], notes)
+                       for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(spec, catalog, files, notes) for spec in writing]
     # ordered, two writers of one file on one application may be one subtask's work
-    return Amended(tuple(_merged(_ordered(fixed, kept, notes), notes)), tuple(notes), any_tool)
+    return Amended(tuple(_merged(_ordered(fixed, kept, notes), catalog, notes)), tuple(notes), any_tool)
 
 
 def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
@@ -296,17 +296,28 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
     return spec.model_copy(update={"writes": (), "tools": tuple(t for t in spec.tools if t not in changing)})
 
 
-def _merged(specs: list[SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
+def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> list[SubtaskSpec]:
     """Each subtask that only the one subtask waits for, on its own application, writing what it writes and
     more, becomes part of that subtask: one agent with one memory does both (its observation shows the
     files), where a hand-off inside one application adds a step, and a subtask that only reads or only
-    "writes the file" again may start the other's work without its writes, or undo it."""
+    "writes the file" again may start the other's work without its writes, or undo it. So do two subtasks
+    in turn on a program that write no file: what they change is the program's state, which one agent sees
+    whole (a form read by one and confirmed by the other was never filled in)."""
     result = list(specs)
+
+    def joins(first: SubtaskSpec, then: SubtaskSpec) -> bool:
+        if then.application != first.application:
+            return False
+        if then.writes:
+            return set(first.writes) <= set(then.writes)
+        app = catalog.get(then.application)
+        return not first.writes and app is not None and any(
+            not t.read_only and not t.names_its_writes for t in app.tools)
+
     while True:
         pair = next(((first, waiting[0]) for first in result
                      for waiting in [[s for s in result if first.id in s.depends_on]]
-                     if len(waiting) == 1 and waiting[0].application == first.application and waiting[0].writes
-                     and set(first.writes) <= set(waiting[0].writes)), None)
+                     if len(waiting) == 1 and joins(first, waiting[0])), None)
         if pair is None:
             return result
         first, then = pair
