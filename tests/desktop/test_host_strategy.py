@@ -16,6 +16,7 @@ from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished
+from podium.desktop.rules import SMALL_LOCAL, profile_rules
 from podium.desktop.rules.steps import PLAN_READS, PLAN_WRITES, VERIFIED_FINISH
 from podium.desktop.shell.phases import Phase
 from podium.desktop.wire.messages import (
@@ -374,6 +375,14 @@ def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once()
     _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
     _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(False), result="ok"), s)
     assert run_of(s).subtasks["1"].state is SubtaskState.FINISH
+    # with the rules of a small model, its next answer must take one of the program's actions it has not taken
+    small = replace(state, rules=profile_rules(SMALL_LOCAL))
+    _, s = STRATEGY.handle_ask("Fill in the form with Alice and confirm it", {}, "t3", small)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed, observed=window(True)), s)
+    _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
+    (forced,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
+    assert app_request(forced).offered == ("click",) and app_request(forced).must_act
 
 
 def without_verified_finish(s: HostState) -> HostState:

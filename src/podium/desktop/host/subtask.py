@@ -305,7 +305,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
-                  else reading if missing.hands_on else missing.uncomputed)
+                  else reading if missing.hands_on else missing.uncomputed or (
+                      _acting(app, record.called) if missing.dialog else ()))
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
@@ -330,6 +331,13 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)
     return settle(s)
+
+
+def _acting(app: AppInfo | None, called: tuple[str, ...]) -> tuple[str, ...]:
+    """A program's actions (tools that change its state, naming no file), those not called yet first: what
+    ends a dialog its calls left open (its button) is an action it has not taken."""
+    acting = tuple(t.name for t in app.tools if not t.read_only and not t.names_its_writes) if app else ()
+    return tuple(t for t in acting if t not in called) or acting
 
 
 def _filling(tools: tuple[str, ...], app: AppInfo | None) -> tuple[str, ...]:

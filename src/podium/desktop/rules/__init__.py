@@ -48,7 +48,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "else any tool that changes files; for a part its calls left empty, none that only adds "
                                "empty parts) "
                                "or ask the person, where it may (grammar), and after one questioned for "
-                               "data it never read, one of its application's reading tools: told in words, a small "
+                               "data it never read, one of its application's reading tools, and after one questioned "
+                               "for a dialog left open, one of its program's actions (those not taken yet): told in "
+                               "words (and saying itself that the dialog needs its button), a small "
                                "model did not. Once its writes changed it is not forced: a small planner declares "
                                "tools nobody needs."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
