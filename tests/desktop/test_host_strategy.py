@@ -1187,3 +1187,29 @@ def test_a_writer_that_took_from_one_of_the_files_read_for_it_is_asked_about_the
     # asked once: a FINISH that stands is believed (one of several may be what was asked)
     _, s = STRATEGY.handle_response("app-files", proposes("FINISH", result="copied"), s)
     assert s.blackboard.result_of("2").status == "FINISH"  # type: ignore[union-attr]
+
+
+def test_a_total_computed_after_the_writers_last_change_is_asked_for_then_the_finish_fails() -> None:
+    files = AppInfo("files", "the file system", (".txt", ".csv"), (
+        ToolInfo("write_file", False), ToolInfo("column_totals", True, PATH_ONLY, computes=True)))
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": Catalog((files,)),
+                          "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("Add up the hours in hours.csv into total.txt", {}, "t1", s)
+    plan = [sub("1", "files", reads=["hours.csv"], writes=["total.txt"], tools=["write_file", "column_totals"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("hours.csv",), Subtasks=plan), s)
+    label = facts_of("write_file", {"path": "total.txt", "content": "Total hours: "}, change="create")
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", label), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(label)), s)
+    (asked,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="written"), s)
+    assert "column_totals was not called" in app_request(asked).note
+    # computed in the answer that says FINISH, its total was not seen yet: asked about, not failed
+    totals = facts_of("column_totals", {"path": "hours.csv"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-files", proposes("FINISH", totals, result="written"), s)
+    (again,), s = STRATEGY.handle_response("app-files", executed(ran(totals, {"columns": {"Hours": {
+        "sum": 33.25, "mean": 6.65}}})), s)
+    assert "column_totals ran after your last change, and nothing it computed is in your changes" in \
+        app_request(again).note
+    # standing by it, the FINISH fails: the file does not hold the total
+    _, s = STRATEGY.handle_response("app-files", proposes("FINISH", result="written"), s)
+    record = run_of(s).subtasks["1"]
+    assert record.state is SubtaskState.FAIL and "column_totals ran after your last change" in record.reason.detail

@@ -253,7 +253,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     if status is AppStatus.FINISH and not failed_change:
         # changes proposed that all found their work done, or repeated one made: an answer that did nothing
         did_nothing = not changed and (repeats > 0 or any(not r.read_only for r in results))
-        return _finish(s, agent, sid, output, changed=changed, did_nothing=did_nothing)
+        # a FINISH said with a call that computes was said before what it computed was seen, as one with changes
+        app = s.catalog.get(record.spec.application)
+        computed = app is not None and any(r.ok and (info := app.tool(r.function)) is not None and info.computes
+                                           for r in results)
+        return _finish(s, agent, sid, output, changed=changed or computed, did_nothing=did_nothing)
     if status is AppStatus.PENDING:
         return _pending(s, agent, sid, output)
     if status is AppStatus.FAIL:
