@@ -542,3 +542,14 @@ def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_no
         changes=(EffectView(path="hours.txt", change="replace", before="d1", after="d2"),))])
     assert not missing(settled, files).late
     assert not missing(wrote, files).late
+
+
+def test_the_workspace_as_a_write_is_shown_by_a_programs_actions_not_by_a_file() -> None:
+    dialog = AppInfo("dialog", "", (), (ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
+                                        ToolInfo("click", False, names_its_writes=False)))
+    spec = SubtaskSpec(id="1", description="Fill in the form and confirm it", application="dialog", writes=(".",),
+                       tools=("set_text", "click"))
+    confirmed = SubtaskRecord(spec=spec, called=("set_text", "click"))
+    assert not missing(confirmed, dialog)
+    # nothing done in the program: the workspace is unchanged, and so is the program
+    assert missing(SubtaskRecord(spec=spec), dialog).writes == (".",)

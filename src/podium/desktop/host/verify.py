@@ -155,7 +155,13 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     def among(w: str, paths: tuple[str, ...]) -> bool:
         return any(covered(path, (w,)) or covered(w, (path,)) for path in paths)
 
-    writes = tuple(w for w in spec.writes if not among(w, touched) and not among(w, same))
+    # a subtask that acted in its program (a tool that names no file it writes) changed what that program holds
+    acted = app is not None and any((info := app.tool(t)) is not None and not info.read_only
+                                    and not info.names_its_writes for t in record.called)
+    # '.', the workspace as a whole, names no file to look at: a program's actions are its evidence (what a form
+    # confirmed writes is the program's doing, after it closes)
+    writes = tuple(w for w in spec.writes if not among(w, touched) and not among(w, same)
+                   and not (w == "." and acted))
     kept = tuple(w for w in spec.writes if not among(w, touched) and among(w, same))
     changing = set(app.changing) if app is not None else set()
     unmet = [t for t in spec.tools if t in changing and t not in record.called]
@@ -186,9 +192,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
     given = tuple(given)
-    # a dialog counts when the subtask acted in its program (a tool that names no file it writes)
-    acted = app is not None and any((info := app.tool(t)) is not None and not info.read_only
-                                    and not info.names_its_writes for t in record.called)
+    # a dialog counts when the subtask acted in its program
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "",
