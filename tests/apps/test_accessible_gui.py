@@ -344,6 +344,9 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         await dialog.launch()
         seen = await ok(dialog, "observe")
         table = find(seen, r"^\d+: (tree )?table( '[^']*')?( \[.*\])?$")
+        # the table itself is no item to select: one of its is meant, and they are named
+        whole = await dialog.call("select", {"control": table})
+        assert whole.error is not None and "select one of its items" in whole.error and "'Banana'" in whole.error
         await ok(dialog, "select", control=table, item="Cherry")
         # an item given its own name as the item to select is selected itself
         await ok(dialog, "select", control=find(seen, r"table cell 'Banana'"), item="banana")

@@ -57,7 +57,7 @@ from podium.apps.accessible.bus import (
     accessibility_address,
 )
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
-from podium.apps.accessible.roles import CHOOSERS, LABELS, TEXT_ROLES, Role, State, states_of
+from podium.apps.accessible.roles import CHOOSERS, CONTAINERS, LABELS, TEXT_ROLES, Role, State, states_of
 from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
@@ -414,6 +414,10 @@ class AccessibleApplication(DesktopApplication):
         bus = await self.bus()
         if args.item is not None and actions.normalize(args.item) == actions.normalize(name):
             args = args.model_copy(update={"item": None})  # the item named is the control itself
+        if args.item is None and role in CONTAINERS:  # a list or a table is no item of another: one of its is meant
+            _, items = await actions.find_item(bus, ref, "")
+            raise ToolError(f"control {args.control} is a {role.name.lower().replace('_', ' ')}: select one of its "
+                            f"items, by its own number or as item; its items are: {list(dict.fromkeys(items))[:40]}")
         if args.item is None:
             parent = tuple(await bus.get(ref, "Accessible", "Parent"))
             (index,) = await bus.call(ref, "Accessible", "GetIndexInParent")
