@@ -356,6 +356,9 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         seen = await ok(dialog, "observe")
         slider = find(seen, r": slider")
         assert seen["controls"][[int(x.split(":")[0]) for x in seen["controls"]].index(slider)].endswith("= '20'")
+        # a click lands the slider wherever it hits: its value is given as a number
+        clicked = await dialog.call("click", {"control": slider})
+        assert clicked.error is not None and "set its value with set_text" in clicked.error
         too_big = await dialog.call("set_text", {"control": slider, "text": "250"})
         assert too_big.error is not None and "outside its range 0 to 100" in too_big.error
         assert (await ok(dialog, "set_text", control=slider, text="65"))["value"] == 65

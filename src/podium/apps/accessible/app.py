@@ -57,7 +57,7 @@ from podium.apps.accessible.bus import (
     accessibility_address,
 )
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
-from podium.apps.accessible.roles import CHOOSERS, CONTAINERS, LABELS, TEXT_ROLES, Role, State, states_of
+from podium.apps.accessible.roles import CHOOSERS, CONTAINERS, LABELS, TEXT_ROLES, VALUED, Role, State, states_of
 from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
@@ -318,7 +318,10 @@ class AccessibleApplication(DesktopApplication):
     async def _click(self, args: ControlArgs) -> Mapping[str, Any]:
         if (item := await self._closed_menu_item(args.control)) is not None:  # the menus on the way are opened
             return {"control": args.control, **await self._menu(MenuArgs(path=list(item)))}
-        ref, _, _ = await self._resolve(args.control)
+        ref, role, _ = await self._resolve(args.control)
+        if role in VALUED:  # a click moves it to wherever the pointer lands, a value nobody chose
+            raise ToolError(f"control {args.control} is a {role.label}: a click sets it wherever it lands; set its "
+                            "value with set_text and a number")
         return await self._after(await self._activate(ref), args.control)
 
     async def _activate(self, ref: Ref) -> dict[str, object]:
@@ -416,7 +419,7 @@ class AccessibleApplication(DesktopApplication):
             args = args.model_copy(update={"item": None})  # the item named is the control itself
         if args.item is None and role in CONTAINERS:  # a list or a table is no item of another: one of its is meant
             _, items = await actions.find_item(bus, ref, "")
-            raise ToolError(f"control {args.control} is a {role.name.lower().replace('_', ' ')}: select one of its "
+            raise ToolError(f"control {args.control} is a {role.label}: select one of its "
                             f"items, by its own number or as item; its items are: {list(dict.fromkeys(items))[:40]}")
         if args.item is None:
             parent = tuple(await bus.get(ref, "Accessible", "Parent"))
