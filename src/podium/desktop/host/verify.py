@@ -192,11 +192,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
     given = tuple(given)
-    # a dialog counts when the subtask acted in its program
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
-                   record.dialog if acted else "",
-                   _late(record, app))
+                   record.dialog if acted else "", _late(record, app))
 
 
 def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
@@ -210,7 +208,7 @@ def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
     for tool in spec.tools:
         info = app.tool(tool)
         since = {key for key in record.read if json.loads(key)[0] == tool}
-        if info is None or not info.computes or not since or any(json.loads(k)[0] == tool for k in record.done):
+        if info is None or not info.computes or not since:
             continue
         bases = [base for base, key in record.names.items() if key in since]
         numbers = {text for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
