@@ -71,7 +71,10 @@ async def test_tables_listed_and_rows_added_in_their_look(documents: DocumentsAp
         "insert_table_row", call)
     await call_checked(documents, root, "insert_table_row", call)
     assert (await call_checked(documents, root, "insert_table_row", call)).content["unchanged"] is True
-    await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "values": ["West"], "position": 1})
+    west = {"path": "r.docx", "values": ["West"], "position": 1}
+    short = await call_checked(documents, root, "insert_table_row", west)
+    assert "has 3 cells in a row (Region, Q3, Q4); 1 value was given: give one a cell" in short.error
+    await call_checked(documents, root, "insert_table_row", {**west, "values": ["West", "", ""]})
     rows = (await documents.call("read_table", {"path": "r.docx"})).content["rows"]
     assert rows == [["Region", "Q3", "Q4"], ["West", "", ""], ["North", "10", "12"], ["South", "8", "9"],
                     ["East", "5", "6"]]
@@ -82,7 +85,7 @@ async def test_tables_listed_and_rows_added_in_their_look(documents: DocumentsAp
 async def test_table_row_errors_and_delete(documents: DocumentsApplication, root: Path) -> None:
     report(root / "r.docx")
     wide = await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "values": [1, 2, 3, 4]})
-    assert "has 3 cells in a row; 4 values were given" in wide.error
+    assert "has 3 cells in a row (Region, Q3, Q4); 4 values were given" in wide.error
     none = await call_checked(documents, root, "insert_table_row", {"path": "r.docx", "table": 2, "values": [1]})
     assert "has 1 table(s); there is no table 2" in none.error
     call = {"path": "r.docx", "row": 1}

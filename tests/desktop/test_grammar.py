@@ -11,7 +11,7 @@ import pytest
 
 from podium.apps import build_applications
 from podium.apps.base import Tool
-from podium.apps.tooling import EXISTING, FILE_TYPES, NOT_FILE_TYPES, excluding
+from podium.apps.tooling import EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, excluding
 from podium.desktop.host.artifacts import Artifact, Kind, RefError, resolve
 from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
@@ -207,6 +207,71 @@ def test_with_nobody_to_approve_a_changing_tool_writes_only_what_it_may_change()
     # nothing it may change: a changing tool is not offered at all (the reading one still is)
     reading = app_output_schema([merge, TYPED[0]], paths=paths, existing=paths[:2], writable=())
     assert reading["$defs"]["action"]["properties"]["function"]["enum"] == ["read_sheet"]
+
+
+def test_a_path_a_tool_opens_and_changes_takes_only_files_that_exist_and_may_be_written() -> None:
+    paths, existing = ("report.docx", "draft.docx", "contents.docx"), ("report.docx", "draft.docx")
+    edit = Tool("insert_table_row", "edit", {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", FILE_TYPES: [".docx"], EDITED: True}}})
+    make = Tool("add_table", "make", {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", FILE_TYPES: [".docx"]}}})
+
+    def enums(schema: dict[str, Any]) -> dict[str, list[str]]:
+        return {c["properties"]["function"]["enum"][0]: c["properties"]["arguments"]["properties"]["path"]["enum"]
+                for c in schema["$defs"]["action"]["anyOf"]}
+    assert enums(app_output_schema([edit, make], paths=paths, existing=existing)) == {
+        "insert_table_row": ["draft.docx", "report.docx"],  # contents.docx: not there yet, nothing to open
+        "add_table": ["contents.docx", "draft.docx", "report.docx"]}
+    assert enums(app_output_schema([edit, make], paths=paths, existing=existing, writable=("draft.docx",
+                                                                                           "contents.docx"))) == {
+        "insert_table_row": ["draft.docx"], "add_table": ["contents.docx", "draft.docx"]}
+    # only a new file to write: the editing tool is not offered
+    only_new = app_output_schema([edit, make], paths=paths, existing=existing, writable=("contents.docx",))
+    assert only_new["$defs"]["action"]["properties"]["function"]["enum"] == ["add_table"]
+    assert EDITED not in json.dumps(only_new)
+
+
+def test_the_builtin_tools_that_open_their_file_are_marked_so(tmp_path: Any) -> None:
+    """A changing tool of documents and spreadsheets marks its path as one that must exist (EDITED, or EXISTING where
+    it is only read) exactly when a call of it on a file that is not there fails for that (the others make it)."""
+    import asyncio
+
+    from podium.apps.base import Tool as ToolType
+
+    def fill(name: str, spec: dict[str, Any]) -> Any:
+        spec = next((s for s in spec.get("anyOf", []) if s.get("type") != "null"), spec)
+        if spec.get(FILE_TYPES) or spec.get("items", {}).get(FILE_TYPES):
+            typed = spec.get(FILE_TYPES) or spec["items"][FILE_TYPES]
+            return (["in.csv"] if spec.get("type") == "array" else "in.csv") if ".csv" in typed else "new.x"
+        if "enum" in spec:
+            return spec["enum"][0]
+        kind = spec.get("type")
+        if kind == "array":
+            return [["Name", "Score"], ["a", 1]] if spec.get("items", {}).get("type") == "array" else ["A"]
+        return {"integer": 1, "number": 1, "boolean": False}.get(str(kind), "A1" if name in ("cell", "data",
+                                                                                          "range") else "A")
+
+    async def probe(tool: ToolType, app: Any, suffix: str) -> bool:
+        for item in tmp_path.iterdir():
+            item.unlink()
+        (tmp_path / "in.csv").write_text("Name,Score\na,1\n")
+        required = tool.parameters.get("required", [])
+        args = {k: fill(k, s) for k, s in tool.parameters["properties"].items() if k in required}
+        args = {k: (f"new{suffix}" if v == "new.x" else v) for k, v in args.items()}
+        result = await app.call(tool.name, args)
+        return not result.ok and "does not exist" in (result.error or "")
+
+    apps = build_applications({"enabled": ["documents", "spreadsheets"]}, base=tmp_path)
+    checked = 0
+    for app in apps.values() if hasattr(apps, "values") else apps:
+        suffix = {"documents": ".docx", "spreadsheets": ".xlsx"}[app.name]
+        for tool in app.tools():
+            path = tool.parameters["properties"].get("path", {})
+            if tool.read_only or suffix not in path.get(FILE_TYPES, ()):
+                continue
+            assert asyncio.run(probe(tool, app, suffix)) == bool(path.get(EDITED) or path.get(EXISTING)), tool.name
+            checked += 1
+    assert checked >= 25
 
 
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:

@@ -87,14 +87,15 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("replace_text", "Replace every occurrence of a text in a document (paragraphs, tables, headers, "
                  "footers), keeping its formatting, and save.", ReplaceArgs, change(replace_text),
-                 effects=effects(replace_text, Change.EDIT)),
+                 effects=effects(replace_text, Change.EDIT), edits=True),
         ToolSpec("find_text", "Where a text occurs in a document, and how many times.", FindArgs,
                  lambda a: find_text(app._open(a.path), a), read_only=True),
         ToolSpec("insert_paragraph", "Insert a paragraph at the end or the start of a document, or after or "
                  "before one of its paragraphs, and save.", InsertArgs, change(insert_paragraph),
-                 effects=effects(insert_paragraph, Change.ADD)),
+                 effects=effects(insert_paragraph, Change.ADD), edits=True),
         ToolSpec("delete_paragraph", "Delete one paragraph (the one containing a text, or at a position) and "
-                 "save.", DeleteArgs, change(delete_paragraph), effects=effects(delete_paragraph, Change.EDIT)),
+                 "save.", DeleteArgs, change(delete_paragraph), effects=effects(delete_paragraph, Change.EDIT),
+                 edits=True),
     ]
 
 

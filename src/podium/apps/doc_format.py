@@ -59,9 +59,10 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("format_text", "Set how text looks (bold, italic, underline, strike, font, size, colour, "
                  "highlight): a text's occurrences, a paragraph, or all; save.", TextArgs, run(format_text),
-                 effects=effects(format_text)),
+                 effects=effects(format_text), edits=True),
         ToolSpec("format_paragraphs", "Set paragraphs' alignment, line spacing or style: one, those containing "
-                 "a text, or all; save.", ParagraphArgs, run(format_paragraphs), effects=effects(format_paragraphs)),
+                 "a text, or all; save.", ParagraphArgs, run(format_paragraphs),
+                 effects=effects(format_paragraphs), edits=True),
     ]
 
 

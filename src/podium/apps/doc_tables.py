@@ -28,7 +28,8 @@ class ListArgs(Args):
 class AddRowArgs(Args):
     path: str = file_path(_PATH, ".docx")
     table: int = Field(0, ge=0, description="which table, in document order, from 0")
-    values: list[TableValue] = Field(min_length=1, description="the new row's cell texts, first column first")
+    values: list[TableValue] = Field(min_length=1, description="the new row's cell texts, one a column, first column "
+                                                               "first ('' for an empty cell)")
     position: int | None = Field(None, ge=1, description="the new row's number, from 0 (the header row); at the end "
                                                          "when omitted")
 
@@ -54,9 +55,9 @@ def specs(app: Any) -> list[ToolSpec]:
                  lambda a: list_tables(app._open(a.path), a.path), read_only=True),
         ToolSpec("insert_table_row", "Add a row to a table of a document (at the end, or at a position), in the "
                  "table's look, and save.", AddRowArgs, change(insert_table_row),
-                 effects=effects(insert_table_row, Change.ADD)),
+                 effects=effects(insert_table_row, Change.ADD), edits=True),
         ToolSpec("delete_table_row", "Delete one row of a table of a document and save.", DeleteRowArgs,
-                 change(delete_table_row), effects=effects(delete_table_row, Change.EDIT)),
+                 change(delete_table_row), effects=effects(delete_table_row, Change.EDIT), edits=True),
     ]
 
 
@@ -118,14 +119,17 @@ def insert_table_row(document: Any, table: Any, args: AddRowArgs) -> dict[str, A
     model = rows[at - 1] if at == len(rows) else rows[at]
     cells = model.findall(qn("w:tc"))
     texts = [_cell_text(v) for v in args.values]
-    if len(texts) > len(cells):
-        raise ToolError(f"table {args.table} has {len(cells)} cells in a row; {len(texts)} values were given")
+    if len(texts) != len(cells):
+        # a shorter row is not padded: its values would land under the wrong headers as often as not
+        header = _texts(rows[0])
+        raise ToolError(f"table {args.table} has {len(cells)} cells in a row ({', '.join(header)}); {len(texts)} "
+                        f"value{'s were' if len(texts) != 1 else ' was'} given: give one a cell, '' for an empty one")
     done = {"path": args.path, "table": args.table, "row": at, "values": texts}
     neighbour = rows[at - 1] if at > 0 else None
-    if neighbour is not None and _texts(neighbour) == texts + [""] * (len(cells) - len(texts)):
+    if neighbour is not None and _texts(neighbour) == texts:
         return {**done, "unchanged": True, "note": f"row {at - 1} holds these values already: not added again"}
     new = deepcopy(model)
-    for tc, text in zip(new.findall(qn("w:tc")), texts + [""] * (len(cells) - len(texts)), strict=True):
+    for tc, text in zip(new.findall(qn("w:tc")), texts, strict=True):
         vmerge = tc.find(f"{qn('w:tcPr')}/{qn('w:vMerge')}")
         if vmerge is not None:
             vmerge.getparent().remove(vmerge)  # the new row is no part of a merge above or below

@@ -127,7 +127,7 @@ class DocumentsApplication(ToolApplication):
                      TableArgs, self._add_table,
                      effects=declared(self._table_effects)),
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
-                     effects=declared(self._cell_effects)),
+                     effects=declared(self._cell_effects), edits=True),
             *more,
         ]
 

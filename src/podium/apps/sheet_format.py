@@ -59,16 +59,16 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("format_cells", "Set how cells look (bold, italic, number format, colours, alignment) and save.",
                  FormatArgs, lambda a: app._edit(a.path, lambda wb: format_cells(wb, a)),
-                 effects=declared(lambda a: _effects(app, a, _format_changes))),
+                 effects=declared(lambda a: _effects(app, a, _format_changes)), edits=True),
         ToolSpec("set_column_width", "Set the width of columns, or fit them to their contents, and save.",
                  WidthArgs, lambda a: app._edit(a.path, lambda wb: set_column_width(wb, a)),
-                 effects=declared(lambda a: _effects(app, a, _width_changes))),
+                 effects=declared(lambda a: _effects(app, a, _width_changes)), edits=True),
         ToolSpec("merge_cells", "Merge a range into one cell (its text centred) and save.", MergeArgs,
                  lambda a: app._edit(a.path, lambda wb: merge_cells(wb, a)),
-                 effects=declared(lambda a: _effects(app, a, _merge_changes))),
+                 effects=declared(lambda a: _effects(app, a, _merge_changes)), edits=True),
         ToolSpec("freeze_panes", "Keep the rows above a cell and the columns left of it in view, and save.",
                  FreezeArgs, lambda a: app._edit(a.path, lambda wb: freeze_panes(wb, a)),
-                 effects=declared(lambda a: _effects(app, a, _freeze_changes))),
+                 effects=declared(lambda a: _effects(app, a, _freeze_changes)), edits=True),
     ]
 
 

@@ -53,11 +53,11 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("set_formula", "Write a formula into one cell and save; returns its computed value.", FormulaArgs,
                  lambda a: app._edit(a.path, lambda wb: set_formula(wb, a)),
-                 effects=declared(lambda a: _cell_effects(app, a))),
+                 effects=declared(lambda a: _cell_effects(app, a)), edits=True),
         ToolSpec("add_formula_column", "Add a column computed by one formula per row (e.g. Total = Qty * Price) "
                  "to a sheet's table and save; returns the values.", ColumnArgs,
                  lambda a: app._edit(a.path, lambda wb: add_formula_column(wb, a)),
-                 effects=declared(lambda a: _column_effects(app, a))),
+                 effects=declared(lambda a: _column_effects(app, a)), edits=True),
     ]
 
 

@@ -44,12 +44,12 @@ def specs(app: Any) -> list[ToolSpec]:
 
     return [
         ToolSpec("rename_sheet", "Rename a sheet (formulas and charts that use it follow) and save.", RenameArgs,
-                 edit(rename_sheet), effects=declared(lambda a: _rename_effects(app, a))),
+                 edit(rename_sheet), effects=declared(lambda a: _rename_effects(app, a)), edits=True),
         ToolSpec("copy_sheet", "Copy a sheet (values, formulas, formatting) under a new name and save.", CopyArgs,
-                 lambda a: _copy(app, a), effects=declared(lambda a: _copy_effects(app, a))),
+                 lambda a: _copy(app, a), effects=declared(lambda a: _copy_effects(app, a)), edits=True),
         ToolSpec("delete_sheet", "Delete a sheet and save.", DeleteArgs,
                  lambda a: app._edit(a.path, lambda wb: delete_sheet(wb, a, app._existing(a.path).read_bytes())),
-                 effects=declared(lambda a: _delete_effects(app, a))),
+                 effects=declared(lambda a: _delete_effects(app, a)), edits=True),
     ]
 
 

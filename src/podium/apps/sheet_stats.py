@@ -66,7 +66,7 @@ def specs(app: Any) -> list[ToolSpec]:
                  "like a pivot table; target_sheet writes it into a new sheet.", GroupArgs,
                  lambda a: app._edit(a.path, lambda wb: group_totals(wb, a)) if a.target_sheet
                  else group_totals(app._peek(a.path), a),
-                 effects=declared(lambda a: _group_effects(app, a))),
+                 effects=declared(lambda a: _group_effects(app, a)), edits=True),
     ]
 
 

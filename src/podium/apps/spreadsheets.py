@@ -130,7 +130,7 @@ class SpreadsheetsApplication(ToolApplication):
                      unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
                      effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save.", SheetArgs, self._add_sheet,
-                     effects=declared(self._add_effects), empty_part=True),
+                     effects=declared(self._add_effects), empty_part=True, edits=True),
             ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
                      WriteArgs, self._write,
                      unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),
@@ -139,23 +139,24 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("set_cell", "Write one value into one cell and save.", CellArgs, self._set_cell,
                      unapproved=_EMPTY_CELLS, effects=declared(lambda args: self._write_effects(_as_rows(args)))),
             ToolSpec("append_rows", "Add rows under the last row of a sheet's table and save.", AppendArgs,
-                     self._append, effects=declared(self._add_effects)),
+                     self._append, effects=declared(self._add_effects), edits=True),
             ToolSpec("add_totals_row", "Add a labelled row (Total) under a sheet's table with a =SUM under each "
                      "column of numbers, or under the columns named, and save.", TotalsArgs, self._add_totals,
-                     effects=declared(self._add_effects)),
+                     effects=declared(self._add_effects), edits=True),
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
             ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter) into "
                      "target_sheet, or sort it in place, and save.", SortArgs, self._sort,
                      unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
                                 "the rows stay where they are, and no approval is needed",
-                     effects=declared(self._sort_effects)),
+                     effects=declared(self._sort_effects), edits=True),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save.",
                 ChartArgs,
                 self._add_chart,
                 effects=declared(self._add_effects),
+                edits=True,
             ),
             *more,
         ]

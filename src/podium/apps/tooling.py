@@ -43,6 +43,10 @@ NOT_FILE_TYPES = "x-not-file-types"
 # A path argument that only reads: the grammar offers there only files that exist (every typed path of a
 # read-only tool is one already).
 EXISTING = "x-existing"
+# A path argument naming the file a changing tool opens, changes and saves (ToolSpec.edits): the grammar offers
+# there only files that exist and may be written, so a call cannot edit a file no call has made yet (a new
+# one is made by the application's tools that create).
+EDITED = "x-edited"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -95,9 +99,14 @@ class ToolSpec:
     new_only: bool = False  # Tool.new_only
     computes: bool = False  # Tool.computes
     empty_part: bool = False  # Tool.empty_part
+    edits: bool = False  # its `path` names a file that must exist: it opens it, changes it and saves it (EDITED)
 
     def tool(self) -> Tool:
-        return Tool(self.name, self.description, schema_of(self.args), self.read_only, self.unapproved,
+        schema = schema_of(self.args)
+        props = schema.get("properties", {})
+        if self.edits and "path" in props:
+            schema = {**schema, "properties": {**props, "path": {**props["path"], EDITED: True}}}
+        return Tool(self.name, self.description, schema, self.read_only, self.unapproved,
                     self.names_its_writes, self.new_only, self.computes, self.empty_part)
 
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import CODE, EXISTING, FILE_TYPES, NOT_FILE_TYPES
+from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES
 from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
@@ -98,7 +98,7 @@ def _plain(node: Any) -> Any:
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
         elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES, NOT_FILE_TYPES, EXISTING, CODE) and (key not in _BOUNDS or key in kept):
+                         FILE_TYPES, NOT_FILE_TYPES, EXISTING, EDITED, CODE) and (key not in _BOUNDS or key in kept):
             out[key] = _plain(value)
     return out
 
@@ -135,8 +135,9 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     types (one of NOT_FILE_TYPES, only files of none of them), and a tool with such an argument and no such path is not
     offered (read_sheet with no workbook). `existing`: those of `paths` that are files now; a path a tool only reads
     (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file that
-    is not there. `writable`: those of `paths` a call may change (None: all); a path a changing tool writes takes only
-    these. Cached on its inputs; shared: read it, never change it."""
+    is not there; one a tool opens and changes (EDITED), only those that are also writable. `writable`: those of
+    `paths` a call may change (None: all); a path a changing tool writes takes only these.
+    Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
@@ -166,6 +167,8 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
             continue
         reads = read_only or bool(typed.get(EXISTING))
         narrowed = there if reads else allowed
+        if typed.get(EDITED) and not read_only and there is not None:
+            narrowed = there if allowed is None else [p for p in there if p in allowed]
         offered = paths if narrowed is None else narrowed
         types = tuple(t.lower() for t in typed.get(FILE_TYPES) or ())
         others = typed.get(NOT_FILE_TYPES)
