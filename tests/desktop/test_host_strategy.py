@@ -735,13 +735,37 @@ def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading
 
 
 def test_with_the_rules_a_tool_whose_change_batch_mode_refused_is_withheld() -> None:
-    _, s = assigned(rules="small-local")
+    plan = [sub("1", "documents", reads=["report.docx"], writes=["notes.docx"], tools=["read_table", "add_table"])]
     other = facts_of("add_table", {"path": "minutes.docx"})
+    request = "Copy the table of report.docx into notes.docx"
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                    started(request, rules="small-local"))
     (step,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ, other), s)
     assert "It was refused" in app_request(step).note and app_request(step).offered == ("read_table",)
-    _, s = assigned()  # no rules: only told
+    # no rules: only told
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(request))
     (step,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ, other), s)
     assert "It was refused" in app_request(step).note and app_request(step).offered == ()
+
+
+def test_where_nobody_can_approve_a_subtask_that_may_change_nothing_is_offered_only_reading_tools() -> None:
+    # subtask 1 of SEED reads and writes nothing: in batch mode any change of a file would be refused, so a
+    # tool that names the files it changes is not offered (with or without the rules)
+    def first(ops: list[Any]) -> AppStepRequest:
+        (step,) = [app_request(op) for op in ops if isinstance(op, Dispatch) and op.agent == "app-documents"]
+        return step
+    for rules in ("small-local", "none"):
+        step = first(assigned(rules=rules)[0])
+        assert step.writable == () and step.offered == ("read_table",)
+    step = first(assigned(interactive=True)[0])  # the person may approve one: every tool
+    assert step.writable is None and step.offered == ()
+    # the writer, handed the table, may change budget.xlsx: its tools are all offered
+    _, s = assigned()
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    ops, _ = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    (writer,) = [app_request(op) for op in ops if isinstance(op, Dispatch) and op.agent == "app-spreadsheets"]
+    assert writer.writable == ("budget.xlsx",) and writer.offered == ()
 
 
 def test_of_a_step_asked_about_as_a_whole_only_the_calls_that_needed_approval_are_withheld() -> None:

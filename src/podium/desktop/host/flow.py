@@ -233,6 +233,13 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
             only, narrowed = opening, rules.OPEN_FIRST
     # a forced choice leaves out the tools stuck since, too, unless that leaves none
     offered = tuple(t for t in (only or tools) if t not in record.stuck) or only or tools
+    writable = None if s.config.interactive else (
+        *(w for w in record.spec.writes if w not in record.untrusted), *run.created)
+    if writable == () and app is not None:
+        # nobody to approve a change and nothing the subtask may change: a call of a tool that names the files it
+        # changes could only be refused (a command or a program's action is bounded otherwise: the sandbox)
+        offered = tuple(t for t in offered if (info := app.tool(t)) is not None
+                        and (info.read_only or not info.names_its_writes)) or offered
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
     # The one subtask of a plan is the whole request: its AppAgent is given the person's words, not the
@@ -255,8 +262,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         offered=offered if tuple(offered) != tuple(tools) else (),
         must_act=bool(record.only) or narrowed == rules.OPEN_FIRST, temperature=t,
         may_ask=record.may_ask,
-        writable=None if s.config.interactive else (
-            *(w for w in record.spec.writes if w not in record.untrusted), *run.created),
+        writable=writable,
         created=run.created,
         launch=_first_of_app(run, record),
         rules=tuple(sorted(s.rules)), planned=None if answer is None else answer.dump())
