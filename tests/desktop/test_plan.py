@@ -566,3 +566,32 @@ def test_a_plain_writer_whose_declared_tools_take_none_of_its_data_may_use_any(t
         assert check_plan([read, kept], real, request, ("members.xlsx", "names.txt")).subtasks[1].tools == kept.tools
     said = read.model_copy(update={"hands_on": "text"})
     assert check_plan([said, listing], real, request, ("members.xlsx",)).subtasks[1].tools == ("write_file_names",)
+
+
+def test_a_typed_writer_handed_a_table_does_not_expect_a_tool_that_writes_a_row_of_its_own(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["documents", "spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["rates.xlsx"], tools=["read_sheet"], hands_on="table")
+    row = spec("2", "documents", "1", reads=["proposal.docx"], writes=["proposal.docx"],
+               tools=["insert_table_row", "format_text"])
+    request = "At the bottom of proposal.docx, insert the Rates sheet from rates.xlsx as a table."
+    check = check_plan([read, row], real, request, ("rates.xlsx", "proposal.docx"))
+    assert check.ok, check.problems
+    assert check.subtasks[1].tools == ("format_text",)  # what works over the document stays
+    assert check.amended == ("subtask '2' does not expect insert_table_row: cells of their own, not the table handed "
+                             "to it, which goes in with the tools that take it",)
+    (placing,) = unplaced(check.subtasks[1], real.get("documents"), {s.id: s for s in check.subtasks})
+    assert "add_table" in placing.tools
+    # a tool that works over the rows once they are in (a chart over them) is still expected; so is one that
+    # takes the table itself
+    doc = spec("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table")
+    chart = spec("2", "spreadsheets", "1", writes=["chart.xlsx"], tools=["add_chart"])
+    assert check_plan([doc, chart], real, "Chart the table of report.docx in chart.xlsx",
+                      ("report.docx",)).subtasks[1].tools == ("add_chart",)
+    table = row.model_copy(update={"tools": ("add_table",)})
+    assert check_plan([read, table], real, request, ("rates.xlsx", "proposal.docx")).subtasks[1].tools == ("add_table",)
+    # names handed on fit a row: its declaration stands
+    names = spec("1", "spreadsheets", reads=["rates.xlsx"], tools=["read_sheet"], hands_on="names")
+    assert check_plan([names, row], real, request, ("rates.xlsx", "proposal.docx")).subtasks[1].tools == row.tools

@@ -16,7 +16,10 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that names no file and changes none, on a typed application that opens none of the files the
   data handed to it comes from, runs on the application its givers read them with, reading them;
 - a subtask that writes plain files with only a table or names handed to it, whose declared changing tools
-  take none of that data while other tools of its application do, may use any tool of its application;
+  take none of that data while other tools of its application do, may use any tool of its application; one that
+  writes its application's typed files so does not expect those of them that write cells of their own (a row):
+  the data goes in with the tools that take it, and the tools that work over what is there (a chart over the
+  rows) stay;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
@@ -35,9 +38,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from podium.apps.tooling import FILE_TYPES
-from podium.desktop.host.artifacts import Kind, accepted
+from podium.desktop.host.artifacts import Kind, accepted, wants
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -185,24 +189,53 @@ def _to_its_data(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catal
 
 
 def _untaken(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]) -> SubtaskSpec:
-    """A subtask that writes plain files (not its application's typed ones) with no source of its own but a
-    table or names handed to it, whose declared tools that change files take none of that data while other
-    tools of its application do, declared tools for other work (a folder's listing where rows were handed
-    on): it may use any of its application's (rule handed-data-first then offers those that take the data)."""
+    """A subtask that writes files with no source of its own but a table or names handed to it, whose declared
+    tools that change files take none of that data while other tools of its application do, declared tools for
+    other work. Writing plain files (a folder's listing where rows were handed on), it may use any of its
+    application's (rule handed-data-first then offers those that take the data). Writing its application's typed
+    files, it does not expect those of them that write cells of their own (a row where a table was handed on: it
+    would add a row of something else under the table put in): the data goes in with the tools
+    that take it (plan.unplaced), and the tools that work over what the file holds stay (a chart over the rows)."""
     app = catalog.get(spec.application)
     if app is None or not spec.writes or not spec.tools or own_sources(spec) \
-            or (app.file_types and any(app.opens(w) for w in spec.writes)) \
             or not all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
         return spec
+    typed = bool(app.file_types) and any(app.opens(w) for w in spec.writes)
     given = {Kind(d.hands_on.value) for d in specs if d.id in spec.depends_on and d.hands_on in STRUCTURED}
     changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
     if not given or not changing or any(takes(t, kind) for t in changing for kind in given) \
             or not any(takes(t, kind) for t in app.tools if not t.read_only for kind in given):
         return spec
-    notes.append(f"subtask {spec.id!r} may use any tool of {spec.application}: none of "
-                 f"{', '.join(t.name for t in changing)} takes the {' and '.join(sorted(k.value for k in given))} "
-                 "handed to it, which it writes with")
-    return spec.model_copy(update={"tools": ()})
+    handed = " and ".join(sorted(k.value for k in given))
+    if not typed:
+        notes.append(f"subtask {spec.id!r} may use any tool of {spec.application}: none of "
+                     f"{', '.join(t.name for t in changing)} takes the {handed} handed to it, which it writes with")
+        return spec.model_copy(update={"tools": ()})
+    valued = [t.name for t in changing if _writes_cells(t)]
+    if not valued:
+        return spec
+    notes.append(f"subtask {spec.id!r} does not expect {', '.join(valued)}: cells of their own, not the {handed} "
+                 "handed to it, which goes in with the tools that take it")
+    return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in valued)})
+
+
+def _writes_cells(tool: ToolInfo) -> bool:
+    """Whether a tool writes cells of its own: an argument of rows, or a list of cells (items that may be
+    numbers), rather than texts, names, ranges and settings."""
+    for schema in tool.schema.get("properties", {}).values():
+        shapes = wants(schema)
+        items = [option.get("items") for option in _options(schema) if option.get("type") == "array"]
+        cells = any("number" in wants(i) for i in items if isinstance(i, Mapping))
+        if "rows" in shapes or ("list" in shapes and cells):
+            return True
+    return False
+
+
+def _options(schema: Any) -> list[Mapping[str, Any]]:
+    if not isinstance(schema, Mapping):
+        return []
+    options = schema.get("anyOf")
+    return [o for o in options if isinstance(o, Mapping)] if isinstance(options, list) else [schema]
 
 
 def _plain(catalog: Catalog) -> str | None:
