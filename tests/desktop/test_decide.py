@@ -411,6 +411,18 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     names = remember(listing, [], [ActionResult(function="write_file", ok=True, changes=(made,),
                                                 arguments={"path": "old.txt", "content": "2021-a.csv\n"})])
     assert missing(names, None).unused == ()
+    # a move by a pattern takes every file its names match; one named file of two leaves the other untaken
+    moving = SubtaskSpec(id="1", description="move", application="files", reads=("a.txt", "b.txt"),
+                         writes=("notes",), tools=("move",))
+    folder = EffectView(path="notes", change="create", after="d2")
+
+    def moved(*sources: str) -> SubtaskRecord:
+        return remember(SubtaskRecord(spec=moving), [], [ActionResult(
+            function="move", ok=True, changes=(folder,), arguments={"source": src, "destination": "notes"})
+            for src in sources])
+    assert missing(moved("*.txt"), None).unused == ()
+    one_of_two = missing(moved("a.txt"), None)
+    assert one_of_two.unused == ("b.txt",) and one_of_two.untaken
     # no change yet (the write itself is missing), a subtask that hands data on, or a file it edits: not asked
     assert missing(seen, SHEETS).unused == ()
     handing = replace(after({"path": "all.xlsx", "rows": north}),

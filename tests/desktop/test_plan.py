@@ -595,3 +595,19 @@ def test_a_typed_writer_handed_a_table_does_not_expect_a_tool_that_writes_a_row_
     # names handed on fit a row: its declaration stands
     names = spec("1", "spreadsheets", reads=["rates.xlsx"], tools=["read_sheet"], hands_on="names")
     assert check_plan([names, row], real, request, ("rates.xlsx", "proposal.docx")).subtasks[1].tools == row.tools
+
+
+def test_reads_of_several_types_are_narrowed_to_the_types_the_request_names() -> None:
+    files = ("data.xlsx", "monday.txt", "readme.md", "tuesday.txt")
+    listing = SubtaskSpec(id="1", description="move", application="files", reads=files, writes=("notes",),
+                          tools=("move",))
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("move", False))),))
+    check = check_plan([listing], real, "Move all the .txt files into a folder named notes.", files)
+    assert check.ok, check.problems
+    assert check.subtasks[0].reads == ("monday.txt", "tuesday.txt")
+    assert check.amended == ("subtask '1' reads monday.txt, tuesday.txt: of the files it lists, those of the type "
+                             "the request names (.txt)",)
+    # no type named, or every type it reads named (a file name is no type): as declared
+    for request in ("Move the notes into a folder named notes.", "Put the .txt, .md and .xlsx files in notes.",
+                    "Move monday.txt and data.xlsx into notes."):
+        assert check_plan([listing], real, request, files).subtasks[0].reads == files, request

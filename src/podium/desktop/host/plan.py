@@ -15,6 +15,8 @@ the planner can act on, when
 - it writes a path the request never names and no other subtask reads. Subtasks of one application that
   write such paths one file each, where a pattern the request names covers them all ('final_*'), are
   first made one subtask that writes that pattern: the request asked for the set, not its members.
+A subtask that reads files of several types, of which the request names some by their suffix ('the .txt
+files'), reads only those: the others came with a listing of the workspace.
 A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
 of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
 a chart is drawn over cells, so the rows go in first).
@@ -80,6 +82,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     notes = list(fixes.notes)
     if not problems:
         resolved = _by_pattern(resolved, request, everything, notes)
+        resolved = [_named_types(spec, request, notes) for spec in resolved]
         everything = {**kept, **{s.id: s for s in resolved}}
     for spec in resolved:
         problems.extend(_declarations(spec, catalog, listed, everything, spec.id in fixes.any_tool))
@@ -261,6 +264,21 @@ def named_by(path: str, text: str) -> bool:
     stem = name.rpartition(".")[0] if "." in name.strip(".") else name
     parts = [path, name, stem, *path.split("/")[:-1]]
     return any(part and part not in ("*", ".") and names(text, part.replace("*", "")) for part in parts)
+
+
+def _named_types(spec: SubtaskSpec, request: str, notes: list[str]) -> SubtaskSpec:
+    """A subtask that declares reads of files of several types, of which the request names some by their suffix
+    ('the .txt files'), reads only those (and what it writes): the others came with a listing of the workspace,
+    and each source declared is one the verifier asks about when nothing of it went into the changes."""
+    files = [r for r in spec.reads if posixpath.splitext(r)[1] and not covered(r, spec.writes)]
+    types = {posixpath.splitext(r)[1].lower() for r in files}
+    named = {t for t in types if named_by(f"*{t}", request)}
+    if len(types) < 2 or not named or named == types:
+        return spec
+    reads = tuple(r for r in spec.reads if r not in files or posixpath.splitext(r)[1].lower() in named)
+    notes.append(f"subtask {spec.id!r} reads {', '.join(reads)}: of the files it lists, those of the "
+                 f"type{'s' if len(named) > 1 else ''} the request names ({', '.join(sorted(named))})")
+    return spec.model_copy(update={"reads": reads})
 
 
 def _strays(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[tuple[str, str]]:

@@ -247,7 +247,9 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
     with another file (a common header) prove nothing."""
     changes = [json.loads(key)[1] for key in record.done]
-    if any(covered(v, (path,)) for args in changes for v in scalars(args) if isinstance(v, str)):
+    # a change names the file, or a pattern its name matches (a move of '*.txt')
+    if any(covered(v, (path,)) or (set("*?[") & set(v) and covered(path, (v,)))
+           for args in changes for v in scalars(args) if isinstance(v, str)):
         return True
     texts = "\n".join(str(v).casefold() for args in changes for v in scalars(args))
     own: set[str] = set()
