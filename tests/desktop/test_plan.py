@@ -611,3 +611,21 @@ def test_reads_of_several_types_are_narrowed_to_the_types_the_request_names() ->
     for request in ("Move the notes into a folder named notes.", "Put the .txt, .md and .xlsx files in notes.",
                     "Move monday.txt and data.xlsx into notes."):
         assert check_plan([listing], real, request, files).subtasks[0].reads == files, request
+
+
+def test_writes_listed_from_the_workspace_become_the_pattern_the_request_names() -> None:
+    files = ("TMP-readme.txt", "old_tmp_notes.txt", "temp_list.txt", "tmp_invoice.txt", "tmp_scan1.txt",
+             "tmp_scan2.txt", "tmpfile.txt")
+    rename = SubtaskSpec(id="1", description="Rename files in the workspace", application="files", writes=files,
+                         tools=("rename_pattern",))
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("rename_pattern", False))),))
+    request = "Files beginning with tmp_ should begin with keep_ instead. Please rename them."
+    check = check_plan([rename], real, request, files)
+    assert check.ok, check.problems
+    assert check.subtasks[0].writes == ("tmp_*",) and check.subtasks[0].description == request
+    assert check.amended[-1] == ("subtask '1' writes files of tmp_* one by one, a pattern the request names: subtask "
+                                 "'1' writes tmp_*, not TMP-readme.txt, old_tmp_notes.txt, temp_list.txt, tmpfile.txt "
+                                 "(the request names none of them)")
+    # a pattern that covers one file only is no set: the plan is refused, naming what the request names
+    single = rename.model_copy(update={"writes": ("tmp_invoice.txt", "temp_list.txt")})
+    assert not check_plan([single], real, request, files).ok

@@ -296,30 +296,38 @@ def _strays(specs: list[SubtaskSpec], request: str, everything: Mapping[str, Sub
 def _by_pattern(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec],
                 notes: list[str]) -> list[SubtaskSpec]:
     """Subtasks of one application writing files one by one that a pattern the request names covers, made
-    one subtask that writes the pattern. When they were the whole plan, its description is the request."""
+    one subtask that writes the pattern. When they were the whole plan, its description is the request. Their
+    other writes the request does not name either (a listing's files the pattern leaves out) are dropped."""
     strays = _strays(specs, request, everything)
     pattern = _named_pattern([path for _, path in strays], request)
     if not pattern:
         return specs
-    apps = {s.application for s in specs if any(s.id == sid for sid, _ in strays)}
+    ids_with = {sid for sid, path in strays if covered(path, (pattern,))}
+    apps = {s.application for s in specs if s.id in ids_with}
     # with them, the subtasks that write a file of the pattern the request names (its example)
-    group = [s for s in specs if s.application in apps and s.writes and all(covered(w, (pattern,)) for w in s.writes)]
+    group = [s for s in specs if s.application in apps and s.writes
+             and (s.id in ids_with or all(covered(w, (pattern,)) for w in s.writes))]
     ids = [s.id for s in group]
-    if len(strays) < 2 or len(apps) != 1 or any(sid not in ids for sid, _ in strays):
+    if sum(covered(p, (pattern,)) for _, p in strays) < 2 or len(apps) != 1 \
+            or any(sid not in ids for sid, _ in strays):
         return specs
+    stray = {path for _, path in strays}
+    left = tuple(dict.fromkeys(w for s in group for w in s.writes if w in stray and not covered(w, (pattern,))))
     first = group[0]
     whole = len(group) == len(specs) and not any(d not in ids for s in group for d in s.depends_on)
     merged = first.model_copy(update={
         "description": request if whole else "; ".join(s.description for s in group),
         "reads": tuple(dict.fromkeys(p for s in group for p in s.reads)),
-        "writes": (pattern,),
+        "writes": (pattern, *dict.fromkeys(w for s in group for w in s.writes
+                                           if w not in stray and not covered(w, (pattern,)))),
         "tools": tuple(dict.fromkeys(t for s in group for t in s.tools)),
         "depends_on": tuple(dict.fromkeys(d for s in group for d in s.depends_on if d not in ids)),
         "hands_on": next((s.hands_on for s in group if s.hands_on is not HandsOn.NOTHING), HandsOn.NOTHING),
     })
     many = len(ids) > 1
     notes.append(f"subtask{'s' if many else ''} {', '.join(repr(i) for i in ids)} write{'' if many else 's'} files "
-                 f"of {pattern} one by one, a pattern the request names: subtask {first.id!r} writes {pattern}")
+                 f"of {pattern} one by one, a pattern the request names: subtask {first.id!r} writes {pattern}"
+                 + (f", not {', '.join(left)} (the request names none of them)" if left else ""))
     result = []
     for spec in specs:
         if spec.id == first.id:
@@ -344,10 +352,19 @@ def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[st
 
 
 def _named_pattern(paths: list[str], request: str) -> str:
-    """A pattern on names that covers every path, from what their names share (a start, a type), when the
-    request names it ('final_' in "so that it starts with 'final_'")."""
-    if len(paths) < 2 or len({posixpath.dirname(p) for p in paths}) != 1:
-        return ""
+    """A pattern on names that the request names ('final_' in "so that it starts with 'final_'"), made from what
+    the names of two or more of the paths in one folder share (a start, a type): of those, the one that covers
+    the most of them, the longest first. The others are paths the pattern leaves out (a listing's)."""
+    found: list[tuple[int, int, str]] = []
+    for folder in dict.fromkeys(posixpath.dirname(p) for p in paths):
+        base = [posixpath.basename(p) for p in paths if posixpath.dirname(p) == folder]
+        candidates = {f"{name[:k]}*" for name in base for k in range(2, len(name) + 1)}
+        candidates |= {f"*{kind}" for name in base if (kind := posixpath.splitext(name)[1])}
+        for candidate in candidates:
+            count = sum(covered(name, (candidate,)) for name in base)
+            if count >= 2 and named_by(candidate, request):
+                found.append((count, len(candidate), posixpath.join(folder, candidate)))
+    return max(found)[2] if found else ""
     folder, base = posixpath.dirname(paths[0]), [posixpath.basename(p) for p in paths]
     start = posixpath.commonprefix(base)
     types = {posixpath.splitext(name)[1] for name in base}
