@@ -167,6 +167,14 @@ def test_remember_folds_a_steps_results_into_the_record() -> None:
                         changes=(EffectView(path="list.txt", change="replace", before="l1", after="l2"),))
     again = remember(replaced, [], [rows])
     assert again.done == (call_key("write_rows", write().arguments), call_key("write_rows", rows.arguments))
+    # a copy into a folder made another file there than the one copied again over itself: it stays done
+
+    def copy(name: str, change: str, **more: Any) -> ActionResult:
+        return ActionResult(function="copy", arguments={"source": name, "destination": "data", **more}, ok=True,
+                            changes=(EffectView(path=f"data/{name}", change=change, after="c"),))
+    both = remember(record(), [], [copy("a.csv", "create"), copy("b.csv", "create")])
+    over = remember(both, [], [copy("a.csv", "replace", overwrite=True)])
+    assert call_key("copy", {"source": "b.csv", "destination": "data"}) in over.done
     failed = remember(after, [write("x.xlsx")], [ActionResult(function="write_rows", arguments={"path": "x.xlsx"},
                                                               ok=False, error="no such sheet")])
     assert failed.failed[-1][1] == "no such sheet"

@@ -177,7 +177,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             for effect in evidence:
                 if effect.change == Change.REPLACE.value:
                     # written whole again: what earlier calls put in it is gone, and making it again is new work
-                    done = [k for k in done if k == key or not _names(k, effect.path)]
+                    # (a call that named only the folder it went into made other files there too: still done)
+                    done = [k for k in done if k == key or not _names(k, effect.path, holding=False)]
                 earlier = changed.get(effect.path)
                 changed[effect.path] = effect if earlier is None else earlier.model_copy(
                     update={"after": effect.after, "change": effect.change, "hollow": effect.hollow})
@@ -210,10 +211,11 @@ def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView]) -> boo
     return sum(args.get(name) != arguments.get(name) for name in {*args, *arguments}) <= 1
 
 
-def _names(key: str, path: str) -> bool:
-    """Whether the call `key` names `path` (or a folder holding it) among its arguments."""
-    return any(isinstance(v, str) and v.strip() and covered(path, (normal_path(v),))
-               for v in scalars(json.loads(key)[1]))
+def _names(key: str, path: str, *, holding: bool = True) -> bool:
+    """Whether the call `key` names `path` among its arguments, itself or by a pattern its name matches, or
+    (`holding`) by a folder that holds it."""
+    named = [normal_path(v) for v in scalars(json.loads(key)[1]) if isinstance(v, str) and v.strip()]
+    return any(n == path or ((holding or set("*?[") & set(n)) and covered(path, (n,))) for n in named)
 
 
 def changed_nothing(result: ActionResult) -> bool:
