@@ -365,13 +365,3 @@ def _named_pattern(paths: list[str], request: str) -> str:
             if count >= 2 and named_by(candidate, request):
                 found.append((count, len(candidate), posixpath.join(folder, candidate)))
     return max(found)[2] if found else ""
-    folder, base = posixpath.dirname(paths[0]), [posixpath.basename(p) for p in paths]
-    start = posixpath.commonprefix(base)
-    types = {posixpath.splitext(name)[1] for name in base}
-    # the longest start the request names as a whole word ("keep_" of keep_tmp_scan1.txt, keep_tmp_invoice.txt)
-    candidates = [f"{start[:k]}*" for k in range(len(start), 1, -1)]
-    candidates += [f"*{types.pop()}"] if len(types) == 1 and "" not in types else []
-    for candidate in candidates:
-        if named_by(candidate, request):
-            return posixpath.join(folder, candidate)
-    return ""
