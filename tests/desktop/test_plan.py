@@ -280,7 +280,10 @@ def test_a_writer_made_only_of_handed_data_is_given_the_tools_that_take_it(tmp_p
     assert data_takers(writer, files, {**plan, "1": keeps}) == ()
     # a figure handed on is data too: a number fits the text of a file
     total = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["column_stats"], hands_on="number")
-    assert "write_file" in data_takers(writer, files, {**plan, "1": total})
+    by_number = data_takers(writer, files, {**plan, "1": total})
+    assert "write_file" in by_number and "append_at_end" in by_number
+    # ... written as content, not as a listing's pattern or a path
+    assert not {"write_file_names", "copy", "move", "make_folder", "rename_pattern", "delete"} & set(by_number)
 
 
 def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning(tmp_path: Any) -> None:
