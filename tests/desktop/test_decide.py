@@ -486,6 +486,16 @@ def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> N
     twice = remember(wrote, [], [ActionResult(function="add_chart", arguments={"path": "budget.xlsx"}, ok=False,
                                               error="the chart is there already")])
     assert not missing(twice, SHEETS)
+    # a tool the plan did not declare, failing once every declared one succeeded, was other work tried here
+    stray = {"path": "budget.xlsx", "cell": "B2", "value": "Friday"}
+    cells = replace(SHEETS, tools=(*SHEETS.tools, ToolInfo("set_cell", False)))
+    extra = remember(wrote, [], [ActionResult(function="set_cell", arguments=stray, ok=False, error="no sheet")])
+    assert not missing(extra, cells).unsettled
+    # ... but while a declared one is still to succeed, it is the last word on the file
+    half = remember(record(), [], [
+        ActionResult(function="write_rows", arguments=rows, ok=True, changes=(made,)),
+        ActionResult(function="set_cell", arguments=stray, ok=False, error="no sheet")])
+    assert missing(half, cells).unsettled == ("budget.xlsx",)
 
 
 def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_done() -> None:

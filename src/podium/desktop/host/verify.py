@@ -278,14 +278,19 @@ def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, 
     """The declared writes its changes touched that a changing call named after its last successful change,
     and failed on (record.failed holds only those), with each one's last error. A failed call the same as one
     that succeeded before asked for work that is done (a totals row added twice in one answer), and so did one
-    that a later call of its tool on the same path did instead (record.corrected): no doubt."""
+    that a later call of its tool on the same path did instead (record.corrected): no doubt. Nor does a call of a
+    tool its plan did not declare once every declared changing tool succeeded: the declared work is done, and
+    the failed call was something else (another subtask's work tried in this file)."""
+    spec = record.spec
+    declared = [t for t in spec.tools if t in changing]
+    done = bool(declared) and all(t in record.called for t in declared)
     found: dict[str, str] = {}
     for key, error in record.failed:
         tool, args = json.loads(key)
-        if tool not in changing or key in record.done or key in record.corrected:
+        if tool not in changing or key in record.done or key in record.corrected or (done and tool not in declared):
             continue
         named = [v for v in scalars(args) if isinstance(v, str)]
-        for w in record.spec.writes:
+        for w in spec.writes:
             if w not in untouched and any(covered(n, (w,)) for n in named):
                 found[w] = f"{tool}: {summarize(error, 300)}"
     return tuple(found), tuple(dict.fromkeys(found.values()))
