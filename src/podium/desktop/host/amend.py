@@ -38,10 +38,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from podium.apps.tooling import FILE_TYPES
-from podium.desktop.host.artifacts import Kind, accepted, wants
+from podium.desktop.host.artifacts import Kind, accepted, alternatives, wants
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -224,18 +223,11 @@ def _writes_cells(tool: ToolInfo) -> bool:
     numbers), rather than texts, names, ranges and settings."""
     for schema in tool.schema.get("properties", {}).values():
         shapes = wants(schema)
-        items = [option.get("items") for option in _options(schema) if option.get("type") == "array"]
+        items = [option.get("items") for option in alternatives(schema) if option.get("type") == "array"]
         cells = any("number" in wants(i) for i in items if isinstance(i, Mapping))
         if "rows" in shapes or ("list" in shapes and cells):
             return True
     return False
-
-
-def _options(schema: Any) -> list[Mapping[str, Any]]:
-    if not isinstance(schema, Mapping):
-        return []
-    options = schema.get("anyOf")
-    return [o for o in options if isinstance(o, Mapping)] if isinstance(options, list) else [schema]
 
 
 def _plain(catalog: Catalog) -> str | None:

@@ -368,13 +368,13 @@ def _resolve(value: Any, artifacts: Mapping[str, Artifact], schema: Any) -> Any:
     return value
 
 
-def _types(schema: Any) -> list[Mapping[str, Any]]:
+def alternatives(schema: Any) -> list[Mapping[str, Any]]:
     """The alternatives of a schema (anyOf / oneOf), without null."""
     if not isinstance(schema, Mapping):
         return []
     options = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(options, Sequence) and not isinstance(options, str):
-        return [o for t in options for o in _types(t) if o.get("type") != "null"]
+        return [o for t in options for o in alternatives(t) if o.get("type") != "null"]
     return [schema]
 
 
@@ -383,14 +383,14 @@ def wants(schema: Any) -> tuple[str, ...]:
     anything), 'content' (a string marked contentMediaType: a text, a paragraph), 'string' (a name, a label),
     'literal' (a string with an enum or a pattern: a choice, a cell, a range), 'number'."""
     found = []
-    for option in _types(schema):
+    for option in alternatives(schema):
         kind = option.get("type")
         if kind == "array":
             items = option.get("items")
-            if not _types(items):
+            if not alternatives(items):
                 found.append("array")  # any list: the value goes as it is
             else:
-                found.append("rows" if any(t.get("type") == "array" for t in _types(items)) else "list")
+                found.append("rows" if any(t.get("type") == "array" for t in alternatives(items)) else "list")
         elif kind == "string":
             if "enum" in option or "pattern" in option or "const" in option:
                 found.append("literal")
