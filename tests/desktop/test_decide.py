@@ -249,6 +249,10 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     made = replace(copied, called=("make_folder", "copy"),
                    changed={"notes": EffectView(path="notes", change="create", hollow=("",))})
     assert missing(made, files).hollow == ("notes",)
+    # a file copied into the folder it made fills it: the folder's own record still says empty
+    into = replace(made, changed={**made.changed, "notes/a.txt": EffectView(path="notes/a.txt", change="create",
+                                                                          after="a1")})
+    assert missing(into, files).hollow == ()
     # the record keeps what a path held nothing in before its first change, and after its latest one
     merged = remember(added, [], [ActionResult(function="write_rows", ok=True, changes=(EffectView(
         path="budget.xlsx", change="edit", before="d2", after="d3", hollow_before=("Old", "Q3"), hollow=("Old",)),))])

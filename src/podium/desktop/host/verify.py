@@ -169,8 +169,11 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # application's files it was to make (a workbook written into being)
     if _filled(spec.writes, touched) or _created(spec.writes, record, app):
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.new_only]
+    # a folder made empty holds what later calls put into it (a copy into it names the file, not the folder)
+    filled = {path for path in record.changed if any(
+        p.startswith(f"{path.rstrip('/')}/") and e.after is not None for p, e in record.changed.items())}
     hollow = tuple(path if part == WHOLE else f"sheet {part!r} of {path}" for path, e in record.changed.items()
-                   for part in e.hollow if part not in e.hollow_before)
+                   for part in e.hollow if part not in e.hollow_before and not (part == WHOLE and path in filled))
     # an empty part (a sheet) for other calls to fill: where they changed every declared write and left nothing
     # they made empty, a part they made serves (a sort into a new sheet)
     if spec.writes and not writes and not kept and not hollow:
