@@ -130,7 +130,7 @@ def _to_taker(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog,
         return spec
 
     def able(info: AppInfo) -> bool:
-        return all(any(takes(t, kind) for t in info.tools if not t.read_only and t.names_its_writes)
+        return all(any(takes(t, kind) for t in info.tools if t.writes_named)
                    for kind in given)
 
     if able(app):
@@ -233,7 +233,7 @@ def _writes_cells(tool: ToolInfo) -> bool:
 def _plain(catalog: Catalog) -> str | None:
     """The one application that opens any file and names what it writes (None: none, or several)."""
     plain = [a.name for a in catalog.apps if not a.file_types
-             and any(t.names_its_writes and not t.read_only for t in a.tools)]
+             and any(t.writes_named for t in a.tools)]
     return plain[0] if len(plain) == 1 else None
 
 
@@ -296,8 +296,7 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
     if not spec.writes:  # it may change nothing (capability): a tool that changes files is no tool of its
         # (a program's actions and a command name no file: what they change is the program's state, or is found
         # when they run)
-        changing = [t for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only
-                    and info.names_its_writes]
+        changing = [t for t in spec.tools if (info := app.tool(t)) is not None and info.writes_named]
         if not changing or not waiting:
             return spec
         notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}, writing nothing: it calls "
@@ -313,7 +312,7 @@ def _reader(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, n
                for w in spec.writes):
         return spec
     changing = [t for t in spec.tools
-                if (info := app.tool(t)) is None or (not info.read_only and info.names_its_writes)]
+                if (info := app.tool(t)) is None or info.writes_named]
     said = f" nor calls {', '.join(changing)}" if changing else ""
     notes.append(f"subtask {spec.id!r} reads and hands on {spec.hands_on.value}: it writes nothing{said} "
                  f"({', '.join(spec.writes)} {'is' if len(spec.writes) == 1 else 'are'} written by the subtasks "
@@ -336,8 +335,7 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
         if then.writes:
             return set(first.writes) <= set(then.writes)
         app = catalog.get(then.application)
-        return not first.writes and app is not None and any(
-            not t.read_only and not t.names_its_writes for t in app.tools)
+        return not first.writes and app is not None and any(t.acts for t in app.tools)
 
     while True:
         pair = next(((first, waiting[0]) for first in result

@@ -99,6 +99,11 @@ class Hold:
                 return "; ".join([said, *(lines.text() for lines in self.lost)])
 
 
+def is_pattern(text: str) -> bool:
+    """Whether a path is a pattern on names ('*.txt', 'draft_?.docx', '[ab].csv')."""
+    return bool(set("*?[") & set(text))
+
+
 def covered(path: str, declared: Iterable[str]) -> bool:
     """Whether a path is among declared paths: the path itself, inside a declared folder, or matched by a
     declared pattern ('backup/*.xlsx'); '.' declares the whole workspace. A pattern matches name by name,
@@ -106,7 +111,7 @@ def covered(path: str, declared: Iterable[str]) -> bool:
     'private/keys.txt' ('*' and '?' do not cross a '/'); a pattern matching a folder covers what it holds."""
     for item in declared:
         if item == "." or path == item or path.startswith(f"{item}/") or (
-                set("*?[") & set(item) and _matches(path, item)):
+                is_pattern(item) and _matches(path, item)):
             return True
     return False
 

@@ -35,6 +35,16 @@ class ToolInfo:
     summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
 
     @property
+    def writes_named(self) -> bool:
+        """It changes the files its arguments name (a file tool)."""
+        return not self.read_only and self.names_its_writes
+
+    @property
+    def acts(self) -> bool:
+        """It changes what a program holds, or what a command decides when it runs, naming no file it writes."""
+        return not self.read_only and not self.names_its_writes
+
+    @property
     def schema(self) -> dict[str, Any]:
         value = json.loads(self.parameters)
         return value if isinstance(value, dict) else {}

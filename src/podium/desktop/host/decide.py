@@ -21,7 +21,7 @@ from typing import Any
 
 from podium.apps.base import Change
 from podium.desktop.host import artifacts
-from podium.desktop.host.capability import Hold, covered, holds
+from podium.desktop.host.capability import Hold, covered, holds, is_pattern
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView, call_text
@@ -215,7 +215,7 @@ def _names(key: str, path: str, *, holding: bool = True) -> bool:
     """Whether the call `key` names `path` among its arguments, itself or by a pattern its name matches, or
     (`holding`) by a folder that holds it."""
     named = [normal_path(v) for v in scalars(json.loads(key)[1]) if isinstance(v, str) and v.strip()]
-    return any(n == path or ((holding or set("*?[") & set(n)) and covered(path, (n,))) for n in named)
+    return any(n == path or ((holding or is_pattern(n)) and covered(path, (n,))) for n in named)
 
 
 def changed_nothing(result: ActionResult) -> bool:

@@ -238,8 +238,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     if writable == () and app is not None:
         # nobody to approve a change and nothing the subtask may change: a call of a tool that names the files it
         # changes could only be refused (a command or a program's action is bounded otherwise: the sandbox)
-        offered = tuple(t for t in offered if (info := app.tool(t)) is not None
-                        and (info.read_only or not info.names_its_writes)) or offered
+        offered = tuple(t for t in offered if (info := app.tool(t)) is not None and not info.writes_named) or offered
     placing = tuple(PlacingView(subtask=u.subtask, data=u.data, tools=u.tools)
                     for u in unplaced(record.spec, app, specs) if not set(u.tools) & set(record.called))
     # The one subtask of a plan is the whole request: its AppAgent is given the person's words, not the

@@ -167,7 +167,7 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
             problems.append(f"subtask {spec.id!r}: {spec.application} opens only {', '.join(app.file_types)} files, "
                             f"and {path} is not one: {other}")
     changing = [t for t in spec.tools if t in app.changing]
-    named = [t for t in changing if (info := app.tool(t)) is not None and info.names_its_writes]
+    named = [t for t in changing if (info := app.tool(t)) is not None and info.writes_named]
     if named and not spec.writes:
         problems.append(f"subtask {spec.id!r} declares {', '.join(named)}, which change files, and writes "
                         "nothing: list in writes the paths it changes")

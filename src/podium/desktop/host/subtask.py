@@ -297,7 +297,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # a declared write unchanged and no declared tool left to call: a tool of its application that names the
         # file it writes (a program's save), else any that changes (a click or a key press only may write one)
         changing = tuple(t.name for t in app.tools if not t.read_only) if app is not None else ()
-        naming = tuple(t.name for t in app.tools if not t.read_only and t.names_its_writes) \
+        naming = tuple(t.name for t in app.tools if t.writes_named) \
             if app is not None and missing.writes else ()
         # declared program actions alone cannot make a missing file: the tools that name one are offered with them
         acting = bool(missing.tools) and app is not None and all(
@@ -340,7 +340,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
 def _acting(app: AppInfo | None, called: tuple[str, ...]) -> tuple[str, ...]:
     """A program's actions (tools that change its state, naming no file), those not called yet first: what
     ends a dialog its calls left open (its button) is an action it has not taken."""
-    acting = tuple(t.name for t in app.tools if not t.read_only and not t.names_its_writes) if app else ()
+    acting = tuple(t.name for t in app.tools if t.acts) if app else ()
     return tuple(t for t in acting if t not in called) or acting
 
 

@@ -22,7 +22,7 @@ from podium.apps.base import OPEN_DIALOG
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Kind, kind_of
-from podium.desktop.host.capability import covered
+from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
 from podium.desktop.host.state import SubtaskRecord
@@ -156,8 +156,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
         return any(covered(path, (w,)) or covered(w, (path,)) for path in paths)
 
     # a subtask that acted in its program (a tool that names no file it writes) changed what that program holds
-    acted = app is not None and any((info := app.tool(t)) is not None and not info.read_only
-                                    and not info.names_its_writes for t in record.called)
+    acted = app is not None and any((info := app.tool(t)) is not None and info.acts for t in record.called)
     # '.', the workspace as a whole, names no file to look at: a program's actions are its evidence (what a form
     # confirmed writes is the program's doing, after it closes)
     writes = tuple(w for w in spec.writes if not among(w, touched) and not among(w, same)
@@ -251,7 +250,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     with another file (a common header) prove nothing."""
     changes = [json.loads(key)[1] for key in record.done]
     # a change names the file, or a pattern its name matches (a move of '*.txt')
-    if any(covered(v, (path,)) or (set("*?[") & set(v) and covered(path, (v,)))
+    if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,)))
            for args in changes for v in scalars(args) if isinstance(v, str)):
         return True
     texts = "\n".join(str(v).casefold() for args in changes for v in scalars(args))
@@ -332,7 +331,7 @@ def _values(value: Any) -> set[str]:
 
 def _filled(writes: tuple[str, ...], touched: tuple[str, ...]) -> bool:
     """Whether the writes name folders and a change landed inside each of them."""
-    folders = [w.rstrip("/") for w in writes if not posixpath.splitext(w)[1] and not any(c in w for c in "*?[")]
+    folders = [w.rstrip("/") for w in writes if not posixpath.splitext(w)[1] and not is_pattern(w)]
     return bool(folders) and all(
         any(p.startswith(f"{folder}/") for p in touched) for folder in folders)
 
