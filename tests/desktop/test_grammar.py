@@ -306,3 +306,18 @@ def test_a_tools_number_bounds_the_grammar_holds_are_kept_the_others_left_to_the
     assert plain["count"] == {"type": "integer", "minimum": 0}
     assert plain["level"] == {"type": "integer", "minimum": 1, "maximum": 6}
     assert plain["ratio"] == {"type": "number"}
+
+
+def test_the_files_tool_that_edits_a_text_in_place_takes_only_a_file_that_exists(tmp_path: Any) -> None:
+    """replace_text opens its file (EDITED: the grammar offers only files there now); append_at_end makes one."""
+    import asyncio
+
+    from podium.desktop.host.catalog import AppInfo
+
+    (app,) = build_applications({"enabled": ["files"]}, base=tmp_path).values()
+    marked = {t.name: bool(t.parameters["properties"]["path"].get(EDITED)) for t in app.tools()
+              if t.name in ("replace_text", "append_at_end")}
+    assert marked == {"replace_text": True, "append_at_end": False}
+    missing = asyncio.run(app.call("replace_text", {"path": "notes.txt", "find": "a", "replace_with": "b"}))
+    assert not missing.ok and "does not exist" in (missing.error or "")
+    assert AppInfo.of(app).editors("notes.txt") == ("replace_text",)

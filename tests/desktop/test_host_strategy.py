@@ -10,6 +10,7 @@ import pytest
 
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
+from podium.apps.tooling import EDITED
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
@@ -40,7 +41,9 @@ CATALOG = Catalog((
     AppInfo("spreadsheets", "sheets", (".xlsx",), (ToolInfo("read_sheet", True), ToolInfo(
         "write_rows", False, json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "rows": {
             "type": "array", "items": {"type": "array", "items": {"type": "string"}}}}})),
-        ToolInfo("add_chart", False), ToolInfo("sort_rows", False, unapproved="give target_sheet")))))
+        ToolInfo("add_chart", False), ToolInfo("sort_rows", False, unapproved="give target_sheet"),
+        ToolInfo("set_cell", False, json.dumps({"type": "object", "properties": {
+            "path": {"type": "string", EDITED: True}, "cell": {"type": "string"}}}))))))
 SPEC = AgentSpec("template", Behaviour(), {"backend": object()})
 STRATEGY = HostStrategy()
 FILES = ("report.docx", "budget.xlsx")
@@ -704,7 +707,7 @@ def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_chang
     _, s = read_handed(anyway, rules="small-local")
     s = replace(s, rules=s.rules - {"handed-data-first"})
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
-    assert app_request(again).offered == ("write_rows", "add_chart", "sort_rows")
+    assert app_request(again).offered == ("write_rows", "add_chart", "sort_rows", "set_cell")
 
 
 SHEETS_ADDING = Catalog((CATALOG.get("documents"), AppInfo("spreadsheets", "sheets", (".xlsx",), (
@@ -987,6 +990,8 @@ def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_no
                         effects=(EffectView(path="budget.xlsx", change="replace", wipes=True),))
     (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", rewrite), s)
     assert app_request(step).kind is AppStepKind.PROPOSE and "less than half of the lines" in app_request(step).note
+    # the refusal names the tools of its application that change a part of that file and keep the rest
+    assert "To change a part of budget.xlsx and keep the rest: set_cell." in app_request(step).note
 
 
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:

@@ -44,7 +44,8 @@ def specs(app: Any) -> list[ToolSpec]:
     appended: dict[Path, tuple[str, str]] = {}
     return [
         ToolSpec("replace_text", "Replace every occurrence of a text in a text file and save.", ReplaceArgs,
-                 lambda a: replace_text(app, a), effects=declared(lambda a: _replace_effects(app, a))),
+                 lambda a: replace_text(app, a), effects=declared(lambda a: _replace_effects(app, a)),
+                 edits=True),
         ToolSpec("append_at_end", "Add text at the end of a text file, on a new line (creates the file).",
                  AppendArgs, lambda a: append_at_end(app, a, appended),
                  effects=declared(lambda a: _append_effects(app, a, appended))),

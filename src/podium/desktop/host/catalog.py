@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from podium.apps.tooling import EDITED
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
@@ -43,6 +44,12 @@ class ToolInfo:
     def acts(self) -> bool:
         """It changes what a program holds, or what a command decides when it runs, naming no file it writes."""
         return not self.read_only and not self.names_its_writes
+
+    @property
+    def edits(self) -> bool:
+        """It opens the file its `path` names, changes a part of it and saves it (apps.tooling.EDITED)."""
+        path = self.schema.get("properties", {}).get("path")
+        return not self.read_only and isinstance(path, dict) and bool(path.get(EDITED))
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -98,6 +105,10 @@ class AppInfo:
         """How to do the work of `tools` with nothing that needs approval, one line per tool that says."""
         ways = {t.name: t.unapproved for t in self.tools if t.unapproved}
         return tuple(f"{tool}: {ways[tool]}" for tool in dict.fromkeys(tools) if tool in ways)
+
+    def editors(self, path: str) -> tuple[str, ...]:
+        """The tools that change a part of this file and keep the rest (none: it is not of this application)."""
+        return tuple(t.name for t in self.tools if t.edits) if self.opens(path) else ()
 
 
 def first_sentence(text: str) -> str:

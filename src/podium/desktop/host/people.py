@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from podium.desktop.blackboard import DEFAULT_ANSWER, QA
 from podium.desktop.host.capability import Hold, HoldKind, auto_granted
+from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.flow import (
     Result,
     after_graph,
@@ -147,7 +148,8 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
             stuck = tuple(dict.fromkeys((*record.stuck, *changing))) if STUCK_TOOL in s.rules else record.stuck
             s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=(), stuck=stuck,
                                refused=(item.summary,), declined=tuple(dict.fromkeys((*record.declined, *changing))),
-                               note=declined_note(item.summary, ways, item.holds))
+                               note=declined_note(item.summary, ways, item.holds,
+                                                 _in_place(app, item.holds) if app is not None else ()))
             then = ("app", item.subtask)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)
@@ -189,8 +191,17 @@ def _carry_on(s: HostState, then: tuple[str, ...], shown_next: bool) -> Result:
     return ops + more, s
 
 
-def declined_note(summary: str, ways: tuple[str, ...], holds: tuple[Hold, ...]) -> str:
-    """What an AppAgent whose held calls batch mode refused is told: why, and how to go on without them."""
+def _in_place(app: AppInfo, holds: tuple[Hold, ...]) -> tuple[str, ...]:
+    """For a change refused because it would lose most of a file: the tools that change a part of it instead."""
+    wiped = dict.fromkeys(p for h in holds if h.kind is HoldKind.WIPES for p in h.paths)
+    return tuple(f"To change a part of {path} and keep the rest: {' or '.join(tools)}." for path in wiped
+                 if (tools := app.editors(path)))
+
+
+def declined_note(summary: str, ways: tuple[str, ...], holds: tuple[Hold, ...], instead: tuple[str, ...] = ()
+                  ) -> str:
+    """What an AppAgent whose held calls batch mode refused is told: why, and how to go on without them
+    (`ways`, of the refused tools; `instead`: the tools that change a part of a file it would have lost)."""
     why = "; ".join(h.text() for h in holds) or "it needs the person's approval"
     if any(h.kind in (HoldKind.BY_DATA, HoldKind.UNDECLARED, HoldKind.PROTECTED) for h in holds):
         return (f"Not run: {summary}. It was refused: {why}. Nobody is there to approve it. Change only what your "
@@ -199,4 +210,5 @@ def declined_note(summary: str, ways: tuple[str, ...], holds: tuple[Hold, ...]) 
     how = f" Without approval: {'; '.join(ways)}." if ways else ""
     return (f"Not run: {summary}. It was refused: {why}; nobody is there to approve it. Do your subtask without it: "
             f"add to what is there instead (empty cells below the data, a new sheet, a new file), or answer FAIL if "
-            f"it cannot be done without that change.{how} Asking again is refused again.")
+            f"it cannot be done without that change.{how}{''.join(f' {line}' for line in instead)} Asking again is "
+            "refused again.")
