@@ -962,6 +962,30 @@ def test_batch_mode_answers_questions_and_refuses_holds_once_then_for_good() -> 
     assert any(d.agent == "host" for d in dispatches(ops))  # refused twice: the subtask failed
 
 
+def test_a_change_refused_again_after_the_declared_work_is_done_ends_the_subtask_finish_saying_so() -> None:
+    """Batch mode refuses a held change twice; where the subtask's changes already did all it declares, it ends
+    FINISH with the refused change named in its result, else FAIL."""
+    elsewhere = facts_of("add_chart", {"path": "salaries.xlsx", "kind": "bar"})
+    s = read_done()
+    for calls in ((WRITE,), (CHART,)):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", *calls), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(*(ran(c) for c in calls)), s)
+    for _ in range(2):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", elsewhere), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FINISH" and record.reason is None
+    assert "refused with nobody to approve it: " in str(record.result) and "salaries.xlsx" in str(record.result)
+    # the chart it declares is not made: the second refusal is the end of it, a failure
+    s = read_done()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    rows_elsewhere = facts_of("write_rows", {"path": "salaries.xlsx", "rows": TABLE})
+    for _ in range(2):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", rows_elsewhere), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FAIL" and record.reason is not None and "refused" in record.reason.detail
+
+
 def test_a_declared_tool_whose_change_was_refused_is_not_demanded_of_the_finish() -> None:
     s = read_done()
     elsewhere = facts_of("add_chart", {"path": "salaries.xlsx", "kind": "bar"})

@@ -172,6 +172,16 @@ def handed_data(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEnt
     return tuple(a for a in given if a.name.split(".", 1)[0] in handing)
 
 
+def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> verify.Missing:
+    """What the subtask's declarations ask for that its evidence does not show (verify.missing), with what the
+    subtasks it depends on handed it (`given`: flow.handed's data) and the files they read for it."""
+    subtasks = run_of(s).subtasks
+    handed_from = [p for d in record.spec.depends_on if (dep := subtasks.get(d)) is not None
+                   and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
+    return verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
+                          hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from)
+
+
 def own_figures_of(record: SubtaskRecord, text: str) -> tuple[artifacts.Artifact, ...]:
     """The figures of the tables a subtask read itself, when it writes nothing and hands on a value."""
     if record.spec.writes or record.spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES):

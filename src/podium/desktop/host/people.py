@@ -22,7 +22,9 @@ from podium.desktop.host.flow import (
     end_subtask,
     finish_run,
     graph_idle,
+    handed,
     idle_out,
+    missing_work,
     schedule_ready,
 )
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent
@@ -30,6 +32,7 @@ from podium.desktop.host.run import active, fire, record_step, run_of, uncalled,
 from podium.desktop.host.state import OBSERVER, HostState, Interaction, InteractionKind
 from podium.desktop.person import ApprovalRequest, Question
 from podium.desktop.rules.steps import STUCK_TOOL
+from podium.desktop.wire.messages import summarize
 from podium.desktop.wire.schemas import Action
 from podium.ensemble.ops import Forward, Op
 from podium.errors import Reason, ReasonKind
@@ -151,6 +154,15 @@ def resolve(s: HostState, iid: str, *, answers: tuple[str, ...] | None = None, a
                                note=declined_note(item.summary, ways, item.holds,
                                                  _in_place(app, item.holds) if app is not None else ()))
             then = ("app", item.subtask)
+        elif item.subtask is not None and by != "person" and _done_without(s, item.subtask):
+            # Refused again, by batch mode, after its changes did what its subtask declares: the change it keeps
+            # asking for was beyond that work, and is said to have been refused.
+            s = update_subtask(s, item.subtask, SubtaskEvent.DECLINED, proposal=None, holds=())
+            record = run_of(s).subtasks[item.subtask]
+            said = summarize(record.result) if record.result not in (None, "") else "its declared work is done"
+            s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.STEP_FINISH,
+                            result=f"{said}; not done, refused with nobody to approve it: {item.summary}")
+            then = ("settled",)
         elif item.subtask is not None:
             reason = Reason(ReasonKind.REFUSED, f"the person refused: {item.summary} ({by})", item.asked_by)
             s = end_subtask(s, item.subtask, item.asked_by, SubtaskEvent.REFUSED, reason=reason)
@@ -189,6 +201,13 @@ def _carry_on(s: HostState, then: tuple[str, ...], shown_next: bool) -> Result:
     else:
         more, s = schedule_ready(s)
     return ops + more, s
+
+
+def _done_without(s: HostState, sid: str) -> bool:
+    """Whether a subtask's successful changes already show every part of its declared work (nothing the
+    verifier would ask about)."""
+    record = run_of(s).subtasks[sid]
+    return bool(record.done) and not missing_work(s, record, handed(s, record)[1])
 
 
 def _in_place(app: AppInfo, holds: tuple[Hold, ...]) -> tuple[str, ...]:

@@ -23,8 +23,8 @@ from podium.desktop.host.flow import (
     end_subtask,
     finish_run,
     handed,
-    handed_data,
     idle_out,
+    missing_work,
     named_data,
     settle,
 )
@@ -43,7 +43,7 @@ from podium.desktop.host.run import (
 from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
-from podium.desktop.wire.schemas import AppOutput, AppStatus, HandsOn
+from podium.desktop.wire.schemas import AppOutput, AppStatus
 from podium.errors import Reason, ReasonKind
 
 
@@ -282,11 +282,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     given = handed(s, record)[1]
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
-    subtasks = run_of(s).subtasks
-    handed_from = [p for d in record.spec.depends_on if (dep := subtasks.get(d)) is not None
-                   and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
-    missing = verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
-                             hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from)
+    missing = missing_work(s, record, given)
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
