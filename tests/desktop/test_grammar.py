@@ -313,6 +313,7 @@ def test_the_files_tool_that_edits_a_text_in_place_takes_only_a_file_that_exists
     import asyncio
 
     from podium.desktop.host.catalog import AppInfo
+    from podium.desktop.host.people import editors
 
     (app,) = build_applications({"enabled": ["files"]}, base=tmp_path).values()
     marked = {t.name: bool(t.parameters["properties"]["path"].get(EDITED)) for t in app.tools()
@@ -320,4 +321,4 @@ def test_the_files_tool_that_edits_a_text_in_place_takes_only_a_file_that_exists
     assert marked == {"replace_text": True, "append_at_end": False}
     missing = asyncio.run(app.call("replace_text", {"path": "notes.txt", "find": "a", "replace_with": "b"}))
     assert not missing.ok and "does not exist" in (missing.error or "")
-    assert AppInfo.of(app).editors("notes.txt") == ("replace_text",)
+    assert editors(AppInfo.of(app), "notes.txt") == ("replace_text",)

@@ -41,9 +41,7 @@ CATALOG = Catalog((
     AppInfo("spreadsheets", "sheets", (".xlsx",), (ToolInfo("read_sheet", True), ToolInfo(
         "write_rows", False, json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "rows": {
             "type": "array", "items": {"type": "array", "items": {"type": "string"}}}}})),
-        ToolInfo("add_chart", False), ToolInfo("sort_rows", False, unapproved="give target_sheet"),
-        ToolInfo("set_cell", False, json.dumps({"type": "object", "properties": {
-            "path": {"type": "string", EDITED: True}, "cell": {"type": "string"}}}))))))
+        ToolInfo("add_chart", False), ToolInfo("sort_rows", False, unapproved="give target_sheet")))))
 SPEC = AgentSpec("template", Behaviour(), {"backend": object()})
 STRATEGY = HostStrategy()
 FILES = ("report.docx", "budget.xlsx")
@@ -707,7 +705,7 @@ def test_the_force_rule_makes_a_writer_that_declared_no_tool_call_one_that_chang
     _, s = read_handed(anyway, rules="small-local")
     s = replace(s, rules=s.rules - {"handed-data-first"})
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
-    assert app_request(again).offered == ("write_rows", "add_chart", "sort_rows", "set_cell")
+    assert app_request(again).offered == ("write_rows", "add_chart", "sort_rows")
 
 
 SHEETS_ADDING = Catalog((CATALOG.get("documents"), AppInfo("spreadsheets", "sheets", (".xlsx",), (
@@ -1009,7 +1007,12 @@ def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_no
     last = [t for t in s.blackboard.trajectories if t.confirmation][-1]
     assert "--yes grants no change the plan did not declare" in last.confirmation  # type: ignore[operator]
     # nor a declared one that leaves less than half of a text in place: approved in advance is an edit
-    s = read_done(auto_approve=True)
+    set_cell = ToolInfo("set_cell", False, json.dumps({"type": "object", "properties": {
+        "path": {"type": "string", EDITED: True}, "value": {"type": "string", "contentMediaType": "text/plain"}}}))
+    sheets = CATALOG.get("spreadsheets")
+    assert sheets is not None
+    editing = Catalog((CATALOG.apps[0], replace(sheets, tools=(*sheets.tools, set_cell))))
+    s = read_done(auto_approve=True, catalog=editing)
     rewrite = CallFacts(function="write_rows", arguments={"path": "budget.xlsx", "rows": TABLE}, read_only=False,
                         effects=(EffectView(path="budget.xlsx", change="replace", wipes=True),))
     (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", rewrite), s)

@@ -106,9 +106,6 @@ class AppInfo:
         ways = {t.name: t.unapproved for t in self.tools if t.unapproved}
         return tuple(f"{tool}: {ways[tool]}" for tool in dict.fromkeys(tools) if tool in ways)
 
-    def editors(self, path: str) -> tuple[str, ...]:
-        """The tools that change a part of this file and keep the rest (none: it is not of this application)."""
-        return tuple(t.name for t in self.tools if t.edits) if self.opens(path) else ()
 
 
 def first_sentence(text: str) -> str:

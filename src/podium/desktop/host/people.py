@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from podium.desktop.blackboard import DEFAULT_ANSWER, QA
+from podium.desktop.host.artifacts import wants
 from podium.desktop.host.capability import Hold, HoldKind, auto_granted
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.flow import (
@@ -214,7 +215,14 @@ def _in_place(app: AppInfo, holds: tuple[Hold, ...]) -> tuple[str, ...]:
     """For a change refused because it would lose most of a file: the tools that change a part of it instead."""
     wiped = dict.fromkeys(p for h in holds if h.kind is HoldKind.WIPES for p in h.paths)
     return tuple(f"To change a part of {path} and keep the rest: {' or '.join(tools)}." for path in wiped
-                 if (tools := app.editors(path)))
+                 if (tools := editors(app, path)))
+
+
+def editors(app: AppInfo, path: str) -> tuple[str, ...]:
+    """The tools that put a text into a part of this file and keep the rest: they open it (`edits`) and take
+    content (artifacts.wants); none where the file is not of this application."""
+    return tuple(t.name for t in app.tools if t.edits and any(
+        "content" in wants(spec) for spec in t.schema.get("properties", {}).values())) if app.opens(path) else ()
 
 
 def declined_note(summary: str, ways: tuple[str, ...], holds: tuple[Hold, ...], instead: tuple[str, ...] = ()
