@@ -45,7 +45,8 @@ async def test_write_then_read(files: FilesApplication, root: Path) -> None:
                                     ["ink, blue", None, "x", "FALSE"]]
     assert (await call_checked(files, root, "write_csv_table", call)).content["unchanged"] is True
     taken = await call_checked(files, root, "write_csv_table", {**call, "rows": [["other"]]})
-    assert "already exists; pass overwrite=true" in taken.error
+    assert "already exists: to change a part of it and keep the rest, call replace_text" in taken.error
+    assert "pass overwrite=true to replace it whole" in taken.error
     replace = {**call, "rows": [["other"]], "overwrite": True}
     assert kinds(files, "write_csv_table", replace) == [Change.REPLACE]
     assert files.is_sensitive("write_csv_table", replace)

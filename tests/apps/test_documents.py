@@ -80,7 +80,7 @@ async def test_refusals_are_clear_and_leave_files_alone(documents: DocumentsAppl
     merged_table_document(root / "report.docx")
     before = (root / "report.docx").read_bytes()
     exists = await documents.call("create_document", {"path": "report.docx"})
-    assert "already exists" in exists.error
+    assert "already exists: add to it or change a part of it with the tools that edit a document" in exists.error
     assert documents.is_sensitive("create_document", {"path": "report.docx", "overwrite": True})
     assert not documents.is_sensitive("add_paragraphs", {"path": "report.docx", "paragraphs": ["x"]})
     cell = {"path": "report.docx", "table": 0, "row": 1, "column": 1}

@@ -408,7 +408,8 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     assert "no values" in no_values.error
     wrong_kind = await sheets.call("add_chart", {"path": "e.xlsx", "kind": "radar3d", "data": "A1:B2", "title": "x"})
     assert "kind" in wrong_kind.error
-    assert "already exists" in (await sheets.call("create_workbook", {"path": "e.xlsx"})).error
+    taken = (await sheets.call("create_workbook", {"path": "e.xlsx"})).error
+    assert "already exists: add to it or change a part of it with the tools that edit a workbook" in taken
     assert sheets.is_sensitive("create_workbook", {"path": "e.xlsx", "overwrite": True})
     assert not sheets.is_sensitive("write_rows", {"path": "e.xlsx", "rows": [[1]]})
     await sheets.call("write_rows", {"path": "e.xlsx", "rows": [["kept", "7"]]})

@@ -227,7 +227,9 @@ class DocumentsApplication(ToolApplication):
 
         path = self._target(args.path)
         if path.exists() and not args.overwrite:
-            raise ToolError(f"{args.path!r} already exists; pass overwrite=true to replace it (needs approval)")
+            raise ToolError(f"{args.path!r} already exists: add to it or change a part of it with the tools that "
+                            "edit a document (add_paragraphs, insert_paragraph, replace_text...); pass overwrite=true "
+                            "to replace it with an empty one (needs approval)")
         document = docx.Document()
         if args.title:
             document.add_heading(args.title, level=0)

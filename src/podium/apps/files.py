@@ -385,7 +385,9 @@ class FilesApplication(ToolApplication):
         if resolved.is_dir():
             raise ToolError(f"{path!r} is a folder")
         if resolved.exists() and not overwrite:
-            raise ToolError(f"{path!r} already exists; pass overwrite=true to replace it (needs approval)")
+            raise ToolError(f"{path!r} already exists: to change a part of it and keep the rest, call replace_text "
+                            "(or append_at_end to add at its end); pass overwrite=true to replace it whole (needs "
+                            "approval)")
         return resolved
 
 

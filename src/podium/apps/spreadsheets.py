@@ -287,7 +287,9 @@ class SpreadsheetsApplication(ToolApplication):
 
         path = self._xlsx_path(args.path)
         if path.exists() and not args.overwrite:
-            raise ToolError(f"{args.path!r} already exists; pass overwrite=true to replace it (needs approval)")
+            raise ToolError(f"{args.path!r} already exists: add to it or change a part of it with the tools that "
+                            "edit a workbook (add_sheet, write_rows, append_rows...); pass overwrite=true to replace "
+                            "it with an empty one (needs approval)")
         if len(set(args.sheets)) != len(args.sheets):
             raise ToolError("sheet names must be different from each other")
         workbook = Workbook()
