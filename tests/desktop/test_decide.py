@@ -443,6 +443,18 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     editing = replace(after({"path": "north.xlsx", "rows": north}),
                       spec=spec.model_copy(update={"reads": ("north.xlsx",), "writes": ("north.xlsx",)}))
     assert missing(editing, SHEETS).unused == ()
+    # what the file it writes was read holding after its change is no other source sharing the values
+    outline = [["level", "text"], [1, "Introduction"], [1, "Holidays"]]
+    contents = SubtaskSpec(id="2", description="contents", application="documents", reads=("handbook.docx",),
+                           writes=("contents.docx",), tools=("add_table",))
+    read = observed(SubtaskRecord(spec=contents), [ActionResult(
+        function="document_outline", arguments={"path": "handbook.docx"}, ok=True, content={"headings": outline},
+        read_only=True)])
+    table = remember(read, [], [ActionResult(function="add_table", ok=True, arguments={
+        "path": "contents.docx", "rows": outline}, changes=(EffectView(path="contents.docx", change="create"),))])
+    reread = observed(table, [ActionResult(function="read_table", arguments={"path": "contents.docx"}, ok=True,
+                                           content=outline, read_only=True)])
+    assert missing(reread, None).unused == ()
 
 
 def test_a_tool_that_only_adds_an_empty_part_is_not_demanded_where_other_calls_filled_the_file() -> None:
@@ -514,7 +526,7 @@ def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_
     proposed = CallFacts(function="add_totals_row", arguments=wrong,
                          effects=(EffectView(path="budget.xlsx", change="add"),))
     again = decide(answer("FINISH", 0), [proposed], fixed, active=frozenset(), created=(), protected=())
-    assert again.run == () and again.skipped[0][2] and "a later add_totals_row call" in again.skipped[0][1]
+    assert again.run == () and again.skipped[0][2] and "a later call that changed the same file" in again.skipped[0][1]
     refailed = remember(fixed, [], [ActionResult(function="add_totals_row", arguments=wrong, ok=False,
                                                  error="no sheet named 'Hours Fee'")])
     assert not missing(refailed, SHEETS).unsettled
@@ -524,6 +536,28 @@ def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_
     other = remember(other, [], [ActionResult(function="set_cell", arguments={**cell, "cell": "C3", "value": 7},
                                               ok=True, changes=(totals,))])
     assert other.corrected == ()
+
+
+def test_a_call_its_application_said_would_change_nothing_is_done_by_another_tool_that_changed_its_file() -> None:
+    """write_file refused for a file that exists (its declared effects: none), then replace_text edits that file:
+    the declared write_file is not work left; a call that was to change something and failed still is."""
+    conf = SubtaskSpec(id="1", description="edit", application="files", reads=("server.conf",),
+                       writes=("server.conf",), tools=("write_file",))
+    whole = {"path": "server.conf", "content": "port = 9090\n"}
+    refused = CallFacts(function="write_file", arguments=whole, effects=())
+    tried = remember(SubtaskRecord(spec=conf), [refused], [ActionResult(
+        function="write_file", arguments=whole, ok=False, error="'server.conf' already exists")])
+    assert tried.inert == (call_key("write_file", whole),)
+    edit = {"path": "server.conf", "find": "8080", "replace_with": "9090"}
+    edited = EffectView(path="server.conf", change="edit", before="d1", after="d2")
+    done = remember(tried, [], [ActionResult(function="replace_text", arguments=edit, ok=True, changes=(edited,))])
+    files = AppInfo("files", tools=(ToolInfo("write_file", False), ToolInfo("replace_text", False)))
+    assert done.corrected == (call_key("write_file", whole),) and not missing(done, files)
+    # the same failure of a call that was to change the file is still the declared tool never made to work
+    meant = remember(SubtaskRecord(spec=conf), [refused.model_copy(update={"effects": (edited,)})], [ActionResult(
+        function="write_file", arguments=whole, ok=False, error="disk full")])
+    after = remember(meant, [], [ActionResult(function="replace_text", arguments=edit, ok=True, changes=(edited,))])
+    assert missing(after, files).failed == ("write_file",)
 
 
 def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes_holds() -> None:

@@ -89,8 +89,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                         "not repeat it", True)
             continue
         if key in record.corrected:
-            skip(index, f"not run: it failed before, and a later {fact.function} call on the same file succeeded: "
-                        "that call did this work", True)
+            skip(index, "not run: it failed before, and a later call that changed the same file succeeded: that "
+                        "call did this work", True)
             continue
         if fact.effects and key in answered:  # a change of files named twice in one answer is made once
             skip(index, f"not run: the same {fact.function} call is earlier in this answer", True)
@@ -152,6 +152,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     done, called, tried, read = list(record.done), list(record.called), list(record.tried), list(record.read)
     failed = list(record.failed)
     corrected = list(record.corrected)
+    inert = list(record.inert)
     changed = dict(record.changed)
     found = dict(record.artifacts)
     names = dict(record.names)
@@ -162,6 +163,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             if result.error and result.ran:
                 failed.append((key, result.error))
                 tried.append(result.function)
+                if (fact := by_call.get(key)) is not None and fact.effects == ():
+                    inert.append(key)
             continue
         called.append(result.function)
         if result.read_only:
@@ -170,7 +173,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             done.append(key)
             fact = by_call.get(key)
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
-            corrected += [k for k, _ in failed if _instead(k, key, evidence)]
+            corrected += [k for k, _ in failed if _instead(k, key, evidence)
+                          or (k in inert and any(_names(k, e.path, holding=False) for e in evidence))]
             if not changed_nothing(result):
                 failed.clear()  # the files changed: a call that failed may work now,
                 read.clear()  # and a read may find something new
@@ -188,7 +192,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             found[item.name] = item
     return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
-                   failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)), changed=changed,
+                   failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)),
+                   inert=tuple(dict.fromkeys(inert))[-MAX_FAILED:], changed=changed,
                    artifacts=found, names=names)
 
 

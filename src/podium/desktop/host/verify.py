@@ -178,7 +178,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     if spec.writes and not writes and not kept and not hollow:
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.empty_part]
     tools = tuple(t for t in unmet if t not in record.tried and t not in record.declined)  # refused: done without
-    failed = tuple(t for t in unmet if t in record.tried)
+    # a failed call that a later change did another way (record.corrected) is work done
+    instead = {json.loads(key)[0] for key in record.corrected}
+    failed = tuple(t for t in unmet if t in record.tried and t not in instead)
     hands = ""
     if spec.hands_on is not HandsOn.NOTHING:
         wanted = Kind(spec.hands_on.value)
@@ -247,7 +249,8 @@ def _left(record: SubtaskRecord, given: tuple[ArtifactEntry, ...], sources: tupl
 def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     """Whether a subtask's successful changes took anything from a file: one names its path, or holds a value
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
-    with another file (a common header) prove nothing."""
+    with another file (a common header) prove nothing; what a file the subtask writes was read holding is no
+    other file: it holds what the changes took."""
     changes = [json.loads(key)[1] for key in record.done]
     # a change names the file, or a pattern its name matches (a move of '*.txt')
     if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,)))
@@ -257,7 +260,11 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     own: set[str] = set()
     others: set[str] = set()
     for a in read:
-        (own if any(covered(p, (path,)) for p in _QUOTED.findall(a.source)) else others).update(_values(a.value))
+        paths = _QUOTED.findall(a.source)
+        if any(covered(p, (path,)) for p in paths):
+            own.update(_values(a.value))
+        elif not any(covered(p, record.spec.writes) for p in paths):
+            others.update(_values(a.value))
     return any(v in texts for v in own - others)
 
 
