@@ -9,7 +9,16 @@ from typing import Any
 
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
-from podium.desktop.host.decide import call_key, changed_nothing, decide, made, observed, progressed, remember
+from podium.desktop.host.decide import (
+    call_key,
+    changed_nothing,
+    decide,
+    made,
+    observed,
+    progressed,
+    reaffirmed,
+    remember,
+)
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.host.verify import missing
 from podium.desktop.rules import RULES, SMALL_LOCAL, profile_rules, table
@@ -621,3 +630,25 @@ def test_the_workspace_as_a_write_is_shown_by_a_programs_actions_not_by_a_file()
     assert not missing(confirmed, dialog)
     # nothing done in the program: the workspace is unchanged, and so is the program
     assert missing(SubtaskRecord(spec=spec), dialog).writes == (".",)
+
+
+def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_file() -> None:
+    """write_file succeeded, a copy onto the same file failed (the last word on it), then the agent proposed the
+    write again (skipped: done): it stands by what the file holds, and the failure no longer unsettles it."""
+    spec = SubtaskSpec(id="2", description="list", application="files", writes=("tasks.txt",), depends_on=("1",))
+    files = AppInfo("files", tools=(ToolInfo("write_file", False), ToolInfo("copy", False)))
+    text = {"path": "tasks.txt", "content": "Draft\nInvite\n"}
+    written = EffectView(path="tasks.txt", change="create", after="d1")
+    wrote = remember(SubtaskRecord(spec=spec), [], [ActionResult(function="write_file", arguments=text, ok=True,
+                                                                 changes=(written,))])
+    onto = {"source": "kickoff.docx", "destination": "tasks.txt"}
+    failed = remember(wrote, [], [ActionResult(function="copy", arguments=onto, ok=False, error="not a folder")])
+    assert missing(failed, files).unsettled == ("tasks.txt",)
+    again = CallFacts(function="write_file", arguments=text, effects=(EffectView(path="tasks.txt", change="keep"),))
+    decision = decide(answer("FINISH", 0), [again], failed, active=frozenset(), created=(), protected=())
+    assert decision.skipped[0][2]
+    assert not missing(reaffirmed(failed, [again], decision), files).unsettled
+    # a proposal that does not repeat a change of that file settles nothing
+    other = CallFacts(function="write_file", arguments={"path": "x.txt", "content": "a"}, effects=())
+    skipped = decide(answer("FINISH", 0), [other], failed, active=frozenset(), created=(), protected=())
+    assert reaffirmed(failed, [other], skipped) is failed

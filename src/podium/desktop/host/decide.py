@@ -206,6 +206,18 @@ def scalars(value: Any) -> list[Any]:
     return [] if value is None or isinstance(value, bool) else [value]
 
 
+def reaffirmed(record: SubtaskRecord, facts: Sequence[CallFacts], decision: Decision) -> SubtaskRecord:
+    """The record once an answer proposed again a change that had succeeded (skipped as done): the calls that
+    failed since on a file that change wrote are settled (corrected); the agent stands by what the file holds."""
+    paths = [e.path for index, _, done in decision.skipped if done
+             and not (fact := facts[index]).read_only and call_key(fact.function, fact.arguments) in record.done
+             for e in fact.effects or ()]
+    settled = [key for key, _ in record.failed if any(_names(key, path, holding=False) for path in paths)]
+    if not settled:
+        return record
+    return replace(record, corrected=tuple(dict.fromkeys((*record.corrected, *settled))))
+
+
 def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView]) -> bool:
     """Whether the successful call `succeeded` did what the failed call `failed` was for (call keys): the same
     tool on a path it names, with one argument given otherwise (the sheet named right the second time); two or

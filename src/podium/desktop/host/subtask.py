@@ -15,7 +15,16 @@ from dataclasses import replace
 
 from podium.desktop.host import verify
 from podium.desktop.host.catalog import AppInfo
-from podium.desktop.host.decide import Decision, changed_nothing, decide, made, observed, progressed, remember
+from podium.desktop.host.decide import (
+    Decision,
+    changed_nothing,
+    decide,
+    made,
+    observed,
+    progressed,
+    reaffirmed,
+    remember,
+)
 from podium.desktop.host.flow import (
     Result,
     dispatch_execute,
@@ -117,6 +126,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         return dispatch_propose(s, sid)
     facts = tuple(report.facts)
     decision = step_decision(s, record, output, facts)
+    if (settled := reaffirmed(record, facts, decision)) is not record:
+        s = set_record(s, record := settled)
     planned = (record.planned,) if record.planned else ()
     if planned:
         s = update_subtask(s, sid, planned="")
