@@ -553,7 +553,7 @@ def test_a_call_its_application_said_would_change_nothing_is_done_by_another_too
     conf = SubtaskSpec(id="1", description="edit", application="files", reads=("server.conf",),
                        writes=("server.conf",), tools=("write_file",))
     whole = {"path": "server.conf", "content": "port = 9090\n"}
-    refused = CallFacts(function="write_file", arguments=whole, effects=())
+    refused = CallFacts(function="write_file", arguments=whole, effects=(), taken=True)
     tried = remember(SubtaskRecord(spec=conf), [refused], [ActionResult(
         function="write_file", arguments=whole, ok=False, error="'server.conf' already exists")])
     assert tried.inert == (call_key("write_file", whole),)
@@ -562,8 +562,8 @@ def test_a_call_its_application_said_would_change_nothing_is_done_by_another_too
     done = remember(tried, [], [ActionResult(function="replace_text", arguments=edit, ok=True, changes=(edited,))])
     files = AppInfo("files", tools=(ToolInfo("write_file", False), ToolInfo("replace_text", False)))
     assert done.corrected == (call_key("write_file", whole),) and not missing(done, files)
-    # the same failure of a call that was to change the file is still the declared tool never made to work
-    meant = remember(SubtaskRecord(spec=conf), [refused.model_copy(update={"effects": (edited,)})], [ActionResult(
+    # a failure that was not that refusal (a chart over an empty range) is still the declared tool's work left
+    meant = remember(SubtaskRecord(spec=conf), [refused.model_copy(update={"taken": False})], [ActionResult(
         function="write_file", arguments=whole, ok=False, error="disk full")])
     after = remember(meant, [], [ActionResult(function="replace_text", arguments=edit, ok=True, changes=(edited,))])
     assert missing(after, files).failed == ("write_file",)
@@ -652,3 +652,6 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     other = CallFacts(function="write_file", arguments={"path": "x.txt", "content": "a"}, effects=())
     skipped = decide(answer("FINISH", 0), [other], failed, active=frozenset(), created=(), protected=())
     assert reaffirmed(failed, [other], skipped) is failed
+    # a tool its plan declared that failed stays the work it was declared for (a chart over the rows written)
+    declared = replace(failed, spec=spec.model_copy(update={"tools": ("write_file", "copy")}))
+    assert reaffirmed(declared, [again], decision) is declared

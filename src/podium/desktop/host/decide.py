@@ -163,7 +163,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             if result.error and result.ran:
                 failed.append((key, result.error))
                 tried.append(result.function)
-                if (fact := by_call.get(key)) is not None and fact.effects == ():
+                if (fact := by_call.get(key)) is not None and fact.taken:
                     inert.append(key)
             continue
         called.append(result.function)
@@ -207,12 +207,14 @@ def scalars(value: Any) -> list[Any]:
 
 
 def reaffirmed(record: SubtaskRecord, facts: Sequence[CallFacts], decision: Decision) -> SubtaskRecord:
-    """The record once an answer proposed again a change that had succeeded (skipped as done): the calls that
-    failed since on a file that change wrote are settled (corrected); the agent stands by what the file holds."""
+    """The record once an answer proposed again a change that had succeeded (skipped as done): the calls of
+    tools its plan did not declare that failed since on a file that change wrote are settled (corrected); the
+    agent stands by what the file holds. A declared tool's failure stays the work it was declared for."""
     paths = [e.path for index, _, done in decision.skipped if done
              and not (fact := facts[index]).read_only and call_key(fact.function, fact.arguments) in record.done
              for e in fact.effects or ()]
-    settled = [key for key, _ in record.failed if any(_names(key, path, holding=False) for path in paths)]
+    settled = [key for key, _ in record.failed if json.loads(key)[0] not in record.spec.tools
+               and any(_names(key, path, holding=False) for path in paths)]
     if not settled:
         return record
     return replace(record, corrected=tuple(dict.fromkeys((*record.corrected, *settled))))

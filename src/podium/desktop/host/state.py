@@ -132,8 +132,8 @@ class SubtaskRecord:
     # failed calls that a later call of the same tool on the same path did instead (a sheet named wrong, then
     # right): proposed again, they are that work done, not work left
     corrected: tuple[str, ...] = ()
-    # failed calls their application had said would change nothing (a file made anew where one exists, with no
-    # overwrite): a later successful change of a path they name did their work another way (corrected)
+    # failed calls that would have made a file anew where one exists, with no overwrite (CallFacts.taken): a later
+    # successful change of a path they name did their work another way (corrected)
     inert: tuple[str, ...] = ()
     changed: Mapping[str, EffectView] = field(default_factory=dict)  # path -> what its calls did to it
     called: tuple[str, ...] = ()  # the tools whose calls succeeded

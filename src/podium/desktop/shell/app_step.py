@@ -221,6 +221,8 @@ class AppStepBackend(StepBackend):
             if any(Change(e.change) is Change.REPLACE for e in replacing) and all(
                     Change(e.change) is not Change.REPLACE or covered(e.path, request.created) for e in replacing):
                 resolved, effects = again, replacing
+        # what the application refuses as a file made anew where one is (no overwrite) changes nothing
+        taken = effects == () and _overwrites(tool) and not resolved.get(OVERWRITE)
         copies: tuple[tuple[str, Any, str, str], ...] = ()
         if COPY_QUESTION in request.rules and hasattr(app, "copies"):
             try:
@@ -228,7 +230,7 @@ class AppStepBackend(StepBackend):
             except Exception:
                 copies = ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies, retargeted=retargeted)
+                         effects=effects, copies=copies, retargeted=retargeted, taken=taken)
 
     def _effects(self, function: str, resolved: Mapping[str, Any]) -> tuple[EffectView, ...] | None:
         """What the call would change, as its application declares it (None: it does not say)."""

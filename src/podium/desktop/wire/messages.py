@@ -156,6 +156,8 @@ class CallFacts(BaseModel):
     copies: tuple[tuple[str, Any, str, str], ...] = ()
     retargeted: str = ""  # the path the model gave, when rule path-from-declaration made the call on another
     absent: bool = False  # a read whose `path` names nothing in the workspace
+    # a change that would replace a file there already and is not told to (no overwrite): it changes nothing
+    taken: bool = False
 
 
 class ActionResult(BaseModel):
