@@ -108,15 +108,38 @@ def test_parallel_writers_of_one_path_must_be_ordered() -> None:
 
 
 def test_every_file_the_request_names_is_used() -> None:
+    # two new files and one subtask whose work reaches neither: which holds what is the planner's to say
     assert any("the request names total.txt, which does not exist yet, and no subtask writes it" in p
                for p in problems(spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"]),
-                                 request="Sum budget.xlsx into total.txt"))
+                                 request="Sum budget.xlsx into total.txt and mean.txt"))
     assert any("the request names report.docx, and no subtask reads or writes it" in p
                for p in problems(spec("1", "spreadsheets", writes=["budget.xlsx"], tools=["add_chart"])))
 
     # an e-mail address or a web address in the request is no file of the workspace
     assert not problems(spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["add_chart"]),
                         request="Chart budget.xlsx and tell alice@example.org, see https://example.org/help.html")
+
+
+def test_the_one_new_file_the_request_names_holds_the_work_that_reaches_no_file_and_no_subtask() -> None:
+    request = "Sum budget.xlsx into total.txt"
+    # a reader on an application that cannot open the file hands its data to a new writer on one that can
+    check = check_plan([spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"])], CATALOG, request,
+                       FILES)
+    assert check.ok, check.problems
+    reader, writer = check.subtasks
+    assert (reader.writes, reader.hands_on.value) == ((), "text")
+    assert (writer.id, writer.application, writer.depends_on, writer.writes, writer.hands_on.value) == (
+        "2", "files", ("1",), ("total.txt",), "nothing")
+    assert any("the request names total.txt, which no subtask writes" in n for n in check.amended)
+    # on an application that writes it, the subtask itself writes it, its data going there
+    check = check_plan([spec("1", "files", reads=["notes"], tools=["list_files"], hands_on="names")], CATALOG,
+                       "Which files are in notes? List them in listing.txt", FILES)
+    assert check.ok and [(s.writes, s.hands_on.value) for s in check.subtasks] == [(("listing.txt",), "nothing")]
+    # a subtask another waits for is no end: its data has a taker
+    found = problems(spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+                     spec("2", "documents", "1", reads=["report.docx"], writes=["report.docx"], tools=["add_table"]),
+                     request="Put budget.xlsx into report.docx and sum it into total.txt")
+    assert any("the request names total.txt, which does not exist yet" in p for p in found)
 
 
 def test_a_write_nobody_asked_for_is_refused() -> None:

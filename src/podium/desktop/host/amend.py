@@ -237,7 +237,7 @@ def _plain(catalog: Catalog) -> str | None:
     return plain[0] if len(plain) == 1 else None
 
 
-def _opener(paths: Sequence[str], catalog: Catalog) -> str | None:
+def opener_of(paths: Sequence[str], catalog: Catalog) -> str | None:
     """The one application that opens all these paths: their typed owner, or the plain one for untyped."""
     owners = {catalog.owner(p) for p in paths}
     if owners == {None}:
@@ -254,7 +254,7 @@ def _split(spec: SubtaskSpec, catalog: Catalog, taken: set[str], notes: list[str
     if app is None or not app.file_types or not reads or not spec.writes \
             or all(app.opens(p) for p in (*reads, *spec.writes)):
         return (spec,)
-    source, target = _opener(reads, catalog), _opener(spec.writes, catalog)
+    source, target = opener_of(reads, catalog), opener_of(spec.writes, catalog)
     first, second = catalog.get(source or ""), catalog.get(target or "")
     if first is None or second is None or first.name == second.name:
         return (spec,)
@@ -269,7 +269,7 @@ def _split(spec: SubtaskSpec, catalog: Catalog, taken: set[str], notes: list[str
         "tools": looks, "hands_on": hands, "description": f"Read {', '.join(reads)} for: {spec.description}"})
     writer = spec.model_copy(update={
         "application": second.name, "depends_on": (*spec.depends_on, rid), "hands_on": HandsOn.NOTHING,
-        "reads": tuple(p for p in reads if _opener((p,), catalog) == second.name),
+        "reads": tuple(p for p in reads if opener_of((p,), catalog) == second.name),
         "tools": tuple(t for t in spec.tools if second.tool(t) is not None)})
     notes.append(f"subtask {spec.id!r} reads {', '.join(reads)} ({first.name}) and writes {', '.join(spec.writes)} "
                  f"({second.name}): subtask {rid!r} reads on {first.name} and hands on {hands.value}, then "

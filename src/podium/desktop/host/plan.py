@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from podium.apps.tooling import CODE
-from podium.desktop.host.amend import STRUCTURED, amend, before, takes
+from podium.desktop.host.amend import STRUCTURED, amend, before, opener_of, takes
 from podium.desktop.host.artifacts import TAKES, Kind, names, wants
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
@@ -83,10 +83,14 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     notes = list(fixes.notes)
     if not problems:
         resolved = _by_pattern(resolved, request, everything, notes)
+        if listed is not None:
+            resolved = _named_output(resolved, request, listed, kept, catalog, notes)
         resolved = [_named_types(spec, request, notes) for spec in resolved]
         everything = {**kept, **{s.id: s for s in resolved}}
+    # a subtask the host added (a writer of a file the request names) may use any tool of its application
+    free = fixes.any_tool | ({s.id for s in resolved} - {s.id for s in fixes.subtasks})
     for spec in resolved:
-        problems.extend(_declarations(spec, catalog, listed, everything, spec.id in fixes.any_tool))
+        problems.extend(_declarations(spec, catalog, listed, everything, spec.id in free))
     problems.extend(_conflicts(everything))
     if listed is not None:
         problems.extend(_request_files(request, listed, everything))
@@ -243,17 +247,56 @@ def _conflicts(everything: Mapping[str, SubtaskSpec]) -> list[str]:
     return problems
 
 
+def _unwritten(request: str, files: tuple[str, ...], everything: Mapping[str, SubtaskSpec]) -> list[str]:
+    """The paths the request names that do not exist and that no subtask writes."""
+    writes = [p for s in everything.values() for p in s.writes]
+    return [path for path in map(normal_path, file_names(request))
+            if not _exists(path, files) and not covered(path, writes) and not _named_write(path, writes)]
+
+
+def _exists(path: str, files: tuple[str, ...]) -> bool:
+    return path in files or any(f.rpartition("/")[2] == path for f in files)
+
+
+def _named_output(specs: list[SubtaskSpec], request: str, files: tuple[str, ...], kept: Mapping[str, SubtaskSpec],
+                  catalog: Catalog, notes: list[str]) -> list[SubtaskSpec]:
+    """One new file the request names that no subtask writes, and one new subtask whose work reaches no file
+    and no other subtask (it writes nothing, none waits for it): what that subtask finds is what the file is
+    to hold. It writes the file when its application opens it; else a subtask on the application that does
+    writes it with what it hands on. Anything less certain (two such files, two such subtasks) stays a
+    problem for the planner."""
+    everything = {**kept, **{s.id: s for s in specs}}
+    missing = _unwritten(request, files, everything)
+    ends = [s for s in specs if not s.writes and not any(s.id in o.depends_on for o in everything.values())]
+    opener = catalog.get(opener_of(missing[:1], catalog) or "")
+    if len(missing) != 1 or len(ends) != 1 or opener is None:
+        return specs
+    (path,), (end,) = missing, ends
+    if end.application == opener.name:
+        notes.append(f"subtask {end.id!r} writes nothing and no subtask waits for it, and the request names "
+                     f"{path}, which no subtask writes: {end.id!r} writes it")
+        return [s.model_copy(update={"writes": (path,), "hands_on": HandsOn.NOTHING}) if s is end else s
+                for s in specs]
+    taken = {*everything}
+    wid = next(str(n) for n in range(len(taken) + 1, len(taken) + 100) if str(n) not in taken)
+    hands = end.hands_on if end.hands_on is not HandsOn.NOTHING else HandsOn.TEXT
+    writer = SubtaskSpec(id=wid, description=f"Write into {path} what subtask {end.id} hands on",
+                         application=opener.name, depends_on=(end.id,), writes=(path,))
+    notes.append(f"subtask {end.id!r} writes nothing and no subtask waits for it, and the request names {path}, "
+                 f"which no subtask writes: {end.id!r} hands on {hands.value}, and subtask {wid!r} "
+                 f"({opener.name}) writes it into {path}")
+    return [*(s.model_copy(update={"hands_on": hands}) if s is end else s for s in specs), writer]
+
+
 def _request_files(request: str, files: tuple[str, ...], everything: Mapping[str, SubtaskSpec]) -> list[str]:
-    problems = []
+    problems = [f"the request names {path}, which does not exist yet, and no subtask writes it: add it to the "
+                "writes of the subtask that makes it" for path in _unwritten(request, files, everything)]
     reads = [p for s in everything.values() for p in s.reads]
     writes = [p for s in everything.values() for p in s.writes]
     for name in file_names(request):
         path = normal_path(name)
-        exists = path in files or any(f.rpartition("/")[2] == path for f in files)
-        if not exists and not covered(path, writes) and not _named_write(path, writes):
-            problems.append(f"the request names {path}, which does not exist yet, and no subtask writes it: add it "
-                            "to the writes of the subtask that makes it")
-        elif exists and not any(_same(path, p) for p in (*reads, *writes)) and not covered(path, (*reads, *writes)):
+        if _exists(path, files) and not any(_same(path, p) for p in (*reads, *writes)) \
+                and not covered(path, (*reads, *writes)):
             problems.append(f"the request names {path}, and no subtask reads or writes it: add it to the reads or "
                             "writes of the subtask that uses it")
     return problems
