@@ -438,6 +438,30 @@ def test_a_subtask_reading_one_applications_files_and_writing_anothers_is_split(
     assert check.subtasks[2].depends_on == ("1r", "1r2")
 
 
+def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_there_on_files(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "documents", "spreadsheets"]}).values())
+    files = ("letter.docx", "prices.xlsx")
+    plan = [spec("1", "documents", reads=["letter.docx"], writes=["old"]),
+            spec("2", "spreadsheets", reads=["prices.xlsx"], writes=["old"], tools=["copy"])]
+    check = check_plan(plan, real, "Copy letter.docx and prices.xlsx into a new folder old", files)
+    assert check.ok, check.problems
+    # both on files (one after the other, then one subtask: one agent copies both), nothing read for their content
+    assert [(s.application, s.reads, s.writes) for s in check.subtasks] == [
+        ("files", ("letter.docx", "prices.xlsx"), ("old",))]
+    assert "subtask '1' runs on files: it writes only folders (old), which documents does not make, and files " \
+           "takes files by their path" in check.amended
+    # a tool of its own that makes files in a folder keeps it where it is; a file written is no folder
+    export = spec("1", "spreadsheets", reads=["prices.xlsx"], writes=["csv"], tools=["export_csv"])
+    assert check_plan([export], real, "Export prices.xlsx into a folder csv", files).subtasks[0].application == \
+        "spreadsheets"
+    table = spec("1", "documents", reads=["letter.docx"], writes=["old/letter.txt"])
+    assert [s.application for s in check_plan([table], real, "Put letter.docx into old/letter.txt",
+                                              files).subtasks] == ["documents", "files"]
+
+
 def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_makes_new_ones(tmp_path: Any) -> None:
     from podium.apps import build_applications
 

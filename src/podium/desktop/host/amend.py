@@ -6,6 +6,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   that application, and one none of whose paths is a typed file runs on the one application that opens
   any file and names what it writes (the tools it declared that the other does not have are dropped; none
   left: any);
+- a subtask on a typed application whose every write is a folder runs on the one application that opens any
+  file, when that one takes files by their path (a copy into a folder moves files, not their content);
 - a subtask on a typed application that reads the files of one application and writes those of another is
   split in two: a reader on the first that hands its data on, and the writer on the second, waiting for it;
 - a subtask that hands data on, and declares writes only of files its application cannot open, that a
@@ -59,7 +61,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     notes: list[str] = []
     specs = [_narrowed(spec, catalog, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
-    typed = [_on_its_type(spec, catalog, notes) for spec in readers]
+    typed = [_into_folders(_on_its_type(spec, catalog, notes), catalog, notes) for spec in readers]
     placed = [*kept.values(), *typed]  # where each subtask runs: its givers' applications are known
     moved = [_to_taker(_to_its_data(_transfers(spec, placed, catalog, notes), placed, catalog, notes), placed,
                        catalog, notes) for spec in typed]
@@ -106,6 +108,23 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     tools = tuple(t for t in spec.tools if target.tool(t) is not None)
     notes.append(f"subtask {spec.id!r} runs on {owner}, which opens {', '.join(paths)} ({spec.application} does not)")
     return spec.model_copy(update={"application": owner, "tools": tools})
+
+
+def _into_folders(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask on a typed application whose every write is a folder (a path with no file type) puts files
+    into folders, which no typed application writes: unless it declares a tool of its own that changes files
+    (an export into a folder), it runs on the one application that opens any file, when that one takes files
+    by their path (a copy, a move), and the files it reads go there whole."""
+    app, plain = catalog.get(spec.application), catalog.get(_plain(catalog) or "")
+    if app is None or plain is None or not app.file_types or not spec.writes \
+            or any(posixpath.splitext(w)[1] or w == "." or "*" in w for w in spec.writes) \
+            or not any("source" in t.schema.get("properties", {}) for t in plain.tools if t.writes_named) \
+            or any(t in app.changing for t in spec.tools):  # its own tool makes them (an export into a folder)
+        return spec
+    notes.append(f"subtask {spec.id!r} runs on {plain.name}: it writes only folders ({', '.join(spec.writes)}), "
+                 f"which {spec.application} does not make, and {plain.name} takes files by their path")
+    return spec.model_copy(update={"application": plain.name,
+                                   "tools": tuple(t for t in spec.tools if plain.tool(t) is not None)})
 
 
 # Data only a tool's data argument can take: a number or a text fits any text argument.
