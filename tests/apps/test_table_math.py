@@ -8,7 +8,7 @@ import docx
 import pytest
 
 from podium.apps.documents import DocumentsApplication
-from podium.apps.table_math import number, repeated_rows, table_facts, table_totals
+from podium.apps.table_math import number, table_facts, table_totals
 from podium.apps.workspace import Workspace
 
 
@@ -62,18 +62,6 @@ def test_the_facts_of_a_table_in_one_line_for_a_prompt() -> None:
     assert table_facts([["Ref", "Item", "Amount"], [7, "Ink", 9.5], [8, "Tape", 2], [9, "Pen", 1]]) == (
         "column Amount: sum 12.5, least 1, largest 9.5")
     assert table_facts([["Item", "Owner"], ["Rent", "Ann"]]) == "" and table_facts([]) == ""
-    # a quantity and a price are no two parts of one total: their ranges do not meet
-    assert "row's total" not in table_facts([["Item", "Qty", "Price"], ["Desk", 2, 240], ["Tray", 10, 12.4]])
-
-
-def test_the_rows_that_occur_more_than_once_under_the_header() -> None:
-    members = [["Members", ""], ["Name", "Email"], ["Ana", "ana@x.example"], ["Tom", "tom@x.example"],
-               ["Ana", "ana@x.example"], ["Li", "li@x.example"], ["Tom", "tom@x.example"], ["Tom", "tom@x.example"],
-               ["Ana", "ana@y.example"]]
-    assert repeated_rows(members) == [(["Ana", "ana@x.example"], 2), (["Tom", "tom@x.example"], 3)]
-    assert table_facts(members) == ('rows that occur more than once: ["Ana", "ana@x.example"] 2 times, '
-                                    '["Tom", "tom@x.example"] 3 times')
-    assert repeated_rows([["Name", "Email"], ["Ana", "a@x"], ["Li", "l@x"]]) == []
 
 
 async def test_the_documents_tool_totals_a_real_table(tmp_path: Path) -> None:

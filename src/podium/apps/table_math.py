@@ -4,9 +4,7 @@ count as the numbers they write."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -49,28 +47,6 @@ def _numbers_rows(numbers: list[int | float]) -> bool:
         b - a == 1 for a, b in pairwise(numbers))
 
 
-def _header_index(rows: Sequence[Sequence[Any]]) -> int | None:
-    """The first row with two or more labels (one, in a table one column wide): a title above is skipped."""
-    width = max((len(row) for row in rows), default=0)
-    return next((i for i, row in enumerate(rows) if sum(_is_label(v) for v in row) >= min(2, width)), None)
-
-
-def _data(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    return [list(row) for row in rows if any(str(v).strip() for v in row if v is not None)]
-
-
-def repeated_rows(rows: Sequence[Sequence[Any]]) -> list[tuple[list[Any], int]]:
-    """The data rows (under the header, when there is one) that occur more than once, every cell equal,
-    each with how many times, in the order of their first occurrence."""
-    top = _header_index(rows)
-    data = _data(rows[top + 1:] if top is not None else rows)
-    counts = Counter(tuple(str(v).strip() for v in row) for row in data)
-    first: dict[tuple[str, ...], list[Any]] = {}
-    for row in data:
-        first.setdefault(tuple(str(v).strip() for v in row), row)
-    return [(row, counts[key]) for key, row in first.items() if counts[key] > 1]
-
-
 def table_totals(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     """Each numeric column's sum, count, min, max and mean, and each data row's total with the rows of
     the highest and the lowest total ("which region sold most over both quarters"); a column that counts
@@ -78,10 +54,11 @@ def table_totals(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     first row with two or more labels (a title above is skipped); a row is named by its first label.
     Raises ValueError when there is no header or no number under it."""
     rows = [list(row) for row in rows]
-    top = _header_index(rows)
+    width = max((len(row) for row in rows), default=0)
+    top = next((i for i, row in enumerate(rows) if sum(_is_label(v) for v in row) >= min(2, width)), None)
     if top is None:
         raise ValueError("no header row (a row of two or more labels) in the table")
-    header, data = rows[top], _data(rows[top + 1:])
+    header, data = rows[top], [row for row in rows[top + 1:] if any(str(v).strip() for v in row)]
     columns: dict[str, Any] = {}
     measures: set[str] = set()
     for c, name in enumerate(header):
@@ -115,29 +92,21 @@ def _shown(value: int | float) -> str:
 
 
 def table_facts(rows: Sequence[Sequence[Any]], shown_rows: int = 20) -> str:
-    """What `table_totals` computes of a table, in one line for a prompt ("" when there is nothing to
-    say): each numeric column's sum, least and largest value, each row's total with the rows of the
-    highest and the lowest (when the columns' ranges meet; a column that counts the rows is left out),
-    and the rows that occur more than once. A model handed a
+    """What `table_totals` computes of a table, in one line for a prompt ("" when the table has no header
+    or no numbers): each numeric column's sum, least and largest value, and each row's total with the
+    rows of the highest and the lowest (a column that counts the rows is left out). A model handed a
     table then copies these numbers instead of adding up and comparing itself, which a small one does
     wrongly."""
     try:
         totals = table_totals(rows)
     except ValueError:
-        totals = {"columns": {}}
+        return ""
     keys = set(totals.get("row_keys", ()))
     parts = [f"column {name}: sum {_shown(s['sum'])}, least {_shown(s['min'])}, largest {_shown(s['max'])}"
              for name, s in totals["columns"].items() if name not in keys]
-    measures = [stats for name, stats in totals["columns"].items() if name not in keys]
-    # a row's total adds like quantities (two quarters' sales), whose ranges meet; a quantity and a price
-    # apart by their size added up are no total of anything
-    alike = max((m["min"] for m in measures), default=0) <= min((m["max"] for m in measures), default=0)
-    if "row_totals" in totals and alike:
+    if "row_totals" in totals:
         each = totals["row_totals"]
         listed = ", ".join(f"{label} {_shown(value)}" for label, value in each[:shown_rows])
         parts.append(f"each row's total: {listed}{', ...' if len(each) > shown_rows else ''}; highest row total: "
                      f"{totals['highest_row_total']}; lowest row total: {totals['lowest_row_total']}")
-    if repeated := repeated_rows(rows):
-        listed = ", ".join(f"{json.dumps(row, default=str)} {count} times" for row, count in repeated[:shown_rows])
-        parts.append(f"rows that occur more than once: {listed}{', ...' if len(repeated) > shown_rows else ''}")
     return "; ".join(parts)
