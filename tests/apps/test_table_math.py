@@ -8,7 +8,7 @@ import docx
 import pytest
 
 from podium.apps.documents import DocumentsApplication
-from podium.apps.table_math import number, table_facts, table_totals
+from podium.apps.table_math import number, table_totals
 from podium.apps.workspace import Workspace
 
 
@@ -39,29 +39,6 @@ def test_one_number_column_has_no_row_totals_and_a_table_without_numbers_is_an_e
         table_totals([["Item", "Owner"], ["Rent", "Ann"]])
     with pytest.raises(ValueError, match="no header row"):
         table_totals([["1", "2"], ["3", "4"]])
-
-
-def test_a_column_that_counts_the_rows_is_a_key_and_no_part_of_a_row_total() -> None:
-    # invoice numbers 2024031, 2024032... name rows; added to Net and VAT they would make every total wrong
-    invoices = [["Invoice", "Client", "Net", "VAT"], [2024031, "Nimbus", 1200, 240], [2024032, "Vega", 860, 172],
-                [2024033, "Acme", 2310, 462]]
-    totals = table_totals(invoices)
-    assert totals["row_keys"] == ["Invoice"] and totals["columns"]["Invoice"]["sum"] == 6072096
-    assert totals["row_totals"] == [["Nimbus", 1440], ["Vega", 1032], ["Acme", 2772]]
-    # a column of numbers that only happen to rise is an amount: two rows, or steps other than one
-    assert "row_keys" not in table_totals([["Item", "A", "B"], ["x", 1, 5], ["y", 2, 7]])
-    assert "row_keys" not in table_totals([["Item", "A", "B"], ["x", 1, 5], ["y", 3, 7], ["z", 4, 1]])
-
-
-def test_the_facts_of_a_table_in_one_line_for_a_prompt() -> None:
-    assert table_facts(SALES) == ("column Q1: sum 3000, least 800, largest 1200; column Q2: sum 3450, least 900, "
-                                  "largest 1500; each row's total: North 2100, South 2300, West 2050; "
-                                  "highest row total: South; lowest row total: West")
-    many = [["Item", "A", "B"], *([f"r{i}", i * 1.5, 2] for i in range(30))]
-    assert table_facts(many, shown_rows=3).count(", ...; highest row total: r29") == 1
-    assert table_facts([["Ref", "Item", "Amount"], [7, "Ink", 9.5], [8, "Tape", 2], [9, "Pen", 1]]) == (
-        "column Amount: sum 12.5, least 1, largest 9.5")
-    assert table_facts([["Item", "Owner"], ["Rent", "Ann"]]) == "" and table_facts([]) == ""
 
 
 async def test_the_documents_tool_totals_a_real_table(tmp_path: Path) -> None:

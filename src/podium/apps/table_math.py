@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
@@ -40,17 +39,9 @@ def _stats(numbers: list[int | float]) -> dict[str, Any]:
             "mean": round(total / len(numbers), 10)}
 
 
-def _numbers_rows(numbers: list[int | float]) -> bool:
-    """Whether a column counts its rows one by one (references 1041, 1042...; weeks 14, 15...): a key that
-    names a row, not an amount, so no row's total adds it in."""
-    return len(numbers) > 2 and all(isinstance(n, int) for n in numbers) and all(
-        b - a == 1 for a, b in pairwise(numbers))
-
-
 def table_totals(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     """Each numeric column's sum, count, min, max and mean, and each data row's total with the rows of
-    the highest and the lowest total ("which region sold most over both quarters"); a column that counts
-    its rows one by one (a reference, a week number) is no part of a row's total. The header is the
+    the highest and the lowest total ("which region sold most over both quarters"). The header is the
     first row with two or more labels (a title above is skipped); a row is named by its first label.
     Raises ValueError when there is no header or no number under it."""
     rows = [list(row) for row in rows]
@@ -60,53 +51,23 @@ def table_totals(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
         raise ValueError("no header row (a row of two or more labels) in the table")
     header, data = rows[top], [row for row in rows[top + 1:] if any(str(v).strip() for v in row)]
     columns: dict[str, Any] = {}
-    measures: set[str] = set()
     for c, name in enumerate(header):
         numbers = [n for row in data if c < len(row) and (n := number(row[c])) is not None]
         if numbers:
             key = str(name).strip() or f"column {c + 1}"
             columns[key] = {"column": c + 1, **_stats(numbers)}
-            if not _numbers_rows(numbers):
-                measures.add(key)
     if not columns:
         raise ValueError(f"no column of numbers under the header row {top + 1}")
     totals = []
     for index, row in enumerate(data):
-        numbers = [n for c, v in enumerate(row) if str(header[c] if c < len(header) else "").strip() in measures
+        numbers = [n for c, v in enumerate(row) if str(header[c] if c < len(header) else "").strip() in columns
                    and (n := number(v)) is not None]
         label = next((str(v).strip() for v in row if _is_label(v)), f"row {top + 2 + index}")
         if numbers:
             totals.append((label, round(sum(numbers), 10)))
     result: dict[str, Any] = {"header_row": top + 1, "data_rows": len(data), "columns": columns}
-    if keys := [name for name in columns if name not in measures]:
-        result["row_keys"] = keys
-    if totals and len(measures) > 1:  # one column: its row totals are the column itself
+    if totals and len(columns) > 1:  # one column: its row totals are the column itself
         result["row_totals"] = [list(t) for t in totals[:_SHOWN_ROWS]]
         result["highest_row_total"] = max(totals, key=lambda t: t[1])[0]
         result["lowest_row_total"] = min(totals, key=lambda t: t[1])[0]
     return result
-
-
-def _shown(value: int | float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def table_facts(rows: Sequence[Sequence[Any]], shown_rows: int = 20) -> str:
-    """What `table_totals` computes of a table, in one line for a prompt ("" when the table has no header
-    or no numbers): each numeric column's sum, least and largest value, and each row's total with the
-    rows of the highest and the lowest (a column that counts the rows is left out). A model handed a
-    table then copies these numbers instead of adding up and comparing itself, which a small one does
-    wrongly."""
-    try:
-        totals = table_totals(rows)
-    except ValueError:
-        return ""
-    keys = set(totals.get("row_keys", ()))
-    parts = [f"column {name}: sum {_shown(s['sum'])}, least {_shown(s['min'])}, largest {_shown(s['max'])}"
-             for name, s in totals["columns"].items() if name not in keys]
-    if "row_totals" in totals:
-        each = totals["row_totals"]
-        listed = ", ".join(f"{label} {_shown(value)}" for label, value in each[:shown_rows])
-        parts.append(f"each row's total: {listed}{', ...' if len(each) > shown_rows else ''}; highest row total: "
-                     f"{totals['highest_row_total']}; lowest row total: {totals['lowest_row_total']}")
-    return "; ".join(parts)

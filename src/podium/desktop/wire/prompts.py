@@ -13,7 +13,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podium.apps.table_math import table_facts
 from podium.desktop.blackboard import QA
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.wire.messages import AppStepRequest, ArtifactView, HostStepRequest, InputView, summarize
@@ -258,14 +257,7 @@ you answer:
 
 def artifact_lines(artifacts: Sequence[ArtifactView], limit: int = 600) -> list[str]:
     return [f"- {_json({'ref': a.name})}: {describe(a)}"
-            + (f", from {a.source}" if a.source else "") + f": {summarize(a.value, limit)}" + _computed(a)
-            for a in artifacts]
-
-
-def _computed(a: ArtifactView) -> str:
-    """A handed table's sums and extremes, worked out by the host (what a small model gets wrong)."""
-    facts = table_facts(a.value) if a.kind == "table" and isinstance(a.value, list) else ""
-    return f"\n  computed from it: {facts}" if facts else ""
+            + (f", from {a.source}" if a.source else "") + f": {summarize(a.value, limit)}" for a in artifacts]
 
 
 def describe(a: ArtifactView) -> str:
