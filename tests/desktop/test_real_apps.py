@@ -118,6 +118,23 @@ async def test_an_app_agent_is_shown_a_workbooks_rows_or_its_listing_when_too_bi
     assert listed.function == "list_sheets" and listed.ok and listed.content["sheets"][0]["used_range"] == "A1:CV201"
 
 
+async def test_the_files_an_observation_leaves_out_are_named_so_none_is_taken_for_all(tmp_path: Path) -> None:
+    from podium.apps.files import FilesApplication
+    from podium.desktop.shell.observe import MAX_FILES, observe, unseen
+
+    names = [f"part{n}.txt" for n in range(MAX_FILES + 2)]
+    for name in names:
+        (tmp_path / name).write_text(name)
+    files = FilesApplication(Workspace.at(tmp_path))
+    # a file the subtask will write takes no place of one there: the first MAX_FILES that exist are shown
+    declared = ["new.txt", *names]
+    seen = await observe(files, declared)
+    assert [r.arguments["path"] for r in seen] == names[:MAX_FILES]
+    (line,) = unseen(files, declared)
+    assert line == f"- not shown, 2 more of your subtask's files (read them with a tool): {names[-2]}, {names[-1]}"
+    assert unseen(files, names[:MAX_FILES]) == []
+
+
 async def test_a_call_that_changes_nothing_and_fails_does_not_stop_its_batch(tmp_path: Path) -> None:
     """Creating a workbook that exists is refused and changes nothing (its effects are none), so the calls
     after it in the same answer still run; a failed call that may have changed something stops them."""

@@ -37,7 +37,7 @@ from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, dec
 from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
-from podium.desktop.shell.observe import jsonable, observation_lines, observe
+from podium.desktop.shell.observe import jsonable, observation_lines, observe, unseen
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import app_output_schema
 from podium.desktop.wire.messages import (
@@ -163,7 +163,9 @@ class AppStepBackend(StepBackend):
         writable = None if paths is None or req.writable is None else tuple(
             p for p in paths if covered(normal_path(p), req.writable))
         planned = [t for name in dict.fromkeys(req.tools) for t in tools if t.name == name]
-        step.prompt = Prompt(text=app_user(req, observation_lines(step.observed), planned),
+        seen_lines = [*observation_lines(step.observed), *unseen(app, (*req.reads, *req.writes))] \
+            if step.observed else []
+        step.prompt = Prompt(text=app_user(req, seen_lines, planned),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
                                                       paths=paths, existing=existing, writable=writable),

@@ -54,11 +54,8 @@ async def observe(app: Any, paths: Iterable[str], text: str = "", request: str =
     if tool is None:
         return []
     fallback = observer_tool(tools)
-    root = getattr(getattr(app, "workspace", None), "root", None)
     seen = []
-    for path in [p for p in dict.fromkeys(paths) if opens(app, p)][:MAX_FILES]:
-        if root is not None and not (root / path).is_file():
-            continue  # a file the subtask will create: nothing to see yet
+    for path in _there(app, paths)[:MAX_FILES]:
         look = await _look(app, tool, {"path": path})
         if not look.ok and fallback is not None and fallback is not tool:
             look = await _look(app, fallback, {"path": path})  # a sheet too big to read whole still has a listing
@@ -66,6 +63,22 @@ async def observe(app: Any, paths: Iterable[str], text: str = "", request: str =
             look = await _look(app, tool, {"path": path, "sheet": sheet})
         seen.append(look)
     return seen
+
+
+def _there(app: Any, paths: Iterable[str]) -> list[str]:
+    """The paths the application opens that are files now (one the subtask will create has nothing to see)."""
+    root = getattr(getattr(app, "workspace", None), "root", None)
+    return [p for p in dict.fromkeys(paths) if opens(app, p) and (root is None or (root / p).is_file())]
+
+
+def unseen(app: Any, paths: Iterable[str]) -> list[str]:
+    """The declared files that exist and that `observe` left out (it shows the first MAX_FILES), as a prompt
+    line: a model shown some of its files takes them for all of them (a list of three of four names)."""
+    rest = _there(app, paths)[MAX_FILES:]
+    if not rest:
+        return []
+    return [f"- not shown, {len(rest)} more of your subtask's files (read them with a tool): "
+            + summarize(", ".join(rest), MAX_CHARS)]
 
 
 def _sheet_named(seen: ActionResult, tool: Any, text: str) -> str | None:
