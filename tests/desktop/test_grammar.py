@@ -322,3 +322,25 @@ def test_the_files_tool_that_edits_a_text_in_place_takes_only_a_file_that_exists
     missing = asyncio.run(app.call("replace_text", {"path": "notes.txt", "find": "a", "replace_with": "b"}))
     assert not missing.ok and "does not exist" in (missing.error or "")
     assert editors(AppInfo.of(app), "notes.txt") == ("replace_text",)
+
+
+def test_with_nobody_to_approve_a_text_file_is_written_only_where_the_subtask_may_write(tmp_path: Any) -> None:
+    """write_file and the like name their file by a free path (a new file, any name); with nobody to approve a
+    change and only named files to write, that path is one of them: a write into the workbook it read is no
+    answer the grammar allows."""
+    (app,) = build_applications({"enabled": ["files"]}, base=tmp_path).values()
+    paths = ("members.xlsx", "notes.txt", "duplicates.txt")
+
+    def enums(writable: Any) -> dict[str, Any]:
+        # the declared writes are among the paths, as an AppAgent's step lists them
+        declared = (*paths, *(w for w in writable or () if w not in paths))
+        schema = app_output_schema(app.tools(), paths=declared, existing=paths[:2], writable=writable)
+        return {c["properties"]["function"]["enum"][0]: {k: v.get("enum") for k, v in
+                                                          c["properties"]["arguments"]["properties"].items()}
+                for c in schema["$defs"]["action"]["anyOf"]}
+    narrowed = enums(("duplicates.txt",))
+    assert narrowed["write_file"]["path"] == narrowed["append_at_end"]["path"] == ["duplicates.txt"]
+    assert narrowed["write_file_names"]["into"] == ["duplicates.txt"]
+    # a folder or a pattern to write holds files no list names; a person to approve may be asked for any
+    for free in (("duplicates.txt", "lists"), ("*.txt",), None):
+        assert enums(free)["write_file"]["path"] is None

@@ -31,7 +31,16 @@ from podium.apps import approval, csv_tables, text_edit
 from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
-from podium.apps.tooling import Args, Content, ToolApplication, ToolError, ToolSpec, excluding, other_path
+from podium.apps.tooling import (
+    Args,
+    Content,
+    ToolApplication,
+    ToolError,
+    ToolSpec,
+    excluding,
+    other_path,
+    written_path,
+)
 from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
 
 MAX_LISTED = 2000
@@ -55,7 +64,7 @@ class NamesArgs(ListArgs):
     # left it out and wrote every name of the folder where the request asked for its documents.
     pattern: str = Field(description="which names: a glob on the whole name ('*.docx'; '*' for every file), or "
                          "else a regular expression searched in the name")
-    into: str = Field(description="the text file to write the names into, one per line")
+    into: str = written_path("the text file to write the names into, one per line")
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 
 
@@ -65,7 +74,7 @@ class ReadArgs(Args):
 
 
 class WriteArgs(Args):
-    path: str
+    path: str = written_path("file, relative to the workspace root")
     content: Content
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 

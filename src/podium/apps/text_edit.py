@@ -19,7 +19,7 @@ from pydantic import Field
 from podium.apps import approval
 from podium.apps.base import Change, Effect
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, Content, ToolError, ToolSpec, other_path
+from podium.apps.tooling import Args, Content, ToolError, ToolSpec, other_path, written_path
 from podium.apps.workspace import atomic_save
 
 MAX_BYTES = 10_000_000
@@ -33,7 +33,7 @@ class ReplaceArgs(Args):
 
 
 class AppendArgs(Args):
-    path: str = Field(description="text file; created if missing")
+    path: str = written_path("text file; created if missing")
     text: Content = Field(min_length=1, description="the text to add at the end, on a new line")
 
 

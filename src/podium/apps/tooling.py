@@ -47,6 +47,10 @@ EXISTING = "x-existing"
 # there only files that exist and may be written, so a call cannot edit a file no call has made yet (a new
 # one is made by the application's tools that create).
 EDITED = "x-edited"
+# A path argument naming a text file the tool writes, new or not, of any type its application owns: where
+# nobody can approve a change (batch mode) and the subtask may write only named files, the grammar offers
+# there only those (a call that writes elsewhere would only be refused).
+WRITTEN = "x-written"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -59,6 +63,11 @@ def file_path(description: str, *types: str, existing: bool = False, default: An
     if existing:
         extra[EXISTING] = True
     return Field(default, description=description, json_schema_extra=extra)
+
+
+def written_path(description: str, default: Any = ...) -> Any:
+    """A path argument naming the text file the tool writes (WRITTEN)."""
+    return Field(default, description=description, json_schema_extra={WRITTEN: True})
 
 
 def other_path(description: str, *types: str) -> Any:

@@ -25,11 +25,12 @@ close the string. A grammar constrains well where the choice is among names, not
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES
+from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, WRITTEN
 from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted
 from podium.desktop.wire.schemas import HandsOn
@@ -136,7 +137,8 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     offered (read_sheet with no workbook). `existing`: those of `paths` that are files now; a path a tool only reads
     (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file that
     is not there; one a tool opens and changes (EDITED), only those that are also writable. `writable`: those of
-    `paths` a call may change (None: all); a path a changing tool writes takes only these.
+    `paths` a call may change (None: all); a path a changing tool writes takes only these, and an untyped one it
+    writes as text (WRITTEN) too, when each of them names a file.
     Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
@@ -165,6 +167,9 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
         typed = item if isinstance(item, Mapping) else spec
         if not isinstance(typed, Mapping):
             continue
+        if typed.get(WRITTEN) and not read_only and (files := _named_files(allowed)):
+            changed[name] = _enum(spec, item, files)
+            continue
         reads = read_only or bool(typed.get(EXISTING))
         narrowed = there if reads else allowed
         if typed.get(EDITED) and not read_only and there is not None:
@@ -184,13 +189,26 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
                 return None
             changed[name] = {"type": "array", "maxItems": 0} if item is not None else {"type": "null"}
             continue
-        enum = {"type": "string", "enum": fitting}
-        if item is not None:  # a list of paths: each one of them, at most as many as there are
-            bounds = {k: spec[k] for k in ("minItems",) if k in spec}
-            enum = {"type": "array", "items": enum, **bounds,
-                    "maxItems": min(int(spec.get("maxItems", len(fitting))), len(fitting))}
-        changed[name] = enum
+        changed[name] = _enum(spec, item, fitting)
     return {**parameters, "properties": {**props, **changed}} if changed else parameters
+
+
+def _enum(spec: Mapping[str, Any], item: Any, paths: Sequence[str]) -> dict[str, Any]:
+    enum: dict[str, Any] = {"type": "string", "enum": list(paths)}
+    if item is not None:  # a list of paths: each one of them, at most as many as there are
+        bounds = {k: spec[k] for k in ("minItems",) if k in spec}
+        enum = {"type": "array", "items": enum, **bounds,
+                "maxItems": min(int(spec.get("maxItems", len(paths))), len(paths))}
+    return enum
+
+
+def _named_files(writable: Sequence[str] | None) -> list[str]:
+    """The writable paths, sorted, when each of them names one file (a type, no pattern, not a folder); else
+    none: a folder or a pattern holds files no enum lists."""
+    if not writable or any(not posixpath.splitext(p)[1] or "*" in p or "?" in p or p.endswith("/")
+                           for p in writable):
+        return []
+    return sorted(set(writable))
 
 
 def _optional(spec: Any) -> bool:
