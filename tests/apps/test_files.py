@@ -294,7 +294,7 @@ async def test_an_empty_path_is_the_root_where_the_root_is_admitted(files: Files
 
 
 async def test_list_pattern_is_a_glob_or_else_a_regular_expression(files: FilesApplication, root: Path) -> None:
-    for name in ("a.txt", "report_2024.docx", "old.docx", "xtxt"):
+    for name in ("a.txt", "report_2024.docx", "old.docx", "xtxt", "2021-12.csv", "2022-06.csv"):
         (root / name).write_text(name)
 
     async def names(pattern: str) -> set[str]:
@@ -307,6 +307,9 @@ async def test_list_pattern_is_a_glob_or_else_a_regular_expression(files: FilesA
     assert await names("report") == {"report_2024.docx"}
     assert await names("*.txt") == {"a.txt", "notes.txt"}  # no valid regex: the glob alone (not 'xtxt')
     assert await names("*.pdf") == set()
+    # a glob that is a valid regular expression too ('202' then any '2') is the glob: names that begin 2022
+    assert await names("2022*") == {"2022-06.csv"}
+    assert await names("2022.*") == {"2022-06.csv"}  # '.*': a regular expression
     schema = next(t for t in files.tools() if t.name == "list_files").parameters
     description = schema["properties"]["pattern"]["description"]
     assert "glob" in description and "regular expression" in description

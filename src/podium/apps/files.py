@@ -414,11 +414,18 @@ def _holds(path: Path, data: bytes) -> bool:
 def _name_matcher(pattern: str | None) -> Callable[[str], bool]:
     if not pattern:
         return lambda name: True
-    try:  # '\.txt' from a model means a regular expression; '*.txt' is no valid one and stays a glob
+    # '\.txt$' from a model means a regular expression; '*.txt' is no valid one and stays a glob, and so does
+    # '2022*', which is a valid one ('202' then any '2') that every name of the 2020s holds
+    if any(c in pattern for c in "*?") and ".*" not in pattern and not any(c in pattern for c in _REGEX_ONLY):
+        return lambda name: fnmatch.fnmatch(name, pattern)
+    try:
         regex: re.Pattern[str] | None = re.compile(pattern)
     except re.error:
         regex = None
     return lambda name: fnmatch.fnmatch(name, pattern) or (regex is not None and regex.search(name) is not None)
+
+
+_REGEX_ONLY = "\\^$+()|{}"
 
 
 def _split(folder: Path) -> tuple[list[str], list[str]]:
