@@ -292,6 +292,9 @@ async def test_a_sheet_made_and_left_empty_is_questioned_then_filled(tmp_path: P
                                app_models={"spreadsheets": ScriptedBackend(sheets)})
     assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
     assert told and "sheet 'Ranking' of scores.xlsx holds nothing: your calls made it and left it empty" in told[0]
+    # with the tools of the application that write a table into a sheet they name
+    assert ("sort_rows (by target_sheet), group_totals (by target_sheet), filter_rows (by target_sheet), "
+            "remove_duplicate_rows (by target_sheet) write a table into a sheet they name") in told[0]
     ranking = openpyxl.load_workbook(tmp_path / "scores.xlsx")["Ranking"]
     assert ranking["A2"].value == "Ada"
 

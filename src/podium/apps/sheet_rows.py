@@ -31,7 +31,7 @@ from podium.apps.sheet_view import (
 )
 from podium.apps.table_math import number
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec, into_part
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "contains", "starts_with", "ends_with", "empty", "not_empty"]
 _TARGET = "a new sheet to write the rows into (header first); omitted: only return them"
@@ -49,7 +49,7 @@ class FilterArgs(PathArgs):
     sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
     where: list[Condition] = Field(default_factory=list, description="conditions every row kept meets")
     columns: list[str] = Field(default_factory=list, description="the columns to keep, in this order; all when empty")
-    target_sheet: str | None = Field(None, description=_TARGET)
+    target_sheet: str | None = into_part(_TARGET)
 
 
 class DuplicatesArgs(PathArgs):
@@ -58,8 +58,8 @@ class DuplicatesArgs(PathArgs):
 
 
 class RemoveArgs(DuplicatesArgs):
-    target_sheet: str | None = Field(None, description="a new sheet for the rows without duplicates; omitted: "
-                                                       "remove them from the table itself (needs approval)")
+    target_sheet: str | None = into_part("a new sheet for the rows without duplicates; omitted: "
+                                         "remove them from the table itself (needs approval)")
 
 
 def specs(app: Any) -> list[ToolSpec]:

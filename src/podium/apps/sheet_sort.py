@@ -38,7 +38,7 @@ from podium.apps.sheet_cells import (
     sheet_named,
     used_range,
 )
-from podium.apps.tooling import ToolError
+from podium.apps.tooling import ToolError, into_part
 
 # Rows a result shows: enough for a model to write from, not a whole sheet in its context.
 MAX_SHOWN = 50
@@ -49,8 +49,8 @@ class SortArgs(PathArgs):
     by: str = Field(description="column to sort by: its header (e.g. 'Score') or its letter (e.g. 'B')")
     descending: bool = Field(False, description="true: highest (or Z) first")
     sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
-    target_sheet: str | None = Field(None, description="sheet to write the sorted table into (created if "
-                                                       "missing); sorts in place when omitted")
+    target_sheet: str | None = into_part("sheet to write the sorted table into (created if "
+                                         "missing); sorts in place when omitted")
 
 
 @dataclass(frozen=True, slots=True)

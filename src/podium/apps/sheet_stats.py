@@ -34,7 +34,7 @@ from podium.apps.sheet_view import (
 )
 from podium.apps.table_math import number
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec, into_part
 
 How = Literal["sum", "count", "average", "min", "max"]
 
@@ -53,8 +53,8 @@ class GroupArgs(PathArgs):
     columns: list[str] = Field(default_factory=list, description="the columns to total in each group; none: "
                                                                  "only count the rows")
     how: How = Field("sum", description="sum, count, average, min or max of each column")
-    target_sheet: str | None = Field(None, description="a new sheet to write the summary into; omitted: only "
-                                                       "return it")
+    target_sheet: str | None = into_part("a new sheet to write the summary into; omitted: only "
+                                         "return it")
 
 
 def specs(app: Any) -> list[ToolSpec]:

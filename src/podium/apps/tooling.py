@@ -51,6 +51,9 @@ EDITED = "x-edited"
 # nobody can approve a change (batch mode) and the subtask may write only named files, the grammar offers
 # there only those (a call that writes elsewhere would only be refused).
 WRITTEN = "x-written"
+# An argument naming a part of the file (a sheet) the tool writes a table into, made if missing: what fills a
+# part that another call made and left empty (podium.desktop.host.verify names these tools).
+INTO_PART = "x-into-part"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -68,6 +71,11 @@ def file_path(description: str, *types: str, existing: bool = False, default: An
 def written_path(description: str, default: Any = ...) -> Any:
     """A path argument naming the text file the tool writes (WRITTEN)."""
     return Field(default, description=description, json_schema_extra={WRITTEN: True})
+
+
+def into_part(description: str) -> Any:
+    """An optional argument naming the part (a sheet) the tool writes its table into (INTO_PART)."""
+    return Field(None, description=description, json_schema_extra={INTO_PART: True})
 
 
 def other_path(description: str, *types: str) -> Any:

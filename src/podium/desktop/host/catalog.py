@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import EDITED
+from podium.apps.tooling import EDITED, INTO_PART
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
@@ -50,6 +50,12 @@ class ToolInfo:
         """It opens the file its `path` names, changes a part of it and saves it (apps.tooling.EDITED)."""
         path = self.schema.get("properties", {}).get("path")
         return not self.read_only and isinstance(path, dict) and bool(path.get(EDITED))
+
+    @property
+    def into_part(self) -> str | None:
+        """The argument naming the part (a sheet) it writes a table into (apps.tooling.INTO_PART), if any."""
+        props = self.schema.get("properties", {})
+        return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(INTO_PART)), None)
 
     @property
     def schema(self) -> dict[str, Any]:

@@ -70,6 +70,9 @@ class Missing:
     # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
     # its changes: computed and not written (a total worked out after the file got its label without it)
     late: tuple[str, ...] = ()
+    # the tools of its application that write a table into a part they name (`into`: that argument), for a
+    # part it made empty: the ones that fill it
+    fillers: tuple[tuple[str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -104,6 +107,9 @@ class Missing:
         if self.hollow:
             parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
                          "made it and left it empty")
+            if self.fillers and any(h.startswith("sheet ") for h in self.hollow):
+                parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
+                             + " write a table into a sheet they name")
         if self.tools or self.uncomputed:
             both = (*self.tools, *self.uncomputed)
             parts.append(f"{', '.join(both)} {'was' if len(both) == 1 else 'were'} not called")
@@ -198,7 +204,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     given = tuple(given)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
-                   record.dialog if acted else "", _late(record, app))
+                   record.dialog if acted else "", _late(record, app),
+                   tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else ())
 
 
 def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
