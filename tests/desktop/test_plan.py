@@ -462,6 +462,28 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
                                               files).subtasks] == ["documents", "files"]
 
 
+def test_a_reader_whose_content_only_a_copy_takes_is_left_out(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "documents", "spreadsheets"]}).values())
+    files = ("letter.docx", "minutes.docx", "todo.txt")
+    reader = spec("1", "documents", reads=["letter.docx", "minutes.docx"], tools=["read_document"], hands_on="table")
+    copy = spec("2", "files", "1", reads=["todo.txt"], writes=["old"], tools=["copy"])
+    check = check_plan([reader, copy], real, "Copy the documents and todo.txt into a new folder old", files)
+    assert check.ok, check.problems
+    assert [(s.id, s.depends_on, s.reads) for s in check.subtasks] == [("2", (), ("todo.txt",))]
+    assert any("whose tools (copy) take files by their path, not what they hold: it is left out" in n
+               for n in check.amended)
+    # names handed on may choose the files; content another tool takes is work
+    chooser = reader.model_copy(update={"hands_on": "names"})
+    assert [s.id for s in check_plan([chooser, copy], real, "Copy the right documents into old", files).subtasks
+            ] == ["1", "2"]
+    summary = spec("2", "files", "1", writes=["old/summary.txt"], tools=["write_file"])
+    assert [s.id for s in check_plan([reader, summary], real, "Summarize the documents into old/summary.txt",
+                                     files).subtasks] == ["1", "2"]
+
+
 def test_a_subtask_writing_files_that_exist_does_not_expect_a_tool_that_only_makes_new_ones(tmp_path: Any) -> None:
     from podium.apps import build_applications
 
@@ -521,11 +543,13 @@ def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: A
     check = check_plan([read, copy], real, "Copy every .xlsx file into a new folder named backup",
                        ("q1.xlsx", "q2.xlsx", "notes.txt"))
     assert check.ok, check.problems
-    assert check.subtasks[1].reads == ("q1.xlsx", "q2.xlsx")
+    # the reader's table goes to no tool that takes it: the copier alone, with the files it read
+    (copier,) = check.subtasks
+    assert copier.reads == ("q1.xlsx", "q2.xlsx") and copier.depends_on == ()
     assert "subtask '2' reads q1.xlsx, q2.xlsx: its tools (copy) take files" in " ".join(check.amended)
-    # one that names its own sources, or declares a tool that writes data, is left as it is
+    # one that names its own sources keeps them; one that declares a tool that writes data keeps its reader
     own = copy.model_copy(update={"reads": ("q1.xlsx",)})
-    assert check_plan([read, own], real, "Copy q1.xlsx into backup", ("q1.xlsx", "q2.xlsx")).subtasks[1].reads == \
+    assert check_plan([read, own], real, "Copy q1.xlsx into backup", ("q1.xlsx", "q2.xlsx")).subtasks[0].reads == \
         ("q1.xlsx",)
     writer = copy.model_copy(update={"writes": ("list.txt",), "tools": ("write_file",)})
     assert check_plan([read, writer], real, "List them in list.txt", ("q1.xlsx", "q2.xlsx")).subtasks[1].reads == ()

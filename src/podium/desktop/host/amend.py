@@ -28,6 +28,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   workbook, document or folder: on a path that exists it fails or replaces it);
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
   part of that one's work (one agent reads the same files and makes both changes);
+- a subtask that writes nothing and hands content only to subtasks whose tools all take files by path (a copy,
+  a move) is left out: they take the files, not what the files say;
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
@@ -72,7 +74,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
-    fixed = [_existing(spec, catalog, files, notes) for spec in writing]
+    fixed = [_existing(spec, catalog, files, notes) for spec in _unread(writing, catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
     return Amended(tuple(_merged(_ordered(fixed, kept, notes), catalog, notes)), tuple(notes), any_tool)
 
@@ -372,6 +374,36 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
         what = "reads" if not first.writes else f"writes {', '.join(first.writes)}"
         notes.append(f"subtask {first.id!r} {what} for {then.id!r} alone on {then.application}: {then.id!r} does both")
         result = [both if s.id == then.id else s for s in result if s.id != first.id]
+
+
+def _transfer_tools(spec: SubtaskSpec, catalog: Catalog) -> bool:
+    """Whether it declares tools, each of which takes a file by its `source` path (a copy, a move)."""
+    app = catalog.get(spec.application)
+    return app is not None and bool(spec.tools) and all(
+        (info := app.tool(t)) is not None and "source" in info.schema.get("properties", {}) for t in spec.tools)
+
+
+def _unread(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> list[SubtaskSpec]:
+    """A subtask that writes nothing and hands on content (a table, a text, a number) only to subtasks that
+    declare only tools taking files by their path is no step of the work: a copy or a move takes the file, not
+    what it says. It is left out; what waited for it waits for what it waited for, and reads what it read if it
+    names no file of its own.
+    (One that hands on names may be choosing the files: it stays.)"""
+    content = (HandsOn.TABLE, HandsOn.TEXT, HandsOn.NUMBER)
+    for rid in [s.id for s in specs if not s.writes and s.hands_on in content]:
+        reader = next(s for s in specs if s.id == rid)
+        waiting = [s for s in specs if reader.id in s.depends_on]
+        if not waiting or not all(_transfer_tools(s, catalog) for s in waiting):
+            continue
+        notes.append(f"subtask {reader.id!r} reads {', '.join(reader.reads) or 'nothing'} for "
+                     f"{', '.join(repr(s.id) for s in waiting)}, whose tools ({', '.join(waiting[0].tools)}) take "
+                     "files by their path, not what they hold: it is left out")
+        specs = [s if reader.id not in s.depends_on else s.model_copy(update={
+            "depends_on": tuple(dict.fromkeys((*(d for d in s.depends_on if d != reader.id), *reader.depends_on))),
+            # the files the reader read are those a copier that names none of its own takes (as `_transfers`)
+            "reads": s.reads if any(r != "." for r in s.reads) else tuple(r for r in reader.reads if r != ".")})
+            for s in specs if s.id != reader.id]
+    return specs
 
 
 def _typed_tools(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
