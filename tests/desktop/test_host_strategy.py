@@ -724,6 +724,11 @@ def test_a_part_left_empty_is_filled_by_another_tool_than_the_one_that_added_it(
     assert "sheet 'Ranking' of budget.xlsx holds nothing" in request.note
     # adding another sheet would leave one more empty: the forced step writes into it
     assert request.must_act and request.offered == ("write_rows",)
+    # before any call, a declared tool that only adds an empty part is not forced alone: what changes content
+    # is offered with it (a row under a table needs no new sheet, whatever a small planner declared)
+    _, s = read_handed(plan, rules="small-local", catalog=SHEETS_ADDING)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert app_request(again).must_act and app_request(again).offered == ("add_sheet", "write_rows")
 
 
 def test_the_force_rule_makes_a_reader_that_finished_with_no_data_call_a_reading_tool() -> None:

@@ -315,6 +315,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             writing = tuple(t for t in writing if t in takers) or writing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
+        elif writing and not _filling(writing, app):  # an empty part alone changes no content: those that do too
+            writing = (*writing, *_filling(changing, app))
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
                   else reading if missing.hands_on else missing.uncomputed or (
                       _acting(app, record.called) if missing.dialog else ()))

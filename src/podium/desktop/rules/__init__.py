@@ -46,7 +46,7 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "call one of the declared tools never called (with the tools that name the file they "
                                "write where those are a program's actions; none: one that names the file it writes, "
                                "else any tool that changes files; for a part its calls left empty, none that only adds "
-                               "empty parts) "
+                               "empty parts, and where those left are all such, with the tools that change content) "
                                "or ask the person, where it may (grammar), and after one questioned for "
                                "data it never read, one of its application's reading tools, and after one questioned "
                                "for a dialog left open, one of its program's actions (those not taken yet): told in "
