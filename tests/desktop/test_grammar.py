@@ -344,3 +344,17 @@ def test_with_nobody_to_approve_a_text_file_is_written_only_where_the_subtask_ma
     # a folder or a pattern to write holds files no list names; a person to approve may be asked for any
     for free in (("duplicates.txt", "lists"), ("*.txt",), None):
         assert enums(free)["write_file"]["path"] is None
+
+
+def test_a_program_opens_only_a_file_that_exists(tmp_path: Any) -> None:
+    """open_file fails on a file that is not there: the grammar offers only those that are, so a program's new
+    file is made by its save, and with no file there the tool is not offered at all."""
+    from podium.apps.desktop_apps import OpenArgs
+
+    opening = Tool("open_file", "open", OpenArgs.model_json_schema())
+    paths = ("notes.txt", "shopping.txt", "prices.xlsx")
+    schema = app_output_schema([opening, TYPED[0]], paths=paths, existing=("shopping.txt", "prices.xlsx"))
+    call = schema["$defs"]["action"]["anyOf"][0]
+    assert call["properties"]["arguments"]["properties"]["path"]["enum"] == ["prices.xlsx", "shopping.txt"]
+    none = app_output_schema([opening, TOOLS[0]], paths=paths, existing=())
+    assert none["$defs"]["action"]["properties"]["function"]["enum"] == ["read_sheet"]

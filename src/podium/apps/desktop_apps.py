@@ -20,7 +20,7 @@ from podium.apps.approval import declared
 from podium.apps.base import Change, Effect
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
 from podium.apps.sandbox import Access
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import EXISTING, NOT_FILE_TYPES, Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 
 
@@ -29,7 +29,10 @@ class NoArgs(Args):
 
 
 class OpenArgs(Args):
-    path: str = Field(description="file to open, relative to the workspace root")
+    # a file that exists, of any type (NOT_FILE_TYPES empty): the grammar offers only those, so a model cannot
+    # "open" the file it is to save (a new one is made by the program's save as)
+    path: str = Field(description="file to open, relative to the workspace root",
+                      json_schema_extra={EXISTING: True, NOT_FILE_TYPES: []})
 
 
 class DesktopApplication(ToolApplication):
