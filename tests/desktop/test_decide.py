@@ -444,6 +444,14 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     assert missing(moved("*.txt"), None).unused == ()
     one_of_two = missing(moved("a.txt"), None)
     assert one_of_two.unused == ("b.txt",) and one_of_two.untaken
+    # a list written by a pattern of the top folder only: a source in a subfolder whose name fits the pattern
+    # was meant and left out, work not done (not a question believed after once)
+    listing = SubtaskSpec(id="1", description="list", application="files", reads=("a.xlsx", "sub/b.xlsx"),
+                          writes=("list.txt",), tools=("write_file_names",))
+    top_only = missing(remember(SubtaskRecord(spec=listing), [], [ActionResult(
+        function="write_file_names", ok=True, changes=(EffectView(path="list.txt", change="create", after="d3"),),
+        arguments={"into": "list.txt", "pattern": "*.xlsx"})]), None)
+    assert top_only.unused == ("sub/b.xlsx",) and top_only.untaken and top_only.work == top_only
     # no change yet (the write itself is missing), a subtask that hands data on, or a file it edits: not asked
     assert missing(seen, SHEETS).unused == ()
     handing = replace(after({"path": "all.xlsx", "rows": north}),

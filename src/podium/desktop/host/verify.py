@@ -11,6 +11,7 @@ file it never changed, a declared tool that never succeeded or data it never rea
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 import re
@@ -316,7 +317,7 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
     """The declared reads of a writer that hands nothing on from which none of its successful changes took
     anything: no change names the path, and none holds a value that only that file's data (as read by the
     subtask or its observation) has. Values shared with another file (a common header) prove nothing. With
-    them, whether its changes named another of its sources by path."""
+    them, whether its changes named another of its sources by path, or a pattern an unused one's name fits."""
     spec = record.spec
     if not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
         return (), False
@@ -325,7 +326,10 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
         return (), False
     named = [v for key in record.done for v in scalars(json.loads(key)[1]) if isinstance(v, str)]
     unused = tuple(r for r in sources if not _took(record, r, record.artifacts.values()))
-    return unused, bool(unused) and any(covered(n, (r,)) for r in sources for n in named)
+    # a change that took another source by its path, or that named a pattern an unused source's name fits (a
+    # list of '*.xlsx' written from the top folder only), left that one out: work not done
+    return unused, bool(unused) and (any(covered(n, (r,)) for r in sources for n in named) or any(
+        is_pattern(n) and fnmatch.fnmatchcase(posixpath.basename(r.rstrip("/")), n) for r in unused for n in named))
 
 
 def own_sources(spec: SubtaskSpec) -> list[str]:
