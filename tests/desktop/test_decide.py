@@ -271,6 +271,15 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert missing(reader, SHEETS).hands_on == "table"
     assert not missing(observed(reader, [ActionResult(function="read_sheet", ok=True, content=ROWS,
                                                       read_only=True)]), SHEETS)
+    # a table declared where the file read whole holds lines of text: that text is what there is to hand on
+    conf = SubtaskRecord(spec=SubtaskSpec(id="1", description="read", application="files", reads=("server.conf",),
+                                          tools=("read_file",), hands_on="table"))
+    text = ActionResult(function="read_file", arguments={"path": "server.conf"}, ok=True, read_only=True,
+                        content={"path": "server.conf", "text": "host = a\nport = 8080\n"})
+    assert not missing(observed(conf, [text]), None)
+    # not while a declared file is unread
+    both = replace(conf, spec=conf.spec.model_copy(update={"reads": ("server.conf", "other.conf")}))
+    assert missing(observed(both, [text]), None).hands_on == "table"
     # a computing tool the plan chose to derive what it hands on (a total, not the table): asked once, then
     # believed; a plain reader is served by any read of the data (DATA_COLLECTION's)
     stats = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("list_sheets", True),

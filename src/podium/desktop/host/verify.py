@@ -191,7 +191,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     hands = ""
     if spec.hands_on is not HandsOn.NOTHING:
         wanted = Kind(spec.hands_on.value)
-        if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted):
+        if not any(a.kind in _SERVES[wanted] for a in record.artifacts.values()) and not _given(record.result, wanted) \
+                and not _read_whole(record):
             hands = spec.hands_on.value
     errors = tuple(error for tool in failed for error in _last_error(record, tool))
     uncomputed = ()
@@ -207,6 +208,17 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else ())
+
+
+def _read_whole(record: SubtaskRecord) -> bool:
+    """Whether a successful read named each file the subtask declares it reads and one of them gave text: what
+    those files hold is what there is to hand on. A table declared where a file holds lines of text (a
+    configuration file) is the plan's guess at a kind, not data the agent left unread."""
+    files = [r for r in record.spec.reads if posixpath.splitext(r)[1] and not is_pattern(r)]
+    named = {p for a in record.artifacts.values() for p in _QUOTED.findall(a.source)}
+    return bool(files) and all(any(covered(p, (r,)) for p in named) for r in files) and any(
+        a.kind is Kind.TEXT and any(covered(p, tuple(files)) for p in _QUOTED.findall(a.source))
+        for a in record.artifacts.values())
 
 
 def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
