@@ -68,9 +68,9 @@ def file_path(description: str, *types: str, existing: bool = False, default: An
     return Field(default, description=description, json_schema_extra=extra)
 
 
-def written_path(description: str, default: Any = ...) -> Any:
+def written_path(description: str) -> Any:
     """A path argument naming the text file the tool writes (WRITTEN)."""
-    return Field(default, description=description, json_schema_extra={WRITTEN: True})
+    return Field(description=description, json_schema_extra={WRITTEN: True})
 
 
 def into_part(description: str) -> Any:

@@ -172,9 +172,7 @@ def _transfers(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog
     """A subtask that reads nothing itself and declares only tools that take a file from a `source` path (a copy,
     a move) transfers the files the subtasks it depends on read: those files, not their content, are its input."""
     app = catalog.get(spec.application)
-    if app is None or any(r != "." for r in spec.reads) or not spec.tools or not spec.depends_on \
-            or not all((info := app.tool(t)) is not None and "source" in info.schema.get("properties", {})
-                       for t in spec.tools):
+    if app is None or any(r != "." for r in spec.reads) or not spec.depends_on or not _transfer_tools(spec, catalog):
         return spec
     sources = tuple(dict.fromkeys(p for d in specs if d.id in spec.depends_on for p in d.reads
                                   if p != "." and app.opens(p)))
