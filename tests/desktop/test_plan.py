@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
 from podium.desktop.wire.schemas import SubtaskSpec
@@ -209,9 +210,13 @@ def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them()
     assert check.ok, check.problems
     [one] = check.subtasks  # the request's example (final_plan.txt, named) is one of them
     assert one.writes == ("final_*",) and one.description == request and one.tools == ("copy",)
-    assert one.reads == ("draft_budget.txt", "draft_plan.txt", "drafts.txt")
+    # and reads the files of draft_* by that pattern too (a listing may miss one); drafts.txt, which it does
+    # not cover, stays a read of its own
+    assert one.reads == ("draft_*", "drafts.txt")
     assert check.amended == ("subtasks '1', '2', '3' write files of final_* one by one, a pattern the request "
-                             "names: subtask '1' writes final_*",)
+                             "names: subtask '1' writes final_*",
+                             "subtask '1' reads files of draft_* one by one, a pattern the request names: it reads "
+                             "draft_*")
     # one subtask listing them; by their type; the longest start the request names
     for writes, request, pattern in ((["out/a.csv", "out/b.csv"], "Put the .csv files away", "out/*.csv"),
                                      (["keep_tmp_a.txt", "keep_tmp_b.txt"], "tmp_ files should begin with keep_",
@@ -543,9 +548,10 @@ def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: A
     check = check_plan([read, copy], real, "Copy every .xlsx file into a new folder named backup",
                        ("q1.xlsx", "q2.xlsx", "notes.txt"))
     assert check.ok, check.problems
-    # the reader's table goes to no tool that takes it: the copier alone, with the files it read
+    # the reader's table goes to no tool that takes it: the copier alone, with the files it read (by the
+    # pattern the request names for them)
     (copier,) = check.subtasks
-    assert copier.reads == ("q1.xlsx", "q2.xlsx") and copier.depends_on == ()
+    assert copier.reads == ("*.xlsx",) and copier.depends_on == ()
     assert "subtask '2' reads q1.xlsx, q2.xlsx: its tools (copy) take files" in " ".join(check.amended)
     # one that names its own sources keeps them; one that declares a tool that writes data keeps its reader
     own = copy.model_copy(update={"reads": ("q1.xlsx",)})
@@ -678,13 +684,17 @@ def test_reads_of_several_types_are_narrowed_to_the_types_the_request_names() ->
     real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("move", False))),))
     check = check_plan([listing], real, "Move all the .txt files into a folder named notes.", files)
     assert check.ok, check.problems
-    assert check.subtasks[0].reads == ("monday.txt", "tuesday.txt")
+    # then those files, listed one by one, are read by the pattern the request names for them
+    assert check.subtasks[0].reads == ("*.txt",)
     assert check.amended == ("subtask '1' reads monday.txt, tuesday.txt: of the files it lists, those of the type "
-                             "the request names (.txt)",)
-    # no type named, or every type it reads named (a file name is no type): as declared
+                             "the request names (.txt)",
+                             "subtask '1' reads files of *.txt one by one, a pattern the request names: it reads "
+                             "*.txt")
+    # no type named, or every type it reads named (a file name is no type): every file it declared is read
     for request in ("Move the notes into a folder named notes.", "Put the .txt, .md and .xlsx files in notes.",
                     "Move monday.txt and data.xlsx into notes."):
-        assert check_plan([listing], real, request, files).subtasks[0].reads == files, request
+        reads = check_plan([listing], real, request, files).subtasks[0].reads
+        assert all(covered(f, reads) for f in files), (request, reads)
 
 
 def test_writes_listed_from_the_workspace_become_the_pattern_the_request_names() -> None:
@@ -703,3 +713,22 @@ def test_writes_listed_from_the_workspace_become_the_pattern_the_request_names()
     # a pattern that covers one file only is no set: the plan is refused, naming what the request names
     single = rename.model_copy(update={"writes": ("tmp_invoice.txt", "temp_list.txt")})
     assert not check_plan([single], real, request, files).ok
+
+
+def test_files_read_one_by_one_are_read_by_the_pattern_the_request_names_for_them() -> None:
+    # the planner's listing missed tmp_invoice.txt: read by the pattern, its rename is a declared change
+    files = ("tmp_scan1.txt", "tmp_scan2.txt", "tmp_invoice.txt", "tmpfile.txt")
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("rename_pattern", False))),
+                    AppInfo("documents", "docs", (".docx",), (ToolInfo("read_document", True),))))
+    rename = SubtaskSpec(id="1", description="rename", application="files", writes=("keep_*",),
+                         reads=("tmp_scan1.txt", "tmp_scan2.txt", "tmpfile.txt"), tools=("rename_pattern",))
+    request = "Files beginning with tmp_ should begin with keep_ instead. Please rename them."
+    check = check_plan([rename], real, request, files)
+    assert check.ok, check.problems
+    reads = check.subtasks[0].reads
+    assert reads == ("tmp_*", "tmpfile.txt") and covered("tmp_invoice.txt", reads)
+    # a typed application reads each file's content: its reads stay files
+    docs = SubtaskSpec(id="1", description="read", application="documents", reads=("tmp_a.docx", "tmp_b.docx"),
+                       tools=("read_document",), hands_on="text")
+    assert check_plan([docs], real, "Read the tmp_ documents", ("tmp_a.docx", "tmp_b.docx")).subtasks[0].reads == (
+        "tmp_a.docx", "tmp_b.docx")

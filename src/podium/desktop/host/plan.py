@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from podium.apps.tooling import CODE
 from podium.desktop.host.amend import STRUCTURED, amend, before, opener_of, takes
 from podium.desktop.host.artifacts import TAKES, Kind, names, wants
-from podium.desktop.host.capability import covered
+from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
@@ -85,7 +85,8 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         resolved = _by_pattern(resolved, request, everything, notes)
         if listed is not None:
             resolved = _named_output(resolved, request, listed, kept, catalog, notes)
-        resolved = [_named_types(spec, request, notes) for spec in resolved]
+        resolved = [_reads_by_pattern(_named_types(spec, request, notes), request, catalog, notes)
+                    for spec in resolved]
         everything = {**kept, **{s.id: s for s in resolved}}
     # a subtask the host added (a writer of a file the request names) may use any tool of its application
     free = fixes.any_tool | ({s.id for s in resolved} - {s.id for s in fixes.subtasks})
@@ -154,7 +155,8 @@ def _declarations(spec: SubtaskSpec, catalog: Catalog, files: tuple[str, ...] | 
         problems.append(f"subtask {spec.id!r} declares no tools: list the tools of {spec.application} it will call")
     earlier = [w for dep in before(spec.id, everything) for w in everything[dep].writes]
     for path in spec.reads if files is not None else ():
-        if path not in files and not covered(path, files) and not covered(path, earlier) and path != ".":
+        if path not in files and not covered(path, files) and not covered(path, earlier) and path != "." \
+                and not (is_pattern(path) and any(covered(f, (path,)) for f in files)):
             problems.append(f"subtask {spec.id!r} reads {path}, which is not in the workspace and no subtask it "
                             f"waits for writes it; the workspace has: {_shown(files)}")
     for path in (*spec.reads, *spec.writes):
@@ -389,6 +391,25 @@ def _by_pattern(specs: list[SubtaskSpec], request: str, everything: Mapping[str,
             deps = tuple(dict.fromkeys(first.id if d in ids else d for d in spec.depends_on))
             result.append(spec.model_copy(update={"depends_on": deps}) if deps != spec.depends_on else spec)
     return result
+
+
+def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask on the application that takes files by path (no file types of its own) that reads, one by
+    one, files a pattern the request names covers ('tmp_*' for "files beginning with tmp_") reads that
+    pattern: the request asked for the set, and a listing the planner copied may miss a member (whose rename
+    would then be an undeclared change). Its other reads stay. A typed application reads each file's content
+    and keeps them (its observation shows files, not a pattern)."""
+    app = catalog.get(spec.application)
+    if app is None or app.file_types:
+        return spec
+    files = [r for r in spec.reads if posixpath.splitext(r)[1] and not is_pattern(r)]
+    pattern = _named_pattern(files, request)
+    if not pattern:
+        return spec
+    reads = (pattern, *(r for r in spec.reads if not covered(r, (pattern,))))
+    notes.append(f"subtask {spec.id!r} reads files of {pattern} one by one, a pattern the request names: it reads "
+                 f"{pattern}")
+    return spec.model_copy(update={"reads": tuple(dict.fromkeys(reads))})
 
 
 def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
