@@ -92,6 +92,17 @@ async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_a
     [replaced] = files.effects("replace_text", {"path": "server.conf", "find": "8080", "replace_with": "9090"})
     assert wiped.wipes and not edited.wipes and not replaced.wipes
     assert not over.wipes and not edit.wipes
+    # a rewrite that keeps most lines but deletes one with nothing in its place drops it; blank lines aside,
+    # a change of a line, or a block replaced by as many lines, drops nothing
+    [lossy] = files.effects("write_file", {"path": "server.conf", "overwrite": True,
+                                           "content": "host = 0.0.0.0\nport = 9090\nworkers = 4"})
+    assert not lossy.wipes and lossy.drops == ("# web",)
+    assert edited.drops == () and replaced.drops == ()
+    [spaced] = files.effects("write_file", {"path": "server.conf", "overwrite": True,
+                                            "content": "# web\n\nhost = 0.0.0.0\nport = 9090\nworkers = 4\n\n"})
+    assert spaced.drops == ()
+    [cut] = files.effects("replace_text", {"path": "server.conf", "find": "workers = 4\n", "replace_with": ""})
+    assert cut.change is E and cut.drops == ("workers = 4",)
     # a file that is not text has no lines to show
     (root / "blob.txt").write_bytes(b"\x00\x01")
     [blob] = files.effects("write_file", {"path": "blob.txt", "content": "x", "overwrite": True})

@@ -50,6 +50,15 @@ def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:
     assert found[1].text() == ("it would leave less than half of the lines of server.conf where they are: to change "
                                "a part of a file, change that part (replace it), keeping the rest as it is")
     assert auto_granted(holds([edit], writes=["plan.txt"]))
+    # nor a rewrite that deletes lines with nothing in their place: they are named
+    lossy = CallFacts(function="write_file", effects=(EffectView(
+        path="server.conf", change="replace", removes=("# web", "port = 8080"), adds=("port = 9090",),
+        drops=("# web",)),))
+    found = holds([lossy], writes=["server.conf"])
+    assert [h.kind for h in found] == [HoldKind.DESTRUCTIVE, HoldKind.DROPS] and not auto_granted(found)
+    assert found[1].text() == ("it would delete '# web' from server.conf and put nothing in their place: to change "
+                               "a part of a file, change that part (replace it), keeping every other line as it is")
+    assert holds([lossy], writes=["server.conf"], created=["server.conf"]) == ()
     # what the run made is its own to rewrite
     assert holds([rewrite], writes=["server.conf"], created=["server.conf"]) == ()
     many = Lines("a.txt", ("x", "(and 4 more lines)"))

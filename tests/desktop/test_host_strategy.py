@@ -1024,6 +1024,14 @@ def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_no
     assert app_request(step).kind is AppStepKind.PROPOSE and "less than half of the lines" in app_request(step).note
     # the refusal names the tools of its application that change a part of that file and keep the rest
     assert "To change a part of budget.xlsx and keep the rest: set_cell." in app_request(step).note
+    # nor one that deletes a line with nothing in its place: the refusal names the line
+    s = read_done(auto_approve=True, catalog=editing)
+    lossy = CallFacts(function="write_rows", arguments={"path": "budget.xlsx", "rows": TABLE}, read_only=False,
+                      effects=(EffectView(path="budget.xlsx", change="replace", drops=("Notes,kept",)),))
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", lossy), s)
+    assert app_request(step).kind is AppStepKind.PROPOSE
+    assert "it would delete 'Notes,kept' from budget.xlsx" in app_request(step).note
+    assert "To change a part of budget.xlsx and keep the rest: set_cell." in app_request(step).note
 
 
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:

@@ -50,9 +50,15 @@ def whole_file(workspace: Workspace, path: Path, overwrite: bool, content: str |
         before = text_of(path)
         if content is None or before is None:
             return (replaced,)
-        removes, adds = text_change(before, content)
-        return (replace(replaced, removes=removes, adds=adds, wipes=wipes(before, content)),)
+        return (with_text(replaced, before, content),)
     return (workspace.effect(path, Change.CREATE),)
+
+
+def with_text(effect: Effect, before: str, after: str) -> Effect:
+    """A change of a text file with what the person approving it is shown it lose: the lines it removes and
+    adds, whether it wipes the text, and the lines it drops."""
+    removes, adds = text_change(before, after)
+    return replace(effect, removes=removes, adds=adds, wipes=wipes(before, after), drops=dropped(before, after))
 
 
 # What of a change the person is shown: a few lines on each side, each cut short; a change is approved
@@ -86,6 +92,19 @@ def wipes(before: str, after: str) -> bool:
         return False
     kept = sum(1 for line in difflib.ndiff(old, after.splitlines()) if line.startswith("  "))
     return kept * 2 < len(old)
+
+
+def dropped(before: str, after: str) -> tuple[str, ...]:
+    """The lines of `before` that `after` removes with nothing in their place (blank lines aside), at most
+    SHOWN_LINES of them shown: where a block of lines is replaced by fewer, its last ones. A change of a part
+    keeps the line count; a rewrite that drops a line deletes what the person had, unasked or not."""
+    old = [line for line in before.splitlines() if line.strip()]
+    new = [line for line in after.splitlines() if line.strip()]
+    lost: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace") and (i2 - i1) > (j2 - j1):
+            lost.extend(old[i1 + (j2 - j1):i2])
+    return _shown(lost)
 
 
 def _shown(lines: list[str]) -> tuple[str, ...]:

@@ -55,6 +55,8 @@ class Effect:
     adds: tuple[str, ...] = ()
     # Whether it leaves less than half of a text's lines in place (approval.wipes): a rewrite, not an edit
     wipes: bool = False
+    # The non-blank lines it removes with nothing in their place (approval.dropped): a deletion within an edit
+    drops: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +108,7 @@ def _replace_effects(app: Any, args: ReplaceArgs) -> list[Effect]:
     changed = _pattern(args).sub(lambda _: args.replace_with, text)
     if changed == text:
         return []
-    removes, adds = approval.text_change(text, changed)
-    return [replace(effect(app.workspace, args.path, Change.EDIT), removes=removes, adds=adds,
-                    wipes=approval.wipes(text, changed))]
+    return [approval.with_text(effect(app.workspace, args.path, Change.EDIT), text, changed)]
 
 
 def _digest(text: str) -> str:

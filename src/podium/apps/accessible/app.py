@@ -524,10 +524,8 @@ class AccessibleApplication(DesktopApplication):
         effects = []
         for name in opened:
             before = approval.text_of(self.workspace.root / name)
-            lines = approval.text_change(before, document) if before is not None and document is not None \
-                else ((), ())
-            wiped = before is not None and document is not None and approval.wipes(before, document)
-            effects.append(Effect(name, Change.EDIT, removes=lines[0], adds=lines[1], wipes=wiped))
+            edit = Effect(name, Change.EDIT)
+            effects.append(edit if before is None or document is None else approval.with_text(edit, before, document))
         return tuple(effects)
 
     def _document_text(self) -> str | None:

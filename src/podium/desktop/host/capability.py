@@ -11,11 +11,14 @@ the person's approval when it
   source is declared and its destination is a new name in the same folder (a declared file renamed, never
   carried elsewhere); nothing is lost either way;
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
+  where it is a text that loses most of its lines (WIPES) or lines with nothing in their place (DROPS), that
+  is also said apart;
 - touches a protected path (the configuration, the journal): PROTECTED;
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
 - or the agent itself asks (CONFIRM): ASKED.
 What the run created is its own: changing it again needs no approval. `--yes` (auto_approve) grants
-DESTRUCTIVE, UNKNOWN and ASKED, never a path the plan did not declare nor a protected one.
+DESTRUCTIVE, UNKNOWN and ASKED (edits in place), never a path the plan did not declare nor a protected one,
+nor the loss of a text's lines (WIPES, DROPS).
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ class HoldKind(StrEnum):
     UNKNOWN = "unknown"
     ASKED = "asked"
     WIPES = "wipes"
+    DROPS = "drops"
 
     @property
     def yes_grants(self) -> bool:
         """Whether batch mode's --yes (auto_approve) may grant it: an edit in place, not the loss of most of a
-        text (WIPES): approved in advance, "change the port" is not "rewrite the file"."""
+        text (WIPES) nor of lines with nothing in their place (DROPS): approved in advance, "change the port"
+        is neither "rewrite the file" nor "delete its comment"."""
         return self in (HoldKind.DESTRUCTIVE, HoldKind.UNKNOWN, HoldKind.ASKED)
 
 
@@ -73,7 +78,8 @@ def _quoted(lines: tuple[str, ...]) -> str:
 class Hold:
     kind: HoldKind
     paths: tuple[str, ...] = ()
-    # what a destructive change of a text file loses and puts in its place, where known before it runs
+    # what a destructive change of a text file loses and puts in its place, where known before it runs (for
+    # DROPS: the lines it removes with nothing in their place)
     lost: tuple[Lines, ...] = ()
 
     def text(self) -> str:
@@ -94,6 +100,10 @@ class Hold:
             case HoldKind.WIPES:
                 return (f"it would leave less than half of the lines of {names} where they are: to change a part of "
                         "a file, change that part (replace it), keeping the rest as it is")
+            case HoldKind.DROPS:
+                dropped = "; ".join(f"{_quoted(lines.removes)} from {lines.path}" for lines in self.lost)
+                return (f"it would delete {dropped} and put nothing in their place: to change a part of a file, "
+                        "change that part (replace it), keeping every other line as it is")
             case _:
                 said = f"it would delete, overwrite or replace what {names or 'a file'} already holds"
                 return "; ".join([said, *(lines.text() for lines in self.lost)])
@@ -147,6 +157,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
     reads = tuple(reads)
     found: dict[HoldKind, list[str]] = {}
     lost: list[Lines] = []
+    dropped: list[Lines] = []
     for fact in facts:
         if fact.read_only or not fact.known or fact.error:
             continue
@@ -171,6 +182,9 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                     lost.append(Lines(path, effect.removes, effect.adds))
                 if effect.wipes:
                     found.setdefault(HoldKind.WIPES, []).append(path)
+                elif effect.drops:
+                    found.setdefault(HoldKind.DROPS, []).append(path)
+                    dropped.append(Lines(path, effect.drops))
         if fact.sensitive and not fact.effects:  # the application's own sensitive act (closing a program)
             found.setdefault(HoldKind.DESTRUCTIVE, [])
         elif fact.sensitive and not any(Change(e.change).destructive for e in fact.effects):
@@ -180,8 +194,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
             found.setdefault(HoldKind.PROTECTED, []).extend(e.path for e in fact.effects)
     if asked:
         found.setdefault(HoldKind.ASKED, [])
-    return tuple(Hold(kind, tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(lost)) if kind is HoldKind.DESTRUCTIVE
-                      else ()) for kind, paths in found.items())
+    shown = {HoldKind.DESTRUCTIVE: tuple(dict.fromkeys(lost)), HoldKind.DROPS: tuple(dict.fromkeys(dropped))}
+    return tuple(Hold(kind, tuple(dict.fromkeys(paths)), shown.get(kind, ())) for kind, paths in found.items())
 
 
 def _protected(path: str, protected: tuple[str, ...]) -> bool:

@@ -212,8 +212,9 @@ def _done_without(s: HostState, sid: str) -> bool:
 
 
 def _in_place(app: AppInfo, holds: tuple[Hold, ...]) -> tuple[str, ...]:
-    """For a change refused because it would lose most of a file: the tools that change a part of it instead."""
-    wiped = dict.fromkeys(p for h in holds if h.kind is HoldKind.WIPES for p in h.paths)
+    """For a change refused because it would lose most of a file or some of its lines: the tools that change a
+    part of it instead."""
+    wiped = dict.fromkeys(p for h in holds if h.kind in (HoldKind.WIPES, HoldKind.DROPS) for p in h.paths)
     return tuple(f"To change a part of {path} and keep the rest: {' or '.join(tools)}." for path in wiped
                  if (tools := editors(app, path)))
 

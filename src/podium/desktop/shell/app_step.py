@@ -247,7 +247,7 @@ class AppStepBackend(StepBackend):
             return None
         return tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
                                 before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds,
-                                wipes=e.wipes)
+                                wipes=e.wipes, drops=e.drops)
                      for e in found)
 
     async def _launch(self, req: AppStepRequest) -> None:

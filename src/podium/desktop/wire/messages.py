@@ -72,6 +72,7 @@ class EffectView(BaseModel):
     removes: tuple[str, ...] = ()
     adds: tuple[str, ...] = ()
     wipes: bool = False  # it keeps less than half of a text's lines (podium.apps.approval.wipes)
+    drops: tuple[str, ...] = ()  # the lines it removes with nothing in their place (approval.dropped)
 
 
 class Call(BaseModel):
