@@ -178,7 +178,8 @@ def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
     assert found["1.read_table.max_label.row_total"] == "East"  # the largest over both: 700
     assert (found["1.read_table.max.row_total"], found["1.read_table.min_label.row_total"]) == (700, "North")
     sources = {a.name: a.source for a in figures(table)}
-    assert sources["1.read_table.max_label.row_total"] == "the 'Region' of the row with the max 'Q1 + Q2'"
+    assert sources["1.read_table.max_label.row_total"] == ("the 'Region' of the row with the highest (max) "
+                                                             "'Q1 + Q2' (700)")
     # a text that names a column: what is said of the others is a distraction; one that names none, nothing is
     assert unnamed_columns(table, "the Q2 figures") == {"Q1"}
     assert unnamed_columns(table, "the best region") == frozenset()

@@ -270,12 +270,15 @@ def _column_figures(name: str, column: str, values: Sequence[float | None], labe
         return []
     low, high = min(held), max(held, key=lambda h: h[0])
     total = sum(v for v, _ in held)
-    found = [Artifact(name.format(figure), Kind.NUMBER, _tidy(value), f"the {figure} of {column!r}")
-             for figure, value in (("sum", total), ("mean", total / len(held)), ("min", low[0]), ("max", high[0]))]
-    for figure, (_, row) in (("min_label", low), ("max_label", high)):
+    found = [Artifact(name.format(figure), Kind.NUMBER, _tidy(value), f"{said} {column!r}")
+             for figure, value, said in (("sum", total, "the sum (total) of"), ("mean", total / len(held),
+                                         "the mean (average) of"), ("min", low[0], "the lowest (min)"),
+                                         ("max", high[0], "the highest (max)"))]
+    # each label said with its value and the words a person asks for it with, so that one is not taken for the other
+    for figure, (value, row), said in (("min_label", low, "lowest (min)"), ("max_label", high, "highest (max)")):
         if labels[row].strip():
             found.append(Artifact(name.format(figure), Kind.TEXT, labels[row],
-                                  f"the {label!r} of the row with the {figure[:3]} {column!r}"))
+                                  f"the {label!r} of the row with the {said} {column!r} ({_tidy(value)})"))
     return found
 
 
