@@ -3,10 +3,12 @@ verifier; the named rules that act on a step."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from podium.apps.tooling import INTO_PART
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.host.decide import (
@@ -672,3 +674,40 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     # a tool its plan declared that failed stays the work it was declared for (a chart over the rows written)
     declared = replace(failed, spec=spec.model_copy(update={"tools": ("write_file", "copy")}))
     assert reaffirmed(declared, [again], decision) is declared
+
+
+def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_came_from() -> None:
+    scores = [["Name", "Score"], ["Dana", 71], ["Ben", 88], ["Farid", 93]]
+    spec = SubtaskSpec(id="2", description="Add a sheet named Ranking", application="spreadsheets",
+                       reads=("scores.xlsx",), writes=("scores.xlsx",), tools=("add_sheet", "read_sheet"))
+    into = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("add_sheet", False, empty_part=True),
+                                                    ToolInfo("sort_rows", False, json.dumps(
+        {"type": "object", "properties": {"target_sheet": {"type": "string", INTO_PART: True}}}))))
+    read = ActionResult(function="read_sheet", arguments={"path": "scores.xlsx", "sheet": "Sheet1"}, ok=True,
+                        read_only=True, content=[["Scores 2024"], [], *scores])
+
+    def wrote(rows: list[list[Any]], path: str = "scores.xlsx", sheet: str = "Ranking") -> ActionResult:
+        return ActionResult(function="write_rows", arguments={"path": path, "sheet": sheet, "rows": rows}, ok=True,
+                            changes=(EffectView(path=path, change="edit", before="d1", after="d2"),))
+
+    seen = remember(SubtaskRecord(spec=spec), [], [read])
+    # the rows under the title, typed again in their order (numbers as text too), into another sheet of the file
+    copied = remember(seen, [], [wrote([[str(c) for c in r] for r in scores])])
+    lacking = missing(copied, into)
+    assert lacking.copied == ("scores.xlsx",) and lacking.asked_once and lacking.only_soft and not lacking.work
+    assert lacking.text() == ("what your calls wrote into scores.xlsx is a table it holds already, row for row in the "
+                              "same order: a copy, nothing new. If your subtask orders, filters or computes those "
+                              "rows, do that; sort_rows (by target_sheet) write a table into a sheet they name")
+    # the rows in another order, some of them, or into another file: new data there
+    ranked = [scores[0], scores[3], scores[2], scores[1]]
+    assert not missing(remember(seen, [], [wrote(ranked)]), into).copied
+    assert not missing(remember(seen, [], [wrote(scores[:3])]), into).copied
+    other = replace(seen, spec=spec.model_copy(update={"writes": ("ranking.xlsx",)}))
+    assert not missing(remember(other, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into).copied
+    # a read of the sheet the change wrote, or one since the last change (a check of it), is not its source
+    back = ActionResult(function="read_sheet", arguments={"path": "scores.xlsx", "sheet": "Ranking"}, ok=True,
+                        read_only=True, content=scores)
+    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores)]), [], [back]), into).copied
+    again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
+    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores, sheet="")]), [], [again]),
+                       into).copied

@@ -74,18 +74,21 @@ class Missing:
     # the tools of its application that write a table into a part they name (`into`: that argument), for a
     # part it made empty: the ones that fill it
     fillers: tuple[tuple[str, str], ...] = ()
+    # declared writes into which a change put a table the file held already, row for row in the same order (read
+    # from another part of it): a copy of what is there, no new data; a question asked once (a copy may be asked)
+    copied: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late)
+                    or self.late or self.copied)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late)
+                    or self.dialog or self.late or self.copied)
 
     @property
     def only_soft(self) -> bool:
@@ -94,7 +97,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog) and not (
+                    or self.dialog or self.copied) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or (self.unhanded and self.handed_only))
 
@@ -108,9 +111,13 @@ class Missing:
         if self.hollow:
             parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
                          "made it and left it empty")
-            if self.fillers and any(h.startswith("sheet ") for h in self.hollow):
-                parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
-                             + " write a table into a sheet they name")
+        if self.copied:
+            parts.append(f"what your calls wrote into {', '.join(self.copied)} is a table "
+                         f"{'it holds' if len(self.copied) == 1 else 'they hold'} already, row for row in the same "
+                         "order: a copy, nothing new. If your subtask orders, filters or computes those rows, do that")
+        if self.fillers and (self.copied or any(h.startswith("sheet ") for h in self.hollow)):
+            parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
+                         + " write a table into a sheet they name")
         if self.tools or self.uncomputed:
             both = (*self.tools, *self.uncomputed)
             parts.append(f"{', '.join(both)} {'was' if len(both) == 1 else 'were'} not called")
@@ -145,7 +152,8 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="")
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
+                       copied=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -207,7 +215,59 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
-                   tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else ())
+                   tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
+                   _copied(record))
+
+
+def _copied(record: SubtaskRecord) -> tuple[str, ...]:
+    """The declared writes into which a successful change put a table (an argument of rows) that a read of the
+    same file gave, cell for cell and in the same order (the rows from its header on, title rows above it
+    aside), before its last change and from a part of the file the change does not name: another sheet's rows
+    copied as they were."""
+    spec = record.spec
+    if not spec.writes or not record.done:
+        return ()
+    # a read since the last change may be of what a change wrote (a check of it): not what the file held
+    after = [base for base, key in record.names.items() if key in record.read]
+    reads = [(set(_QUOTED.findall(a.source)), rows) for a in record.artifacts.values()
+             if a.kind is Kind.TABLE and (rows := _rows(a.value))
+             and not any(a.name == b or a.name.startswith(f"{b}.") for b in after)]
+    found: list[str] = []
+    for key in record.done:
+        args = json.loads(key)[1]
+        named = {v for v in args.values() if isinstance(v, str)} if isinstance(args, dict) else set()
+        targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
+        tables = [rows for v in (args.values() if isinstance(args, dict) else ()) if len(rows := _rows(v)) >= 2]
+        for target in targets:
+            parts = {n for n in named if not covered(n, (target,))}  # the sheet it writes into, and the like
+            if any(any(covered(q, (target,)) for q in quoted) and not parts & quoted
+                   and any(read[i:] == rows for i in range(len(read) - 1) for rows in tables)
+                   for quoted, read in reads):
+                found.append(target)
+    return tuple(dict.fromkeys(found))
+
+
+def _rows(value: Any) -> list[tuple[str, ...]]:
+    """A table's rows as normalized text (numbers as written in a cell, blank rows and trailing blanks left
+    out); [] for what is not a list of rows."""
+    if not isinstance(value, list) or not value or not all(isinstance(r, list | tuple) for r in value):
+        return []
+    rows = []
+    for row in value:
+        cells = [_cell_text(c) for c in row]
+        while cells and not cells[-1]:
+            cells.pop()
+        if cells:
+            rows.append(tuple(cells))
+    return rows
+
+
+def _cell_text(cell: Any) -> str:
+    if cell is None or isinstance(cell, bool):
+        return "" if cell is None else str(cell).casefold()
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return str(cell).strip().casefold()
 
 
 def _read_whole(record: SubtaskRecord) -> bool:
