@@ -59,6 +59,17 @@ def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:
     assert found[1].text() == ("it would delete '# web' from server.conf and put nothing in their place: to change "
                                "a part of a file, change that part (replace it), keeping every other line as it is")
     assert holds([lossy], writes=["server.conf"], created=["server.conf"]) == ()
+    # nor a destructive change of a declared path the person's words do not name (named: those they do)
+    found = holds([edit], writes=["plan.txt"], named=())
+    assert [h.kind for h in found] == [HoldKind.DESTRUCTIVE, HoldKind.UNNAMED] and not auto_granted(found)
+    assert found[1].text() == ("the request does not name plan.txt, and what --yes approves in advance is a change "
+                               "of what the person named")
+    assert auto_granted(holds([edit], writes=["plan.txt"], named=["plan.txt"]))
+    inside = CallFacts(function="replace_text", effects=(EffectView(path="notes/a.txt", change="edit"),))
+    assert auto_granted(holds([inside], writes=["notes/*.txt"], named=["notes/*.txt"]))
+    # an addition, or a change of what the run made, is no change of what the person had
+    assert holds([change("plan.txt")], writes=["plan.txt"], named=()) == ()
+    assert holds([edit], writes=["plan.txt"], named=(), created=["plan.txt"]) == ()
     # what the run made is its own to rewrite
     assert holds([rewrite], writes=["server.conf"], created=["server.conf"]) == ()
     many = Lines("a.txt", ("x", "(and 4 more lines)"))

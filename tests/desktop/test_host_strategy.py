@@ -1034,6 +1034,28 @@ def test_yes_grants_a_destructive_change_the_plan_declared_but_not_one_it_did_no
     assert "To change a part of budget.xlsx and keep the rest: set_cell." in app_request(step).note
 
 
+def test_yes_grants_no_destructive_change_of_a_path_the_request_does_not_name() -> None:
+    # a plan may write a file the request does not name when a later subtask reads it (the workspace's file
+    # names reach the planner): changing what the person had there is not what --yes approved in advance
+    plan = [sub("1", "spreadsheets", writes=["salaries.xlsx"], tools=["write_rows"]),
+            sub("2", "spreadsheets", "1", reads=["salaries.xlsx"], writes=["budget.xlsx"], tools=["write_rows"])]
+    files = (*FILES, "salaries.xlsx")
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files, Subtasks=plan),
+                                    started("Put the totals into budget.xlsx", auto_approve=True))
+    overwrite = facts_of("write_rows", {"path": "salaries.xlsx", "rows": TABLE}, change="edit")
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", overwrite), s)
+    assert app_request(step).kind is AppStepKind.PROPOSE
+    assert "the request does not name salaries.xlsx" in app_request(step).note
+    last = [t for t in s.blackboard.trajectories if t.confirmation][-1]
+    assert "nor a destructive change of a path the request does not name" in last.confirmation  # type: ignore[operator]
+    # adding to it changes nothing the person had: it runs
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files, Subtasks=plan),
+                                    started("Put the totals into budget.xlsx", auto_approve=True))
+    added = facts_of("write_rows", {"path": "salaries.xlsx", "rows": TABLE})
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", added), s)
+    assert app_request(step).kind is AppStepKind.EXECUTE
+
+
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:
     s = read_done()
     sort = facts_of("sort_rows", {"path": "budget.xlsx"}, change="edit")

@@ -11,14 +11,16 @@ the person's approval when it
   source is declared and its destination is a new name in the same folder (a declared file renamed, never
   carried elsewhere); nothing is lost either way;
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
-  where it is a text that loses most of its lines (WIPES) or lines with nothing in their place (DROPS), that
-  is also said apart;
+  where it is a text that loses most of its lines (WIPES) or lines with nothing in their place (DROPS), or a
+  path the person's words do not name (UNNAMED: the plan chose it, from the workspace's file names), that is
+  also said apart;
 - touches a protected path (the configuration, the journal): PROTECTED;
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
 - or the agent itself asks (CONFIRM): ASKED.
 What the run created is its own: changing it again needs no approval. `--yes` (auto_approve) grants
 DESTRUCTIVE, UNKNOWN and ASKED (edits in place), never a path the plan did not declare nor a protected one,
-nor the loss of a text's lines (WIPES, DROPS).
+nor the loss of a text's lines (WIPES, DROPS), nor a destructive change of what the person did not name
+(UNNAMED): approved in advance is what the person asked for, in their words.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class HoldKind(StrEnum):
     ASKED = "asked"
     WIPES = "wipes"
     DROPS = "drops"
+    UNNAMED = "unnamed"
 
     @property
     def yes_grants(self) -> bool:
@@ -100,6 +103,9 @@ class Hold:
             case HoldKind.WIPES:
                 return (f"it would leave less than half of the lines of {names} where they are: to change a part of "
                         "a file, change that part (replace it), keeping the rest as it is")
+            case HoldKind.UNNAMED:
+                return (f"the request does not name {names}, and what --yes approves in advance is a change of what "
+                        "the person named")
             case HoldKind.DROPS:
                 dropped = "; ".join(f"{_quoted(lines.removes)} from {lines.path}" for lines in self.lost)
                 return (f"it would delete {dropped} and put nothing in their place: to change a part of a file, "
@@ -149,12 +155,14 @@ def _moves(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[
 
 def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Iterable[str] = (),
           created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False,
-          reads: Iterable[str] = ()) -> tuple[Hold, ...]:
+          reads: Iterable[str] = (), named: Iterable[str] | None = None) -> tuple[Hold, ...]:
     """Why these proposed calls wait for the person (none: they may run). `writes`: what the subtask
     declares it writes and may change; `reads`: what it declares it reads; `untrusted`: what it declares
-    that only data named; `created`: what the run itself made; `protected`: what always needs approval."""
+    that only data named; `created`: what the run itself made; `protected`: what always needs approval;
+    `named`: of its writes, those the person's words name (None: not told apart)."""
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
     reads = tuple(reads)
+    named = None if named is None else tuple(named)
     found: dict[HoldKind, list[str]] = {}
     lost: list[Lines] = []
     dropped: list[Lines] = []
@@ -178,6 +186,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 found.setdefault(HoldKind.UNDECLARED, []).append(path)
             if Change(effect.change).destructive:
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)
+                if named is not None and not covered(path, named):
+                    found.setdefault(HoldKind.UNNAMED, []).append(path)
                 if effect.removes or effect.adds:
                     lost.append(Lines(path, effect.removes, effect.adds))
                 if effect.wipes:

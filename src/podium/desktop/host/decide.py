@@ -48,9 +48,9 @@ class Decision:
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
            created: Sequence[str], protected: Sequence[str], given: str = "",
-           tools: frozenset[str] = frozenset()) -> Decision:
+           tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None) -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
-    `tools`: the names of every application's tools."""
+    `tools`: the names of every application's tools; `named`: the subtask's writes those words name."""
     run: list[int] = []
     skipped: list[tuple[int, str, bool]] = []
     fired: list[str] = []
@@ -117,7 +117,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
         return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
                      created=created, protected=protected, asked=asked,
-                     reads=tuple(r for r in record.spec.reads if r not in record.untrusted))
+                     reads=tuple(r for r in record.spec.reads if r not in record.untrusted), named=named)
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
     found = held([facts[i] for i in run], asked)

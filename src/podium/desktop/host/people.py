@@ -74,7 +74,7 @@ def ask(s: HostState, kind: InteractionKind, asked_by: str, subtask: str | None 
         by = "auto-approved (batch mode)" if granted else "refused (batch mode: nobody to ask)"
         if s.config.auto_approve and not granted:
             by = ("refused (--yes grants no change the plan did not declare, nor of a protected path, nor one that "
-                  "leaves less than half of a text in place)")
+                  "loses lines of a text, nor a destructive change of a path the request does not name)")
         return resolve(s, item.id, approved=granted, by=by)
     return (_show(s, item) if not run.waiting else []), s
 

@@ -39,7 +39,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import data_takers
+from podium.desktop.host.plan import data_takers, named_by
 from podium.desktop.host.run import (
     fired_rule,
     record_step,
@@ -91,7 +91,8 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     run = run_of(s)
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
-                  given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names))
+                  given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
+                  named=tuple(w for w in record.spec.writes if named_by(w, given)))
 
 
 def new_questions(record: SubtaskRecord, questions: Sequence[str]) -> tuple[str, ...]:
