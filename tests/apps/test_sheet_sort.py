@@ -119,6 +119,18 @@ async def test_a_target_sheet_holding_values_is_refused_and_a_repeat_is_unchange
     other_order = await sheets.call("sort_rows", {**call, "descending": False})
     assert not other_order.ok and "already holds values (A1:B6)" in other_order.error
     assert cells(root / "s.xlsx", "Empty")[1] == ["Farid", 93]
+    # a sheet holding the table as it is, unsorted (its numbers typed as text too), gets the sorted rows in
+    # its place: that copy loses nothing the table's own sheet does not keep; the sort adds, it asks for nothing
+    workbook_at(root / "c.xlsx", {"Scores": SCORES, "Copy": [[str(c) for c in r] for r in SCORES]})
+    into_copy = {"path": "c.xlsx", "by": "Score", "descending": True, "target_sheet": "Copy"}
+    assert not sheets.is_sensitive("sort_rows", into_copy)
+    replaced = await sheets.call("sort_rows", into_copy)
+    assert replaced.ok and "held the table unsorted" in replaced.content["note"]
+    assert cells(root / "c.xlsx", "Copy") == cells(root / "s.xlsx", "Empty")
+    # one that holds some of its rows, or more, is refused as before
+    workbook_at(root / "d.xlsx", {"Scores": SCORES, "Part": SCORES[:-1]})
+    part = await sheets.call("sort_rows", {**into_copy, "path": "d.xlsx", "target_sheet": "Part"})
+    assert not part.ok and "already holds values" in part.error
 
 
 async def test_formulas_refuse_in_place_and_move_with_their_rows_into_a_copy(

@@ -165,8 +165,12 @@ def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
             if bounds(held) == bounds(done["range"]) and _holds(target, rows):
                 return {**done, "unchanged": True,
                         "note": f"sheet {plan.target!r} already holds these sorted rows: nothing written"}
-            raise ToolError(f"sheet {plan.target!r} already holds values ({held}); give a new sheet name as "
-                            "target_sheet (it is created)")
+            if not (bounds(held) == bounds(done["range"]) and _copy_of(target, plan)):
+                raise ToolError(f"sheet {plan.target!r} already holds values ({held}); give a new sheet name as "
+                                "target_sheet (it is created)")
+            # it holds the table as it is in its sheet, unsorted: the sorted rows replace that copy, and nothing
+            # is lost (the order it had is the source's, which keeps it)
+            done["note"] = f"sheet {plan.target!r} held the table unsorted: the sorted rows replaced it"
     else:
         try:
             target = workbook.create_sheet(plan.target)
@@ -283,6 +287,23 @@ def _shown(plan: SortPlan) -> dict[str, Any]:
 def _holds(sheet: Any, rows: tuple[Row, ...]) -> bool:
     return all(sheet.cell(row=r, column=c).value == cell.value
                for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1))
+
+
+def _copy_of(sheet: Any, plan: SortPlan) -> bool:
+    """Whether a sheet holds, from A1, the table's header and its rows in their order (values alike, a number
+    written as text too): a copy of the table as it is."""
+    rows = (plan.header, *(plan.original[i] for i in sorted(plan.order)))
+    return all(_alike(sheet.cell(row=r, column=c).value, cell.value)
+               for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1))
+
+
+def _alike(a: Any, b: Any) -> bool:
+    def text(v: Any) -> str:
+        v = plain(v)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return "" if v is None else str(v).strip()
+    return a == b or text(a) == text(b)
 
 
 def _write(sheet: Any, first_col: int, first_row: int, rows: tuple[Row, ...]) -> None:
