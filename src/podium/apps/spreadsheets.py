@@ -129,8 +129,8 @@ class SpreadsheetsApplication(ToolApplication):
             ToolSpec("create_workbook", "Create a new workbook with the named sheets.", CreateArgs, self._create,
                      unapproved="a workbook that exists is written into (add_sheet, write_rows), not created again",
                      effects=declared(self._create_effects), new_only=True),
-            ToolSpec("add_sheet", "Add an empty sheet and save; a tool that writes a sorted, filtered or grouped "
-                     "table into a new sheet makes that sheet itself (its target_sheet).", SheetArgs, self._add_sheet,
+            ToolSpec("add_sheet", "Add an empty sheet and save (a sorted, filtered or grouped table goes into "
+                     "the new sheet its own tool makes: target_sheet).", SheetArgs, self._add_sheet,
                      effects=declared(self._add_effects), empty_part=True, edits=True),
             ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
                      WriteArgs, self._write,
@@ -146,7 +146,7 @@ class SpreadsheetsApplication(ToolApplication):
                      effects=declared(self._add_effects), edits=True),
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
-            ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter; highest or "
+            ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter, highest or "
                      "lowest first) into a new sheet named target_sheet, or sort it in place, and save.", SortArgs, self._sort,
                      unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
                                 "the rows stay where they are, and no approval is needed",
