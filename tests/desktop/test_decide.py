@@ -704,10 +704,13 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     assert not missing(remember(seen, [], [wrote(scores[:3])]), into).copied
     other = replace(seen, spec=spec.model_copy(update={"writes": ("ranking.xlsx",)}))
     assert not missing(remember(other, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into).copied
-    # a read of the sheet the change wrote, or one since the last change (a check of it), is not its source
+    # a read of the sheet the change wrote (a check of it) is not its source; a read of the source after the
+    # change (the next step's observation) still is
     back = ActionResult(function="read_sheet", arguments={"path": "scores.xlsx", "sheet": "Ranking"}, ok=True,
                         read_only=True, content=scores)
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores)]), [], [back]), into).copied
+    assert missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores)]), [], [read]), into).copied
+    # a change that names no part wrote where a read that names none reads (the active sheet)
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
-    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores, sheet="")]), [], [again]),
-                       into).copied
+    unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})
+    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [unnamed]), [], [again]), into).copied

@@ -147,7 +147,8 @@ class SpreadsheetsApplication(ToolApplication):
             # The 1.5B model cannot order rows itself and write them (a ranking request failed on it), as it
             # cannot add them up: the tool does it, like column_totals.
             ToolSpec("sort_rows", "Copy a sheet's table sorted by one column (header name or letter, highest or "
-                     "lowest first) into a new sheet named target_sheet, or sort it in place, and save.", SortArgs, self._sort,
+                     "lowest first) into a new sheet named target_sheet, or sort it in place, and save.", SortArgs,
+                     self._sort,
                      unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
                                 "the rows stay where they are, and no approval is needed",
                      effects=declared(self._sort_effects), edits=True),

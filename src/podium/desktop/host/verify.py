@@ -220,18 +220,15 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
 
 
 def _copied(record: SubtaskRecord) -> tuple[str, ...]:
-    """The declared writes into which a successful change put a table (an argument of rows) that a read of the
-    same file gave, cell for cell and in the same order (the rows from its header on, title rows above it
-    aside), before its last change and from a part of the file the change does not name: another sheet's rows
-    copied as they were."""
+    """The declared writes into which a successful change put a table (an argument of rows) into a part it
+    names (a sheet) that a read of the same file gave, cell for cell and in the same order (the rows from its
+    header on, title rows above it aside), from a part the change does not name: another sheet's rows copied
+    as they were."""
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
-    # a read since the last change may be of what a change wrote (a check of it): not what the file held
-    after = [base for base, key in record.names.items() if key in record.read]
     reads = [(set(_QUOTED.findall(a.source)), rows) for a in record.artifacts.values()
-             if a.kind is Kind.TABLE and (rows := _rows(a.value))
-             and not any(a.name == b or a.name.startswith(f"{b}.") for b in after)]
+             if a.kind is Kind.TABLE and (rows := _rows(a.value))]
     found: list[str] = []
     for key in record.done:
         args = json.loads(key)[1]
@@ -239,8 +236,10 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
         targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
         tables = [rows for v in (args.values() if isinstance(args, dict) else ()) if len(rows := _rows(v)) >= 2]
         for target in targets:
-            parts = {n for n in named if not covered(n, (target,))}  # the sheet it writes into, and the like
-            if any(any(covered(q, (target,)) for q in quoted) and not parts & quoted
+            # the part it writes into (a sheet), which a read of the same file must not name: a read of that part
+            # is of what the change wrote; a change that names none wrote where a read naming none reads
+            parts = {n for n in named if not covered(n, (target,))}
+            if parts and any(any(covered(q, (target,)) for q in quoted) and not parts & quoted
                    and any(read[i:] == rows for i in range(len(read) - 1) for rows in tables)
                    for quoted, read in reads):
                 found.append(target)
