@@ -177,6 +177,9 @@ def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
     assert found["1.read_table.max_label.Q1"] == "West"  # the largest of one column
     assert found["1.read_table.max_label.row_total"] == "East"  # the largest over both: 700
     assert (found["1.read_table.max.row_total"], found["1.read_table.min_label.row_total"]) == (700, "North")
+    # each column's largest comes before its least, and each label says its value
+    order = [a.name.split(".")[2] for a in figures(table) if a.name.endswith(".Q1")]
+    assert order == ["sum", "mean", "max", "min", "max_label", "min_label"]
     sources = {a.name: a.source for a in figures(table)}
     assert sources["1.read_table.max_label.row_total"] == ("the 'Region' of the row with the highest (max) "
                                                              "'Q1 + Q2' (700)")

@@ -272,10 +272,11 @@ def _column_figures(name: str, column: str, values: Sequence[float | None], labe
     total = sum(v for v, _ in held)
     found = [Artifact(name.format(figure), Kind.NUMBER, _tidy(value), f"{said} {column!r}")
              for figure, value, said in (("sum", total, "the sum (total) of"), ("mean", total / len(held),
-                                         "the mean (average) of"), ("min", low[0], "the lowest (min)"),
-                                         ("max", high[0], "the highest (max)"))]
-    # each label said with its value and the words a person asks for it with, so that one is not taken for the other
-    for figure, (value, row), said in (("min_label", low, "lowest (min)"), ("max_label", high, "highest (max)")):
+                                         "the mean (average) of"), ("max", high[0], "the highest (max)"),
+                                         ("min", low[0], "the lowest (min)"))]
+    # Each label said with its value and the words a person asks for it with, so that one is not taken for the
+    # other; the largest first, as a small model takes the first that fits and the largest is asked for more.
+    for figure, (value, row), said in (("max_label", high, "highest (max)"), ("min_label", low, "lowest (min)")):
         if labels[row].strip():
             found.append(Artifact(name.format(figure), Kind.TEXT, labels[row],
                                   f"the {label!r} of the row with the {said} {column!r} ({_tidy(value)})"))

@@ -109,7 +109,8 @@ Then Comment.
 
 Each subtask declares:
 - reads: the workspace files it reads; writes: every path it creates or changes (a new file, a file it edits or \
-adds a sheet, a table or a paragraph to, a folder it fills, a file it moves; many files by one pattern, as '*.csv' or 'draft_*', changed by one subtask). \
+adds a sheet, a table or a paragraph to, a folder it fills, a file it moves; many files by one pattern, as \
+'*.csv' or 'draft_*', changed by one subtask). \
 Its AppAgent may change nothing else without the person's approval. A file the workspace has already is changed \
 by its tools, never created again.
 - tools: the tools of its application it will call, in order. A tool that changes files needs writes; writes \
