@@ -606,6 +606,10 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     assert "nothing of the data subtask 1 handed you went into your changes" in listing.text()
     assert not missing(wrote("Ana Ruiz\n"), None, given)
     assert not missing(wrote("members.xlsx\n"), None)  # nothing handed: nothing to ask
+    # what a result repeats of its call's arguments (the path it read) is no data taken from the file
+    echo = ArtifactEntry(name="1.read_sheet.path", kind="text", value="members.xlsx",
+                         source='read_sheet({"path": "members.xlsx"})')
+    assert missing(wrote("List the duplicate rows in members.xlsx"), None, [*given, echo]).unhanded == ("1",)
     # held to the handed data (rule unhanded-is-failure), a writer with no source of its own lacks the work
     held = missing(wrote("members.xlsx\n"), None, given, hold_handed=True)
     assert held.handed_only and held.asked_once and not held.only_soft and held.work.unhanded == ("1",)

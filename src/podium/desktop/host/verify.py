@@ -366,7 +366,8 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
 
 def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
     """The subtasks that handed data to a writer that hands nothing on, none of whose values (as _unused looks
-    for them) any of its successful changes holds."""
+    for them; not those a result repeats of its call's arguments, as the path it read) any of its successful
+    changes holds."""
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
     texts = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
@@ -374,7 +375,9 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     for entry in given:
         dep = entry.name.split(".", 1)[0]
         if dep in record.spec.depends_on:
-            by_subtask.setdefault(dep, set()).update(_values(entry.value))
+            # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
+            echoed = _values([*_QUOTED.findall(entry.source)])
+            by_subtask.setdefault(dep, set()).update(_values(entry.value) - echoed)
     return tuple(dep for dep, values in by_subtask.items() if values and not any(v in texts for v in values))
 
 
