@@ -619,6 +619,17 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
                                                                                "content": "members.xlsx\n"},
                                              ok=True, changes=(made,))])
     assert not missing(own, None, given, hold_handed=True).work
+    # the same of its own reads: a text that only names the file it read took nothing of its data
+    csv = ActionResult(function="read_csv", arguments={"path": "members.csv"}, ok=True, read_only=True,
+                       content={"path": "members.csv", "rows": [["Name"], ["Ana Ruiz"]]})
+    from_csv = SubtaskRecord(spec=spec.model_copy(update={"reads": ("members.csv",), "depends_on": ()}))
+
+    def wrote_from_csv(content: str) -> SubtaskRecord:
+        return remember(remember(from_csv, [], [csv]), [], [ActionResult(
+            function="write_file", arguments={"path": "dups.txt", "content": content}, ok=True, changes=(made,))])
+
+    assert missing(wrote_from_csv("The duplicates of members.csv"), None).unused == ("members.csv",)
+    assert not missing(wrote_from_csv("Ana Ruiz"), None)
 
 
 def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:

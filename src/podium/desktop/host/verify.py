@@ -357,10 +357,11 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     others: set[str] = set()
     for a in read:
         paths = _QUOTED.findall(a.source)
+        values = _values(a.value) - _values(paths)  # what a result repeats of its call's arguments is no data
         if any(covered(p, (path,)) for p in paths):
-            own.update(_values(a.value))
+            own.update(values)
         elif not any(covered(p, record.spec.writes) for p in paths):
-            others.update(_values(a.value))
+            others.update(values)
     return any(v in texts for v in own - others)
 
 
@@ -376,8 +377,7 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
         dep = entry.name.split(".", 1)[0]
         if dep in record.spec.depends_on:
             # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
-            echoed = _values([*_QUOTED.findall(entry.source)])
-            by_subtask.setdefault(dep, set()).update(_values(entry.value) - echoed)
+            by_subtask.setdefault(dep, set()).update(_values(entry.value) - _values(_QUOTED.findall(entry.source)))
     return tuple(dep for dep, values in by_subtask.items() if values and not any(v in texts for v in values))
 
 
