@@ -84,6 +84,18 @@ def test_an_answer_calls_real_tools_with_references_that_exist_and_fit() -> None
     assert valid(schema, answer(actions=[call([["a"]], count=1_000_000)]))
 
 
+def test_by_reference_an_argument_that_takes_data_takes_only_a_reference() -> None:
+    refs = [("1.read_table", "table"), ("1.total", "number")]
+    schema = app_output_schema(TOOLS, refs, by_ref=True)
+    assert valid(schema, answer(actions=[call({"ref": "1.read_table"})]))
+    assert not valid(schema, answer(actions=[call([["column_totals(a.xlsx)"]])]))  # rows typed out
+    # a path, a name or a number is no data to copy: still written out (call's path is "a.xlsx", count 1)
+    assert valid(schema, answer(actions=[
+        {"function": "write_rows", "arguments": {"path": "a.xlsx", "rows": {"ref": "1.read_table"}, "count": 2}}]))
+    # with no data of a kind it takes, an argument is as it was
+    assert valid(app_output_schema(TOOLS, [("1.total", "number")], by_ref=True), answer(actions=[call([["a"]])]))
+
+
 def test_a_command_takes_no_data_by_reference(tmp_path: Any) -> None:
     # what a file or a tool result says never becomes a command line, nor its argv
     shell = build_applications({"workspace": str(tmp_path), "enabled": ["shell"]})["shell"]

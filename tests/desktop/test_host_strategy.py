@@ -1056,6 +1056,25 @@ def test_yes_grants_no_destructive_change_of_a_path_the_request_does_not_name() 
     assert app_request(step).kind is AppStepKind.EXECUTE
 
 
+def test_after_a_call_written_out_as_data_the_next_answers_give_data_by_reference_until_a_change() -> None:
+    s = read_done(rules="small-local")
+    titled = facts_of("add_chart", {"path": "budget.xlsx", "kind": "bar", "title": "read_table(report.docx)"})
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", titled), s)
+    assert "written out, not data" in app_request(step).note and app_request(step).by_ref
+    assert run_of(s).subtasks["2"].by_ref
+    (execute,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    assert app_request(execute).kind is AppStepKind.EXECUTE
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    assert not app_request(step).by_ref and not run_of(s).subtasks["2"].by_ref
+    # which the trajectory records as the rule's
+    fired = [t.rules for t in s.blackboard.trajectories if t.agent == "app-spreadsheets"]
+    assert any("ref-after-call-as-data" in r for r in fired)
+    # without the rule, nothing is narrowed
+    s = read_done(rules="none")
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", titled), s)
+    assert not app_request(step).by_ref
+
+
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:
     s = read_done()
     sort = facts_of("sort_rows", {"path": "budget.xlsx"}, change="edit")

@@ -241,6 +241,9 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         opening = rules.open_first(record.spec, app, (*record.called, *record.tried), (*run.files, *run.created))
         if opening:
             only, narrowed = opening, rules.OPEN_FIRST
+    by_ref = record.by_ref and bool(given)
+    if by_ref and not narrowed:
+        narrowed = rules.REF_AFTER_CALL
     # a forced choice leaves out the tools stuck since, too, unless that leaves none
     offered = tuple(t for t in (only or tools) if t not in record.stuck) or only or tools
     writable = None if s.config.interactive else (
@@ -269,7 +272,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
                                           hidden_agents={PLANNER}),
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (),
-        must_act=bool(record.only) or narrowed == rules.OPEN_FIRST, temperature=t,
+        must_act=bool(record.only) or narrowed == rules.OPEN_FIRST, by_ref=by_ref, temperature=t,
         may_ask=record.may_ask,
         writable=writable,
         created=run.created,

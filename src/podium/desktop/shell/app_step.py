@@ -168,7 +168,8 @@ class AppStepBackend(StepBackend):
         step.prompt = Prompt(text=app_user(req, seen_lines, planned),
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
-                                                      paths=paths, existing=existing, writable=writable),
+                                                      paths=paths, existing=existing, writable=writable,
+                                                      by_ref=req.by_ref),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

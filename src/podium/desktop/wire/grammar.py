@@ -32,7 +32,7 @@ from typing import Any
 
 from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, WRITTEN
 from podium.backends.json_grammar import held
-from podium.desktop.host.artifacts import REF, accepted
+from podium.desktop.host.artifacts import REF, accepted, wants
 from podium.desktop.wire.schemas import HandsOn
 
 MAX_ACTIONS = 4  # per step: enough to write and chart in one go, short enough to keep a step reviewable
@@ -104,31 +104,37 @@ def _plain(node: Any) -> Any:
     return out
 
 
-def _with_refs(spec: Any, refs: Sequence[tuple[str, str]], raw: Any = None) -> Any:
+_DATA_SHAPES = frozenset({"content", "rows", "list", "array"})  # what a text or a table is given as (wants)
+
+
+def _with_refs(spec: Any, refs: Sequence[tuple[str, str]], raw: Any = None, by_ref: bool = False) -> Any:
     """An argument's schema that also takes a reference to data of a kind it can take (as its `raw` schema, the
-    tool's own, says)."""
+    tool's own, says); `by_ref`: one that takes data (a text, rows; not a name or a path) takes only that."""
     kinds = {k.value for k in accepted(spec if raw is None else raw)}
     names = [name for name, kind in refs if kind in kinds]
     if not names:
         return spec
-    return {"anyOf": [spec, _closed({REF: {"type": "string", "enum": names}})]}
+    ref = _closed({REF: {"type": "string", "enum": names}})
+    if by_ref and _DATA_SHAPES & set(wants(spec if raw is None else raw)):
+        return ref
+    return {"anyOf": [spec, ref]}
 
 
-def _arguments(parameters: Any, refs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def _arguments(parameters: Any, refs: Sequence[tuple[str, str]], by_ref: bool = False) -> dict[str, Any]:
     params = _plain(parameters) if isinstance(parameters, Mapping) else {}
     if params.get("type") != "object" and "properties" not in params:
         return {"type": "object", "properties": {}}
     params.setdefault("type", "object")
     props = params.get("properties") or {}
     raw = parameters.get("properties") or {} if isinstance(parameters, Mapping) else {}
-    params["properties"] = {name: _with_refs(spec, refs, raw.get(name)) for name, spec in props.items()}
+    params["properties"] = {name: _with_refs(spec, refs, raw.get(name), by_ref) for name, spec in props.items()}
     return params
 
 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
                       may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
-                      existing: Sequence[str] | None = None, writable: Sequence[str] | None = None
-                      ) -> dict[str, Any]:
+                      existing: Sequence[str] | None = None, writable: Sequence[str] | None = None,
+                      by_ref: bool = False) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name, kind)
     pairs). `must_act`: every answer calls a tool, but for a question. `may_ask`: PENDING is offered. `only`: the calls
     may be of these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's
@@ -138,7 +144,8 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     (every typed path of a read-only tool, and one marked EXISTING) takes only these, so a call cannot read a file that
     is not there; one a tool opens and changes (EDITED), only those that are also writable. `writable`: those of
     `paths` a call may change (None: all); a path a changing tool writes takes only these, and an untyped one it
-    writes as text (WRITTEN) too, when each of them names a file.
+    writes as text (WRITTEN) too, when each of them names a file. `by_ref`: an argument that takes data (a text,
+    rows) takes only a reference to data of a kind it can take, where there is some.
     Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
@@ -147,7 +154,7 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     key = json.dumps(typed, sort_keys=True, default=str)
-    return _app_schema(key, tuple(refs), must_act, may_ask)
+    return _app_schema(key, tuple(refs), must_act, may_ask, by_ref)
 
 
 def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequence[str] | None = None,
@@ -217,12 +224,13 @@ def _optional(spec: Any) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may_ask: bool) -> dict[str, Any]:
+def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may_ask: bool,
+                by_ref: bool = False) -> dict[str, Any]:
     tools = json.loads(key)
     defs: dict[str, Any] = {}
     if tools:
         options = [_closed({"function": {"type": "string", "enum": [name]},
-                            "arguments": _arguments(params, refs)}) for name, params in tools]
+                            "arguments": _arguments(params, refs, by_ref)}) for name, params in tools]
         defs["action"] = options[0] if len(options) == 1 else {"anyOf": options}
     action = {"$ref": "#/$defs/action"}
     head = {"observation": _text(OBSERVATION_CHARS), "thought": _text(THOUGHT_CHARS)}

@@ -128,6 +128,7 @@ class AppStepRequest(BaseModel):
     writable: tuple[str, ...] | None = None
     created: tuple[str, ...] = ()  # the paths the run made: its own, written again with no one's approval
     must_act: bool = False  # its answer must call a tool
+    by_ref: bool = False  # an argument that takes data takes only a reference to some (grammar.app_output_schema)
     # whether its answer may ask the person: not once nobody answered it (batch mode), since asking
     # again can only be answered the same way
     may_ask: bool = True
