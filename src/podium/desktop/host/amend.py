@@ -26,6 +26,10 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
+- a subtask on a typed application that declares tools changing the file they name, writes nothing and hands
+  nothing on, reading one existing file of its application's types, writes that file (an edit in place
+  declared as a read; the request must still name it, and what it changes of the person's file still waits for
+  their approval);
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
   part of that one's work (one agent reads the same files and makes both changes);
 - a subtask that writes nothing and hands content only to subtasks whose tools all take files by path (a copy,
@@ -45,6 +49,7 @@ from dataclasses import dataclass
 
 from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import Kind, accepted, alternatives, wants
+from podium.desktop.host.capability import is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -74,7 +79,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
     any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
-    fixed = [_existing(spec, catalog, files, notes) for spec in _unread(writing, catalog, notes)]
+    fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
+             for spec in _unread(writing, catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
     return Amended(tuple(_merged(_ordered(fixed, kept, notes), catalog, notes)), tuple(notes), any_tool)
 
@@ -425,6 +431,25 @@ def _typed_tools(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
                  for name, types in wrong)
     dropped = {name for name, _ in wrong}
     return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in dropped)})
+
+
+def _edits_its_read(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]
+                    ) -> SubtaskSpec:
+    """A subtask of a typed application that declares tools changing the file they name (none that only makes a
+    new one), writes nothing and hands nothing on, reading one existing file of its application's types: that
+    file is what those tools change (an edit in place declared as a read). The write stays bounded like any:
+    the request must name it, and changing what the person had waits for their approval."""
+    app = catalog.get(spec.application)
+    if app is None or not app.file_types or files is None or spec.writes or spec.hands_on is not HandsOn.NOTHING:
+        return spec
+    changing = [info for t in spec.tools if t in app.changing and (info := app.tool(t)) is not None]
+    ours = [r for r in spec.reads if app.opens(r) and posixpath.splitext(r)[1] and not is_pattern(r) and r in files]
+    if not changing or any(not info.writes_named or info.new_only for info in changing) or len(ours) != 1:
+        return spec
+    notes.append(f"subtask {spec.id!r} declares {', '.join(info.name for info in changing)}, which "
+                 f"change{'s' if len(changing) == 1 else ''} the file named, and writes nothing: it writes "
+                 f"{ours[0]}, the one file of its application's types it reads")
+    return spec.model_copy(update={"writes": (ours[0],)})
 
 
 def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
