@@ -737,13 +737,13 @@ def test_files_read_one_by_one_are_read_by_the_pattern_the_request_names_for_the
 def test_a_subtask_that_changes_the_one_typed_file_it_reads_and_declares_no_write_writes_it(tmp_path: Any) -> None:
     from podium.apps import build_applications
 
-    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["documents"]}).values())
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["documents", "files"]}).values())
     edit = spec("1", "documents", reads=["contract.docx"], tools=["replace_text"])
     request = "Replace 'Northwind Traders' with 'Northwind Group' everywhere in contract.docx."
     check = check_plan([edit], real, request, ("contract.docx",))
     assert check.ok and check.subtasks[0].writes == ("contract.docx",)
     assert check.amended == ("subtask '1' declares replace_text, which changes the file named, and writes nothing: "
-                             "it writes contract.docx, the one file of its application's types it reads",)
+                             "it writes contract.docx, the one file of its types it reads",)
     # the request must still name what it writes
     assert not check_plan([edit], real, "Replace 'Northwind Traders' everywhere.", ("contract.docx",)).ok
     # not with two files of its type read, one that is not there yet, or a tool that only makes new files
@@ -752,6 +752,13 @@ def test_a_subtask_that_changes_the_one_typed_file_it_reads_and_declares_no_writ
     assert not check_plan([edit], real, request, ("offer.docx",)).ok
     new = edit.model_copy(update={"tools": ("create_document",)})
     assert check_plan([new], real, request, ("contract.docx",)).subtasks[0].writes == ()
+    # on the application of any file, a tool that edits the file it opens: a configuration file edited in place
+    conf = spec("1", "files", reads=["server.conf"], tools=["read_file", "replace_text"])
+    edited = check_plan([conf], real, "In server.conf, change the port from 8080 to 9090.", ("server.conf",))
+    assert edited.ok and edited.subtasks[0].writes == ("server.conf",)
+    # not a copy: the file it reads is its source, not what it writes
+    copy = conf.model_copy(update={"tools": ("copy",)})
+    assert check_plan([copy], real, "Copy server.conf", ("server.conf",)).subtasks[0].writes == ()
     # nor one that hands data on: a reader that declared a tool too many
     reader = edit.model_copy(update={"hands_on": "text"})
     assert check_plan([reader], real, request, ("contract.docx",)).subtasks[0].writes == ()

@@ -26,8 +26,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
-- a subtask on a typed application that declares tools changing the file they name, writes nothing and hands
-  nothing on, reading one existing file of its application's types, writes that file (an edit in place
+- a subtask that declares tools changing the file they name (on an application of any file: editing the file
+  they open), writes nothing and hands nothing on, reading one existing file its application opens, writes
+  that file (an edit in place
   declared as a read; the request must still name it, and what it changes of the person's file still waits for
   their approval);
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
@@ -435,20 +436,23 @@ def _typed_tools(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
 
 def _edits_its_read(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]
                     ) -> SubtaskSpec:
-    """A subtask of a typed application that declares tools changing the file they name (none that only makes a
-    new one), writes nothing and hands nothing on, reading one existing file of its application's types: that
-    file is what those tools change (an edit in place declared as a read). The write stays bounded like any:
-    the request must name it, and changing what the person had waits for their approval."""
+    """A subtask that declares tools changing the file they name (none that only makes a new one; on an
+    application of any file, only those that edit the file they open), writes nothing and hands nothing on,
+    reading one existing file its application opens: that file is what those tools change (an edit in place
+    declared as a read). The write stays bounded like any: the request must name it, and changing what the
+    person had waits for their approval."""
     app = catalog.get(spec.application)
-    if app is None or not app.file_types or files is None or spec.writes or spec.hands_on is not HandsOn.NOTHING:
+    if app is None or files is None or spec.writes or spec.hands_on is not HandsOn.NOTHING:
         return spec
     changing = [info for t in spec.tools if t in app.changing and (info := app.tool(t)) is not None]
     ours = [r for r in spec.reads if app.opens(r) and posixpath.splitext(r)[1] and not is_pattern(r) and r in files]
-    if not changing or any(not info.writes_named or info.new_only for info in changing) or len(ours) != 1:
+    # on an application of any file, only tools that open the file they name and change it (not a copy's source)
+    fits = (lambda info: info.writes_named and not info.new_only) if app.file_types else (lambda info: info.edits)
+    if not changing or not all(fits(info) for info in changing) or len(ours) != 1:
         return spec
     notes.append(f"subtask {spec.id!r} declares {', '.join(info.name for info in changing)}, which "
                  f"change{'s' if len(changing) == 1 else ''} the file named, and writes nothing: it writes "
-                 f"{ours[0]}, the one file of its application's types it reads")
+                 f"{ours[0]}, the one file {'of its types ' if app.file_types else ''}it reads")
     return spec.model_copy(update={"writes": (ours[0],)})
 
 
