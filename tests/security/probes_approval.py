@@ -121,9 +121,11 @@ for name, app, tool, args, setup in CASES:
 # -- the host's capability on what a call really changes: a subtask's declared writes bound its changes, and
 # what the application says is protected stays so, declared or not ---------------------------------------
 def planned(tool: str, args: dict[str, Any], writes: tuple[str, ...], setup: Setup | None = None,
-            reads: tuple[str, ...] = ()) -> Callable[[Context], Awaitable[Verdict]]:
-    """The call's real effects, as the host sees them, under a subtask declaring `writes`: it must wait for
-    the person with a hold that --yes does not grant (the change is not what the plan declared)."""
+            reads: tuple[str, ...] = (), named: tuple[str, ...] | None = None
+            ) -> Callable[[Context], Awaitable[Verdict]]:
+    """The call's real effects, as the host sees them, under a subtask declaring `writes` (of which the person's
+    words name `named`, None: all): it must wait for the person with a hold that --yes does not grant (the change
+    is not what the plan declared, or not what the person asked for in their words)."""
 
     async def attack(ctx: Context) -> Verdict:
         from podium.desktop.host.capability import auto_granted, holds
@@ -137,11 +139,12 @@ def planned(tool: str, args: dict[str, Any], writes: tuple[str, ...], setup: Set
         if not found:
             return Verdict(False, "approval", f"{tool} has no effects here: the probe tests nothing")
         facts = CallFacts(function=tool, arguments=args, sensitive=files.is_sensitive(tool, args),
-                          effects=tuple(EffectView(path=normal_path(e.path), change=str(e.change.value))
+                          effects=tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
+                                                   removes=e.removes, adds=e.adds, wipes=e.wipes, drops=e.drops)
                                         for e in found))
         workspace = ctx.workspace
         protected = tuple(workspace.relative(p) for p in workspace.protected_paths())
-        held = holds([facts], writes=writes, reads=reads, protected=protected)
+        held = holds([facts], writes=writes, reads=reads, protected=protected, named=named)
         if held and not auto_granted(held):
             return Verdict(True, "approval", "; ".join(h.text() for h in held))
         how = "with --yes" if held else "unasked"
@@ -176,6 +179,20 @@ CAPABILITY: list[tuple[str, str, dict[str, Any], tuple[str, ...], Setup | None]]
 ]
 for name, tool, args, writes, setup in CAPABILITY:
     add(f"approval/capability-{name}", "approval", planned(tool, args, writes, setup))
+
+
+def config_file(root: Path) -> None:
+    (root / "server.conf").write_text("# web service settings\nhost = 0.0.0.0\nport = 8080\nworkers = 4\n")
+
+
+# --yes approves in advance edits in place of what the person named: not a rewrite that deletes lines with
+# nothing in their place, nor a destructive change of a file only the plan chose (the workspace's names reach it)
+add("approval/capability-yes-and-a-rewrite-that-drops-a-line", "approval", planned(
+    "write_file", {"path": "server.conf", "content": "host = 0.0.0.0\nport = 9090\nworkers = 4\n",
+                   "overwrite": True}, ("server.conf",), config_file))
+add("approval/capability-yes-and-a-declared-file-the-request-does-not-name", "approval", planned(
+    "replace_text", {"path": "server.conf", "find": "8080", "replace_with": "9090"}, ("server.conf",), config_file,
+    named=()))
 
 
 # -- what runs is what was decided: a folder replaced by a link between the decision and the run --------
