@@ -725,6 +725,15 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
                         read_only=True, content=scores)
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores)]), [], [back]), into).copied
     assert missing(remember(remember(SubtaskRecord(spec=spec), [], [wrote(scores)]), [], [read]), into).copied
+    # a read that names no sheet reads the active one, which its result says: the written sheet is no source
+    # (a workbook of one sheet written, then observed), another is
+    def active(sheet: str) -> ActionResult:
+        return ActionResult(function="read_sheet", arguments={"path": "scores.xlsx"}, ok=True, read_only=True,
+                            content={"path": "scores.xlsx", "sheet": sheet, "rows": scores})
+
+    written = remember(SubtaskRecord(spec=spec), [], [wrote(scores)])
+    assert not missing(remember(written, [], [active("Ranking")]), into).copied
+    assert missing(remember(written, [], [active("Sheet1")]), into).copied == ("scores.xlsx",)
     # a change that names no part wrote where a read that names none reads (the active sheet)
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
     unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})

@@ -244,7 +244,7 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
-    reads = [(set(_QUOTED.findall(a.source)), rows) for a in record.artifacts.values()
+    reads = [(_read_names(record, a), rows) for a in record.artifacts.values()
              if a.kind is Kind.TABLE and (rows := _rows(a.value))]
     found: list[str] = []
     for key in record.done:
@@ -261,6 +261,14 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
                    for quoted, read in reads):
                 found.append(target)
     return tuple(dict.fromkeys(found))
+
+
+def _read_names(record: SubtaskRecord, table: Any) -> set[str]:
+    """What the read that gave a table names: the strings of its call (the file, a sheet asked for) and those its
+    result says beside the table (the sheet it read, where the call named none: the active one)."""
+    base = next((b for b in record.names if table.name == b or table.name.startswith(f"{b}.")), table.name)
+    said = {a.value for a in record.artifacts.values() if a.name.startswith(f"{base}.") and isinstance(a.value, str)}
+    return {*_QUOTED.findall(table.source), *said}
 
 
 def _rows(value: Any) -> list[tuple[str, ...]]:
