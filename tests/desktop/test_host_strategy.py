@@ -1210,8 +1210,8 @@ def test_a_finish_that_used_one_of_its_two_sources_is_asked_once_then_believed_u
     seen = tuple(ActionResult(function="read_sheet", arguments={"path": f}, ok=True, read_only=True,
                               content=[["Name"], [name]]) for f, name in zip(files, ("Ada", "Bea"), strict=True))
 
-    def second_finish(arguments: dict[str, Any]) -> SubtaskState:
-        _, s = STRATEGY.handle_ask("Merge north.xlsx and south.xlsx into all.xlsx", {}, "t1", init())
+    def second_finish(arguments: dict[str, Any], **config: Any) -> SubtaskState:
+        _, s = STRATEGY.handle_ask("Merge north.xlsx and south.xlsx into all.xlsx", {}, "t1", init(**config))
         _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=files, Subtasks=merge), s)
         write = facts_of("write_rows", {"path": "all.xlsx", **arguments}, change="create")
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", write, observed=seen), s)
@@ -1219,6 +1219,11 @@ def test_a_finish_that_used_one_of_its_two_sources_is_asked_once_then_believed_u
         (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="merged"), s)
         assert ("You answered FINISH, but nothing of south.xlsx, which your subtask reads, went into your changes"
                 in app_request(asked).note)
+        # the other source taken by its path, the one left out is work to do: with the rule, a declared tool that
+        # changes files must be called (it takes that source), or the person asked
+        forced = "source" in arguments and config.get("rules") == "small-local"
+        assert (app_request(asked).must_act, app_request(asked).offered) == (
+            (True, ("write_rows",)) if forced else (False, ()))
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="merged"), s)
         return run_of(s).subtasks["1"].state
 
@@ -1226,6 +1231,7 @@ def test_a_finish_that_used_one_of_its_two_sources_is_asked_once_then_believed_u
     assert second_finish({"rows": [["Name"], ["Ada"]]}) is SubtaskState.FINISH
     # the other source taken by its path, this one never: the merge is not done
     assert second_finish({"source": "north.xlsx"}) is SubtaskState.FAIL
+    assert second_finish({"source": "north.xlsx"}, rules="small-local") is not SubtaskState.FINISH
 
 
 def test_a_writer_made_only_of_handed_data_is_offered_the_tools_that_take_it_until_one_works() -> None:

@@ -320,9 +320,12 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             writing = _filling(writing, app) or _filling(changing, app) or writing
         elif writing and not _filling(writing, app):  # an empty part alone changes no content: those that do too
             writing = (*writing, *_filling(changing, app))
+        # sources left out where another was taken by its path: the declared tools that change files take them
+        taking = (tuple(t for t in record.spec.tools if t in changing) or changing) \
+            if missing.untaken and missing.unused else ()
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
                   else reading if missing.hands_on else missing.uncomputed or (
-                      _acting(app, record.called) if missing.dialog else ()))
+                      _acting(app, record.called) if missing.dialog else ()) or taking)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
