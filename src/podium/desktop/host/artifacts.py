@@ -143,7 +143,7 @@ def extract(base: str, content: Any, source: str = "") -> tuple[Artifact, ...]:
 # column's cells with others mixed in). Each is named after the table, the figure and the column's header:
 # `1.read_sheet.sum.Amount`, `1.read_sheet.max_label.Total` (the first text column's cell in the row of the
 # largest value), `1.read_table.column.Action` (a text column's cells, as names). With two numeric columns
-# or more, each row's total is a column too (`row_total`): the largest row over several columns. A text
+# or more, each row's total is a column too (`row_total`), measured first: the largest row over several columns. A text
 # column of a few repeating values has a count per value (`1.read_sheet.count.Status.Open`; first, the values
 # the request or the subtask names); rows that appear more than once are a table (`1.read_sheet.repeated_rows`).
 ROW_TOTAL = "row_total"
@@ -171,8 +171,10 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     labels = [_cell(c) for c in cells[label]] if label is not None else [""] * len(body)
     measured = [(_key(header, i), header[i], numbers[i]) for i in numeric[:MAX_FIGURE_COLUMNS]]
     if len(numeric) >= 2:
+        # first: the columns measured are those the text names, or all when it names none, and a question
+        # about them all ("over both quarters") is one about their total; a small model takes the first that fits
         totals = [sum(v for i in numeric if (v := numbers[i][n]) is not None) for n in range(len(body))]
-        measured.append((ROW_TOTAL, " + ".join(header[i] for i in numeric), [float(t) for t in totals]))
+        measured.insert(0, (ROW_TOTAL, " + ".join(header[i] for i in numeric), [float(t) for t in totals]))
     found: list[Artifact] = []
     for key, name, values in measured:
         found.extend(_column_figures(f"{table.name}.{{}}.{key}", name, values, labels,
