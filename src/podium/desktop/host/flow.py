@@ -157,9 +157,10 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                    for f in own_figures_of(record, text)]
     # What a subtask is given first is what its model takes most often (it takes the first fitting value it
     # sees): the tables, for a writer of a workbook or a document; their figures, for one that writes plain
-    # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them.
+    # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them;
+    # of its own reads, the figures (the counts of values the text names first) before its tools' raw results.
     first = [*measured, *tables] if measures else [*tables, *measured]
-    given = [*first, *rest, *own, *own_figures]
+    given = [*first, *rest, *own_figures, *own]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
 
 
