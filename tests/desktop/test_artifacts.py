@@ -181,7 +181,7 @@ def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
     order = [a.name.split(".")[2] for a in figures(table) if a.name.endswith(".Q1")]
     assert order == ["sum", "mean", "max", "min", "max_label", "min_label"]
     # the rows' total first: a question about several columns at once is one about their total
-    assert [a.name for a in figures(table) if "_label." in a.name][0] == "1.read_table.max_label.row_total"
+    assert next(a.name for a in figures(table) if "_label." in a.name) == "1.read_table.max_label.row_total"
     sources = {a.name: a.source for a in figures(table)}
     assert sources["1.read_table.max_label.row_total"] == ("the 'Region' of the row with the highest (max) "
                                                              "'Q1 + Q2' (700)")

@@ -1075,6 +1075,24 @@ def test_after_a_call_written_out_as_data_the_next_answers_give_data_by_referenc
     assert not app_request(step).by_ref
 
 
+def test_a_fail_whose_changes_show_all_the_declared_work_is_questioned_once() -> None:
+    s = read_done(rules="small-local")
+    for fact in (WRITE, CHART):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", fact), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(fact)), s)
+    (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot"), s)
+    assert "You answered FAIL, but your changes show the work your subtask declares: they changed budget.xlsx" \
+        in app_request(asked).note
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot"), s)
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
+    # work left (the chart never drawn): a FAIL is taken at once
+    s = read_done(rules="small-local")
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot"), s)
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
+
+
 def test_a_refusal_says_how_the_application_does_that_work_without_approval() -> None:
     s = read_done()
     sort = facts_of("sort_rows", {"path": "budget.xlsx"}, change="edit")

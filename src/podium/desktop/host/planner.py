@@ -34,6 +34,7 @@ from podium.desktop.host.plan import check_plan, named_by
 from podium.desktop.host.run import fire, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
+from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import HostStepReport, summarize
 from podium.desktop.wire.prompts import HOST_EXAMPLE_FILES
 from podium.desktop.wire.schemas import HostOutput, HostStatus, SubtaskSpec
@@ -41,7 +42,7 @@ from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
 
 EXAMPLE_RULE = "no-example-copy"
-FAIL_DONE_RULE = "question-fail-when-done"
+FAIL_DONE_RULE = rules.FAIL_DONE
 
 
 def _trajectory(s: HostState, report: HostStepReport, output: HostOutput | None, fired: tuple[str, ...]) -> HostState:

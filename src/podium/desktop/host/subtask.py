@@ -387,6 +387,12 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
             "again with corrected arguments (or another tool). Answer FAIL only if your subtask truly cannot be "
             "done."))
         return dispatch_propose(fired_rule(s, rules.FAIL_QUESTION), sid)
+    if rules.FAIL_DONE in s.rules and not record.fail_checked and record.spec.writes and record.done \
+            and not missing_work(s, record, handed(s, record)[1]):
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, fail_checked=True, note=(
+            f"You answered FAIL, but your changes show the work your subtask declares: they changed "
+            f"{', '.join(record.changed)}. Answer FINISH if your subtask is done; FAIL only if a part of it is not."))
+        return dispatch_propose(fired_rule(s, rules.FAIL_DONE), sid)
     reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}): "
                                        f"{output.comment or 'failed without saying why'}", agent)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)

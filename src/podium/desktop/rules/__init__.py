@@ -76,8 +76,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "planner to confirm: a small planner confirmed such a run every time and only "
                                      "added a call."),
     Rule("question-fail-when-done", "The planner's FAIL after every subtask ended FINISH, each checked against the "
-                                    "files, is questioned once with what each changed: a small planner misreads its "
-                                    "own subtasks' results."),
+                                    "files, is questioned once with what each changed, and so is an AppAgent's "
+                                    "FAIL whose changes show all of its subtask's declared work (the verifier would "
+                                    "ask about nothing): a small model misreads its own results."),
     Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
                                   "answer gives a result, or when it only reads again what it has read: a small "
                                   "model reads the same file again instead."),
