@@ -738,22 +738,3 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
     unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [unnamed]), [], [again]), into).copied
-
-
-def test_a_reader_that_hands_on_one_value_is_asked_once_for_it_as_its_result() -> None:
-    spec = SubtaskSpec(id="2", description="Find the region with the highest total", application="documents",
-                       reads=("sales.docx",), hands_on="text")
-    read = ActionResult(function="read_table", arguments={"path": "sales.docx"}, ok=True, read_only=True,
-                        content=[["Region", "Q1"], ["North", 410], ["East", 395]])
-    seen = remember(SubtaskRecord(spec=spec), [], [read])
-    lacking = missing(seen, None)
-    assert lacking.unstated == "text" and lacking.asked_once and lacking.only_soft and not lacking.work
-    assert lacking.text() == ("your subtask hands on a text and your FINISH gave none as result: give the text your "
-                              'subtask asks for as result, by reference to the data that holds it ({"ref": "<name>"})')
-    assert not missing(replace(seen, result="East"), None)
-    # a table or names are handed on whole; one that read nothing is asked for the data itself; a writer's work
-    # is its file
-    assert not missing(replace(seen, spec=spec.model_copy(update={"hands_on": HandsOn.TABLE})), None)
-    assert missing(SubtaskRecord(spec=spec), None).unstated == ""
-    writer = spec.model_copy(update={"writes": ("answer.txt",), "hands_on": HandsOn.NUMBER})
-    assert missing(replace(seen, spec=writer), None).unstated == ""

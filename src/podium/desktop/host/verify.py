@@ -77,21 +77,18 @@ class Missing:
     # declared writes into which a change put a table the file held already, row for row in the same order (read
     # from another part of it): a copy of what is there, no new data; a question asked once (a copy may be asked)
     copied: tuple[str, ...] = ()
-    # the kind of value (a number, a text) a reader declares it hands on, when its FINISH gave none as its result:
-    # what it read is many values, and the subtasks after it would choose among them without its subtask's aim
-    unstated: str = ""
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.copied or self.unstated)
+                    or self.late or self.copied)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.copied or self.unstated)
+                    or self.dialog or self.late or self.copied)
 
     @property
     def only_soft(self) -> bool:
@@ -100,7 +97,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.copied or self.unstated) and not (
+                    or self.dialog or self.copied) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or (self.unhanded and self.handed_only))
 
@@ -129,10 +126,6 @@ class Missing:
             parts.append(f"{', '.join(self.failed)} failed and never succeeded{last}")
         if self.hands_on:
             parts.append(f"no {self.hands_on} was read to hand on")
-        if self.unstated:
-            parts.append(f"your subtask hands on a {self.unstated} and your FINISH gave none as result: give the "
-                         f"{self.unstated} your subtask asks for as result, by reference to the data that holds it "
-                         '({"ref": "<name>"})')
         if self.unused:
             parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
         if self.unhanded:
@@ -160,7 +153,7 @@ class Missing:
         if self.untaken:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), unstated="")
+                       copied=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -223,17 +216,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), _unstated(record))
-
-
-def _unstated(record: SubtaskRecord) -> str:
-    """The kind of a single value (a number, a text) that a subtask writing nothing declares it hands on, where it
-    read data and its FINISH's result is empty."""
-    spec = record.spec
-    if spec.writes or spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT) or not record.artifacts:
-        return ""
-    empty = record.result is None or (isinstance(record.result, str | list | dict) and not record.result)
-    return spec.hands_on.value if empty else ""
+                   _copied(record))
 
 
 def _copied(record: SubtaskRecord) -> tuple[str, ...]:
