@@ -28,9 +28,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   workbook, document or folder: on a path that exists it fails or replaces it);
 - a subtask that declares tools changing the file they name (on an application of any file: editing the file
   they open), writes nothing and hands nothing on, reading one existing file its application opens, writes
-  that file (an edit in place
-  declared as a read; the request must still name it, and what it changes of the person's file still waits for
-  their approval);
+  that file (an edit in place declared as a read; the request must still name it, and what it changes of the
+  person's file still waits for their approval);
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
   part of that one's work (one agent reads the same files and makes both changes);
 - a subtask that writes nothing and hands content only to subtasks whose tools all take files by path (a copy,

@@ -22,7 +22,7 @@ from typing import Any
 from podium.apps.base import OPEN_DIALOG
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Kind, kind_of
+from podium.desktop.host.artifacts import Artifact, Kind, kind_of
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -246,7 +246,7 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _read_names(record: SubtaskRecord, table: Any) -> set[str]:
+def _read_names(record: SubtaskRecord, table: Artifact) -> set[str]:
     """What the read that gave a table names: the strings of its call (the file, a sheet asked for) and those its
     result says beside the table (the sheet it read, where the call named none: the active one)."""
     base = next((b for b in record.names if table.name == b or table.name.startswith(f"{b}.")), table.name)
