@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from podium.apps.tooling import INTO_PART
+from podium.apps.tooling import EDITED, INTO_PART
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.host.decide import (
@@ -501,6 +501,30 @@ def test_a_tool_that_only_adds_an_empty_part_is_not_demanded_where_other_calls_f
                                                                    after="d1")})
     assert missing(same, sheets).tools == ("add_sheet",)
     assert missing(replace(sorted_into, called=(), changed={}), sheets).tools == ("add_sheet", "sort_rows")
+
+
+def test_an_edit_of_a_part_is_not_demanded_where_the_text_was_written_whole() -> None:
+    edited = json.dumps({"type": "object", "properties": {"path": {"type": "string", EDITED: True}}})
+    files = AppInfo("files", "", (), (ToolInfo("write_file", False), ToolInfo("replace_text", False, edited),
+                                      ToolInfo("make_folder", False, new_only=True)))
+    spec = SubtaskSpec(id="1", description="set the port", application="files", reads=("server.conf",),
+                       writes=("server.conf",), tools=("write_file", "replace_text"))
+    rewritten = EffectView(path="server.conf", change="replace", before="d1", after="d2", removes=("port = 8080",),
+                           adds=("port = 9090",))
+    whole = SubtaskRecord(spec=spec, called=("write_file",), changed={"server.conf": rewritten})
+    assert not missing(whole, files)  # the rewrite holds the replacement
+    # a part edited, a workbook replaced (no text diffed) or the file left as it was: the edit is still demanded
+    appended = replace(whole, changed={"server.conf": rewritten.model_copy(update={"change": "edit"})})
+    assert missing(appended, files).tools == ("replace_text",)
+    untold = replace(whole, changed={"server.conf": rewritten.model_copy(update={"removes": (), "adds": ()})})
+    assert missing(untold, files).tools == ("replace_text",)
+    same = replace(whole, changed={"server.conf": rewritten.model_copy(update={"after": "d1"})})
+    assert "replace_text" in missing(same, files).tools
+    # and only for the files it declares: one of two rewritten leaves the edit demanded
+    two = replace(whole, spec=spec.model_copy(update={"writes": ("server.conf", "client.conf")}), changed={
+        "server.conf": rewritten, "client.conf": rewritten.model_copy(update={"path": "client.conf",
+                                                                              "change": "edit"})})
+    assert missing(two, files).tools == ("replace_text",)
 
 
 def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import OPEN_DIALOG
+from podium.apps.base import OPEN_DIALOG, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Artifact, Kind, kind_of
@@ -192,6 +192,10 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # they made empty, a part they made serves (a sort into a new sheet)
     if spec.writes and not writes and not kept and not hollow:
         unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.empty_part]
+    # a text written whole into every file it declares holds whatever edit of a part of it another declared
+    # tool was to make (a line replaced, one appended); what the rewrite lost was the person's to approve
+    if spec.writes and not writes and not kept and all(_rewritten(w, record) for w in spec.writes):
+        unmet = [t for t in unmet if app is None or (info := app.tool(t)) is None or not info.edits]
     tools = tuple(t for t in unmet if t not in record.tried and t not in record.declined)  # refused: done without
     # a failed call that a later change did another way (record.corrected) is work done
     instead = {json.loads(key)[0] for key in record.corrected}
@@ -217,6 +221,12 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
                    _copied(record))
+
+
+def _rewritten(declared: str, record: SubtaskRecord) -> bool:
+    """Whether a text file this declared write covers had its whole content replaced (its lines diffed)."""
+    return any(covered(path, (declared,)) and e.change == Change.REPLACE and (e.removes or e.adds)
+               for path, e in record.changed.items())
 
 
 def _copied(record: SubtaskRecord) -> tuple[str, ...]:
