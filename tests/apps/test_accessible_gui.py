@@ -13,7 +13,7 @@ import pytest
 
 from podium.apps.accessible.app import AccessibleApplication
 from podium.apps.accessible.roles import Role
-from podium.apps.base import Change, Effect
+from podium.apps.base import ENDED, Change, Effect
 from podium.apps.registry import Applications, build_applications
 from tests.desktop_session import desktop_session
 
@@ -364,8 +364,24 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         too_big = await dialog.call("set_text", {"control": slider, "text": "250"})
         assert too_big.error is not None and "outside its range 0 to 100" in too_big.error
         assert (await ok(dialog, "set_text", control=slider, text="65"))["value"] == 65
-        await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
+        confirmed = await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
         assert (await until_file(tmp_path / "volume.txt")).strip() == "65"
+        assert confirmed["windows"] == [] and confirmed[ENDED] == 0  # the script ended with its last dialog
+    finally:
+        await apps.aclose()
+
+
+async def test_a_dialog_closed_by_its_cancel_button_reports_its_programs_failure(session: dict[str, str],
+                                                                                  tmp_path: Path) -> None:
+    apps = dialog_apps(tmp_path, "zenity --scale --title Volume --value 20 > volume.txt")
+    dialog = apps["dialog"]
+    try:
+        await dialog.launch()
+        seen = await ok(dialog, "observe")
+        await ok(dialog, "set_text", control=find(seen, r": slider"), text="65")
+        cancelled = await ok(dialog, "click", control=find(seen, r"push button 'Cancel'"))
+        assert cancelled["windows"] == [] and cancelled[ENDED] == 1  # zenity's status for a cancel
+        assert (tmp_path / "volume.txt").read_text() == ""
     finally:
         await apps.aclose()
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from podium.apps.base import ENDED
 from podium.apps.tooling import EDITED, INTO_PART
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
@@ -688,6 +689,28 @@ def test_the_workspace_as_a_write_is_shown_by_a_programs_actions_not_by_a_file()
     assert not missing(confirmed, dialog)
     # nothing done in the program: the workspace is unchanged, and so is the program
     assert missing(SubtaskRecord(spec=spec), dialog).writes == (".",)
+
+
+def test_a_program_that_ended_with_a_failure_status_did_not_do_its_work() -> None:
+    dialog = AppInfo("dialog", "", (), (ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
+                                        ToolInfo("click", False, names_its_writes=False)))
+    spec = SubtaskSpec(id="1", description="Set the slider to 65 and confirm", application="dialog", writes=(".",),
+                       tools=("set_text", "click"))
+    slider = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="set_text", arguments={"control": 3, "text": "65"}, ok=True, content={"value": 65})])
+
+    def clicked(status: int) -> SubtaskRecord:
+        return remember(slider, [], [ActionResult(function="click", arguments={"control": 5}, ok=True,
+                                                  content={"control": 5, "windows": [], ENDED: status})])
+    cancelled = clicked(1)
+    assert cancelled.ended == 1
+    lacking = missing(cancelled, dialog)
+    assert lacking.ended == 1 and not lacking.only_soft and not lacking.asked_once
+    assert "ended with exit status 1" in lacking.text()
+    assert not missing(clicked(0), dialog)  # confirmed
+    assert slider.ended is None and not missing(slider, dialog).ended  # it runs on
+    # a status another subtask's program reported is its own, and one that did not act in it is not judged
+    assert not missing(replace(cancelled, called=()), dialog).ended
 
 
 def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_file() -> None:

@@ -41,6 +41,11 @@ LEFT_OUT = "left_out"
 # verifier): a dialog filled in and left open did nothing yet.
 OPEN_DIALOG = "open_dialog"
 
+# An action's result key: the exit status of the program when the action closed its last window and the program
+# ended (a dialog confirmed: 0; cancelled, or failed: another status). A program that ended with a failure did not
+# do what its dialog was for, whatever the agent says (the host's verifier).
+ENDED = "ended"
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:

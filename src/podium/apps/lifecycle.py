@@ -195,6 +195,14 @@ class Lifecycle:
     def launched(self) -> list[Launched]:
         return [entry for entry in self._launched if entry.process.returncode is None or group_members(entry.pid)]
 
+    def exit_status(self, config: DesktopAppConfig) -> int | None:
+        """The exit status of this session's latest launch of it, once its process and every process of its
+        group have ended; None while it runs, or if this session never launched it."""
+        entry = next((e for e in reversed(self._launched) if e.config.name == config.name), None)
+        if entry is None or entry.process.returncode is None or group_members(entry.pid):
+            return None
+        return entry.process.returncode
+
     def is_running(self, config: DesktopAppConfig) -> bool:
         """Its window is shown (when a window pattern is configured and a display can be asked), else
         a process of its name runs, or this session launched it and it has not ended."""

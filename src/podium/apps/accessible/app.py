@@ -59,7 +59,7 @@ from podium.apps.accessible.bus import (
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
 from podium.apps.accessible.roles import CHOOSERS, CONTAINERS, LABELS, TEXT_ROLES, VALUED, Role, State, states_of
 from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
-from podium.apps.base import Change, Effect
+from podium.apps.base import ENDED, Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
 from podium.apps.tooling import ToolError, ToolSpec
@@ -69,6 +69,7 @@ from podium.errors import StartFailed
 MAX_READ = 100_000  # characters read_text returns
 SETTLE = 0.15  # seconds an action's effects get before the windows are listed again
 POLL = 0.2
+ENDING = 1.0  # seconds a program whose windows are all gone gets to end, for its exit status
 
 
 class AccessibleApplication(DesktopApplication):
@@ -313,7 +314,18 @@ class AccessibleApplication(DesktopApplication):
             out["windows"] = [snap.nodes[i].name for i in snap.windows if snap.nodes[i].shown]
         except (ToolError, AtspiCallFailed):
             out["windows"] = []
+        if not out["windows"] and (status := await self._ended()) is not None:
+            out[ENDED] = status
         return out
+
+    async def _ended(self) -> int | None:
+        """The program's exit status, where its windows are gone and it ends within a moment (a dialog's
+        program prints its answer and exits); None while it runs on (the next dialog of a script)."""
+        deadline = time.monotonic() + ENDING
+        while (status := await asyncio.to_thread(self.lifecycle.exit_status, self.config)) is None \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(SETTLE)
+        return status
 
     async def _click(self, args: ControlArgs) -> Mapping[str, Any]:
         if (item := await self._closed_menu_item(args.control)) is not None:  # the menus on the way are opened

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import Change
+from podium.apps.base import ENDED, Change
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds, is_pattern
 from podium.desktop.host.state import SubtaskRecord
@@ -157,8 +157,11 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     found = dict(record.artifacts)
     names = dict(record.names)
     by_call = {call_key(f.function, f.arguments): f for f in facts}
+    ended = record.ended
     for result in results:
         key = call_key(result.function, result.arguments)
+        if result.ok and isinstance(result.content, dict) and isinstance(status := result.content.get(ENDED), int):
+            ended = status
         if not result.ok:
             if result.error and result.ran:
                 failed.append((key, result.error))
@@ -194,7 +197,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
                    failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)),
                    inert=tuple(dict.fromkeys(inert))[-MAX_FAILED:], changed=changed,
-                   artifacts=found, names=names)
+                   artifacts=found, names=names, ended=ended)
 
 
 def scalars(value: Any) -> list[Any]:

@@ -158,6 +158,7 @@ class SubtaskRecord:
     # its program's dialog in front, as its latest observation showed it (verify.open_dialog); cleared when a
     # change of its runs, until the next observation
     dialog: str = ""
+    ended: int | None = None  # its program's exit status, where an action of its closed it (apps.base.ENDED)
 
     @property
     def state(self) -> SubtaskState:

@@ -77,11 +77,14 @@ class Missing:
     # declared writes into which a change put a table the file held already, row for row in the same order (read
     # from another part of it): a copy of what is there, no new data; a question asked once (a copy may be asked)
     copied: tuple[str, ...] = ()
+    # the exit status of its program where an action of its closed it and the program ended with a failure (a
+    # dialog cancelled): what the program was for was not done, and the program is gone
+    ended: int = 0
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.copied)
+                    or self.late or self.copied or self.ended)
 
     @property
     def asked_once(self) -> bool:
@@ -99,7 +102,7 @@ class Missing:
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.copied) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
-            or self.unsettled or self.late or (self.unhanded and self.handed_only))
+            or self.unsettled or self.late or self.ended or (self.unhanded and self.handed_only))
 
     def text(self) -> str:
         parts = []
@@ -141,6 +144,9 @@ class Missing:
             it = "it" if len(self.late) == 1 else "they"
             parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
                          f"changes: write what {it} computed, by reference")
+        if self.ended:
+            parts.append(f"your program ended with exit status {self.ended} after your last action: it was "
+                         "cancelled or it failed, so what it was for is not done")
         if self.unsettled:
             parts.append(f"your last call to change {', '.join(self.unsettled)} failed "
                          f"({'; '.join(self.unsettled_errors)}), so it does not hold what that call was to write")
@@ -220,7 +226,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record))
+                   _copied(record), (record.ended or 0) if acted else 0)
 
 
 def _rewritten(declared: str, record: SubtaskRecord) -> bool:
