@@ -7,7 +7,7 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
-from podium.apps.base import Change
+from podium.apps.base import TOOK_COLUMNS, Change
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.xlsx_package import Package
 from tests.apps.books import ORDERS, workbook
@@ -79,6 +79,28 @@ async def test_chart_of_chosen_columns_only(sheets: SpreadsheetsApplication, roo
     wrong = await sheets.call("add_chart", {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "x",
                                             "columns": ["Margin"]})
     assert "no value column 'Margin'; its value columns: ['Sales (B)', 'COGS (C)', 'Profit (D)']" in wrong.error
+
+
+async def test_a_chart_made_again_over_fewer_of_its_columns_replaces_it(sheets: SpreadsheetsApplication,
+                                                                        root: Path) -> None:
+    workbook(root / "w.xlsx", {"Weeks": [["Week", "Sales", "COGS", "Profit"], ["W1", 10, 4, 6], ["W2", 12, 5, 7]]})
+    every = {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "Sales and COGS"}
+    first = await sheets.call("add_chart", every)
+    assert first.ok and first.content[TOOK_COLUMNS] == ["Sales", "COGS", "Profit"]
+    again = await sheets.call("add_chart", {**every, "columns": ["sales", "COGS"]})
+    assert again.ok and again.content[TOOK_COLUMNS] == ["Sales", "COGS"]
+    assert "replaces the chart added before, which plotted Sales, COGS, Profit" in again.content["note"]
+    listed = (await sheets.call("list_sheets", {"path": "w.xlsx"})).content["sheets"][0]
+    assert listed["charts"] == 1
+    chart = Package((root / "w.xlsx").read_bytes()).parts["xl/charts/chart1.xml"].decode()
+    assert re.findall(r"<f>'Weeks'!([A-Z])1</f>", chart) == ["B", "C"]  # the series' names
+    # another title, more columns, or a file changed since: a chart added beside it
+    other = await sheets.call("add_chart", {**every, "title": "Profit", "columns": ["Profit"]})
+    assert other.ok and "note" not in other.content
+    assert (await sheets.call("list_sheets", {"path": "w.xlsx"})).content["sheets"][0]["charts"] == 2
+    await call_checked(sheets, root, "set_cell", {"path": "w.xlsx", "cell": "E1", "value": "Note"})
+    later = await sheets.call("add_chart", {**every, "title": "Profit", "columns": ["Profit"], "kind": "bar"})
+    assert later.ok and (await sheets.call("list_sheets", {"path": "w.xlsx"})).content["sheets"][0]["charts"] == 3
 
 
 async def test_merge_a_title_over_the_table(sheets: SpreadsheetsApplication, root: Path) -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from podium.apps.base import ENDED
+from podium.apps.base import ENDED, TOOK_COLUMNS
 from podium.apps.tooling import EDITED, INTO_PART
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
@@ -711,6 +711,38 @@ def test_a_program_that_ended_with_a_failure_status_did_not_do_its_work() -> Non
     assert slider.ended is None and not missing(slider, dialog).ended  # it runs on
     # a status another subtask's program reported is its own, and one that did not act in it is not judged
     assert not missing(replace(cancelled, called=()), dialog).ended
+
+
+def test_a_change_that_took_columns_its_subtask_does_not_name_beside_some_it_does_is_asked_about() -> None:
+    charts = AppInfo("spreadsheets", "", (".xlsx",), (ToolInfo("add_chart", False),))
+    spec = SubtaskSpec(id="1", description="Create a line chart in regions.xlsx of the North and West columns",
+                       application="spreadsheets", reads=("regions.xlsx",), writes=("regions.xlsx",),
+                       tools=("add_chart",))
+    added = EffectView(path="regions.xlsx", change="add", before="d1", after="d2")
+
+    def charted(*columns: str, after: SubtaskRecord | None = None) -> SubtaskRecord:
+        return remember(after or SubtaskRecord(spec=spec), [], [ActionResult(
+            function="add_chart", arguments={"path": "regions.xlsx", "data": "A1:E5"}, ok=True, changes=(added,),
+            content={"path": "regions.xlsx", TOOK_COLUMNS: list(columns)})])
+    every = charted("North", "West", "South", "East")
+    lacking = missing(every, charts)
+    assert lacking.columns == (("add_chart", ("North", "West", "South", "East"), ("North", "West")),)
+    assert lacking.only_soft and lacking.asked_once and not lacking.work
+    assert "add_chart took the columns North, West, South, East, of which your subtask names only North, West" \
+        in lacking.text()
+    # made again over the named ones (the latest call of the tool on the file counts), or a description that
+    # names all of them, or none (a chart of the table): nothing to ask
+    assert not missing(charted("North", "West", after=every), charts)
+    assert not missing(replace(every, spec=spec.model_copy(update={"description": "Chart regions.xlsx"})), charts)
+    assert not missing(charted("North", "West"), charts)
+    # a name within a text the call was given (the chart's title) refers to no column; quoted on its own, it does
+    titled = remember(SubtaskRecord(spec=spec.model_copy(update={
+        "description": "Create a bar chart titled 'North vs South' of the table's columns"})), [], [ActionResult(
+            function="add_chart", arguments={"path": "regions.xlsx", "title": "North vs South"}, ok=True,
+            changes=(added,), content={TOOK_COLUMNS: ["North", "West", "South", "East"]})])
+    assert not missing(titled, charts)
+    quoted = spec.model_copy(update={"description": "Chart the 'North' and 'West' columns of regions.xlsx"})
+    assert missing(replace(every, spec=quoted), charts).columns
 
 
 def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_file() -> None:

@@ -46,6 +46,12 @@ OPEN_DIALOG = "open_dialog"
 # do what its dialog was for, whatever the agent says (the host's verifier).
 ENDED = "ended"
 
+# A change's result key: the headers of the table columns it took, where it takes some or all of a table's
+# columns (a chart's series). A subtask whose description names some of them and not the others is asked once
+# whether the others belong (the host's verifier); a call of the same tool on the same file and part, made
+# with fewer columns, replaces what it made (the application's own doing, not the person's).
+TOOK_COLUMNS = "took_columns"
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:

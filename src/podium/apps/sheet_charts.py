@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from podium.apps.base import TOOK_COLUMNS
 from podium.apps.sheet_args import ChartArgs
 from podium.apps.sheet_cells import area_of, bounds, find_table, parse_cell, sheet_named, split_sheet
 from podium.apps.tooling import ToolError
@@ -45,7 +46,7 @@ def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_r
     """Build the chart and add it to the target sheet, at the anchor asked or right of everything there
     from the first row free of other drawings; the result says where."""
     args, area, headers = _columns_named(args, data_sheet, area)
-    chart, built = build_chart(args, data_sheet, area)
+    chart, built, series = build_chart(args, data_sheet, area)
     built[:0] = headers
     min_col, min_row, max_col, max_row = bounds(area)
     anchor = args.anchor or anchor_right_of(target, max_col, max(min_row, free_row))
@@ -54,8 +55,10 @@ def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_r
         anchor = anchor_right_of(target, max_col, min_row)
         built.append(f"{args.anchor} is inside the data: the chart is at {anchor}, right of it")
     target.add_chart(chart, anchor)
-    done = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
-            "data": f"{data_sheet.title}!{area}"}
+    done: dict[str, Any] = {"path": args.path, "sheet": target.title, "kind": args.kind, "anchor": anchor,
+                            "data": f"{data_sheet.title}!{area}"}
+    if all(series):
+        done[TOOK_COLUMNS] = series
     if built or notes:
         done["note"] = "; ".join([*built, *notes])
     return done
@@ -97,13 +100,14 @@ def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -
     return min_col <= col <= max_col and min_row <= row <= max_row
 
 
-def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]:
-    """The chart, and notes on what it took otherwise than asked. A totals row closing the range (a label
-    such as 'Total', or nothing but =SUM formulas) is left out: drawn with the months, a year's total
-    flattens every line (the 1.5B AppAgent asked for a chart of the monthly costs took the table with its
-    Total row). A first row, or first column, of nothing but text is the series names, or the categories,
-    whatever the call says: text is no value to plot (as a spreadsheet program's chart wizard decides;
-    the 1.5B AppAgent's header_row=false pie plotted 'Amount' and the category names)."""
+def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str], list[str]]:
+    """The chart, notes on what it took otherwise than asked, and its series' names ("" without a header
+    row). A totals row closing the range (a label such as 'Total', or nothing but =SUM formulas) is left
+    out: drawn with the months, a year's total flattens every line (the 1.5B AppAgent asked for a chart of
+    the monthly costs took the table with its Total row). A first row, or first column, of nothing but text
+    is the series names, or the categories, whatever the call says: text is no value to plot (as a
+    spreadsheet program's chart wizard decides; the 1.5B AppAgent's header_row=false pie plotted 'Amount'
+    and the category names)."""
     from openpyxl.chart import BarChart, LineChart, PieChart, Reference
 
     min_col, min_row, max_col, max_row = bounds(area)
@@ -141,9 +145,12 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]
         chart = PieChart()
     chart.title = args.title
     top = min_row if args.header_row else first_value_row
-    for low, high in _series(args, sheet, min_row, first_data_col, max_col):
+    spans = _series(args, sheet, min_row, first_data_col, max_col)
+    for low, high in spans:
         chart.add_data(Reference(sheet, min_col=low, min_row=top, max_col=high, max_row=max_row),
                        titles_from_data=args.header_row)
+    series = [str(sheet.cell(row=min_row, column=c).value or "").strip() if args.header_row else ""
+              for low, high in spans for c in range(low, high + 1)]
     if args.categories_in_first_column:
         chart.set_categories(Reference(sheet, min_col=min_col, min_row=first_value_row, max_row=max_row))
     if args.kind != "pie":
@@ -152,7 +159,7 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str]]
         if args.y_title:
             chart.y_axis.title = args.y_title
     chart.width, chart.height = 16, 8
-    return chart, notes
+    return chart, notes, series
 
 
 def _series(args: ChartArgs, sheet: Any, header_row: int, first: int, last: int) -> list[tuple[int, int]]:

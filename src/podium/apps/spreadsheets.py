@@ -40,7 +40,7 @@ from podium.apps import (
     sheet_tables,
 )
 from podium.apps.approval import declared
-from podium.apps.base import LEFT_OUT, Change, Effect
+from podium.apps.base import LEFT_OUT, TOOK_COLUMNS, Change, Effect
 from podium.apps.formulas import formula_problem
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
@@ -106,6 +106,10 @@ class SpreadsheetsApplication(ToolApplication):
         # again while the file is as it left it, it adds none (a small model repeats its last calls
         # with a cosmetic change of arguments, and each repeat added a chart).
         self._charted: dict[tuple[str, ...], str] = {}
+        # The chart this application added last to each file: (the file's digest right after, its bytes right
+        # before, sheet, title, kind as asked, the columns plotted). The same chart asked for again over fewer of
+        # those columns while the file is as it left it replaces it (apps.base.TOOK_COLUMNS).
+        self._last_chart: dict[str, tuple[str, bytes, str | None, str, str, tuple[str, ...]]] = {}
         # Likewise the rows this application last appended to each file (sheet, rows as written, the
         # file's digest right after, the result): the same rows asked for again while the file is as it
         # left it are that repeat, not appended twice. Wanting the same row twice on purpose is rarer
@@ -154,7 +158,8 @@ class SpreadsheetsApplication(ToolApplication):
                      effects=declared(self._sort_effects), edits=True),
             ToolSpec(
                 "add_chart",
-                "Add a native bar, column, line or pie chart over a table and save.",
+                "Add a native bar, column, line or pie chart over a table and save. Asked again for the chart it "
+                "just added (same sheet, title and kind) with fewer of its columns, it replaces that chart.",
                 ChartArgs,
                 self._add_chart,
                 effects=declared(self._add_effects),
@@ -392,7 +397,9 @@ class SpreadsheetsApplication(ToolApplication):
 
     def _add_chart(self, args: ChartArgs) -> dict[str, Any]:
         resolved = self._existing(args.path)
-        free_rows = first_free_rows(self._bytes(resolved, args.path))
+        current = self._bytes(resolved, args.path)
+        redone = self._redone_chart(args, resolved, current)
+        free_rows = first_free_rows(current if redone is None else redone[1])
         key: tuple[str, ...] = ()
 
         def change(workbook: Any) -> dict[str, Any]:
@@ -406,17 +413,36 @@ class SpreadsheetsApplication(ToolApplication):
                         "note": "this chart was added already and is there: not added again"}
             return place_chart(args, data_sheet, target, area, free_rows.get(target.title, 1), notes)
 
-        result = self._edit(args.path, change)
+        result = self._edit(args.path, change, original=None if redone is None else redone[1])
         if not result.get("unchanged"):
-            self._charted[key] = self._stamp(resolved)
+            stamp = self._stamp(resolved)
+            self._charted[key] = stamp
+            self._last_chart[str(resolved)] = (stamp, current if redone is None else redone[1], args.sheet,
+                                               args.title, args.kind, tuple(result.get(TOOK_COLUMNS, ())))
+            if redone is not None:
+                result["note"] = "; ".join(filter(None, [f"it replaces the chart added before, which plotted "
+                                                         f"{', '.join(redone[5])}", result.get("note")]))
         return result
 
+    def _redone_chart(self, args: ChartArgs, resolved: Path, current: bytes
+                      ) -> tuple[str, bytes, str | None, str, str, tuple[str, ...]] | None:
+        """The chart this application added last to the file, where the file is as it left it and this call
+        asks for that chart again (sheet, title, kind) over fewer of its columns: the call replaces it."""
+        last = self._last_chart.get(str(resolved))
+        if last is None or last[0] != _digest(current) or last[2:5] != (args.sheet, args.title, args.kind):
+            return None
+        plotted = {c.casefold() for c in last[5]}
+        wanted = {c.strip().casefold() for c in args.columns}
+        return last if wanted and wanted < plotted else None
+
     # -- workbook I/O --------------------------------------------------------------------------
-    def _edit(self, path: str, change: Callable[[Any], T], *, new_sheet: str | None = None) -> T:
+    def _edit(self, path: str, change: Callable[[Any], T], *, new_sheet: str | None = None,
+              original: bytes | None = None) -> T:
         """Load, change, save: openpyxl writes the cells, the original drawings are grafted back. The
         workbook a call's effects just parsed is the one changed, when the file is as it was then. With
         `new_sheet`, a workbook that does not exist yet is made, its one sheet so named (writing rows into
-        a new workbook makes it: the plan declared the path)."""
+        a new workbook makes it: the plan declared the path). `original`: the bytes changed in place of the
+        file's (a chart made again over the file as it was before that chart)."""
         if new_sheet is not None and not self._xlsx_path(path).exists():
             from openpyxl import Workbook
 
@@ -429,7 +455,7 @@ class SpreadsheetsApplication(ToolApplication):
             atomic_save(target, lambda tmp: workbook.save(str(tmp)))
             return result
         resolved = self._existing(path)
-        original = self._bytes(resolved, path)
+        original = self._bytes(resolved, path) if original is None else original
         key = (str(resolved), _digest(original))
         if self._peeked is not None and self._peeked[0] == key:
             workbook, self._peeked = self._peeked[1], None

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import ENDED, Change
+from podium.apps.base import ENDED, TOOK_COLUMNS, Change
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds, is_pattern
 from podium.desktop.host.state import SubtaskRecord
@@ -158,10 +158,15 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     names = dict(record.names)
     by_call = {call_key(f.function, f.arguments): f for f in facts}
     ended = record.ended
+    took = dict(record.took)
     for result in results:
         key = call_key(result.function, result.arguments)
-        if result.ok and isinstance(result.content, dict) and isinstance(status := result.content.get(ENDED), int):
-            ended = status
+        if result.ok and isinstance(result.content, dict):
+            if isinstance(status := result.content.get(ENDED), int):
+                ended = status
+            if isinstance(columns := result.content.get(TOOK_COLUMNS), list):
+                given = tuple(v for k, v in result.arguments.items() if isinstance(v, str) and k != "path")
+                took[f"{result.function} {result.arguments.get('path', '')}"] = (tuple(map(str, columns)), given)
         if not result.ok:
             if result.error and result.ran:
                 failed.append((key, result.error))
@@ -197,7 +202,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
                    failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)),
                    inert=tuple(dict.fromkeys(inert))[-MAX_FAILED:], changed=changed,
-                   artifacts=found, names=names, ended=ended)
+                   artifacts=found, names=names, ended=ended, took=took)
 
 
 def scalars(value: Any) -> list[Any]:

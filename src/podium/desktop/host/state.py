@@ -159,6 +159,9 @@ class SubtaskRecord:
     # change of its runs, until the next observation
     dialog: str = ""
     ended: int | None = None  # its program's exit status, where an action of its closed it (apps.base.ENDED)
+    # the table columns its latest change of each tool and path took, and the texts that call was given
+    # ("tool path" -> (headers, texts); apps.base.TOOK_COLUMNS)
+    took: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def state(self) -> SubtaskState:

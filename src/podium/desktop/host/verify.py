@@ -22,7 +22,7 @@ from typing import Any
 from podium.apps.base import OPEN_DIALOG, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Artifact, Kind, kind_of
+from podium.desktop.host.artifacts import Artifact, Kind, kind_of, names
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -80,18 +80,21 @@ class Missing:
     # the exit status of its program where an action of its closed it and the program ended with a failure (a
     # dialog cancelled): what the program was for was not done, and the program is gone
     ended: int = 0
+    # (tool, the columns its change took, those of them its subtask's description names) where it names some
+    # and not the others: a question asked once (a chart of two of a table's four columns drawn over all four)
+    columns: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.copied or self.ended)
+                    or self.late or self.copied or self.ended or self.columns)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.copied)
+                    or self.dialog or self.late or self.copied or self.columns)
 
     @property
     def only_soft(self) -> bool:
@@ -100,7 +103,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.copied) and not (
+                    or self.dialog or self.copied or self.columns) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or (self.unhanded and self.handed_only))
 
@@ -144,6 +147,10 @@ class Missing:
             it = "it" if len(self.late) == 1 else "they"
             parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
                          f"changes: write what {it} computed, by reference")
+        for tool, took, named in self.columns:
+            parts.append(f"{tool} took the columns {', '.join(took)}, of which your subtask names only "
+                         f"{', '.join(named)}: if only those belong, call {tool} again with just them (its columns), "
+                         "else answer FINISH again")
         if self.ended:
             parts.append(f"your program ended with exit status {self.ended} after your last action: it was "
                          "cancelled or it failed, so what it was for is not done")
@@ -159,7 +166,7 @@ class Missing:
         if self.untaken:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=())
+                       copied=(), columns=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -226,7 +233,21 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), (record.ended or 0) if acted else 0)
+                   _copied(record), (record.ended or 0) if acted else 0, _columns(record))
+
+
+def _columns(record: SubtaskRecord) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """The changes that took columns of a table its description names some of, and others besides."""
+    found = []
+    for key, (took, given) in record.took.items():
+        # what the call was given as a text of its own (a chart's title) names no column
+        said = record.spec.description
+        for text in sorted(given, key=len, reverse=True):
+            said = re.sub(re.escape(text), " ", said, flags=re.IGNORECASE) if text.strip() else said
+        named = tuple(c for c in took if names(said, c))
+        if named and len(named) < len(took):
+            found.append((key.partition(" ")[0], took, named))
+    return tuple(found)
 
 
 def _rewritten(declared: str, record: SubtaskRecord) -> bool:
