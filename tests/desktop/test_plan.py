@@ -334,6 +334,19 @@ def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning
     assert "## The arguments" not in app_user(req)
 
 
+def test_a_writer_free_to_use_any_tool_keeps_that_freedom_in_the_subtask_it_joins() -> None:
+    # a writer declaring only a reading tool may use any tool; joined to the writer after it on the same file
+    # (which declared one tool), the two may still use any: the declared one alone cannot do the first's work
+    plan = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+            spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["read_sheet"]),
+            spec("3", "spreadsheets", "2", writes=["budget.xlsx"], tools=["write_rows"])]
+    check = check_plan(plan, CATALOG, "Put a total line under the table of budget.xlsx", FILES)
+    assert check.ok, check.problems
+    (only,) = check.subtasks
+    assert (only.id, only.writes, only.tools) == ("3", ("budget.xlsx",), ())
+    assert "subtask '2' writes budget.xlsx: any tool of spreadsheets (read_sheet only read)" in check.amended
+
+
 def test_fixes_certain_from_types_are_made_and_said() -> None:
     # as a small planner writes a merge: an .xlsx read on the documents application, a reader declaring the
     # workbook a later subtask writes, two writers of one path in no order

@@ -78,11 +78,12 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     writing = _merged([_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every, catalog, notes)
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
-    any_tool = frozenset(new.id for new in writing if declared.get(new.id) and not new.tools)
     fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
              for spec in _unread(writing, catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
-    return Amended(tuple(_merged(_ordered(fixed, kept, notes), catalog, notes)), tuple(notes), any_tool)
+    final = _merged(_ordered(fixed, kept, notes), catalog, notes)
+    any_tool = frozenset(new.id for new in final if declared.get(new.id) and not new.tools)
+    return Amended(tuple(final), tuple(notes), any_tool)
 
 
 def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
@@ -373,8 +374,10 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
             "description": f"{first.description}; then {then.description}",
             "reads": tuple(dict.fromkeys((*first.reads, *then.reads))),
             "depends_on": tuple(dict.fromkeys((*first.depends_on, *(d for d in then.depends_on if d != first.id)))),
-            # a subtask with no tools declared may use any of its application's (podium.desktop.host.plan)
-            "tools": tuple(dict.fromkeys((*then.tools, *first.tools))) if then.tools else ()})
+            # a subtask with no tools declared may use any of its application's (podium.desktop.host.plan): so
+            # may the two together, where either may for what it writes
+            "tools": tuple(dict.fromkeys((*then.tools, *first.tools)))
+            if then.tools and (first.tools or not first.writes) else ()})
         what = "reads" if not first.writes else f"writes {', '.join(first.writes)}"
         notes.append(f"subtask {first.id!r} {what} for {then.id!r} alone on {then.application}: {then.id!r} does both")
         result = [both if s.id == then.id else s for s in result if s.id != first.id]
