@@ -77,8 +77,9 @@ def test_a_typed_application_opens_only_its_types() -> None:
     found = problems(spec("1", "files", reads=["report.docx"], writes=["copy.docx"], tools=["copy"]),
                      request="Copy report.docx to copy.docx")
     assert found == []  # an application of any file may move a .docx's bytes
-    # a path of no type on a typed application: a folder, or a sheet named as if it were a file
-    found = problems(spec("1", "spreadsheets", writes=["budget.xlsx", "Results"], tools=["write_rows"]),
+    # a path of no type on a typed application, written by no tool of its own: a folder, or a sheet named as if
+    # it were a file (with one of its tools and one file of its type, the sheet is that file's: amended)
+    found = problems(spec("1", "spreadsheets", writes=["budget.xlsx", "Results"], tools=["read_sheet"]),
                      request="Sort budget.xlsx into a sheet Results")
     assert any("Results is not one: plan it on an application that opens any file; a part of a .xlsx file (a sheet, "
                "a table, a heading) is no path: declare the file that holds it (budget.xlsx)" in p
@@ -345,6 +346,23 @@ def test_a_writer_free_to_use_any_tool_keeps_that_freedom_in_the_subtask_it_join
     (only,) = check.subtasks
     assert (only.id, only.writes, only.tools) == ("3", ("budget.xlsx",), ())
     assert "subtask '2' writes budget.xlsx: any tool of spreadsheets (read_sheet only read)" in check.amended
+
+
+def test_a_part_named_as_a_path_is_written_in_the_one_file_of_its_type_the_subtask_uses() -> None:
+    plan = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+            spec("2", "spreadsheets", "1", writes=["Ranking"], tools=["write_rows"])]
+    check = check_plan(plan, CATALOG, "Rank budget.xlsx's rows on a new sheet called Ranking", FILES)
+    assert check.ok, check.problems
+    assert [s.writes for s in check.subtasks if s.id == "2"] == [("budget.xlsx",)]
+    assert "subtask '2' writes Ranking, which spreadsheets cannot open: a part of budget.xlsx, the one file of its " \
+        "type it uses, which it writes" in check.amended
+    # no changing tool of its own (a folder a copy fills), two files of its type, or none: not certain
+    folder = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Ranking"], tools=["read_sheet"])]
+    assert not any("budget.xlsx" in s.writes for s in check_plan(folder, CATALOG, "x", FILES).subtasks)
+    two = [spec("1", "spreadsheets", reads=["budget.xlsx", "b.xlsx"], writes=["Ranking"], tools=["write_rows"])]
+    assert not check_plan(two, CATALOG, "x", (*FILES, "b.xlsx")).ok
+    none = [spec("1", "spreadsheets", writes=["Ranking"], tools=["write_rows"])]
+    assert not check_plan(none, CATALOG, "x", FILES).ok
 
 
 def test_fixes_certain_from_types_are_made_and_said() -> None:

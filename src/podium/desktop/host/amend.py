@@ -37,6 +37,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
+- a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
+  not in the workspace (a sheet named as a path), while it and the subtasks it waits for use one existing file
+  of its type, writes that file;
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
 """
@@ -67,6 +70,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
     specs = [_narrowed(spec, catalog, notes) for spec in specs]
+    planned = {**kept, **{spec.id: spec for spec in specs}}
+    specs = [_part_written(spec, planned, catalog, files, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
     typed = [_into_folders(_on_its_type(spec, catalog, notes), catalog, notes) for spec in readers]
     placed = [*kept.values(), *typed]  # where each subtask runs: its givers' applications are known
@@ -84,6 +89,30 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     final = _merged(_ordered(fixed, kept, notes), catalog, notes)
     any_tool = frozenset(new.id for new in final if declared.get(new.id) and not new.tools)
     return Amended(tuple(final), tuple(notes), any_tool)
+
+
+def _part_written(spec: SubtaskSpec, everything: Mapping[str, SubtaskSpec], catalog: Catalog,
+                  files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
+    """A write with no type and no such path in the workspace, on an application whose files all have a type
+    and by a tool of its own that changes them (a sheet named as a path; without one, a folder: _into_folders),
+    where the existing files of its type that the subtask and those it waits for read or write are one: the part
+    is that file's, and the subtask writes the file."""
+    app = catalog.get(spec.application)
+    if app is None or not app.file_types or files is None or not any(t in app.changing for t in spec.tools):
+        return spec
+    parts = [w for w in spec.writes if w != "." and not posixpath.splitext(w)[1] and not is_pattern(w)
+             and w not in files and not any(f.startswith(f"{w}/") for f in files)]
+    if not parts:
+        return spec
+    chain = [spec, *(everything[d] for d in sorted(before(spec.id, everything)))]
+    holders = list(dict.fromkeys(p for s in chain for p in (*s.reads, *s.writes) if p in files and app.opens(p)))
+    if len(holders) != 1:
+        return spec
+    (holder,) = holders
+    notes.append(f"subtask {spec.id!r} writes {', '.join(parts)}, which {spec.application} cannot open: a part of "
+                 f"{holder}, the one file of its type it uses, which it writes")
+    writes = tuple(dict.fromkeys(holder if w in parts else w for w in spec.writes))
+    return spec.model_copy(update={"writes": writes})
 
 
 def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
