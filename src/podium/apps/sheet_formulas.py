@@ -84,6 +84,7 @@ def _target(workbook: Any, args: FormulaArgs) -> tuple[Any, int, int]:
 def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
     formula = _formula_text(args.formula)
     sheet, col, row = _target(workbook, args)
+    _by_headers(workbook, sheet.title, formula)
     _checked(workbook, formula)
     done: dict[str, Any] = {"path": args.path, "sheet": sheet.title, "cell": coordinate(col, row), "formula": formula}
     _refuse_errors(workbook, sheet.title, {(row, col): formula})
@@ -95,6 +96,34 @@ def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
     if unchanged:
         return {**done, "unchanged": True, "note": "the cell already holds this formula: nothing written"}
     return done
+
+
+def _by_headers(workbook: Any, title: str, formula: str) -> None:
+    """Refuse a one-cell formula that names columns of the sheet's table by their headers, saying how: a cell's
+    formula refers to cells, and a column computed on every row is add_formula_column's (which takes headers)."""
+    from openpyxl.formula import Tokenizer
+
+    try:
+        table = table_of(workbook, title)
+        tokens = Tokenizer(formula).items
+    except Exception:  # no table with a header, or no formula a spreadsheet reads: the usual checks say why
+        return
+    headers = {h.casefold(): h for h in table.header if h}
+    named = []
+    for token in tokens:
+        if token.type == "OPERAND" and token.subtype == "RANGE" and not _REFERENCE.fullmatch(token.value):
+            name = token.value[1:-1] if token.value.startswith("[") and token.value.endswith("]") else token.value
+            if name.casefold() in headers and name not in workbook.defined_names:
+                named.append(headers[name.casefold()])
+    if named:
+        from openpyxl.utils.cell import get_column_letter
+
+        cells = ", ".join(f"{h} is column {get_column_letter(table.column(h))}" for h in dict.fromkeys(named))
+        raise ToolError(f"{formula} names columns of the table on {title!r} by their headers ({cells}; data rows "
+                        f"{table.header_row + 1}-{table.last_row}): a cell's formula refers to cells (e.g. "
+                        f"{by_cells(formula, table, table.header_row + 1)} for row {table.header_row + 1}); for a "
+                        "column computed on every row, call add_formula_column with its header and this formula, "
+                        "which takes headers")
 
 
 MAX_SAID = 4  # cells a refused formula's message shows
