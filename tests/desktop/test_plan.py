@@ -472,6 +472,13 @@ def test_a_subtask_reading_one_applications_files_and_writing_anothers_is_split(
         ("1r", "files", "names", ("list_files",)), ("1r2", "documents", "table", ("read_table",)),
         ("1", "spreadsheets", "nothing", ())]
     assert check.subtasks[2].depends_on == ("1r", "1r2")
+    # a reader that declared none of its application's tools reads with those that read, not those that compute
+    computing = Catalog((*CATALOG.apps[:1], AppInfo("spreadsheets", "sheets", (".xlsx",), (
+        ToolInfo("read_sheet", True), ToolInfo("column_totals", True, computes=True), ToolInfo("write_rows", False))),
+        *CATALOG.apps[2:]))
+    undeclared = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["notes/total.txt"], tools=["write_file"])]
+    check = check_plan(undeclared, computing, "Copy budget.xlsx's rows into notes/total.txt", FILES)
+    assert [(s.id, s.tools) for s in check.subtasks] == [("1r", ("read_sheet",)), ("1", ("write_file",))]
 
 
 def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_there_on_files(tmp_path: Any) -> None:

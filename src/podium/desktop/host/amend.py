@@ -316,8 +316,9 @@ def _split(spec: SubtaskSpec, catalog: Catalog, taken: set[str], notes: list[str
     rid = next(f"{spec.id}{suffix}" for suffix in ("r", *(f"r{n}" for n in range(2, 100)), "-reader")
                if f"{spec.id}{suffix}" not in taken)
     taken.add(rid)
+    # none declared: its reading tools, not those that compute (a computing tool declared asks for its result)
     looks = tuple(t for t in spec.tools if (info := first.tool(t)) is not None and info.read_only) \
-        or tuple(t.name for t in first.tools if t.read_only)
+        or tuple(t.name for t in first.tools if t.read_only and not t.computes)
     hands = spec.hands_on if spec.hands_on is not HandsOn.NOTHING else HandsOn.TEXT
     reader = spec.model_copy(update={
         "id": rid, "application": first.name, "depends_on": spec.depends_on, "reads": tuple(reads), "writes": (),
