@@ -349,17 +349,22 @@ def test_a_writer_free_to_use_any_tool_keeps_that_freedom_in_the_subtask_it_join
 
 
 def test_a_part_named_as_a_path_is_written_in_the_one_file_of_its_type_the_subtask_uses() -> None:
-    plan = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
+    plan = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["write_rows"]),
             spec("2", "spreadsheets", "1", writes=["Ranking"], tools=["write_rows"])]
     check = check_plan(plan, CATALOG, "Rank budget.xlsx's rows on a new sheet called Ranking", FILES)
     assert check.ok, check.problems
-    assert [s.writes for s in check.subtasks if s.id == "2"] == [("budget.xlsx",)]
+    assert [s.writes for s in check.subtasks] == [("budget.xlsx",)]  # one writer of budget.xlsx, then merged
     assert "subtask '2' writes Ranking, which spreadsheets cannot open: a part of budget.xlsx, the one file of its " \
         "type it uses, which it writes" in check.amended
-    # no changing tool of its own (a folder a copy fills), two files of its type, or none: not certain
-    folder = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Ranking"], tools=["read_sheet"])]
-    assert not any("budget.xlsx" in s.writes for s in check_plan(folder, CATALOG, "x", FILES).subtasks)
-    two = [spec("1", "spreadsheets", reads=["budget.xlsx", "b.xlsx"], writes=["Ranking"], tools=["write_rows"])]
+    # no changing tool of its own (a folder a copy fills), a file only read (copied into a folder whole), two
+    # files of its type, or none: not certain
+    folder = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Ranking", "budget.xlsx"],
+                   tools=["read_sheet"])]
+    assert "Ranking" in check_plan(folder, CATALOG, "x", FILES).subtasks[0].writes
+    read = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Ranking"], tools=["write_rows"])]
+    assert not any("budget.xlsx" in s.writes for s in check_plan(read, CATALOG, "x", FILES).subtasks)
+    two = [spec("1", "spreadsheets", reads=["budget.xlsx", "b.xlsx"], writes=["Ranking", "budget.xlsx", "b.xlsx"],
+                tools=["write_rows"])]
     assert not check_plan(two, CATALOG, "x", (*FILES, "b.xlsx")).ok
     none = [spec("1", "spreadsheets", writes=["Ranking"], tools=["write_rows"])]
     assert not check_plan(none, CATALOG, "x", FILES).ok
@@ -496,7 +501,15 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
         ("files", ("letter.docx", "prices.xlsx"), ("old",))]
     assert "subtask '1' runs on files: it writes only folders (old), which documents does not make, and files " \
            "takes files by their path" in check.amended
-    # a tool of its own that makes files in a folder keeps it where it is; a file written is no folder
+    # tools of its own that write only its own type's files by the path they are given write none in a folder:
+    # the files go there whole (planned with a document's tools, a copy of each document)
+    planned = [spec(str(n), "documents", reads=[name], writes=["old"], tools=["add_paragraphs", "add_table"])
+               for n, name in enumerate(("letter.docx", "minutes.docx"), 1)]
+    check = check_plan(planned, real, "Copy the documents into a new folder old", (*files, "minutes.docx"))
+    assert [(s.application, s.reads, s.writes) for s in check.subtasks] == [
+        ("files", ("letter.docx", "minutes.docx"), ("old",))]
+    # a tool of its own that makes files of another type in a folder keeps it where it is; a file written is no
+    # folder
     export = spec("1", "spreadsheets", reads=["prices.xlsx"], writes=["csv"], tools=["export_csv"])
     assert check_plan([export], real, "Export prices.xlsx into a folder csv", files).subtasks[0].application == \
         "spreadsheets"

@@ -38,7 +38,7 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
 - a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
-  not in the workspace (a sheet named as a path), while it and the subtasks it waits for use one existing file
+  not in the workspace (a sheet named as a path), while it and the subtasks it waits for write one existing file
   of its type, writes that file;
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
@@ -95,8 +95,8 @@ def _part_written(spec: SubtaskSpec, everything: Mapping[str, SubtaskSpec], cata
                   files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
     """A write with no type and no such path in the workspace, on an application whose files all have a type
     and by a tool of its own that changes them (a sheet named as a path; without one, a folder: _into_folders),
-    where the existing files of its type that the subtask and those it waits for read or write are one: the part
-    is that file's, and the subtask writes the file."""
+    where the existing files of its type that the subtask and those it waits for write are one: the part is that
+    file's, and the subtask writes the file. (A file only read says nothing: files go into a folder whole.)"""
     app = catalog.get(spec.application)
     if app is None or not app.file_types or files is None or not any(t in app.changing for t in spec.tools):
         return spec
@@ -105,7 +105,7 @@ def _part_written(spec: SubtaskSpec, everything: Mapping[str, SubtaskSpec], cata
     if not parts:
         return spec
     chain = [spec, *(everything[d] for d in sorted(before(spec.id, everything)))]
-    holders = list(dict.fromkeys(p for s in chain for p in (*s.reads, *s.writes) if p in files and app.opens(p)))
+    holders = list(dict.fromkeys(p for s in chain for p in s.writes if p in files and app.opens(p)))
     if len(holders) != 1:
         return spec
     (holder,) = holders
@@ -150,19 +150,28 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
 
 def _into_folders(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
     """A subtask on a typed application whose every write is a folder (a path with no file type) puts files
-    into folders, which no typed application writes: unless it declares a tool of its own that changes files
-    (an export into a folder), it runs on the one application that opens any file, when that one takes files
-    by their path (a copy, a move), and the files it reads go there whole."""
+    into folders, which no typed application writes: unless it declares a tool of its own that makes files of
+    another type (an export into a folder), it runs on the one application that opens any file, when that one
+    takes files by their path (a copy, a move), and the files it reads go there whole."""
     app, plain = catalog.get(spec.application), catalog.get(_plain(catalog) or "")
     if app is None or plain is None or not app.file_types or not spec.writes \
             or any(posixpath.splitext(w)[1] or w == "." or "*" in w for w in spec.writes) \
             or not any("source" in t.schema.get("properties", {}) for t in plain.tools if t.writes_named) \
-            or any(t in app.changing for t in spec.tools):  # its own tool makes them (an export into a folder)
+            or any(_converts(info, app) for t in spec.tools if t in app.changing and (info := app.tool(t))):
         return spec
     notes.append(f"subtask {spec.id!r} runs on {plain.name}: it writes only folders ({', '.join(spec.writes)}), "
                  f"which {spec.application} does not make, and {plain.name} takes files by their path")
     return spec.model_copy(update={"application": plain.name,
                                    "tools": tuple(t for t in spec.tools if plain.tool(t) is not None)})
+
+
+def _converts(tool: ToolInfo, app: AppInfo) -> bool:
+    """Whether it makes files of a type its application does not open (an export into a folder): a tool that
+    makes only its own application's files, by a path the plan would name, makes none in a folder it names."""
+    own = {t.lower() for t in app.file_types}
+    return any(isinstance(spec, dict) and any(isinstance(t, str) and t.lower() not in own
+                                              for t in spec.get(FILE_TYPES, ()))
+               for spec in tool.schema.get("properties", {}).values())
 
 
 # Data only a tool's data argument can take: a number or a text fits any text argument.
