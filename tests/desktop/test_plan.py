@@ -518,6 +518,25 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
                                               files).subtasks] == ["documents", "files"]
 
 
+def test_an_edit_planned_on_an_application_that_cannot_open_its_file_runs_where_the_file_was_read(
+        tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "documents", "spreadsheets"]}).values())
+    plan = [spec("1", "files", reads=["server.conf"], tools=["read_file"], hands_on="table"),
+            spec("2", "documents", "1", tools=["replace_text"]),
+            spec("3", "files", "2", writes=["server.conf"], tools=["write_file"])]
+    check = check_plan(plan, real, "In server.conf, change the port from 8080 to 9090.", ("server.conf",))
+    assert check.ok, check.problems
+    assert [(s.application, s.reads, s.writes, set(s.tools)) for s in check.subtasks] == [
+        ("files", ("server.conf",), ("server.conf",), {"write_file", "replace_text", "read_file"})]
+    assert any("subtask '2' runs on files, reading server.conf" in n for n in check.amended)
+    # a changing tool the application of the file lacks, or one that does not edit the file it opens: not moved
+    chart = [plan[0], spec("2", "documents", "1", tools=["add_paragraphs"]), plan[2]]
+    assert not check_plan(chart, real, "x", ("server.conf",)).ok
+
+
 def test_a_reader_whose_content_only_a_copy_takes_is_left_out(tmp_path: Any) -> None:
     from podium.apps import build_applications
 

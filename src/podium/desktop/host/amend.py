@@ -233,17 +233,20 @@ def _to_its_data(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catal
     """A subtask that names no file and declares no tool that changes files works on the data handed to it (a
     figure of it, a choice among its rows). On a typed application that opens none of the files that data came
     from, it has nothing to open and no tool that reads it: it runs on the one application its givers read
-    those files with, reading them."""
+    those files with, reading them. So does one whose tools that change files all edit, on that application,
+    the file they open (a replacement in a configuration file planned on the documents application): the
+    file it edits is the one it reads there (_edits_its_read)."""
     app = catalog.get(spec.application)
-    if app is None or not app.file_types or any(p != "." for p in (*spec.reads, *spec.writes)) \
-            or any((info := app.tool(t)) is None or not info.read_only for t in spec.tools):
+    if app is None or not app.file_types or any(p != "." for p in (*spec.reads, *spec.writes)):
         return spec
+    changing = [t for t in spec.tools if (info := app.tool(t)) is None or not info.read_only]
     givers = [d for d in specs if d.id in spec.depends_on and d.hands_on is not HandsOn.NOTHING]
     sources = list(dict.fromkeys(p for d in givers for p in d.reads if p != "."))
     owners = {d.application for d in givers}
     target = catalog.get(owners.pop()) if len(owners) == 1 else None
     if target is None or not sources or any(app.opens(p) for p in sources) \
-            or not all(target.opens(p) for p in sources):
+            or not all(target.opens(p) for p in sources) \
+            or any((info := target.tool(t)) is None or not info.edits for t in changing):
         return spec
     notes.append(f"subtask {spec.id!r} runs on {target.name}, reading {', '.join(sources)}: it names no file, and "
                  f"{spec.application} opens none of the files the data handed to it comes from")
