@@ -355,7 +355,7 @@ def test_a_part_named_as_a_path_is_written_in_the_one_file_of_its_type_the_subta
     assert check.ok, check.problems
     assert [s.writes for s in check.subtasks] == [("budget.xlsx",)]  # one writer of budget.xlsx, then merged
     assert "subtask '2' writes Ranking, which spreadsheets cannot open: a part of budget.xlsx, the one file of its " \
-        "type it uses, which it writes" in check.amended
+        "type that it and the subtasks it waits for write" in check.amended
     # no changing tool of its own (a folder a copy fills), a file only read (copied into a folder whole), two
     # files of its type, or none: not certain
     folder = [spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Ranking", "budget.xlsx"],

@@ -110,7 +110,7 @@ def _part_written(spec: SubtaskSpec, everything: Mapping[str, SubtaskSpec], cata
         return spec
     (holder,) = holders
     notes.append(f"subtask {spec.id!r} writes {', '.join(parts)}, which {spec.application} cannot open: a part of "
-                 f"{holder}, the one file of its type it uses, which it writes")
+                 f"{holder}, the one file of its type that it and the subtasks it waits for write")
     writes = tuple(dict.fromkeys(holder if w in parts else w for w in spec.writes))
     return spec.model_copy(update={"writes": writes})
 
