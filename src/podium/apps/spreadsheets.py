@@ -27,7 +27,7 @@ import io
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from podium.apps import (
     approval,
@@ -93,6 +93,18 @@ Rows = tuple[tuple[Any, ...], ...]
 _EMPTY_CELLS = "cells that are empty (below the table, append_rows, or a new sheet) need no approval"
 _NEW_SHEET = ": add it first with add_sheet, or sort_rows with target_sheet writes a sorted copy into a new sheet"
 
+
+class _Chart(NamedTuple):
+    """The chart this application added last to a file."""
+
+    stamp: str  # the file's digest right after
+    before: bytes  # the file's bytes right before
+    sheet: str | None
+    title: str
+    kind: str
+    columns: tuple[str, ...]  # plotted
+
+
 class SpreadsheetsApplication(ToolApplication):
     name = "spreadsheets"
     file_types = (".xlsx",)  # what it can open (the host matches files named in a request)
@@ -106,10 +118,9 @@ class SpreadsheetsApplication(ToolApplication):
         # again while the file is as it left it, it adds none (a small model repeats its last calls
         # with a cosmetic change of arguments, and each repeat added a chart).
         self._charted: dict[tuple[str, ...], str] = {}
-        # The chart this application added last to each file: (the file's digest right after, its bytes right
-        # before, sheet, title, kind as asked, the columns plotted). The same chart asked for again over fewer of
-        # those columns while the file is as it left it replaces it (apps.base.TOOK_COLUMNS).
-        self._last_chart: dict[str, tuple[str, bytes, str | None, str, str, tuple[str, ...]]] = {}
+        # The chart this application added last to each file: the same chart asked for again over fewer of its
+        # columns while the file is as it left it replaces it (apps.base.TOOK_COLUMNS).
+        self._last_chart: dict[str, _Chart] = {}
         # Likewise the rows this application last appended to each file (sheet, rows as written, the
         # file's digest right after, the result): the same rows asked for again while the file is as it
         # left it are that repeat, not appended twice. Wanting the same row twice on purpose is rarer
@@ -399,7 +410,7 @@ class SpreadsheetsApplication(ToolApplication):
         resolved = self._existing(args.path)
         current = self._bytes(resolved, args.path)
         redone = self._redone_chart(args, resolved, current)
-        free_rows = first_free_rows(current if redone is None else redone[1])
+        free_rows = first_free_rows(current if redone is None else redone.before)
         key: tuple[str, ...] = ()
 
         def change(workbook: Any) -> dict[str, Any]:
@@ -413,25 +424,25 @@ class SpreadsheetsApplication(ToolApplication):
                         "note": "this chart was added already and is there: not added again"}
             return place_chart(args, data_sheet, target, area, free_rows.get(target.title, 1), notes)
 
-        result = self._edit(args.path, change, original=None if redone is None else redone[1])
+        result = self._edit(args.path, change, original=None if redone is None else redone.before)
         if not result.get("unchanged"):
             stamp = self._stamp(resolved)
             self._charted[key] = stamp
-            self._last_chart[str(resolved)] = (stamp, current if redone is None else redone[1], args.sheet,
-                                               args.title, args.kind, tuple(result.get(TOOK_COLUMNS, ())))
+            self._last_chart[str(resolved)] = _Chart(stamp, current if redone is None else redone.before, args.sheet,
+                                                     args.title, args.kind, tuple(result.get(TOOK_COLUMNS, ())))
             if redone is not None:
                 result["note"] = "; ".join(filter(None, [f"it replaces the chart added before, which plotted "
-                                                         f"{', '.join(redone[5])}", result.get("note")]))
+                                                         f"{', '.join(redone.columns)}", result.get("note")]))
         return result
 
-    def _redone_chart(self, args: ChartArgs, resolved: Path, current: bytes
-                      ) -> tuple[str, bytes, str | None, str, str, tuple[str, ...]] | None:
+    def _redone_chart(self, args: ChartArgs, resolved: Path, current: bytes) -> _Chart | None:
         """The chart this application added last to the file, where the file is as it left it and this call
         asks for that chart again (sheet, title, kind) over fewer of its columns: the call replaces it."""
         last = self._last_chart.get(str(resolved))
-        if last is None or last[0] != _digest(current) or last[2:5] != (args.sheet, args.title, args.kind):
+        if last is None or last.stamp != _digest(current) or (last.sheet, last.title, last.kind) != (
+                args.sheet, args.title, args.kind):
             return None
-        plotted = {c.casefold() for c in last[5]}
+        plotted = {c.casefold() for c in last.columns}
         wanted = {c.strip().casefold() for c in args.columns}
         return last if wanted and wanted < plotted else None
 
