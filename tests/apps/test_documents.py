@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 import docx
 import pytest
 
+from podium.apps import docx_parser
 from podium.apps.documents import DocumentsApplication
+from podium.apps.hollow import hollow_parts
 from podium.apps.workspace import Workspace
 
 
@@ -136,3 +140,32 @@ async def test_a_table_the_document_holds_already_is_not_added_again(documents: 
     assert (root / "p.docx").read_bytes() == before and len(docx.Document(str(root / "p.docx")).tables) == 1
     other = await documents.call("add_table", {"path": "p.docx", "rows": [["Role"], ["Lead"]]})
     assert other.content["table"] == 1  # another table is added
+
+
+async def test_python_docx_is_used_by_one_thread_at_a_time(documents: DocumentsApplication, root: Path) -> None:
+    """python-docx's one lxml parser must not run in two threads at once: a tool's call, its effects and the
+    shell's measure of an empty document all wait for whoever holds the lock."""
+    assert (await documents.call("add_paragraphs", {"path": "a.docx", "paragraphs": ["one"]})).ok
+    (root / "b.docx").write_bytes((root / "a.docx").read_bytes())
+    held = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with docx_parser.LOCK:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(10)
+    call = asyncio.ensure_future(documents.call("add_paragraphs", {"path": "a.docx", "paragraphs": ["two"]}))
+    effects = asyncio.ensure_future(asyncio.to_thread(documents.effects, "add_table",
+                                                      {"path": "b.docx", "rows": [["x"]]}))
+    measured = asyncio.ensure_future(asyncio.to_thread(hollow_parts, root / "b.docx"))
+    await asyncio.sleep(0.3)
+    assert not (call.done() or effects.done() or measured.done())
+    release.set()
+    assert (await call).ok and await measured == ()
+    assert [e.change.value for e in await effects] == ["add"]
+    thread.join()
+    assert [p.text for p in docx.Document(str(root / "a.docx")).paragraphs] == ["one", "two"]

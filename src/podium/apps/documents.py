@@ -26,12 +26,12 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_tables
+from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_tables, docx_parser
 from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.table_math import table_totals
-from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec, file_path
+from podium.apps.tooling import Args, ToolApplication, ToolError, ToolSpec, file_path, holding
 from podium.apps.workspace import Workspace, atomic_save
 
 CellValue = str | int | float | bool | None
@@ -90,7 +90,7 @@ class DocumentsApplication(ToolApplication):
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         more = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self)]
-        return [
+        return [holding(docx_parser.LOCK, spec) for spec in [
             ToolSpec(
                 "read_document",
                 "Read a .docx: its paragraphs and tables in document order.",
@@ -129,7 +129,7 @@ class DocumentsApplication(ToolApplication):
             ToolSpec("set_table_cell", "Set the text of one table cell and save.", CellArgs, self._set_cell,
                      effects=declared(self._cell_effects), edits=True),
             *more,
-        ]
+        ]]
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         # Appending loses nothing; replacing a whole file, or a cell's existing text, does.

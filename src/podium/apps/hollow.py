@@ -14,6 +14,7 @@ import stat
 import zipfile
 from pathlib import Path
 
+from podium.apps.docx_parser import LOCK
 from podium.apps.limits import FileRefused, PackageLimits, check_package
 from podium.apps.workspace import PathRefused, open_regular
 
@@ -61,6 +62,7 @@ def _empty_sheets(data: bytes) -> tuple[str, ...]:
 def _empty_document(data: bytes) -> tuple[str, ...]:
     from docx import Document
 
-    document = Document(io.BytesIO(data))
-    held = document.tables or any(p.text.strip() for p in document.paragraphs)
+    with LOCK:
+        document = Document(io.BytesIO(data))
+        held = document.tables or any(p.text.strip() for p in document.paragraphs)
     return () if held else (WHOLE,)

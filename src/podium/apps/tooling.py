@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -125,6 +126,21 @@ class ToolSpec:
             schema = {**schema, "properties": {**props, "path": {**props["path"], EDITED: True}}}
         return Tool(self.name, self.description, schema, self.read_only, self.unapproved,
                     self.names_its_writes, self.new_only, self.computes, self.empty_part)
+
+
+def holding(lock: AbstractContextManager[Any], spec: ToolSpec) -> ToolSpec:
+    """`spec` whose handler and effects run while `lock` is held (a library that is not safe to use from
+    two threads at once); the handler must be blocking."""
+    def handler(args: Any) -> Any:
+        with lock:
+            return spec.handler(args)
+
+    def effects(args: Any) -> Iterable[Effect]:
+        assert spec.effects is not None
+        with lock:
+            return tuple(spec.effects(args))
+
+    return replace(spec, handler=handler, effects=None if spec.effects is None else effects)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

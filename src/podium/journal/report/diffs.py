@@ -17,6 +17,8 @@ from typing import Any
 
 from lxml import etree
 
+from podium.apps.docx_parser import LOCK
+
 MAX_PARSE = 25 * 1024 * 1024  # a copy larger than this is compared by size only
 MAX_LINES = 400  # per file: a report stays readable (and small) whatever a run wrote
 _SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
@@ -130,11 +132,12 @@ def _blocks(data: bytes | None) -> list[str]:
         return []
     import docx
 
-    document = docx.Document(io.BytesIO(data))
-    blocks = [f"¶ {p.text}" for p in document.paragraphs if p.text.strip()]
-    for t, table in enumerate(document.tables):
-        for r, row in enumerate(table.rows):
-            blocks.append(f"table {t + 1} row {r + 1}: " + " | ".join(cell.text for cell in row.cells))
+    with LOCK:
+        document = docx.Document(io.BytesIO(data))
+        blocks = [f"¶ {p.text}" for p in document.paragraphs if p.text.strip()]
+        for t, table in enumerate(document.tables):
+            for r, row in enumerate(table.rows):
+                blocks.append(f"table {t + 1} row {r + 1}: " + " | ".join(cell.text for cell in row.cells))
     return blocks
 
 
