@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from podium.apps.sheet_cells import CellValue
-from podium.apps.tooling import Args, file_path
+from podium.apps.tooling import Args, active_part, file_path
 
 # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
 # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
@@ -46,19 +46,19 @@ class SheetArgs(PathArgs):
 
 
 class WriteArgs(PathArgs):
-    sheet: str | None = None
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     start: Cell = Field("A1", description="top-left cell of the rows, e.g. 'B2'")
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values; {_VALUES}")
 
 
 class CellArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     cell: Cell = Field(description="the cell, e.g. 'B2'")
     value: CellValue = Field(description=f"the value; {_VALUES}")
 
 
 class AppendArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     rows: list[list[CellValue]] = Field(min_length=1, description=f"rows of values, in the table's column order; "
                                                                   f"{_VALUES}")
 

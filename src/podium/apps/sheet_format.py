@@ -20,14 +20,14 @@ from podium.apps.sheet_args import Cell, PathArgs, Range
 from podium.apps.sheet_cells import bounds, plain, sheet_named, value_at
 from podium.apps.sheet_view import table_of, totals_row
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec, active_part
 
 _COLOR = r"^#?[0-9A-Fa-f]{6}$"
 MAX_WIDTH = 80
 
 
 class FormatArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     cells: str = Field(description="a range ('A1:D1'), a column's values by header or letter ('Price', 'C'), or "
                                    "'header' for the table's header row")
     bold: bool | None = None
@@ -39,18 +39,18 @@ class FormatArgs(PathArgs):
 
 
 class MergeArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     range: Range = Field(description="e.g. 'A1:C1'")
     text: str | None = Field(None, description="the merged cell's text; the range's first value when omitted")
 
 
 class FreezeArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     cell: Cell = Field("A2", description="rows above it and columns left of it stay in view: 'A2' keeps row 1")
 
 
 class WidthArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     columns: list[str] = Field(min_length=1, description="columns by header or letter")
     width: float | None = Field(None, gt=0, le=255, description="in characters; omitted: fit what the column shows")
 

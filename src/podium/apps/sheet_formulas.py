@@ -32,17 +32,17 @@ from podium.apps.sheet_cells import (
 from podium.apps.sheet_functions import FormulaError
 from podium.apps.sheet_view import MAX_SHOWN, Reader, SheetTable, table_of, totals_row
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import ToolError, ToolSpec, active_part
 
 
 class FormulaArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     cell: Cell = Field(description="the cell, e.g. 'D7'")
     formula: str = Field(description="e.g. '=SUM(D2:D6)' or '=B2*C2'")
 
 
 class ColumnArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
+    sheet: str | None = active_part("sheet with the table; the active sheet when omitted")
     header: str = Field(description="the computed column's header, e.g. 'Total' (a column of that name is filled)")
     formula: str = Field(description="for the first data row, by cells ('=B2*C2') or headers ('=[Qty]*[Price]'); "
                                      "copied down every row")

@@ -17,11 +17,11 @@ from pydantic import Field
 
 from podium.apps.sheet_args import PathArgs
 from podium.apps.sheet_cells import bounds, coordinate, find_table, header_index, put, put_formula, sheet_named
-from podium.apps.tooling import ToolError
+from podium.apps.tooling import ToolError, active_part
 
 
 class TotalsArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
+    sheet: str | None = active_part("sheet with the table; the active sheet when omitted")
     columns: list[str] = Field(default_factory=list, description="the columns to total, by header (e.g. 'Net') "
                                                                  "or letter; every column of numbers when empty")
     label: str = Field("Total", description="the text in the row's first cell")

@@ -55,6 +55,9 @@ WRITTEN = "x-written"
 # An argument naming a part of the file (a sheet) the tool writes a table into, made if missing: what fills a
 # part that another call made and left empty (podium.desktop.host.verify names these tools).
 INTO_PART = "x-into-part"
+# An optional argument naming the sheet a call changes, the active one when omitted: a changing call may omit
+# it only in a workbook of one sheet, where no other could be meant (podium.apps.spreadsheets).
+ACTIVE_PART = "x-active-part"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -77,6 +80,11 @@ def written_path(description: str) -> Any:
 def into_part(description: str) -> Any:
     """An optional argument naming the part (a sheet) the tool writes its table into (INTO_PART)."""
     return Field(None, description=description, json_schema_extra={INTO_PART: True})
+
+
+def active_part(description: str) -> Any:
+    """An optional argument naming the sheet a call works on; the active one when omitted (ACTIVE_PART)."""
+    return Field(None, description=description, json_schema_extra={ACTIVE_PART: True})
 
 
 def other_path(description: str, *types: str) -> Any:
