@@ -635,6 +635,12 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     echo = ArtifactEntry(name="1.read_sheet.path", kind="text", value="members.xlsx",
                          source='read_sheet({"path": "members.xlsx"})')
     assert missing(wrote("List the duplicate rows in members.xlsx"), None, [*given, echo]).unhanded == ("1",)
+    # nor is a value found in the name of the file written into ('name' in names_list.txt)
+    named = spec.model_copy(update={"writes": ("names_list.txt",)})
+    into = remember(SubtaskRecord(spec=named), [], [ActionResult(
+        function="write_file", arguments={"path": "names_list.txt", "content": "members.xlsx"}, ok=True,
+        changes=(EffectView(path="names_list.txt", change="create", after="d1"),))])
+    assert missing(into, None, given).unhanded == ("1",)
     # held to the handed data (rule unhanded-is-failure), a writer with no source of its own lacks the work
     held = missing(wrote("members.xlsx\n"), None, given, hold_handed=True)
     assert held.handed_only and held.asked_once and not held.only_soft and held.work.unhanded == ("1",)

@@ -380,7 +380,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,)))
            for args in changes for v in scalars(args) if isinstance(v, str)):
         return True
-    texts = "\n".join(str(v).casefold() for args in changes for v in scalars(args))
+    texts = _wrote(record)
     own: set[str] = set()
     others: set[str] = set()
     for a in read:
@@ -399,7 +399,7 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     changes holds."""
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
-    texts = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
+    texts = _wrote(record)
     by_subtask: dict[str, set[str]] = {}
     for entry in given:
         dep = entry.name.split(".", 1)[0]
@@ -407,6 +407,13 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
             # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
             by_subtask.setdefault(dep, set()).update(_values(entry.value) - _values(_QUOTED.findall(entry.source)))
     return tuple(dep for dep, values in by_subtask.items() if values and not any(v in texts for v in values))
+
+
+def _wrote(record: SubtaskRecord) -> str:
+    """What its successful changes were given, as text to look for a read's values in; not the paths they
+    write, whose names hold no data taken ('customer' is in archived_customers.txt whatever is written)."""
+    return "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1])
+                     if not (isinstance(v, str) and covered(v, record.spec.writes)))
 
 
 def _unsettled(record: SubtaskRecord, changing: set[str], untouched: tuple[str, ...]
