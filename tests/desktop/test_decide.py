@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from podium.apps.base import ENDED, TOOK_COLUMNS
+from podium.apps.base import ENDED, OTHER_PARTS, READ_PART, TOOK_COLUMNS
 from podium.apps.tooling import EDITED, INTO_PART
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
@@ -823,3 +823,29 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
     unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [unnamed]), [], [again]), into).copied
+
+
+def test_a_part_of_a_file_the_subtask_names_and_its_reads_left_out_is_work_not_done() -> None:
+    """The active sheet read where the description names another: what it hands on is the wrong table."""
+    spec = SubtaskSpec(id="1", description="Read the Archive sheet of crm.xlsx", application="spreadsheets",
+                       reads=("crm.xlsx",), tools=("read_sheet",), hands_on=HandsOn.TABLE)
+
+    def read(sheet: str, others: list[str]) -> ActionResult:
+        arguments = {"path": "crm.xlsx", **({"sheet": sheet} if sheet != "Active" else {})}
+        return ActionResult(function="read_sheet", arguments=arguments, ok=True, read_only=True,
+                            content={"path": "crm.xlsx", READ_PART: sheet, "rows": [["Customer"], ["Vega SA"]],
+                                     OTHER_PARTS: others})
+
+    active = remember(SubtaskRecord(spec=spec), [], [read("Active", ["Archive", "Notes"])])
+    lacking = missing(active, SHEETS)
+    assert lacking.unread == ("'Archive' of crm.xlsx",) and not lacking.only_soft and lacking.work.unread
+    assert "your subtask names 'Archive' of crm.xlsx, which your reads left out" in lacking.text()
+    assert not missing(remember(active, [], [read("Archive", ["Active", "Notes"])]), SHEETS)
+    # a file the subtask writes is not read for what it hands on: a change names its sheet itself
+    writer = spec.model_copy(update={"description": "Append a row to the Archive sheet of crm.xlsx",
+                                     "writes": ("crm.xlsx",), "hands_on": HandsOn.NOTHING})
+    appended = ActionResult(function="write_rows", arguments={"path": "crm.xlsx", "sheet": "Archive",
+                                                              "rows": [["Kite Co"]]}, ok=True,
+                            changes=(EffectView(path="crm.xlsx", change="add", before="d1", after="d2"),))
+    assert not missing(remember(SubtaskRecord(spec=writer), [], [read("Active", ["Archive"]), appended]),
+                       SHEETS).unread

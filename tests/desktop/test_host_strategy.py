@@ -1347,3 +1347,30 @@ def test_a_total_computed_after_the_writers_last_change_is_asked_for_then_the_fi
     _, s = STRATEGY.handle_response("app-files", proposes("FINISH", result="written"), s)
     record = run_of(s).subtasks["1"]
     assert record.state is SubtaskState.FAIL and "column_totals ran after your last change" in record.reason.detail
+
+
+def test_a_reader_that_left_out_the_sheet_its_subtask_names_reads_it_and_hands_it_on_first() -> None:
+    plan = [sub("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table",
+                description="Read the Archive sheet of budget.xlsx"),
+            sub("2", "documents", "1", writes=["report.docx"], tools=["add_table"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan), started(
+        "Put the table on the Archive sheet of budget.xlsx into report.docx"))
+
+    def read(sheet: str | None, rows: list[list[Any]], others: list[str]) -> tuple[CallFacts, ActionResult]:
+        call = facts_of("read_sheet", {"path": "budget.xlsx", **({"sheet": sheet} if sheet else {})}, read_only=True)
+        return call, ran(call, {"path": "budget.xlsx", "sheet": sheet or "Active", "rows": rows,
+                                "other_sheets": others})
+
+    active, active_read = read(None, [["Customer"], ["Vega SA"]], ["Archive"])
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", active), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(active_read), s)
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="read"), s)
+    assert ("your subtask names 'Archive' of budget.xlsx, which your reads left out while they read other parts "
+            "of the file: read it by its name") in app_request(again).note
+    archive, archive_read = read("Archive", [["Customer"], ["Kestrel Print"]], ["Active"])
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", archive), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(archive_read), s)
+    ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="read"), s)
+    (writer,) = [app_request(d) for d in dispatches(ops) if d.agent == "app-documents"]
+    tables = [a for a in writer.artifacts if a.kind == "table" and a.name.startswith("1.")]
+    assert "Archive" in tables[0].source and len(tables) == 2

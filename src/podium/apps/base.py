@@ -52,6 +52,12 @@ ENDED = "ended"
 # with fewer columns, replaces what it made (the application's own doing, not the person's).
 TOOK_COLUMNS = "took_columns"
 
+# A read's result keys: the part of its file it read (a sheet) and the file's other parts, which it did not. A
+# subtask whose description names one of the others, and that never read it, is asked to (the host's verifier):
+# the active sheet read where the person named another hands on the wrong table.
+READ_PART = "sheet"
+OTHER_PARTS = "other_sheets"
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:

@@ -41,7 +41,7 @@ from podium.apps import (
     sheet_tables,
 )
 from podium.apps.approval import declared
-from podium.apps.base import LEFT_OUT, TOOK_COLUMNS, Change, Effect
+from podium.apps.base import LEFT_OUT, OTHER_PARTS, READ_PART, TOOK_COLUMNS, Change, Effect
 from podium.apps.formulas import formula_problem
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
@@ -299,8 +299,8 @@ class SpreadsheetsApplication(ToolApplication):
             rows.append(shown)
         others = [name for name in workbook.sheetnames if name != sheet.title]
         gaps = [] if args.range else empty_cells(sheet)
-        done = {"path": args.path, "sheet": sheet.title, "range": area, "rows": rows,
-                **({"empty_cells": gaps} if gaps else {}), **({"other_sheets": others} if others else {})}
+        done = {"path": args.path, READ_PART: sheet.title, "range": area, "rows": rows,
+                **({"empty_cells": gaps} if gaps else {}), **({OTHER_PARTS: others} if others else {})}
         left = [f"the other sheets ({', '.join(others)})"] if others else []
         if args.range:
             left.append(f"the cells outside {area}")

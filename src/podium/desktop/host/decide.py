@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import ENDED, TOOK_COLUMNS, Change
+from podium.apps.base import ENDED, OTHER_PARTS, READ_PART, TOOK_COLUMNS, Change
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds, is_pattern
 from podium.desktop.host.state import SubtaskRecord
@@ -159,6 +159,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     by_call = {call_key(f.function, f.arguments): f for f in facts}
     ended = record.ended
     took = dict(record.took)
+    parts = dict(record.parts)
     for result in results:
         key = call_key(result.function, result.arguments)
         if result.ok and isinstance(result.content, dict):
@@ -167,6 +168,11 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             if isinstance(columns := result.content.get(TOOK_COLUMNS), list):
                 given = tuple(v for k, v in result.arguments.items() if isinstance(v, str) and k != "path")
                 took[f"{result.function} {result.arguments.get('path', '')}"] = (tuple(map(str, columns)), given)
+            if result.read_only and isinstance(part := result.content.get(READ_PART), str) \
+                    and isinstance(path := result.arguments.get("path"), str):
+                others = result.content.get(OTHER_PARTS)
+                taken = (*parts.get(path, ((), ()))[0], part)
+                parts[path] = (tuple(dict.fromkeys(taken)), tuple(map(str, others)) if isinstance(others, list) else ())
         if not result.ok:
             if result.error and result.ran:
                 failed.append((key, result.error))
@@ -202,7 +208,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
                    failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)),
                    inert=tuple(dict.fromkeys(inert))[-MAX_FAILED:], changed=changed,
-                   artifacts=found, names=names, ended=ended, took=took)
+                   artifacts=found, names=names, ended=ended, took=took, parts=parts)
 
 
 def scalars(value: Any) -> list[Any]:

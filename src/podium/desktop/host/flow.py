@@ -6,6 +6,7 @@ reads a clock; the HostAgent's whole life is a sequence of these values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -60,6 +61,7 @@ from podium.errors import Reason, ReasonKind
 
 Result = tuple[list[Op], HostState]
 MAX_ARTIFACTS = 40  # references offered to one step (a table's figures take up to 30, its counts 12)
+_ARGUMENT = re.compile(r':\s*"([^"]+)"')  # the string values of a call's text (its source)
 MEMORY_SHOWN = 6  # earlier steps an AppAgent's prompt shows (the older of them shortened)
 
 
@@ -146,6 +148,9 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                 table = artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)
                 measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
                                 for f in artifacts.figures(table, text))
+    # of several tables, first those read by the calls that named most of what the text names (the sheet the
+    # request names, over the active one read before it)
+    tables.sort(key=lambda a: -sum(artifacts.names(text, v) for v in set(_ARGUMENT.findall(a.source))))
     if measures:  # what the givers' tools said of the columns the text does not name, where it names others
         unnamed = frozenset().union(*(artifacts.unnamed_columns(
             artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text) for a in tables))

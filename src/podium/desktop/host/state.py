@@ -162,6 +162,8 @@ class SubtaskRecord:
     # the table columns its latest change of each tool and path took, and the texts that call was given
     # ("tool path" -> (headers, texts); apps.base.TOOK_COLUMNS)
     took: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    # the parts of each file its reads took, and the file's others (path -> (read, others); apps.base.READ_PART)
+    parts: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def state(self) -> SubtaskState:

@@ -324,7 +324,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         taking = (tuple(t for t in record.spec.tools if t in changing) or changing) \
             if missing.untaken and missing.unused else ()
         wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
-                  else reading if missing.hands_on else missing.uncomputed or (
+                  else reading if missing.hands_on or missing.unread else missing.uncomputed or (
                       _acting(app, record.called) if missing.dialog else ()) or taking)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""

@@ -83,11 +83,15 @@ class Missing:
     # (tool, the columns its change took, those of them its subtask's description names) where it names some
     # and not the others: a question asked once (a chart of two of a table's four columns drawn over all four)
     columns: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    # the parts of a file it reads from (not one it writes) that its description names and none of its reads
+    # took, where they took others ("'Archive' of crm.xlsx", the active sheet read): what it has is not what
+    # it was to read
+    unread: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.copied or self.ended or self.columns)
+                    or self.late or self.copied or self.ended or self.columns or self.unread)
 
     @property
     def asked_once(self) -> bool:
@@ -105,7 +109,7 @@ class Missing:
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.copied or self.columns) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
-            or self.unsettled or self.late or self.ended or (self.unhanded and self.handed_only))
+            or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only))
 
     def text(self) -> str:
         parts = []
@@ -132,6 +136,9 @@ class Missing:
             parts.append(f"{', '.join(self.failed)} failed and never succeeded{last}")
         if self.hands_on:
             parts.append(f"no {self.hands_on} was read to hand on")
+        if self.unread:
+            parts.append(f"your subtask names {', '.join(self.unread)}, which your reads left out while they read "
+                         "other parts of the file: read it by its name")
         if self.unused:
             parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
         if self.unhanded:
@@ -233,7 +240,15 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", _late(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), (record.ended or 0) if acted else 0, _columns(record))
+                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record))
+
+
+def _unread(record: SubtaskRecord) -> tuple[str, ...]:
+    """The parts of a file it reads from that its description names by their whole name, where its reads of
+    that file took others and never them."""
+    return tuple(f"{part!r} of {path}" for path, (read, others) in record.parts.items()
+                 if not covered(path, record.spec.writes)
+                 for part in others if part not in read and names(record.spec.description, part))
 
 
 def _columns(record: SubtaskRecord) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
