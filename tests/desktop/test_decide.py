@@ -849,3 +849,30 @@ def test_a_part_of_a_file_the_subtask_names_and_its_reads_left_out_is_work_not_d
                             changes=(EffectView(path="crm.xlsx", change="add", before="d1", after="d2"),))
     assert not missing(remember(SubtaskRecord(spec=writer), [], [read("Active", ["Archive"]), appended]),
                        SHEETS).unread
+
+
+def test_a_short_number_handed_on_and_a_sum_of_a_table_read_are_data_taken() -> None:
+    from podium.desktop.blackboard import ArtifactEntry
+
+    spec = SubtaskSpec(id="2", description="Write the count into open.txt", application="files",
+                       writes=("open.txt",), tools=("write_file",), depends_on=("1",))
+    count = ArtifactEntry(name="1.column_stats.count_matching", kind="number", value=6,
+                          source='column_stats({"path": "t.xlsx", "column": "Status", "count_matching": "Open"})')
+
+    def wrote(record: SubtaskRecord, path: str, content: str) -> SubtaskRecord:
+        made = EffectView(path=path, change="create", after="d")
+        return remember(record, [], [ActionResult(function="write_file", arguments={"path": path, "content": content},
+                                                  ok=True, changes=(made,))])
+
+    assert not missing(wrote(SubtaskRecord(spec=spec), "open.txt", "Open tickets: 6"), None, [count])
+    total = ArtifactEntry(name="1.column_stats.count", kind="number", value=14, source=count.source)
+    assert missing(wrote(SubtaskRecord(spec=spec), "open.txt", "Open tickets: 16"), None,
+                   [count, total]).unhanded == ("1",)
+    # a writer that read a table itself and wrote the sum of one of its columns took from that file
+    summed = SubtaskSpec(id="1", description="Add up the Hours of hours.csv into hours.txt", application="files",
+                         reads=("hours.csv",), writes=("hours.txt",), tools=("read_csv", "write_file"))
+    read = ActionResult(function="read_csv", arguments={"path": "hours.csv"}, ok=True, read_only=True,
+                        content={"path": "hours.csv", "rows": [["Name", "Hours"], ["Ana", 7.5], ["Tom", 8.25]]})
+    seen = remember(SubtaskRecord(spec=summed), [], [read])
+    assert not missing(wrote(seen, "hours.txt", "15.75"), None)
+    assert missing(wrote(seen, "hours.txt", "12"), None).unused == ("hours.csv",)

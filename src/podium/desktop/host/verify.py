@@ -22,7 +22,7 @@ from typing import Any
 from podium.apps.base import OPEN_DIALOG, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Artifact, Kind, kind_of, names
+from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -31,6 +31,7 @@ from podium.desktop.wire.messages import ActionResult, summarize
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
+_WORD = re.compile(r"-?\d+(?:\.\d+)?|\w+")  # a written text's numbers and words, each whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,7 +403,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
         paths = _QUOTED.findall(a.source)
         values = _values(a.value) - _values(paths)  # what a result repeats of its call's arguments is no data
         if any(covered(p, (path,)) for p in paths):
-            own.update(values)
+            own.update(values | _derived(a))
         elif not any(covered(p, record.spec.writes) for p in paths):
             others.update(values)
     return any(v in texts for v in own - others)
@@ -415,13 +416,34 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
     texts = _wrote(record)
+    words = set(_WORD.findall(texts))
     by_subtask: dict[str, set[str]] = {}
+    taken: set[str] = set()
     for entry in given:
         dep = entry.name.split(".", 1)[0]
         if dep in record.spec.depends_on:
             # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
-            by_subtask.setdefault(dep, set()).update(_values(entry.value) - _values(_QUOTED.findall(entry.source)))
-    return tuple(dep for dep, values in by_subtask.items() if values and not any(v in texts for v in values))
+            values = _values(entry.value) - _values(_QUOTED.findall(entry.source))
+            by_subtask.setdefault(dep, set()).update(values)
+            # a number handed on is its data however short (a count of 6), found as a whole word
+            if entry.kind == Kind.NUMBER.value and _number_text(entry.value) in words:
+                taken.add(dep)
+    return tuple(dep for dep, values in by_subtask.items()
+                 if values and dep not in taken and not any(v in texts for v in values))
+
+
+def _derived(read: Any) -> set[str]:
+    """The figures of a table read (each number column's sum, mean, least and largest value): what a change
+    that computed from the table holds of it."""
+    if getattr(read.kind, "value", read.kind) != Kind.TABLE.value:
+        return set()
+    return _values([f.value for f in figures(Artifact(read.name, Kind.TABLE, read.value)) if f.kind is Kind.NUMBER])
+
+
+def _number_text(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _wrote(record: SubtaskRecord) -> str:
