@@ -627,6 +627,16 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     _, stuck = STRATEGY.handle_response("app-spreadsheets", executed(ran(CHART, ok=False)), stuck)
     (next_step,), stuck = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), stuck)
     assert app_request(next_step).offered == ("write_rows",) and app_request(next_step).must_act
+    # every forced tool stuck (an error that names another tool for the work): the application's other tools
+    _, only = read_handed([SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["add_chart"])],
+                          rules="small-local")
+    (forced,), only = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), only)
+    assert app_request(forced).offered == ("add_chart",)
+    _, only = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), only)
+    _, only = STRATEGY.handle_response("app-spreadsheets", executed(ran(CHART, ok=False)), only)
+    (next_step,), only = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), only)
+    assert app_request(next_step).offered == ("read_sheet", "write_rows", "sort_rows")
+    assert app_request(next_step).must_act
     # once its declared writes changed, a declared tool never called is named, not forced: a small planner
     # declares tools nobody needs
     s = read_done(rules="small-local")

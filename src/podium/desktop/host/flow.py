@@ -250,8 +250,11 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
     by_ref = record.by_ref and bool(given)
     if by_ref and not narrowed:
         narrowed = rules.REF_AFTER_CALL
-    # a forced choice leaves out the tools stuck since, too, unless that leaves none
-    offered = tuple(t for t in (only or tools) if t not in record.stuck) or only or tools
+    # a forced choice leaves out the tools stuck since, too; where that leaves none, the application's others
+    # are the choice (a refusal that names another tool for the work), and only where there are none either,
+    # the stuck ones
+    offered = tuple(t for t in (only or tools) if t not in record.stuck) \
+        or tuple(t for t in tools if t not in record.stuck) or only or tools
     writable = None if s.config.interactive else (
         *(w for w in record.spec.writes if w not in record.untrusted), *run.created)
     if writable == () and app is not None:
