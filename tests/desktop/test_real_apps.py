@@ -407,3 +407,43 @@ async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(t
     assert (tmp_path / "total.txt").read_text() == "42"
     assert (tmp_path / "notes.txt").read_text() == "mine\n"  # the person's: refused without the flag
     assert "already exists" in second["outcome"]
+
+
+async def test_a_row_for_the_sheet_its_subtask_names_goes_into_that_sheet(tmp_path: Path) -> None:
+    """Rule part-from-description: the call names no sheet, the subtask names one of the workbook's."""
+    from podium.desktop import HostConfig
+
+    book = openpyxl.Workbook()
+    book.active.title = "H1"
+    for name in ("H1", "H2"):
+        sheet = book[name] if name in book.sheetnames else book.create_sheet(name)
+        sheet.append(["Item", "Cost"])
+        sheet.append(["Rent", 900])
+    book.save(tmp_path / "costs.xlsx")
+    row = {"path": "costs.xlsx", "rows": [["Insurance", 640]]}
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "added")
+        return assign(sub("1", "Append Insurance, 640 below the last row of the H2 sheet of costs.xlsx",
+                          "spreadsheets", writes=["costs.xlsx"], tools=["append_rows"]))
+
+    def sheets(prompt: str) -> str:
+        return app("CONTINUE", ("append_rows", row)) if step_of(prompt) == 1 else app("FINISH", result="added")
+
+    async def run(rules: str) -> list[Any]:
+        book.save(tmp_path / "costs.xlsx")
+        result = await run_request("Append Insurance, 640 to the H2 sheet of costs.xlsx",
+                                   [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                                   app_models={"spreadsheets": ScriptedBackend(sheets)}, config=HostConfig(rules=rules))
+        step = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
+        saved = openpyxl.load_workbook(tmp_path / "costs.xlsx")
+        return [step, [[c.value for c in r] for r in saved["H1"].iter_rows()],
+                [[c.value for c in r] for r in saved["H2"].iter_rows()]]
+
+    step, first, second = await run("small-local")
+    assert "part-from-description" in step["rules"] and '"sheet": "H2"' in step["action"]
+    assert first == [["Item", "Cost"], ["Rent", 900]] and second[-1] == ["Insurance", 640]
+    # without the rule a call that names no sheet changes the active one, as its tool says
+    step, first, second = await run("none")
+    assert "part-from-description" not in step["rules"] and first[-1] == ["Insurance", 640]

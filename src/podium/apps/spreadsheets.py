@@ -26,7 +26,6 @@ import hashlib
 import io
 import warnings
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -80,7 +79,7 @@ from podium.apps.sheet_charts import chart_sheets, place_chart
 from podium.apps.sheet_sort import SortArgs, sort_effect, sort_rows
 from podium.apps.sheet_totals import TotalsArgs, add_totals_row, column_stats
 from podium.apps.sheet_view import empty_cells
-from podium.apps.tooling import ACTIVE_PART, ToolApplication, ToolError, ToolSpec
+from podium.apps.tooling import ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, atomic_save
 from podium.apps.xlsx_package import drawing_summary, first_free_rows, graft_drawings, sheets_with_drawings
 
@@ -137,7 +136,7 @@ class SpreadsheetsApplication(ToolApplication):
         more = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
                   *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
                   *sheet_format.specs(self)]
-        return [self._one_sheet_meant(spec) for spec in [
+        return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
             ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
@@ -178,40 +177,11 @@ class SpreadsheetsApplication(ToolApplication):
                 edits=True,
             ),
             *more,
-        ]]
+        ]
 
-    def _one_sheet_meant(self, spec: ToolSpec) -> ToolSpec:
-        """A changing tool whose `sheet` may be omitted (the active sheet) refuses to guess in a workbook of
-        several sheets: the call names one, in `sheet` or in a reference ('H2!A1:B4'). The active sheet is
-        only where the file was last left open, not the part the person meant."""
-        field = spec.args.model_fields.get("sheet")
-        extra = field.json_schema_extra if field is not None else None
-        if spec.read_only or not (isinstance(extra, dict) and extra.get(ACTIVE_PART)):
-            return spec
-
-        def refusal(args: Any) -> str | None:
-            if args.sheet is not None or not self._xlsx_path(args.path).exists():
-                return None
-            try:
-                sheets = self._peek(args.path).sheetnames
-            except (ToolError, OSError):
-                return None  # the call itself says what is wrong with the file
-            named = {split_sheet(v)[0] for v in dict(args).values() if isinstance(v, str)}
-            if len(sheets) < 2 or named & set(sheets):
-                return None
-            return (f"{args.path} has {len(sheets)} sheets ({', '.join(map(repr, sheets))}): name the one "
-                    f"{spec.name} works on in `sheet`; nothing was changed")
-
-        def handler(args: Any) -> Any:
-            if (why := refusal(args)) is not None:
-                raise ToolError(why)
-            return spec.handler(args)
-
-        def effects(args: Any) -> tuple[Effect, ...]:
-            assert spec.effects is not None
-            return () if refusal(args) is not None else tuple(spec.effects(args))
-
-        return replace(spec, handler=handler, effects=None if spec.effects is None else effects)
+    def parts(self, path: str) -> tuple[str, ...]:
+        """The sheets of a workbook, in order (a tool's `sheet` names one of them)."""
+        return tuple(self._peek(path).sheetnames) if self._xlsx_path(path).exists() else ()
 
     def _sensitive(self, tool: str, args: Any) -> bool:
         return approval.sensitive(self._by_name[tool], args, self.workspace)

@@ -55,8 +55,8 @@ WRITTEN = "x-written"
 # An argument naming a part of the file (a sheet) the tool writes a table into, made if missing: what fills a
 # part that another call made and left empty (podium.desktop.host.verify names these tools).
 INTO_PART = "x-into-part"
-# An optional argument naming the sheet a call changes, the active one when omitted: a changing call may omit
-# it only in a workbook of one sheet, where no other could be meant (podium.apps.spreadsheets).
+# An optional argument naming the sheet a call changes, the active one when omitted (the rule
+# part-from-description names it for a call that omits it where its subtask names one of the file's sheets).
 ACTIVE_PART = "x-active-part"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.

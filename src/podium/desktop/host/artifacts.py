@@ -252,11 +252,12 @@ def _columns(table: Artifact) -> _Columns | None:
     return _Columns(header, body, cells, numbers, numeric, texts)
 
 
-def names(text: str, name: str) -> bool:
-    """Whether a text names a column (or a file) by its whole name, case aside: an entity the person
-    referred to, as a file name is, not the meaning of a word."""
+def names(text: str, name: str, exact_case: bool = False) -> bool:
+    """Whether a text names a column (or a file) by its whole name, case aside unless `exact_case`: an entity
+    the person referred to, as a file name is, not the meaning of a word."""
     name = name.strip()
-    return bool(name) and re.search(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", text, re.IGNORECASE) is not None
+    return bool(name) and re.search(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", text,
+                                    0 if exact_case else re.IGNORECASE) is not None
 
 
 def _categories(cells: Sequence[Any]) -> bool:

@@ -245,11 +245,11 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
 
 
 def _unread(record: SubtaskRecord) -> tuple[str, ...]:
-    """The parts of a file it reads from that its description names by their whole name, where its reads of
-    that file took others and never them."""
+    """The parts of a file it reads from that its description names by their whole name in their own letter
+    case ("the Archive sheet", not "the archive"), where its reads of that file took others and never them."""
     return tuple(f"{part!r} of {path}" for path, (read, others) in record.parts.items()
                  if not covered(path, record.spec.writes)
-                 for part in others if part not in read and names(record.spec.description, part))
+                 for part in others if part not in read and names(record.spec.description, part, exact_case=True))
 
 
 def _columns(record: SubtaskRecord) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:

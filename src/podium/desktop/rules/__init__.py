@@ -98,6 +98,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("path-from-declaration", "A changing call whose path is no file of its application's type, in a subtask "
                                   "that declares writing exactly one such file, is made on that file: a small "
                                   "model puts a sheet's or a table's name where the file's goes."),
+    Rule("part-from-description", "A changing call that names no sheet of a workbook of several, in a subtask whose "
+                                  "description names exactly one of them by its whole name, is made on that sheet: "
+                                  "a small model reads the sheet it was told to and appends to the active one."),
     Rule("handed-data-first", "A writer of files that declares no tool and no source of its own, only data handed "
                               "to it, is offered only the tools that change files taking that data (grammar) until "
                               "one succeeds, and forced onto them when a FINISH left its file unwritten: a small "

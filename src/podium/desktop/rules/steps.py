@@ -8,6 +8,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
+from podium.desktop.host.artifacts import names
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -25,6 +26,7 @@ STUCK_TOOL = "withhold-stuck-tool"
 FORCE_TOOL = "force-missing-tool"
 SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
+PART_FROM_DESCRIPTION = "part-from-description"
 PLAN_READS = "plan-reads-without-model"
 VERIFIED_FINISH = "verified-graph-is-finish"
 PLAN_WRITES = "plan-writes-without-model"
@@ -112,6 +114,14 @@ def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str])
         return None  # a file of the type, there or new: the model's to name
     ours = [w for w in writes if w.lower().endswith(tuple(file_types))]
     return ours[0] if len(ours) == 1 and ours[0] != path else None
+
+
+def described_part(description: str, parts: Sequence[str]) -> str | None:
+    """Rule part-from-description: the one part of a file (a sheet of a workbook of several) that a subtask's
+    description names by its whole name, in its own letter case ("the H2 sheet"); None where it names none
+    or more than one."""
+    named = [p for p in parts if names(description, p, exact_case=True)]
+    return named[0] if len(parts) > 1 and len(named) == 1 else None
 
 
 def called_in_data(arguments: Mapping[str, Any], tools: Set[str], given: str) -> tuple[str, str] | None:

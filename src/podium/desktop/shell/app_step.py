@@ -30,10 +30,17 @@ from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.apps.base import Change
 from podium.apps.hollow import hollow_parts
+from podium.apps.tooling import ACTIVE_PART
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import covered
-from podium.desktop.rules.steps import COPY_QUESTION, PATH_FROM_DECLARATION, declared_target
+from podium.desktop.rules.steps import (
+    COPY_QUESTION,
+    PART_FROM_DESCRIPTION,
+    PATH_FROM_DECLARATION,
+    declared_target,
+    described_part,
+)
 from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
@@ -215,6 +222,10 @@ class AppStepBackend(StepBackend):
             target = declared_target(given, request.writes, getattr(app, "file_types", ()) or ())
             if target is not None:
                 resolved, retargeted = {**resolved, "path": target}, str(given)
+        named_part = self._described_part(tool, resolved, request.description) \
+            if PART_FROM_DESCRIPTION in request.rules else None
+        if named_part is not None:
+            resolved = {**resolved, named_part[0]: named_part[1]}
         effects = self._effects(function, resolved)
         if effects == () and request.created and _overwrites(tool) and not resolved.get(OVERWRITE):
             # Refused for a file that exists: where that is a file the run made, writing it again needs no
@@ -233,7 +244,24 @@ class AppStepBackend(StepBackend):
             except Exception:
                 copies = ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies, retargeted=retargeted, taken=taken)
+                         effects=effects, copies=copies, retargeted=retargeted, taken=taken,
+                         named_part=named_part[1] if named_part else "")
+
+    def _described_part(self, tool: Any, resolved: Mapping[str, Any], description: str) -> tuple[str, str] | None:
+        """(argument, sheet) of rule part-from-description for a call that leaves its sheet to the active one
+        (tooling.ACTIVE_PART) and names none in a reference either ('H2!A1')."""
+        props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
+        argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(ACTIVE_PART)), None)
+        path, parts_of = resolved.get("path"), getattr(self.application, "parts", None)
+        if argument is None or resolved.get(argument) or not isinstance(path, str) or parts_of is None \
+                or any(isinstance(v, str) and "!" in v for v in resolved.values()):
+            return None
+        try:
+            parts = tuple(parts_of(path))
+        except Exception:  # a file that cannot be read: the call says so itself
+            return None
+        part = described_part(description, parts)
+        return None if part is None else (argument, part)
 
     def _effects(self, function: str, resolved: Mapping[str, Any]) -> tuple[EffectView, ...] | None:
         """What the call would change, as its application declares it (None: it does not say)."""
