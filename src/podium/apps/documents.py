@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import io
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,8 @@ class DocumentsApplication(ToolApplication):
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         more = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self)]
-        return [holding(docx_parser.LOCK, spec) for spec in [
+        # on the event loop, as the documents the shell reads are (podium.apps.docx_parser)
+        return [replace(holding(docx_parser.LOCK, spec), blocking=False) for spec in [
             ToolSpec(
                 "read_document",
                 "Read a .docx: its paragraphs and tables in document order.",
