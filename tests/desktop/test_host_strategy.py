@@ -50,7 +50,7 @@ TABLE = [["Quarter", "Sales"], ["Q1", 10]]
 
 
 def init(observer: bool = False, catalog: Catalog = CATALOG, **config: Any) -> HostState:
-    opts: dict[str, Any] = {"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC},
+    opts: dict[str, Any] = {"planner": SPEC, "app_agents": {a.name: SPEC for a in catalog.apps},
                             "catalog": catalog, "config": HostConfig(**{"rules": "none", **config})}
     if observer:
         opts["observer"] = SPEC
@@ -1384,3 +1384,24 @@ def test_a_reader_that_left_out_the_sheet_its_subtask_names_reads_it_and_hands_i
     (writer,) = [app_request(d) for d in dispatches(ops) if d.agent == "app-documents"]
     tables = [a for a in writer.artifacts if a.kind == "table" and a.name.startswith("1.")]
     assert "Archive" in tables[0].source and len(tables) == 2
+
+
+def test_the_forced_choice_for_a_file_left_unwritten_is_the_tools_that_write_what_it_read() -> None:
+    """A listing read for a list in a file: the tools that take data, not a folder made by the file's name."""
+    text = {"type": "object", "properties": {"path": {"type": "string"}, "content": {
+        "type": "string", "contentMediaType": "text/plain"}}}
+    files = AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo(
+        "make_folder", False, json.dumps({"type": "object", "properties": {"path": {"type": "string"}}})),
+        ToolInfo("write_file", False, json.dumps(text))))
+    plan = [sub("1", "files", reads=["exports/a.csv"], writes=["purge_list.txt"], tools=["list_files"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("exports/", "exports/a.csv"),
+                                                         Subtasks=plan),
+                                    started("List the files of exports in purge_list.txt", rules="small-local",
+                                            catalog=Catalog((files,))))
+    listing = facts_of("list_files", {"path": "exports"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", listing), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(listing, {"folder": "exports", "entries": [
+        {"path": "exports/a.csv", "kind": "file"}]})), s)
+    (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="listed"), s)
+    assert "purge_list.txt is unchanged" in app_request(again).note
+    assert app_request(again).must_act and app_request(again).offered == ("write_file",)

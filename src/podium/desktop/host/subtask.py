@@ -10,6 +10,7 @@ anything else is one more step with what went wrong in front of it.
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -39,7 +40,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import data_takers, named_by
+from podium.desktop.host.plan import data_takers, named_by, writes_data
 from podium.desktop.host.run import (
     fired_rule,
     record_step,
@@ -313,9 +314,17 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         acting = bool(missing.tools) and app is not None and all(
             (info := app.tool(t)) is not None and not info.names_its_writes for t in missing.tools)
         writing = (*missing.tools, *(naming if acting else ())) or naming or changing
-        if missing.writes and rules.HANDED_FIRST in s.rules:  # its work is made of the data handed to it
-            takers = data_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
+        takers = data_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()}) \
+            if missing.writes and rules.HANDED_FIRST in s.rules else ()
+        if takers:  # its work is made of the data handed to it
             writing = tuple(t for t in writing if t in takers) or writing
+        elif missing.writes and not missing.tools and app is not None and all(
+                posixpath.splitext(w.rstrip("/"))[1] for w in missing.writes):
+            # a file left unwritten by a subtask that read data: made of what it read (a listing into a list),
+            # not a folder by the file's name (a folder is filled with files, by the tools that move them)
+            kinds = {a.kind for a in record.artifacts.values()}
+            writing = tuple(t for t in writing if (info := app.tool(t)) is not None
+                            and any(writes_data(info, k) for k in kinds)) or writing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         elif writing and not _filling(writing, app):  # an empty part alone changes no content: those that do too
