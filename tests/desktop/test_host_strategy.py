@@ -10,7 +10,7 @@ import pytest
 
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
-from podium.apps.tooling import EDITED
+from podium.apps.tooling import EDITED, EXISTING
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
@@ -1405,3 +1405,21 @@ def test_the_forced_choice_for_a_file_left_unwritten_is_the_tools_that_write_wha
     (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="listed"), s)
     assert "purge_list.txt is unchanged" in app_request(again).note
     assert app_request(again).must_act and app_request(again).offered == ("write_file",)
+
+
+def test_the_forced_choice_for_a_new_file_leaves_out_the_tools_that_open_one_that_exists() -> None:
+    path = {"type": "string"}
+    editor = AppInfo("editor", "a text editor", (".txt",), (
+        ToolInfo("set_text", False, names_its_writes=False),
+        ToolInfo("open_file", False, json.dumps({"type": "object", "properties": {"path": {**path, EXISTING: True}}})),
+        ToolInfo("save", False, json.dumps({"type": "object", "properties": {"path": path}}))))
+    plan = [sub("1", "editor", writes=["notes.txt"], tools=["set_text"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("todo.txt",), Subtasks=plan),
+                                    started("Type 'Call the plumber' into the editor and save it as notes.txt",
+                                            rules="small-local", catalog=Catalog((editor,))))
+    typed = facts_of("set_text", {"control": 9, "text": "Call the plumber"}, change=None)
+    _, s = STRATEGY.handle_response("app-editor", proposes("CONTINUE", typed), s)
+    _, s = STRATEGY.handle_response("app-editor", executed(ran(typed, {"control": 9})), s)
+    (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
+    assert "notes.txt is unchanged" in app_request(again).note
+    assert app_request(again).must_act and app_request(again).offered == ("save",)

@@ -447,3 +447,37 @@ async def test_a_row_for_the_sheet_its_subtask_names_goes_into_that_sheet(tmp_pa
     # without the rule a call that names no sheet changes the active one, as its tool says
     step, first, second = await run("none")
     assert "part-from-description" not in step["rules"] and first[-1] == ["Insurance", 640]
+
+
+async def test_a_path_is_not_made_the_declared_new_file_for_a_tool_that_opens_one_that_exists(
+        tmp_path: Path) -> None:
+    """Rule path-from-declaration: a save names the file its subtask makes; an open cannot open it."""
+    from pydantic import Field
+
+    from podium.apps.tooling import EXISTING, Args, ToolApplication, ToolSpec
+    from podium.desktop.shell.app_step import AppStepBackend
+    from podium.desktop.wire.messages import AppStepRequest
+
+    class PathArgs(Args):
+        path: str = Field(description="a file")
+
+    class OpenArgs(Args):
+        path: str = Field(description="a file that exists", json_schema_extra={EXISTING: True})
+
+    class Editor(ToolApplication):
+        name = "editor"
+        description = "a text editor"
+        file_types = (".txt",)
+        workspace = Workspace.at(tmp_path)
+
+        def _specs(self) -> list[ToolSpec]:
+            return [ToolSpec("open_file", "Open a file.", OpenArgs, lambda a: {}, blocking=False),
+                    ToolSpec("save", "Save as a file.", PathArgs, lambda a: {}, blocking=False)]
+
+    (tmp_path / "podium.toml").write_text("")
+    step = AppStepBackend(None, Editor())  # type: ignore[arg-type]  (no model is asked)
+    request = AppStepRequest(rules=("path-from-declaration",), writes=("notes.txt",))
+    opened = await step._facts("open_file", {"path": "podium.toml"}, {}, request)
+    assert opened.arguments == {"path": "podium.toml"} and not opened.retargeted
+    saved = await step._facts("save", {"path": "podium.toml"}, {}, request)
+    assert saved.arguments == {"path": "notes.txt"} and saved.retargeted == "podium.toml"

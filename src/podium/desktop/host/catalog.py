@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import EDITED, INTO_PART
+from podium.apps.tooling import EDITED, EXISTING, INTO_PART
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
@@ -50,6 +50,12 @@ class ToolInfo:
         """It opens the file its `path` names, changes a part of it and saves it (apps.tooling.EDITED)."""
         path = self.schema.get("properties", {}).get("path")
         return not self.read_only and isinstance(path, dict) and bool(path.get(EDITED))
+
+    @property
+    def needs_file(self) -> bool:
+        """Its `path` names a file that must exist (apps.tooling.EXISTING, EDITED): it cannot make one."""
+        path = self.schema.get("properties", {}).get("path")
+        return not self.read_only and isinstance(path, dict) and bool(path.get(EXISTING) or path.get(EDITED))
 
     @property
     def into_part(self) -> str | None:

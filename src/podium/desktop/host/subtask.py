@@ -314,7 +314,11 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         acting = bool(missing.tools) and app is not None and all(
             (info := app.tool(t)) is not None and not info.names_its_writes for t in missing.tools)
         writing = (*missing.tools, *(naming if acting else ())) or naming or changing
-        takers = data_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()}) \
+        run = run_of(s)
+        if missing.writes and app is not None and run.files is not None and not set(missing.writes) & {
+                *run.files, *run.created}:  # files to make: not by a tool that opens one that exists
+            writing = tuple(t for t in writing if (info := app.tool(t)) is None or not info.needs_file) or writing
+        takers = data_takers(record.spec, app, {r.spec.id: r.spec for r in run.subtasks.values()}) \
             if missing.writes and rules.HANDED_FIRST in s.rules else ()
         if takers:  # its work is made of the data handed to it
             writing = tuple(t for t in writing if t in takers) or writing

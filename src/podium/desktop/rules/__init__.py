@@ -47,7 +47,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "call one of the declared tools never called (with the tools that name the file they "
                                "write where those are a program's actions; none: one that names the file it writes, "
                                "else any tool that changes files, of those the ones that write data of the kinds it "
-                               "read, where it read some into a file; for a part its calls left empty, none that only "
+                               "read, where it read some into a file; none that opens a file that exists, for one "
+                               "yet to be made; for a part its calls left empty, none that only "
                                "adds empty parts, and where those left are all such, with the tools that change "
                                "content) or ask the person, where it may (grammar), and after one questioned for "
                                "data it never read, one of its application's reading tools, after one questioned "
@@ -97,7 +98,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
                             "model with no data at hand copies the example's."),
     Rule("path-from-declaration", "A changing call whose path is no file of its application's type, in a subtask "
-                                  "that declares writing exactly one such file, is made on that file: a small "
+                                  "that declares writing exactly one such file, is made on that file (unless the "
+                                  "tool opens only a file that exists and that one is yet to be made): a small "
                                   "model puts a sheet's or a table's name where the file's goes."),
     Rule("part-from-description", "A changing call that names no sheet of a workbook of several, in a subtask whose "
                                   "description names exactly one of them by its whole name, is made on that sheet: "

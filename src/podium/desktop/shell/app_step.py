@@ -30,7 +30,7 @@ from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.apps.base import Change
 from podium.apps.hollow import hollow_parts
-from podium.apps.tooling import ACTIVE_PART
+from podium.apps.tooling import ACTIVE_PART, EXISTING
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import covered
@@ -220,6 +220,9 @@ class AppStepBackend(StepBackend):
         if PATH_FROM_DECLARATION in request.rules and "path" in resolved:
             given = resolved["path"]
             target = declared_target(given, request.writes, getattr(app, "file_types", ()) or ())
+            path_spec = (tool.parameters.get("properties") or {}).get("path") or {}
+            if target is not None and path_spec.get(EXISTING) and self._digest(normal_path(target)) is None:
+                target = None  # a tool that opens a file that exists cannot open the one the subtask makes
             if target is not None:
                 resolved, retargeted = {**resolved, "path": target}, str(given)
         named_part = self._described_part(tool, resolved, request.description) \
