@@ -40,6 +40,8 @@ async def test_is_an_application(files: FilesApplication) -> None:
     assert {"list_files", "read_file", "write_file", "copy", "move", "rename_pattern", "delete"} <= names
     schema = next(t for t in files.tools() if t.name == "write_file").parameters
     assert schema["type"] == "object" and set(schema["required"]) == {"path", "content"}
+    # a folder made is an empty part for other calls to fill (a copy into it), not work done by itself
+    assert [t.name for t in files.tools() if t.empty_part] == ["make_folder"]
 
 
 async def test_list_read_write(files: FilesApplication, root: Path) -> None:

@@ -1423,3 +1423,22 @@ def test_the_forced_choice_for_a_new_file_leaves_out_the_tools_that_open_one_tha
     (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
     assert "notes.txt is unchanged" in app_request(again).note
     assert app_request(again).must_act and app_request(again).offered == ("save",)
+
+
+def test_a_folder_made_and_left_empty_is_filled_by_another_tool_than_the_one_that_made_it() -> None:
+    files = AppInfo("files", "files", (), (
+        ToolInfo("make_folder", False, json.dumps({"type": "object", "properties": {"path": {"type": "string"}}}),
+                 new_only=True, empty_part=True),
+        ToolInfo("copy", False, json.dumps({"type": "object", "properties": {
+            "source": {"type": "string"}, "destination": {"type": "string"}}}))))
+    plan = [sub("1", "files", reads=["a.docx"], writes=["old_versions"], tools=["make_folder", "copy"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("a.docx",), Subtasks=plan),
+                                    started("Copy a.docx into a new folder old_versions", rules="small-local",
+                                            catalog=Catalog((files,))))
+    made = CallFacts(function="make_folder", arguments={"path": "old_versions"}, effects=(
+        EffectView(path="old_versions", change="create", hollow=("",)),))
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", made), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(made, {"path": "old_versions"})), s)
+    (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="made"), s)
+    assert "old_versions holds nothing" in app_request(again).note
+    assert app_request(again).must_act and app_request(again).offered == ("copy",)

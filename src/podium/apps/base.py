@@ -94,8 +94,9 @@ class Tool:
     # Whether it computes data from what it reads (totals, statistics, duplicates) rather than reading it as
     # it is: a plan that declares one for a subtask wants its result, not the data it is computed from.
     computes: bool = False
-    # Whether it only adds an empty part to a file (a sheet) for other calls to fill: where other calls of a
-    # subtask filled the file, a part they made serves as well.
+    # Whether it only adds an empty part (a sheet to a file, a folder to the workspace) for other calls to fill:
+    # where other calls of a subtask filled it, a part they made serves as well, and a part left empty is
+    # filled by another tool, not made again.
     empty_part: bool = False
 
 

@@ -129,7 +129,7 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file", "Write a text file (creates folders).", WriteArgs, self._write,
                      unapproved=_NEW_NAME, effects=declared(self._write_effects)),
             ToolSpec("make_folder", "Create a folder (and its parents).", FolderArgs, self._mkdir,
-                     effects=declared(self._mkdir_effects), new_only=True),
+                     effects=declared(self._mkdir_effects), new_only=True, empty_part=True),
             # Handed a listing, the 1.5B AppAgent wrote docx_files.txt as "" or "\n", three times: copying a
             # tool's output into another call is what it cannot do, so the tool writes the names itself.
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
