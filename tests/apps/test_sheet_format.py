@@ -79,6 +79,14 @@ async def test_chart_of_chosen_columns_only(sheets: SpreadsheetsApplication, roo
     wrong = await sheets.call("add_chart", {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "x",
                                             "columns": ["Margin"]})
     assert "no value column 'Margin'; its value columns: ['Sales (B)', 'COGS (C)', 'Profit (D)']" in wrong.error
+    # the categories' column named among the series is the categories still
+    named = await sheets.call("add_chart", {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "COGS",
+                                            "columns": ["Week", "COGS"]})
+    assert named.ok and named.content[TOOK_COLUMNS] == ["COGS"]
+    assert named.content["note"] == "'Week' is the chart's categories (column A), not a series"
+    alone = await sheets.call("add_chart", {"path": "w.xlsx", "kind": "line", "data": "A1:D3", "title": "All",
+                                            "columns": ["A"]})
+    assert alone.ok and alone.content[TOOK_COLUMNS] == ["Sales", "COGS", "Profit"]
 
 
 async def test_a_chart_made_again_over_fewer_of_its_columns_replaces_it(sheets: SpreadsheetsApplication,

@@ -145,7 +145,8 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str],
         chart = PieChart()
     chart.title = args.title
     top = min_row if args.header_row else first_value_row
-    spans = _series(args, sheet, min_row, first_data_col, max_col)
+    spans = _series(args, sheet, min_row, first_data_col, max_col,
+                    min_col if args.categories_in_first_column else None, notes)
     for low, high in spans:
         chart.add_data(Reference(sheet, min_col=low, min_row=top, max_col=high, max_row=max_row),
                        titles_from_data=args.header_row)
@@ -162,26 +163,33 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str],
     return chart, notes, series
 
 
-def _series(args: ChartArgs, sheet: Any, header_row: int, first: int, last: int) -> list[tuple[int, int]]:
+def _series(args: ChartArgs, sheet: Any, header_row: int, first: int, last: int, categories: int | None,
+            notes: list[str]) -> list[tuple[int, int]]:
     """The column spans plotted: the data's value columns, or only those `columns` names (by the header of
-    the data's first row, any case, or a letter), in the order named."""
+    the data's first row, any case, or a letter), in the order named. The categories' column named among
+    them is the categories still, not a series (said in `notes`)."""
     from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
     if not args.columns:
         return [(first, last)]
     headers = {c: str(sheet.cell(row=header_row, column=c).value or "").strip() for c in range(first, last + 1)}
+    label = str(sheet.cell(row=header_row, column=categories).value or "").strip() if categories else ""
     spans = []
     for name in args.columns:
         wanted = name.strip()
         found = [c for c, h in headers.items() if h and h.casefold() == wanted.casefold()]
         if not found and wanted.isalpha() and len(wanted) <= 3:
             found = [c for c in [column_index_from_string(wanted.upper())] if c in headers]
+        letter = get_column_letter(categories) if categories else ""
+        if not found and categories and wanted.casefold() in (label.casefold(), letter.casefold()):
+            notes.append(f"{name!r} is the chart's categories (column {letter}), not a series")
+            continue
         if not found:
             shown = [f"{h or '(no header)'} ({get_column_letter(c)})" for c, h in headers.items()]
             raise ToolError(f"the chart's data on {sheet.title!r} has no value column {name!r}; its value columns: "
                             f"{shown}")
         spans.append((found[0], found[0]))
-    return spans
+    return spans or [(first, last)]
 
 
 def _texts(sheet: Any, min_row: int, max_row: int, min_col: int, max_col: int) -> bool:
