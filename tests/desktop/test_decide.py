@@ -885,3 +885,24 @@ def test_the_sheet_a_description_names_is_one_of_several_by_its_whole_name_and_c
     assert rules.described_part("Copy the Q1 rows under Q2", parts) is None  # two named: not this rule's choice
     assert rules.described_part("Add a row to Q12 of plan.xlsx", parts) is None
     assert rules.described_part("Add a row to the Q2 sheet", ("Q2",)) is None  # one sheet: nothing to choose
+
+
+def test_a_refused_call_is_done_by_the_tool_its_refusal_names_on_the_same_file() -> None:
+    spec = SubtaskSpec(id="1", description="Add a Total column", application="spreadsheets",
+                       writes=("o.xlsx",), tools=("set_formula",))
+    cell = {"path": "o.xlsx", "cell": "D7", "formula": "=Qty*Price"}
+    refused = ActionResult(function="set_formula", arguments=cell, ok=False, error=(
+        "set_formula: =Qty*Price names columns by their headers; for a column computed on every row, call "
+        "add_formula_column with its header and this formula"))
+    tried = remember(SubtaskRecord(spec=spec), [], [refused])
+    sheets = AppInfo("spreadsheets", tools=(ToolInfo("set_formula", False), ToolInfo("add_formula_column", False),
+                                            ToolInfo("set_cell", False)))
+    changed = (EffectView(path="o.xlsx", change="add", before="d1", after="d2"),)
+    column = ActionResult(function="add_formula_column", ok=True, changes=changed,
+                          arguments={"path": "o.xlsx", "header": "Total", "formula": "=Qty*Price"})
+    done = remember(tried, [], [column])
+    assert done.corrected == (call_key("set_formula", cell),) and not missing(done, sheets)
+    # another tool the refusal did not name is other work: the declared one still failed
+    typed = ActionResult(function="set_cell", ok=True, changes=changed,
+                         arguments={"path": "o.xlsx", "cell": "D1", "value": "Total"})
+    assert missing(remember(tried, [], [typed]), sheets).failed == ("set_formula",)

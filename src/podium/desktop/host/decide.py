@@ -15,6 +15,7 @@ re-derives them without a model.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -189,7 +190,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             done.append(key)
             fact = by_call.get(key)
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
-            corrected += [k for k, _ in failed if _instead(k, key, evidence)
+            corrected += [k for k, error in failed if _instead(k, key, evidence, error)
                           or (k in inert and any(_names(k, e.path, holding=False) for e in evidence))]
             if not changed_nothing(result):
                 failed.clear()  # the files changed: a call that failed may work now,
@@ -236,13 +237,16 @@ def reaffirmed(record: SubtaskRecord, facts: Sequence[CallFacts], decision: Deci
     return replace(record, corrected=tuple(dict.fromkeys((*record.corrected, *settled))))
 
 
-def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView]) -> bool:
-    """Whether the successful call `succeeded` did what the failed call `failed` was for (call keys): the same
-    tool on a path it names, with one argument given otherwise (the sheet named right the second time); two or
-    more differ: other work."""
+def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView], error: str = "") -> bool:
+    """Whether the successful call `succeeded` did what the failed call `failed` was for (call keys), on a path
+    the failed one names: the same tool with one argument given otherwise (the sheet named right the second
+    time; two or more differ: other work), or the tool the failed call's refusal named for that work
+    (set_formula refused a formula by headers and named add_formula_column)."""
     (tool, args), (function, arguments) = json.loads(failed), json.loads(succeeded)
-    if tool != function or not any(_names(failed, e.path) for e in evidence):
+    if not any(_names(failed, e.path) for e in evidence):
         return False
+    if tool != function:
+        return re.search(rf"(?<!\w){re.escape(function)}(?!\w)", error) is not None
     return sum(args.get(name) != arguments.get(name) for name in {*args, *arguments}) <= 1
 
 
