@@ -1442,3 +1442,17 @@ def test_a_folder_made_and_left_empty_is_filled_by_another_tool_than_the_one_tha
     (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="made"), s)
     assert "old_versions holds nothing" in app_request(again).note
     assert app_request(again).must_act and app_request(again).offered == ("copy",)
+
+
+def test_a_fail_before_any_declared_change_ran_is_questioned_once() -> None:
+    s = read_done(rules="small-local")  # subtask 2 declares write_rows and add_chart
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot be done"), s)
+    assert app_request(again).note == ("You answered FAIL, but write_rows, add_chart, which your subtask declares "
+                                       "for its work, never ran. Call them now; answer FAIL only if a call says the "
+                                       "work cannot be done.")
+    assert "question-fail-untried" in s.blackboard.trajectories[-1].rules
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot be done"), s)
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
+    # without the rule the FAIL stands at once
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot be done"), read_done())
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL

@@ -406,6 +406,16 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
             f"You answered FAIL, but your changes show the work your subtask declares: they changed "
             f"{', '.join(record.changed)}. Answer FINISH if your subtask is done; FAIL only if a part of it is not."))
         return dispatch_propose(fired_rule(s, rules.FAIL_DONE), sid)
+    app = s.catalog.get(record.spec.application)
+    changing = [t for t in record.spec.tools if app is not None and (info := app.tool(t)) is not None
+                and not info.read_only]
+    if rules.FAIL_UNTRIED in s.rules and not record.fail_checked and changing and not set(
+            changing) & {*record.called, *record.tried, *record.declined}:
+        them = "them" if len(changing) > 1 else "it"
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, fail_checked=True, note=(
+            f"You answered FAIL, but {', '.join(changing)}, which your subtask declares for its work, never ran. "
+            f"Call {them} now; answer FAIL only if a call says the work cannot be done."))
+        return dispatch_propose(fired_rule(s, rules.FAIL_UNTRIED), sid)
     reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}): "
                                        f"{output.comment or 'failed without saying why'}", agent)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)

@@ -82,6 +82,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "files, is questioned once with what each changed, and so is an AppAgent's "
                                     "FAIL whose changes show all of its subtask's declared work (the verifier would "
                                     "ask about nothing): a small model misreads its own results."),
+    Rule("question-fail-untried", "An AppAgent's FAIL before any of its subtask's declared changing tools ran (none "
+                                  "called, tried or declined) is questioned once, naming them: a "
+                                  "small model gives up on a belief about the files (a .docx is binary, so it cannot "
+                                  "be copied) without calling the tool that does the work."),
     Rule("read-result-is-finish", "A subtask that writes nothing and has read what it hands on is done when its "
                                   "answer gives a result, or when it only reads again what it has read: a small "
                                   "model reads the same file again instead."),
