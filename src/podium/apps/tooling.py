@@ -137,8 +137,8 @@ class ToolSpec:
 
 
 def holding(lock: AbstractContextManager[Any], spec: ToolSpec) -> ToolSpec:
-    """`spec` whose handler and effects run while `lock` is held (a library that is not safe to use from
-    two threads at once); the handler must be blocking."""
+    """`spec` whose handler and effects run while `lock` is held (a library whose state no two threads may
+    use at once); the handler is a plain function, not a coroutine."""
     def handler(args: Any) -> Any:
         with lock:
             return spec.handler(args)
