@@ -401,9 +401,28 @@ def test_the_path_rule_takes_the_one_declared_file_of_the_applications_type() ->
     assert declared_target("new.xlsx", ("budget.xlsx",), (".xlsx",)) is None  # a workbook: the model's choice
     assert declared_target("Tickets", ("a.xlsx", "b.xlsx"), (".xlsx",)) is None  # two: no telling which
     assert declared_target("Tickets", ("support.xlsx",), ()) is None  # an application of any file
-    moved = write().model_copy(update={"retargeted": "Tickets"})
+    moved = write().model_copy(update={"rewritten": (rules.PATH_FROM_DECLARATION,)})
     assert rules.PATH_FROM_DECLARATION in decide(answer(), [moved], record(), active=SMALL, created=(),
                                                  protected=()).fired
+
+
+def test_the_folder_rule_takes_the_one_folder_the_declared_reads_lie_in() -> None:
+    from podium.desktop.rules.steps import declared_folder, read_places
+
+    folders = {"exports", "a/b", "."}.__contains__
+    places = read_places(("exports/2022*", "exports/readme.txt", "list.txt"), ("list.txt",), folders)
+    assert places == {"exports"}
+    for given in (None, "", ".", "./"):  # left to the top folder
+        assert declared_folder(given, places) == "exports"
+    assert declared_folder("archive", places) is None  # a folder named: the model's choice
+    assert read_places(("exports/",), (), folders) == {"exports"}  # a folder read is the folder itself
+    assert read_places(("a/b/c.csv", "a/b"), (), folders) == {"a/b"}
+    assert declared_folder(None, read_places(("exports/x.csv", "notes.txt"), (), folders)) is None  # two places
+    assert declared_folder(None, read_places((".",), (), folders)) is None  # the top folder itself
+    assert declared_folder(None, frozenset()) is None  # nothing declared
+    listed = write().model_copy(update={"rewritten": (rules.FOLDER_FROM_DECLARATION,)})
+    assert rules.FOLDER_FROM_DECLARATION in decide(answer(), [listed], record(), active=SMALL, created=(),
+                                                   protected=()).fired
 
 
 def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_into_its_changes() -> None:
@@ -464,6 +483,12 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
         function="write_file_names", ok=True, changes=(EffectView(path="list.txt", change="create", after="d3"),),
         arguments={"into": "list.txt", "pattern": "*.xlsx"})]), None)
     assert top_only.unused == ("sub/b.xlsx",) and top_only.untaken and top_only.work == top_only
+    # the names of the subfolder's files that match, written from that folder: it took them
+    from_sub = missing(remember(SubtaskRecord(spec=listing.model_copy(update={"reads": ("sub/*.xlsx",)})), [], [
+        ActionResult(function="write_file_names", ok=True, changes=(EffectView(path="list.txt", change="create",
+                                                                               after="d3"),),
+                     arguments={"into": "list.txt", "pattern": "*.xlsx", "path": "sub/"})]), None)
+    assert from_sub.unused == ()
     # no change yet (the write itself is missing), a subtask that hands data on, or a file it edits: not asked
     assert missing(seen, SHEETS).unused == ()
     handing = replace(after({"path": "all.xlsx", "rows": north}),

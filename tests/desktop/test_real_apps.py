@@ -209,6 +209,37 @@ async def test_a_read_of_the_new_file_a_subtask_creates_is_not_run_and_the_agent
     assert openpyxl.load_workbook(tmp_path / "chart.xlsx").active["B4"].value == 150
 
 
+async def test_a_listing_left_to_the_top_folder_lists_the_one_folder_its_subtask_reads(tmp_path: Path) -> None:
+    """Rule folder-from-declaration: the names written are those of the folder the subtask declares it reads."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig
+
+    (tmp_path / "exports").mkdir()
+    for name in ("2022-01-sales.csv", "2022-06-returns.csv", "2023-01-sales.csv"):
+        (tmp_path / "exports" / name).write_text("a,b\n", encoding="utf-8")
+    (tmp_path / "2022-notes.txt").write_text("not an export\n", encoding="utf-8")
+    request = "Which exports are from 2022? List them in purge_list.txt."
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "listed")
+        return assign(sub("1", "List the exports of 2022", "files", reads=["exports/2022*"],
+                          writes=["purge_list.txt"], tools=["write_file_names"]))
+
+    def files(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("write_file_names", {"into": "purge_list.txt", "pattern": "2022*"}))
+        return app("FINISH", result="purge_list.txt lists them")
+
+    result = await run_request(request, [FilesApplication(Workspace.at(tmp_path))], ScriptedBackend(planner),
+                               app_models={"files": ScriptedBackend(files)}, config=HostConfig(rules="small-local"))
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    step = next(t for t in result.trajectory if t["agent"] == "app-files")
+    assert "folder-from-declaration" in step["rules"]
+    assert (tmp_path / "purge_list.txt").read_text(encoding="utf-8").split() == [
+        "2022-01-sales.csv", "2022-06-returns.csv"]
+
+
 async def test_podiums_own_files_are_not_listed_to_the_planner_unless_the_request_names_them(tmp_path: Path) -> None:
     (tmp_path / "podium.toml").write_text("[host]\n", encoding="utf-8")
     (tmp_path / "shopping.txt").write_text("bread\n", encoding="utf-8")
@@ -478,6 +509,6 @@ async def test_a_path_is_not_made_the_declared_new_file_for_a_tool_that_opens_on
     step = AppStepBackend(None, Editor())  # type: ignore[arg-type]  (no model is asked)
     request = AppStepRequest(rules=("path-from-declaration",), writes=("notes.txt",))
     opened = await step._facts("open_file", {"path": "podium.toml"}, {}, request)
-    assert opened.arguments == {"path": "podium.toml"} and not opened.retargeted
+    assert opened.arguments == {"path": "podium.toml"} and not opened.rewritten
     saved = await step._facts("save", {"path": "podium.toml"}, {}, request)
-    assert saved.arguments == {"path": "notes.txt"} and saved.retargeted == "podium.toml"
+    assert saved.arguments == {"path": "notes.txt"} and saved.rewritten == ("path-from-declaration",)

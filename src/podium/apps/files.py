@@ -38,6 +38,7 @@ from podium.apps.tooling import (
     ToolError,
     ToolSpec,
     excluding,
+    listed_folder,
     other_path,
     written_path,
 )
@@ -53,7 +54,7 @@ _NEW_NAME = "a destination no file has yet (a new name or folder) replaces nothi
 
 
 class ListArgs(Args):
-    path: str = Field(".", description="folder, relative to the workspace root")
+    path: str = listed_folder("folder, relative to the workspace root")
     pattern: str | None = Field(None, description="keep the names that match: a glob on the whole name "
                                 "('*.docx'), or else a regular expression searched in the name ('\\.txt$', 'report')")
     recursive: bool = False

@@ -58,6 +58,9 @@ INTO_PART = "x-into-part"
 # An optional argument naming the sheet a call changes, the active one when omitted (the rule
 # part-from-description names it for a call that omits it where its subtask names one of the file's sheets).
 ACTIVE_PART = "x-active-part"
+# A folder argument a tool reads, the workspace's top folder when omitted (the rule folder-from-declaration
+# names it for a call that omits it where every file its subtask declares it reads lies in one other folder).
+LISTED_FOLDER = "x-listed-folder"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -85,6 +88,11 @@ def into_part(description: str) -> Any:
 def active_part(description: str) -> Any:
     """An optional argument naming the sheet a call works on; the active one when omitted (ACTIVE_PART)."""
     return Field(None, description=description, json_schema_extra={ACTIVE_PART: True})
+
+
+def listed_folder(description: str) -> Any:
+    """A folder argument the tool reads, the workspace's top folder when omitted (LISTED_FOLDER)."""
+    return Field(".", description=description, json_schema_extra={LISTED_FOLDER: True})
 
 
 def other_path(description: str, *types: str) -> Any:

@@ -67,10 +67,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         blocked = blocked or not (done or facts[index].read_only)
 
     for index, fact in enumerate(facts):
-        if fact.retargeted:
-            fired.append(rules.PATH_FROM_DECLARATION)
-        if fact.named_part:
-            fired.append(rules.PART_FROM_DESCRIPTION)
+        fired.extend(fact.rewritten)
         if blocked:
             skip(index, "not run: a change before it in this step did not run, and this call may depend on it")
             continue

@@ -28,7 +28,7 @@ from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
 from podium.desktop.host.state import SubtaskRecord
 from podium.desktop.wire.messages import ActionResult, summarize
-from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
+from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
 _WORD = re.compile(r"-?\d+(?:\.\d+)?|\w+")  # a written text's numbers and words, each whole
@@ -391,10 +391,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
     with another file (a common header) prove nothing; what a file the subtask writes was read holding is no
     other file: it holds what the changes took."""
-    changes = [json.loads(key)[1] for key in record.done]
-    # a change names the file, or a pattern its name matches (a move of '*.txt')
-    if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,)))
-           for args in changes for v in scalars(args) if isinstance(v, str)):
+    if any(_names(json.loads(key)[1], path) for key in record.done):
         return True
     texts = _wrote(record)
     own: set[str] = set()
@@ -407,6 +404,17 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
         elif not any(covered(p, record.spec.writes) for p in paths):
             others.update(values)
     return any(v in texts for v in own - others)
+
+
+def _names(arguments: Any, path: str) -> bool:
+    """Whether a call's arguments name a file: its path, a pattern its path matches (a move of '*.txt'), or
+    its folder and a pattern its name matches (the names of exports' files that match '2022*')."""
+    given = [v for v in scalars(arguments) if isinstance(v, str)]
+    if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,))) for v in given):
+        return True
+    folder, name = posixpath.split(normal_path(path))
+    return bool(folder) and folder in {normal_path(v) for v in given} and any(
+        is_pattern(v) and fnmatch.fnmatchcase(name, v) for v in given)
 
 
 def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:

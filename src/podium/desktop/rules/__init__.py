@@ -105,6 +105,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                   "that declares writing exactly one such file, is made on that file (unless the "
                                   "tool opens only a file that exists and that one is yet to be made): a small "
                                   "model puts a sheet's or a table's name where the file's goes."),
+    Rule("folder-from-declaration", "A call that reads a folder and leaves it to the workspace's top one, in a "
+                                    "subtask every declared read of which is or lies in one other folder, reads "
+                                    "that folder: a small model lists the folder it was told to, then writes the "
+                                    "names of the top one's files."),
     Rule("part-from-description", "A changing call that names no sheet of a workbook of several, in a subtask whose "
                                   "description names exactly one of them by its whole name, is made on that sheet: "
                                   "a small model reads the sheet it was told to and appends to the active one."),

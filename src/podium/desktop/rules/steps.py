@@ -4,8 +4,9 @@ the host can record that it fired."""
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Collection, Mapping, Sequence, Set
+from collections.abc import Callable, Collection, Mapping, Sequence, Set
 from typing import Any
 
 from podium.desktop.host.artifacts import names
@@ -28,6 +29,7 @@ FORCE_TOOL = "force-missing-tool"
 SAMPLE = "sample-after-no-progress"
 PATH_FROM_DECLARATION = "path-from-declaration"
 PART_FROM_DESCRIPTION = "part-from-description"
+FOLDER_FROM_DECLARATION = "folder-from-declaration"
 PLAN_READS = "plan-reads-without-model"
 VERIFIED_FINISH = "verified-graph-is-finish"
 PLAN_WRITES = "plan-writes-without-model"
@@ -115,6 +117,22 @@ def declared_target(path: Any, writes: Sequence[str], file_types: Sequence[str])
         return None  # a file of the type, there or new: the model's to name
     ours = [w for w in writes if w.lower().endswith(tuple(file_types))]
     return ours[0] if len(ours) == 1 and ours[0] != path else None
+
+
+def declared_folder(given: Any, places: Collection[str]) -> str | None:
+    """Rule folder-from-declaration: the folder a call that reads a folder and leaves it to the workspace's
+    top one ("." or nothing) stands for, when every path its subtask declares it reads (and does not write)
+    is or lies in one other folder; `places`: those folders ("" for the top one). None where the rule does
+    not apply."""
+    if given not in (None, "", ".", "./"):
+        return None  # a folder named: the model's to name
+    return next(iter(places)) if len(places) == 1 and "" not in places else None
+
+
+def read_places(reads: Sequence[str], writes: Sequence[str], is_folder: Callable[[str], bool]) -> frozenset[str]:
+    """The folders a subtask's declared reads (not its writes) are or lie in ("" for the top one)."""
+    paths = (posixpath.normpath(r) for r in reads if r not in writes)
+    return frozenset("" if p == "." else p for p in (p if is_folder(p) else posixpath.dirname(p) for p in paths))
 
 
 def described_part(description: str, parts: Sequence[str]) -> str | None:

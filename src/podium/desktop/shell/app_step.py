@@ -30,16 +30,19 @@ from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.apps.base import Change
 from podium.apps.hollow import hollow_parts
-from podium.apps.tooling import ACTIVE_PART, EXISTING
+from podium.apps.tooling import ACTIVE_PART, EXISTING, LISTED_FOLDER
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import covered
 from podium.desktop.rules.steps import (
     COPY_QUESTION,
+    FOLDER_FROM_DECLARATION,
     PART_FROM_DESCRIPTION,
     PATH_FROM_DECLARATION,
+    declared_folder,
     declared_target,
     described_part,
+    read_places,
 )
 from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
@@ -212,11 +215,16 @@ class AppStepBackend(StepBackend):
             resolved = artifacts.resolve(arguments, data, tool.parameters)
         except artifacts.RefError as exc:
             return CallFacts(function=function, arguments=dict(arguments), read_only=tool.read_only, error=str(exc))
+        rewritten: list[str] = []
+        listed = self._declared_folder(tool, resolved, request) if FOLDER_FROM_DECLARATION in request.rules else None
+        if listed is not None:
+            resolved = {**resolved, listed[0]: listed[1]}
+            rewritten.append(FOLDER_FROM_DECLARATION)
         if tool.read_only:
             path = resolved.get("path")
             absent = isinstance(path, str) and self.root is not None and self._digest(normal_path(path)) is None
-            return CallFacts(function=function, arguments=resolved, read_only=True, absent=absent)
-        retargeted = ""
+            return CallFacts(function=function, arguments=resolved, read_only=True, absent=absent,
+                             rewritten=tuple(rewritten))
         if PATH_FROM_DECLARATION in request.rules and "path" in resolved:
             given = resolved["path"]
             target = declared_target(given, request.writes, getattr(app, "file_types", ()) or ())
@@ -224,11 +232,13 @@ class AppStepBackend(StepBackend):
             if target is not None and path_spec.get(EXISTING) and self._digest(normal_path(target)) is None:
                 target = None  # a tool that opens a file that exists cannot open the one the subtask makes
             if target is not None:
-                resolved, retargeted = {**resolved, "path": target}, str(given)
+                resolved = {**resolved, "path": target}
+                rewritten.append(PATH_FROM_DECLARATION)
         named_part = self._described_part(tool, resolved, request.description) \
             if PART_FROM_DESCRIPTION in request.rules else None
         if named_part is not None:
             resolved = {**resolved, named_part[0]: named_part[1]}
+            rewritten.append(PART_FROM_DESCRIPTION)
         effects = self._effects(function, resolved)
         if effects == () and request.created and _overwrites(tool) and not resolved.get(OVERWRITE):
             # Refused for a file that exists: where that is a file the run made, writing it again needs no
@@ -247,8 +257,21 @@ class AppStepBackend(StepBackend):
             except Exception:
                 copies = ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies, retargeted=retargeted, taken=taken,
-                         named_part=named_part[1] if named_part else "")
+                         effects=effects, copies=copies, rewritten=tuple(rewritten), taken=taken)
+
+    def _declared_folder(self, tool: Any, resolved: Mapping[str, Any], request: AppStepRequest
+                         ) -> tuple[str, str] | None:
+        """(argument, folder) of rule folder-from-declaration for a call that leaves a folder it reads
+        (tooling.LISTED_FOLDER) to the workspace's top one."""
+        props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
+        argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(LISTED_FOLDER)),
+                        None)
+        if argument is None or self.root is None:
+            return None
+        root = self.root
+        places = read_places(request.reads, request.writes, lambda p: (root / normal_path(p)).is_dir())
+        folder = declared_folder(resolved.get(argument), places)
+        return None if folder is None else (argument, folder)
 
     def _described_part(self, tool: Any, resolved: Mapping[str, Any], description: str) -> tuple[str, str] | None:
         """(argument, sheet) of rule part-from-description for a call that leaves its sheet to the active one

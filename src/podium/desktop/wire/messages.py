@@ -156,8 +156,7 @@ class CallFacts(BaseModel):
     error: str | None = None  # it cannot run as given (an unknown reference...)
     # values it would copy from another record into this one's empty place: (where, value, source, what)
     copies: tuple[tuple[str, Any, str, str], ...] = ()
-    retargeted: str = ""  # the path the model gave, when rule path-from-declaration made the call on another
-    named_part: str = ""  # the sheet rule part-from-description gave a call that named none
+    rewritten: tuple[str, ...] = ()  # the named rules that changed its arguments (a path, a sheet, a folder)
     absent: bool = False  # a read whose `path` names nothing in the workspace
     # a change that would replace a file there already and is not told to (no overwrite): it changes nothing
     taken: bool = False
