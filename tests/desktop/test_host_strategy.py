@@ -637,13 +637,16 @@ def test_the_force_rule_makes_the_next_answer_call_a_missing_tool_while_a_write_
     (next_step,), only = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), only)
     assert app_request(next_step).offered == ("read_sheet", "write_rows", "sort_rows")
     assert app_request(next_step).must_act
-    # once its declared writes changed, a declared tool never called is named, not forced: a small planner
-    # declares tools nobody needs
+    # once its declared writes changed, a declared tool never called is forced still: a FINISH again without
+    # it would end the subtask FAIL (work not done), so the answer that can do it is the one left
     s = read_done(rules="small-local")
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
     _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
-    assert not app_request(again).must_act and "add_chart was not called" in app_request(again).note
+    assert app_request(again).must_act and app_request(again).offered == ("add_chart",)
+    assert "add_chart was not called" in app_request(again).note
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
     # without the rule the step is free, and only told
     s = read_done()
     (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)

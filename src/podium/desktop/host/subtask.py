@@ -336,8 +336,9 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # sources left out where another was taken by its path: the declared tools that change files take them
         taking = (tuple(t for t in record.spec.tools if t in changing) or changing) \
             if missing.untaken and missing.unused else ()
-        wanted = (writing if missing.writes or missing.kept or missing.hollow or missing.unsettled or missing.late
-                  else reading if missing.hands_on or missing.unread else missing.uncomputed or (
+        # a declared changing tool never called is work not done (a FINISH again fails): it is what is forced
+        wanted = (writing if missing.writes or missing.tools or missing.kept or missing.hollow or missing.unsettled
+                  or missing.late else reading if missing.hands_on or missing.unread else missing.uncomputed or (
                       _acting(app, record.called) if missing.dialog else ()) or taking)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""

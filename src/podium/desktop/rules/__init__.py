@@ -43,8 +43,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "refused, is left out of the grammar until a change succeeds, a forced choice too (all "
                                 "of it stuck: the application's other tools): told to call something else, a small "
                                 "model did not."),
-    Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged, the next answer must "
-                               "call one of the declared tools never called (with the tools that name the file they "
+    Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged or a declared "
+                               "changing tool was never called, the next answer must call one of the declared "
+                               "tools never called (with the tools that name the file they "
                                "write where those are a program's actions; none: one that names the file it writes, "
                                "else any tool that changes files, of those the ones that write data of the kinds it "
                                "read, where it read some into a file; none that opens a file that exists, for one "
@@ -56,8 +57,7 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "tools that change files, and after one questioned "
                                "for a dialog left open, one of its program's actions (those not taken yet): told in "
                                "words (and saying itself that the dialog needs its button), a small "
-                               "model did not. Once its writes changed it is not forced: a small planner declares "
-                               "tools nobody needs."),
+                               "model did not, and answered FINISH again, which fails work not done."),
     Rule("question-fail-after-error", "A FAIL right after a tool's own error is questioned once with that error: "
                                       "a small model gives up on an error that says how to fix the call."),
     Rule("plan-reads-without-model", "A subtask that writes nothing, hands on a table, names or text, and declares "
