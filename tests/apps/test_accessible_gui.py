@@ -179,6 +179,8 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
         wrong = await editor.call("set_text", {"control": find(seen, r"^\d+: menu 'File'$"), "text": "x"})
         text = find(seen, r": text \[.*editable")
         assert wrong.error is not None and f"the text fields listed are: {text}" in wrong.error
+        # the grammar offers set_text only the controls that take text: here the document's
+        assert editor.choices() == {("set_text", "control"): (text,)}
         await ok(editor, "set_text", control=text, text="Call the plumber\n")
         # nothing open yet: a save in place has no file to write; a name outside the workspace is refused
         missing = await editor.call("save", {})
@@ -315,6 +317,10 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
         # read in screen order: each field right after its label
         assert re.search(r"label 'Name'$", lines[1]) and re.search(r": text \[.*editable.*\] = ''$", lines[2])
         combo = find(seen, r": combo box")
+        # set_text is offered the fields and the labels that name one, not the form's title
+        takers = form.choices()[("set_text", "control")]
+        assert {find(seen, r": text"), find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")} <= set(takers)
+        assert find(seen, r"label 'Register a visitor'$") not in takers
         if by_label:
             name, room = find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")
             typed = await ok(form, "set_text", control=name, text="Alice Martin")
@@ -357,6 +363,7 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         await ok(dialog, "wait_for", title="Volume")
         seen = await ok(dialog, "observe")
         slider = find(seen, r": slider")
+        assert dialog.choices()[("set_text", "control")] == (slider,)  # a number is its text
         assert seen["controls"][[int(x.split(":")[0]) for x in seen["controls"]].index(slider)].endswith("= '20'")
         # a click lands the slider wherever it hits: its value is given as a number
         clicked = await dialog.call("click", {"control": slider})

@@ -286,6 +286,23 @@ def test_the_builtin_tools_that_open_their_file_are_marked_so(tmp_path: Any) -> 
     assert checked >= 25
 
 
+def test_an_argument_the_application_names_the_values_of_takes_only_those() -> None:
+    """A program's set_text is offered only the controls that take text (apps.accessible: `choices`)."""
+    control = {"type": "object", "required": ["control", "text"],
+               "properties": {"control": {"type": "integer", "minimum": 1}, "text": {"type": "string"}}}
+    tools = [Tool("set_text", "type", control), Tool("click", "press", control)]
+    schema = app_output_schema(tools, choices={("set_text", "control"): (9, 12)})
+
+    def act(function: str, number: int) -> dict[str, Any]:
+        return answer(actions=[{"function": function, "arguments": {"control": number, "text": "eggs"}}])
+    assert valid(schema, act("set_text", 9)) and valid(schema, act("set_text", 12))
+    assert not valid(schema, act("set_text", 8))  # a tab list: it takes no text
+    assert valid(schema, act("click", 8))  # another tool's argument of that name is its own
+    assert valid(app_output_schema(tools, choices={("set_text", "control"): ()}), act("set_text", 8))  # none known
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
+
+
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:
     schema = app_output_schema(TOOLS)
     rows = schema["$defs"]["action"]["anyOf"][1]["properties"]["arguments"]["properties"]["rows"]

@@ -362,6 +362,18 @@ class AccessibleApplication(DesktopApplication):
                        and entry.sandboxed and pid in entry.pids()), None)
         return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
+    def choices(self) -> dict[tuple[str, str], tuple[int, ...]]:
+        """The values a tool's argument may take now, for the grammar ((tool, argument) -> values): set_text's
+        control is one the latest observation lists that takes a text or a number, or a label naming a text
+        field or a combo box (a list or tab list is chosen in by `select`); a number of any other could only
+        fail. None known before the first observation."""
+        latest = self.ids.latest
+        if latest is None:
+            return {}
+        takers = tuple(c.id for c in latest.controls if _takes_text(c.node) or (
+            (field := self._field_of(c.id)) is not None and field.node.role in {*TEXT_ROLES, Role.COMBO_BOX}))
+        return {("set_text", "control"): takers} if takers else {}
+
     def _field_of(self, number: int) -> Control | None:
         """The field a label names: the control right after it in reading order (a form's label and its
         field share a row), when that is a text field or a chooser."""
@@ -602,6 +614,12 @@ class AccessibleApplication(DesktopApplication):
         if tool == "press_keys":
             return self.consequences.keys_need_approval(args.keys)
         return super()._sensitive(tool, args) if tool in ("close", "open_file", "save") else False
+
+
+def _takes_text(node: Node) -> bool:
+    """A control set_text can set: a text field one may edit, or one that holds a number (a slider)."""
+    return ("EditableText" in node.interfaces and State.EDITABLE in node.states) or (
+        "EditableText" not in node.interfaces and "Value" in node.interfaces)
 
 
 def _centre_on_screen(bounds: tuple[int, int, int, int]) -> bool:

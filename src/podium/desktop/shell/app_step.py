@@ -179,7 +179,7 @@ class AppStepBackend(StepBackend):
                              system=app_system(app.name, app.description, tools, sensitive),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
                                                       paths=paths, existing=existing, writable=writable,
-                                                      by_ref=req.by_ref),
+                                                      by_ref=req.by_ref, choices=_choices(app)),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:
@@ -444,3 +444,10 @@ def _always_sensitive(app: Any, tool: str) -> bool:
         return bool(app.is_sensitive(tool, {}))
     except Exception:  # the check needs real arguments: the model learns it when the call is held
         return False
+
+
+def _choices(app: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """The values the application says an argument may take now (a program's controls that take text), as
+    hashable tuples for the grammar's cache; none where it does not say."""
+    choices = getattr(app, "choices", None)
+    return {} if choices is None else {key: tuple(values) for key, values in choices().items()}

@@ -134,7 +134,8 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]], by_ref: bool = 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
                       may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
                       existing: Sequence[str] | None = None, writable: Sequence[str] | None = None,
-                      by_ref: bool = False) -> dict[str, Any]:
+                      by_ref: bool = False, choices: Mapping[tuple[str, str], Sequence[Any]] | None = None
+                      ) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name, kind)
     pairs). `must_act`: every answer calls a tool, but for a question. `may_ask`: PENDING is offered. `only`: the calls
     may be of these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's
@@ -145,7 +146,9 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     is not there; one a tool opens and changes (EDITED), only those that are also writable. `writable`: those of
     `paths` a call may change (None: all); a path a changing tool writes takes only these, and an untyped one it
     writes as text (WRITTEN) too, when each of them names a file. `by_ref`: an argument that takes data (a text,
-    rows) takes only a reference to data of a kind it can take, where there is some.
+    rows) takes only a reference to data of a kind it can take, where there is some. `choices`: (tool, argument) ->
+    the values that argument may take now (the application's own, from what it last observed: the controls that take
+    text); an enum of them.
     Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
@@ -153,6 +156,8 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
                                    bool(getattr(t, "read_only", False)), writable)) for t in chosen]
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
+    if choices:
+        typed = [(name, _chosen(name, params, choices)) for name, params in typed]
     key = json.dumps(typed, sort_keys=True, default=str)
     return _app_schema(key, tuple(refs), must_act, may_ask, by_ref)
 
@@ -197,6 +202,17 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
             changed[name] = {"type": "array", "maxItems": 0} if item is not None else {"type": "null"}
             continue
         changed[name] = _enum(spec, item, fitting)
+    return {**parameters, "properties": {**props, **changed}} if changed else parameters
+
+
+def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, str], Sequence[Any]]) -> Any:
+    """A tool's parameters with each argument `choices` names for it an enum of those values (its type kept)."""
+    props = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    if not isinstance(props, Mapping):
+        return parameters
+    changed = {name: {**({"type": spec["type"]} if "type" in spec else {}), "enum": list(values)}
+               for (owner, name), values in choices.items()
+               if owner == tool and values and isinstance(spec := props.get(name), Mapping)}
     return {**parameters, "properties": {**props, **changed}} if changed else parameters
 
 
