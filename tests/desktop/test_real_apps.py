@@ -135,6 +135,26 @@ async def test_the_files_an_observation_leaves_out_are_named_so_none_is_taken_fo
     assert unseen(files, names[:MAX_FILES]) == []
 
 
+async def test_the_files_application_is_shown_no_document_as_text_to_read(tmp_path: Path) -> None:
+    """Its reader takes no .docx (another application's type): a copy takes one by its path, and an error
+    shown for it reads as a reason not to."""
+    from podium.apps import build_applications
+    from podium.desktop.shell.observe import observe, unseen
+
+    make_folder(tmp_path)
+    (tmp_path / "todo.txt").write_text("milk\n", encoding="utf-8")
+    apps = build_applications({"workspace": str(tmp_path)})
+    try:
+        files = apps["files"]
+        seen = await observe(files, ["report.docx", "todo.txt"])
+        assert [(r.function, r.arguments["path"], r.ok) for r in seen] == [("read_file", "todo.txt", True)]
+        assert unseen(files, ["report.docx", "a.docx", "b.docx", "c.docx", "todo.txt"]) == []
+        (document,) = await observe(apps["documents"], ["report.docx", "todo.txt"])
+        assert document.arguments["path"] == "report.docx" and document.ok
+    finally:
+        await apps.aclose()
+
+
 async def test_a_call_that_changes_nothing_and_fails_does_not_stop_its_batch(tmp_path: Path) -> None:
     """Creating a workbook that exists is refused and changes nothing (its effects are none), so the calls
     after it in the same answer still run; a failed call that may have changed something stops them."""

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES
 from podium.desktop.wire.messages import ActionResult, summarize
 
 MAX_FILES = 3
@@ -55,7 +56,7 @@ async def observe(app: Any, paths: Iterable[str], text: str = "", request: str =
         return []
     fallback = observer_tool(tools)
     seen = []
-    for path in _there(app, paths)[:MAX_FILES]:
+    for path in _there(app, paths, tool)[:MAX_FILES]:
         look = await _look(app, tool, {"path": path})
         if not look.ok and fallback is not None and fallback is not tool:
             look = await _look(app, fallback, {"path": path})  # a sheet too big to read whole still has a listing
@@ -65,16 +66,29 @@ async def observe(app: Any, paths: Iterable[str], text: str = "", request: str =
     return seen
 
 
-def _there(app: Any, paths: Iterable[str]) -> list[str]:
-    """The paths the application opens that are files now (one the subtask will create has nothing to see)."""
+def _there(app: Any, paths: Iterable[str], tool: Any) -> list[str]:
+    """The paths the application opens and its observer `tool` reads that are files now (one the subtask will
+    create has nothing to see; a document is no text to read: a files application takes it by its path)."""
     root = getattr(getattr(app, "workspace", None), "root", None)
-    return [p for p in dict.fromkeys(paths) if opens(app, p) and (root is None or (root / p).is_file())]
+    return [p for p in dict.fromkeys(paths) if opens(app, p) and _reads(tool, p)
+            and (root is None or (root / p).is_file())]
+
+
+def _reads(tool: Any, path: str) -> bool:
+    """Whether the tool's `path` takes a file of this type (tooling.FILE_TYPES, NOT_FILE_TYPES)."""
+    params = getattr(tool, "parameters", None) or {}
+    spec = (params.get("properties") or {}).get("path") or {} if isinstance(params, dict) else {}
+    types = tuple(t.lower() for t in spec.get(FILE_TYPES) or ())
+    others = tuple(t.lower() for t in spec.get(NOT_FILE_TYPES) or ())
+    name = path.lower()
+    return (not types or name.endswith(types)) and not (others and name.endswith(others))
 
 
 def unseen(app: Any, paths: Iterable[str]) -> list[str]:
     """The declared files that exist and that `observe` left out (it shows the first MAX_FILES), as a prompt
     line: a model shown some of its files takes them for all of them (a list of three of four names)."""
-    rest = _there(app, paths)[MAX_FILES:]
+    tool = observer_tool(app.tools(), getattr(app, "observer", None))
+    rest = _there(app, paths, tool)[MAX_FILES:] if tool is not None else []
     if not rest:
         return []
     return [f"- not shown, {len(rest)} more of your subtask's files (read them with a tool): "
