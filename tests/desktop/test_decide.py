@@ -590,6 +590,11 @@ def test_a_finish_after_a_failed_change_of_a_declared_write_is_questioned() -> N
         ActionResult(function="write_rows", arguments=rows, ok=True, changes=(made,)),
         ActionResult(function="set_cell", arguments=stray, ok=False, error="no sheet")])
     assert missing(half, cells).unsettled == ("budget.xlsx",)
+    # a sheet added empty, failing because the call before it made that sheet (a sort into it): nothing unsettled
+    sheets = replace(SHEETS, tools=(*SHEETS.tools, ToolInfo("add_sheet", False, empty_part=True)))
+    added = remember(wrote, [], [ActionResult(function="add_sheet", arguments={"path": "budget.xlsx", "name": "Top"},
+                                              ok=False, error="the workbook already has a sheet named 'Top'")])
+    assert not missing(added, sheets).unsettled
 
 
 def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_done() -> None:

@@ -234,7 +234,10 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
-    unsettled, unsettled_errors = _unsettled(record, changing, (*writes, *kept))
+    # a part only added empty (a sheet) holds no content to settle: a failure to add it again (it is there: the
+    # sort into it made it) leaves nothing another call did not fill
+    adding = {t.name for t in app.tools if t.empty_part} if app is not None else set()
+    unsettled, unsettled_errors = _unsettled(record, changing - adding, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
     given = tuple(given)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
