@@ -454,6 +454,13 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     assert not missing(after({"path": "all.xlsx", "rows": [*north, south[1]]}), SHEETS)
     assert missing(after({"path": "all.xlsx", "rows": north}), SHEETS).unused == ("south.xlsx",)
     assert missing(after({"path": "all.xlsx", "text": "Bea lives in Rome."}), SHEETS).unused == ("north.xlsx",)
+    # a value of a read (its sheet's name) found only where the text names the file read is none of its data
+    sheeted = observed(SubtaskRecord(spec=spec), [ActionResult(
+        function="read_sheet", arguments={"path": p}, ok=True, read_only=True, content={"sheet": sheet, "rows": rows})
+        for p, sheet, rows in (("north.xlsx", "Oslo office", north), ("south.xlsx", "South", south))])
+    named = remember(sheeted, [], [ActionResult(function="write_rows", ok=True, changes=(made,), arguments={
+        "path": "all.xlsx", "rows": [*north, ["see south.xlsx"]]})])
+    assert missing(named, SHEETS).unused == ("south.xlsx",)
     # a listed path counts by its name: a list of names writes it so
     listed = SubtaskSpec(id="1", description="list", application="files", reads=("exports",),
                          writes=("old.txt",), tools=("write_file",))
@@ -665,6 +672,11 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     echo = ArtifactEntry(name="1.read_sheet.path", kind="text", value="members.xlsx",
                          source='read_sheet({"path": "members.xlsx"})')
     assert missing(wrote("List the duplicate rows in members.xlsx"), None, [*given, echo]).unhanded == ("1",)
+    # nor a value of the result found only in the name of the file read that the text names (the sheet Members)
+    sheet = ArtifactEntry(name="1.read_sheet.sheet", kind="text", value="Members",
+                          source='read_sheet({"path": "members.xlsx"})')
+    assert missing(wrote("List the duplicate rows in members.xlsx"), None, [*given, sheet]).unhanded == ("1",)
+    assert not missing(wrote("Members: Ana Ruiz"), None, [*given, sheet]).unhanded
     # nor is a value found in the name of the file written into ('name' in names_list.txt)
     named = spec.model_copy(update={"writes": ("names_list.txt",)})
     into = remember(SubtaskRecord(spec=named), [], [ActionResult(

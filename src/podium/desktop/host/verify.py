@@ -396,7 +396,8 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     other file: it holds what the changes took."""
     if any(_names(json.loads(key)[1], path) for key in record.done):
         return True
-    texts = _wrote(record)
+    read = list(read)
+    texts = _without(_wrote(record), (p for a in read for p in _QUOTED.findall(a.source)))
     own: set[str] = set()
     others: set[str] = set()
     for a in read:
@@ -426,21 +427,30 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     changes holds."""
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
-    texts = _wrote(record)
+    handed = [e for e in given if e.name.split(".", 1)[0] in record.spec.depends_on]
+    # a path the data was read from, named in a text written, holds none of the data ('Members', the sheet's
+    # name, is in "the duplicate rows of members.xlsx")
+    texts = _without(_wrote(record), (p for e in handed for p in _QUOTED.findall(e.source)))
     words = set(_WORD.findall(texts))
     by_subtask: dict[str, set[str]] = {}
     taken: set[str] = set()
-    for entry in given:
+    for entry in handed:
         dep = entry.name.split(".", 1)[0]
-        if dep in record.spec.depends_on:
-            # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
-            values = _values(entry.value) - _values(_QUOTED.findall(entry.source))
-            by_subtask.setdefault(dep, set()).update(values)
-            # a number handed on is its data however short (a count of 6), found as a whole word
-            if entry.kind == Kind.NUMBER.value and _number_text(entry.value) in words:
-                taken.add(dep)
+        # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
+        values = _values(entry.value) - _values(_QUOTED.findall(entry.source))
+        by_subtask.setdefault(dep, set()).update(values)
+        # a number handed on is its data however short (a count of 6), found as a whole word
+        if entry.kind == Kind.NUMBER.value and _number_text(entry.value) in words:
+            taken.add(dep)
     return tuple(dep for dep, values in by_subtask.items()
                  if values and dep not in taken and not any(v in texts for v in values))
+
+
+def _without(text: str, paths: Iterable[str]) -> str:
+    """The text with each of these paths it names blanked out."""
+    for path in sorted({p.casefold() for p in paths if "." in p or "/" in p}, key=len, reverse=True):
+        text = text.replace(path, " ")
+    return text
 
 
 def _derived(read: Any) -> set[str]:
