@@ -461,6 +461,16 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     named = remember(sheeted, [], [ActionResult(function="write_rows", ok=True, changes=(made,), arguments={
         "path": "all.xlsx", "rows": [*north, ["see south.xlsx"]]})])
     assert missing(named, SHEETS).unused == ("south.xlsx",)
+    # a number the write's own call names ('33.25', in its text) is no path to blank out: the sum was taken
+    hours = SubtaskSpec(id="2", description="sum", application="files", reads=("t.csv",), writes=("hours.txt",),
+                        tools=("read_csv", "write_file"))
+    table = [["Person", "Hours"], ["Ines", 7.5], ["Omar", 25.75]]
+    summed = remember(observed(SubtaskRecord(spec=hours), [ActionResult(
+        function="read_csv", arguments={"path": "t.csv"}, ok=True, read_only=True, content={"rows": table})]), [], [
+        ActionResult(function="write_file", arguments={"path": "hours.txt", "content": "33.25"}, ok=True,
+                     content={"path": "hours.txt", "bytes": 5},
+                     changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
+    assert not missing(summed, None).unused
     # a listed path counts by its name: a list of names writes it so
     listed = SubtaskSpec(id="1", description="list", application="files", reads=("exports",),
                          writes=("old.txt",), tools=("write_file",))

@@ -31,6 +31,7 @@ from podium.desktop.wire.messages import ActionResult, summarize
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
+_TYPED = re.compile(r"\.[A-Za-z]\w*$")  # a file's name by its type
 _WORD = re.compile(r"-?\d+(?:\.\d+)?|\w+")  # a written text's numbers and words, each whole
 
 
@@ -447,8 +448,9 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
 
 
 def _without(text: str, paths: Iterable[str]) -> str:
-    """The text with each of these paths it names blanked out."""
-    for path in sorted({p.casefold() for p in paths if "." in p or "/" in p}, key=len, reverse=True):
+    """The text with each of these paths it names blanked out (a string is a path by its folder or its type's
+    letters: '33.25' is a number)."""
+    for path in sorted({p.casefold() for p in paths if "/" in p or _TYPED.search(p)}, key=len, reverse=True):
         text = text.replace(path, " ")
     return text
 
