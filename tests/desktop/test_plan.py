@@ -642,7 +642,10 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     assert sheets is not None
     for tool in sheets.tools:  # every tool on a line of its own, with its description's first sentence
         assert f"\n- {tool.name}: {tool.summary}\n" in system
-    assert "- move: Move or rename a file or folder to a new path or into a folder (like mv).\n" in system
+    # what becomes of the source is said for both: the one word a copy and a move differ by
+    assert ("- move: Move or rename a file or folder to a new path or into a folder, so it is no longer where it "
+            "was (like mv).\n") in system
+    assert "- copy: Copy a file or folder to a new path or into a folder, keeping the source where it is" in system
     # the first sentence, up to its first ';': the planner gets what a tool does, its AppAgent the details
     assert first_sentence("Add a column (e.g. A = B * C) to a table; returns the values. More.") == \
         "Add a column (e.g. A = B * C) to a table."

@@ -136,12 +136,16 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
                      unapproved=_NEW_NAME, effects=declared(self._names_effects)),
-            ToolSpec("copy", "Copy a file or folder to a new path or into a folder (like cp); a pattern "
-                     "source copies every match into the folder, or nothing if any target is taken.",
+            # What becomes of the source, said first: told only "like cp" and "like mv", the 1.5B planner
+            # declared copy for a move.
+            ToolSpec("copy", "Copy a file or folder to a new path or into a folder, keeping the source where it "
+                     "is (like cp); a pattern source copies every match into the folder, or nothing if any target "
+                     "is taken.",
                      CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME,
                      effects=declared(partial(self._transfer_effects, copying=True))),
-            ToolSpec("move", "Move or rename a file or folder to a new path or into a folder (like mv); a "
-                     "pattern source moves every match into the folder, or nothing if any target is taken.",
+            ToolSpec("move", "Move or rename a file or folder to a new path or into a folder, so it is no longer "
+                     "where it was (like mv); a pattern source moves every match into the folder, or nothing if "
+                     "any target is taken.",
                      CopyArgs, partial(self._transfer, copying=False), unapproved=_NEW_NAME,
                      effects=declared(partial(self._transfer_effects, copying=False))),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
