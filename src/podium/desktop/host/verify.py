@@ -413,7 +413,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
 
 def _names(arguments: Any, path: str) -> bool:
     """Whether a call's arguments name a file: its path, a pattern its path matches (a move of '*.txt'), or
-    its folder and a pattern its name matches (the names of exports' files that match '2022*')."""
+    its folder and a pattern its name matches (a folder and a glob, as a list of its matching names takes them)."""
     given = [v for v in scalars(arguments) if isinstance(v, str)]
     if any(covered(v, (path,)) or (is_pattern(v) and covered(path, (v,))) for v in given):
         return True
@@ -429,8 +429,8 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     if not record.spec.writes or record.spec.hands_on is not HandsOn.NOTHING or not record.done:
         return ()
     handed = [e for e in given if e.name.split(".", 1)[0] in record.spec.depends_on]
-    # a path the data was read from, named in a text written, holds none of the data ('Members', the sheet's
-    # name, is in "the duplicate rows of members.xlsx")
+    # a path the data was read from, named in a text written, holds none of the data (a sheet's name is often
+    # part of its workbook's)
     texts = _without(_wrote(record), (p for e in handed for p in _QUOTED.findall(e.source)))
     words = set(_WORD.findall(texts))
     by_subtask: dict[str, set[str]] = {}
