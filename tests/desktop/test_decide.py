@@ -738,6 +738,29 @@ def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_no
     assert not missing(wrote, files).late
 
 
+def test_a_computation_none_of_whose_values_a_later_change_holds_is_asked_about_once() -> None:
+    files = AppInfo("files", "", (), (ToolInfo("write_file", False), ToolInfo("column_totals", True, computes=True)))
+    spec = SubtaskSpec(id="2", description="Write the total", application="files", reads=("hours.csv",),
+                       writes=("hours.txt",), tools=("write_file", "column_totals"))
+    computed = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="column_totals", arguments={"path": "hours.csv"}, ok=True, read_only=True,
+        content={"path": "hours.csv", "columns": {"Hours": {"column": "C", "sum": 33.25, "mean": 6.65}}})])
+
+    def wrote(content: str) -> SubtaskRecord:
+        return remember(computed, [], [ActionResult(
+            function="write_file", arguments={"path": "hours.txt", "content": content}, ok=True,
+            changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
+
+    label = missing(wrote("The total hours in hours.csv is "), files)
+    assert label.unwritten == ("column_totals",) and not label.late
+    # a figure may only have guided the change: asked once, then believed (it is no lack of declared work)
+    assert label.asked_once and label.only_soft and not label.work
+    assert "nothing column_totals computed is in your changes" in label.text()
+    assert not missing(wrote("Total hours: 33.25"), files)
+    # what the result repeats of its call (the path it read) is no computed value
+    assert missing(wrote("hours.csv"), files).unwritten == ("column_totals",)
+
+
 def test_the_workspace_as_a_write_is_shown_by_a_programs_actions_not_by_a_file() -> None:
     dialog = AppInfo("dialog", "", (), (ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
                                         ToolInfo("click", False, names_its_writes=False)))

@@ -73,6 +73,9 @@ class Missing:
     # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
     # its changes: computed and not written (a total worked out after the file got its label without it)
     late: tuple[str, ...] = ()
+    # declared computing tools of a writer that ran before one of its changes, nothing they computed in any of its
+    # changes: asked once (a figure may only have guided the change: a threshold, a choice); late ones are in `late`
+    unwritten: tuple[str, ...] = ()
     # the tools of its application that write a table into a part they name (`into`: that argument), for a
     # part it made empty: the ones that fill it
     fillers: tuple[tuple[str, str], ...] = ()
@@ -93,14 +96,14 @@ class Missing:
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.copied or self.ended or self.columns or self.unread)
+                    or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.copied or self.columns)
+                    or self.dialog or self.late or self.unwritten or self.copied or self.columns)
 
     @property
     def only_soft(self) -> bool:
@@ -109,7 +112,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.copied or self.columns) and not (
+                    or self.dialog or self.unwritten or self.copied or self.columns) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only))
 
@@ -156,6 +159,10 @@ class Missing:
             it = "it" if len(self.late) == 1 else "they"
             parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
                          f"changes: write what {it} computed, by reference")
+        if self.unwritten:
+            it = "it" if len(self.unwritten) == 1 else "they"
+            parts.append(f"nothing {', '.join(self.unwritten)} computed is in your changes: if your subtask writes "
+                         f"what {it} computed, write that by reference (a FINISH again says it does not)")
         for tool, took, named in self.columns:
             parts.append(f"{tool} took the columns {', '.join(took)}, of which your subtask names only "
                          f"{', '.join(named)}: if only those belong, call {tool} again with just them (its columns), "
@@ -175,7 +182,7 @@ class Missing:
         if self.untaken:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=())
+                       copied=(), columns=(), unwritten=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -243,7 +250,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     given = tuple(given)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
-                   record.dialog if acted else "", _late(record, app),
+                   record.dialog if acted else "", *_unwritten(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
                    _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record))
 
@@ -345,27 +352,28 @@ def _read_whole(record: SubtaskRecord) -> bool:
         for a in record.artifacts.values())
 
 
-def _late(record: SubtaskRecord, app: AppInfo | None) -> tuple[str, ...]:
-    """The declared computing tools of a writer that hands nothing on whose calls all ran after its last change
-    (record.read holds what ran since), none of the numbers they computed in any of its changes."""
+def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The declared computing tools of a writer that hands nothing on, none of whose computed values (not those
+    a result repeats of its call's arguments) is in any of its changes: those whose calls all ran after its last
+    change (record.read holds what ran since: computed and never written, `late`), and the others."""
     spec = record.spec
     if app is None or not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
-        return ()
+        return (), ()
     written = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
-    late = []
+    late: list[str] = []
+    unwritten: list[str] = []
     for tool in spec.tools:
         info = app.tool(tool)
-        since = {key for key in record.read if json.loads(key)[0] == tool}
-        if info is None or not info.computes or not since:
+        calls = {key for key in record.names.values() if json.loads(key)[0] == tool}
+        if info is None or not info.computes or not calls:
             continue
-        bases = [base for base, key in record.names.items() if key in since]
-        numbers = {text for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
-                                                                   for b in bases)
-                   for v in scalars(a.value) if isinstance(v, int | float)
-                   for text in _values(v)}
-        if numbers and not any(n in written for n in numbers):
-            late.append(tool)
-    return tuple(late)
+        bases = [base for base, key in record.names.items() if key in calls]
+        values = {text for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
+                                                                  for b in bases)
+                  for text in _values(a.value) - _values(_QUOTED.findall(a.source))}
+        if values and not any(v in written for v in values):
+            (late if calls <= set(record.read) else unwritten).append(tool)
+    return tuple(late), tuple(unwritten)
 
 
 def open_dialog(seen: Iterable[ActionResult]) -> str:
