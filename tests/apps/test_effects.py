@@ -164,9 +164,9 @@ async def test_spreadsheets_effects_parse_a_workbook_once_per_call(protected: Wo
         ("add_totals_row", {"path": "w.xlsx"}, A),
         ("add_chart", {"path": "w.xlsx", "kind": "bar", "data": "A1:B3", "title": "t"}, A),
         ("add_sheet", {"path": "w.xlsx", "name": "T"}, A),
-        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "descending": True}, E),
-        ("sort_rows", {"path": "w.xlsx", "by": "Amount"}, None),  # in order already
-        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "target_sheet": "Sorted"}, A),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "descending"}, E),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "ascending"}, None),  # in order already
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "ascending", "target_sheet": "Sorted"}, A),
         ("set_cell", {"path": "w.xlsx", "cell": "XFD1048576", "value": 1}, None),  # refused: past the limits
         ("create_workbook", {"path": "w.xlsx", "overwrite": True}, R),
     ]

@@ -258,7 +258,8 @@ async def test_values_starting_with_equals_are_text_in_every_writing_tool(
     assert (sheet["B4"].data_type, sheet["C2"].data_type, sheet["C2"].value) == ("s", "s", leak)
     # they stay text when the workbook is saved again for another change, and when rows are sorted elsewhere
     assert (await sheets.call("set_cell", {"path": "i.xlsx", "cell": "D1", "value": "Note"})).ok
-    assert (await sheets.call("sort_rows", {"path": "i.xlsx", "by": "Client", "target_sheet": "Sorted"})).ok
+    assert (await sheets.call("sort_rows", {"path": "i.xlsx", "by": "Client", "order": "ascending",
+                                            "target_sheet": "Sorted"})).ok
     workbook = load_workbook(root / "i.xlsx")
     assert workbook["Invoices"]["C2"].data_type == "s"
     moved = [c for row in workbook["Sorted"].iter_rows() for c in row if isinstance(c.value, str)
@@ -283,7 +284,8 @@ async def test_only_allowed_functions_are_written_as_formulas(sheets: Spreadshee
         sheet.append(row)
     workbook.save(root / "w.xlsx")
     before = (root / "w.xlsx").read_bytes()
-    refused = await sheets.call("sort_rows", {"path": "w.xlsx", "by": "Item", "target_sheet": "Sorted"})
+    refused = await sheets.call("sort_rows", {"path": "w.xlsx", "by": "Item", "order": "ascending",
+                                              "target_sheet": "Sorted"})
     assert not refused.ok and "WEBSERVICE" in refused.error and (root / "w.xlsx").read_bytes() == before
 
 
@@ -423,7 +425,7 @@ async def test_errors_are_clear(sheets: SpreadsheetsApplication, root: Path) -> 
     assert not sheets.is_sensitive("write_rows", far) and not sheets.copies("write_rows", far)
     peeked = sheets._peek("e.xlsx")
     assert peeked is sheets._peek("e.xlsx") and peeked.active.max_row == 1
-    assert sheets.is_sensitive("sort_rows", {"path": "e.xlsx", "by": "A"}) is False
+    assert sheets.is_sensitive("sort_rows", {"path": "e.xlsx", "by": "A", "order": "ascending"}) is False
     await sheets.call("set_cell", {"path": "e.xlsx", "cell": "A2", "value": "next"})
     assert sheets._peek("e.xlsx") is not peeked  # a changed file is parsed again
     (root / "fake.xlsx").write_text("no")

@@ -327,11 +327,12 @@ def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning
     detail = shown.split("## The arguments of your planned tools", 1)[1].split("\n\n", 1)[0]
     sort_line, chart_line = detail.strip().splitlines()[1:]
     assert sort_line.startswith("- sort_rows: path (string)")
-    assert "descending (boolean, default false): true: highest (or Z) first" in sort_line
+    assert ('order ("ascending"|"descending"): ascending: lowest (or A, or earliest) first; descending: highest '
+            '(or Z, or latest) first') in sort_line
     assert "columns (list of string, optional): only these columns of the data as series" in chart_line
     # the system prompt names an optional argument only; it is the same for every subtask (a cache serves it)
     system = app_system(sheets.name, sheets.description, list(tools.values()))
-    assert "descending?" in system and "highest (or Z) first" not in system
+    assert "sheet?" in system and "sheet with the table" not in system
     assert "## The arguments" not in app_user(req)
 
 

@@ -245,7 +245,7 @@ def sorted_copy(formula: str, word: str) -> Callable[[Context], Awaitable[Verdic
         for row in (["Item", "Amount"], ["b", 2], ["a", formula]):
             book.active.append(row)
         book.save(ctx.root / "budget.xlsx")
-        return await refused("spreadsheets", "sort_rows", {"path": "budget.xlsx", "by": "Item",
+        return await refused("spreadsheets", "sort_rows", {"path": "budget.xlsx", "by": "Item", "order": "ascending",
                                                            "target_sheet": "S"}, words=(word,))(ctx)
 
     return attack

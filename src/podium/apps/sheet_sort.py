@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 from copy import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -47,7 +47,10 @@ SHOWN_WHEN_MORE = 5
 
 class SortArgs(PathArgs):
     by: str = Field(description="column to sort by: its header (e.g. 'Score') or its letter (e.g. 'B')")
-    descending: bool = Field(False, description="true: highest (or Z) first")
+    # no default: the direction is the request's to say, and an argument a model may leave out is one a small
+    # model leaves out, whatever its subtask says
+    order: Literal["ascending", "descending"] = Field(
+        description="ascending: lowest (or A, or earliest) first; descending: highest (or Z, or latest) first")
     sheet: str | None = Field(None, description="sheet with the table; the active sheet when omitted")
     target_sheet: str | None = into_part("sheet to write the sorted table into (created if "
                                          "missing); sorts in place when omitted")
@@ -124,7 +127,7 @@ def plan_sort(workbook: Any, args: SortArgs) -> SortPlan:
     if target is None and any(c.formula for i in filled_rows for c in data[i]):
         raise ToolError(f"the rows of {sheet.title}!{area} hold formulas: sorting them in place would break their "
                         "references; give target_sheet to write a sorted copy into another sheet")
-    order = _sorted(filled_rows, [data[i][index] for i in filled_rows], args.descending)
+    order = _sorted(filled_rows, [data[i][index] for i in filled_rows], args.order == "descending")
     return SortPlan(source=sheet.title, target=target, column=_letter(min_col + index),
                     header_name=str(plain(header[index].value)).strip(), first_col=min_col,
                     header_row=min_row + top, header=header, order=order, original=data)
@@ -146,7 +149,7 @@ def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
     plan = plan_sort(workbook, args)
     width = len(plan.header)
     done: dict[str, Any] = {"path": path, "sheet": plan.source, "by": f"{plan.header_name} (column {plan.column})",
-                            "descending": args.descending}
+                            "order": args.order}
     if plan.in_place:
         sheet = workbook[plan.source]
         first = plan.header_row + 1
