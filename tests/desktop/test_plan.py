@@ -632,6 +632,22 @@ def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: A
     assert check_plan([read, writer], real, "List them in list.txt", ("q1.xlsx", "q2.xlsx")).subtasks[1].reads == ()
 
 
+def test_the_system_prompts_are_the_same_in_every_workspace(tmp_path: Any) -> None:
+    """A system prompt that named the workspace's path would be served by no prompt cache in another folder, and
+    a model shown an absolute path writes paths from it."""
+    from podium.apps import build_applications
+    from podium.desktop.wire.prompts import app_system, host_system
+
+    def prompts(root: Any) -> list[str]:
+        root.mkdir()
+        apps = build_applications({"workspace": str(root)})
+        return [host_system(Catalog.of(apps.values()))] + [
+            app_system(app.name, app.description, app.tools()) for app in apps.values()]
+
+    here, there = prompts(tmp_path / "one"), prompts(tmp_path / "two")
+    assert here == there and not any(str(tmp_path) in p for p in here)
+
+
 def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of_the_catalogue(tmp_path: Any) -> None:
     from podium.apps import build_applications
     from podium.desktop.host.catalog import first_sentence

@@ -118,7 +118,9 @@ class FilesApplication(ToolApplication):
         self.workspace = workspace
         self.transfer = Transfer(workspace)
         self.owned = {suffix.lower(): app for suffix, app in (owned or {}).items()}
-        self.description = f"Files and folders inside the workspace {workspace.root}"
+        # no absolute path: a prompt that shows one is the same for no two workspaces (no prompt cache serves it),
+        # and a model that saw it writes paths from it
+        self.description = "Files and folders inside the workspace (paths relative to it)"
         super().__init__()
 
     def _specs(self) -> list[ToolSpec]:

@@ -47,7 +47,7 @@ class ShellApplication(ToolApplication):
         self.workspace = workspace
         self.policy = policy or ShellPolicy()
         self.sandbox = sandbox or Sandbox()
-        self.description = f"Run one allow-listed program in {workspace.root} (no shell): " + ", ".join(
+        self.description = "Run one allow-listed program in the workspace (no shell): " + ", ".join(
             sorted(self.policy.allow)
         )
         super().__init__()
