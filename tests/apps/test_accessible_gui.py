@@ -180,7 +180,7 @@ async def test_save_types_a_new_name_into_the_chooser_or_saves_the_open_file_in_
         text = find(seen, r": text \[.*editable")
         assert wrong.error is not None and f"the text fields listed are: {text}" in wrong.error
         # the grammar offers set_text only the controls that take text: here the document's
-        assert editor.choices() == {("set_text", "control"): (text,)}
+        assert editor.choices()[("set_text", "control")] == (text,)
         await ok(editor, "set_text", control=text, text="Call the plumber\n")
         # nothing open yet: a save in place has no file to write; a name outside the workspace is refused
         missing = await editor.call("save", {})
@@ -321,6 +321,10 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
         takers = form.choices()[("set_text", "control")]
         assert {find(seen, r": text"), find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")} <= set(takers)
         assert find(seen, r"label 'Register a visitor'$") not in takers
+        # select takes the combo box, and the label that names it, only with the item meant
+        needs_item = form.choices()[("select", "control", "item")]
+        assert {combo, find(seen, r"label 'Room'$")} <= set(needs_item)
+        assert not set(needs_item) & set(form.choices()[("select", "control")])
         if by_label:
             name, room = find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")
             typed = await ok(form, "set_text", control=name, text="Alice Martin")
@@ -352,7 +356,10 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         await dialog.launch()
         seen = await ok(dialog, "observe")
         table = find(seen, r"^\d+: (tree )?table( '[^']*')?( \[.*\])?$")
-        # the table itself is no item to select: one of its is meant, and they are named
+        # the table itself is no item to select: one of its is meant, and they are named (the grammar offers
+        # the table only with an item; its cells alone)
+        assert dialog.choices()[("select", "control", "item")] == (table,)
+        assert find(seen, r"table cell 'Banana'") in dialog.choices()[("select", "control")]
         whole = await dialog.call("select", {"control": table})
         assert whole.error is not None and "select one of its items" in whole.error and "'Banana'" in whole.error
         await ok(dialog, "select", control=table, item="Cherry")

@@ -303,6 +303,27 @@ def test_an_argument_the_application_names_the_values_of_takes_only_those() -> N
     LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
 
 
+def test_a_value_that_needs_another_argument_is_offered_only_with_it() -> None:
+    """A program's list is no item of itself: `select` of it takes the item (apps.accessible: `choices`)."""
+    select = {"type": "object", "required": ["control"], "properties": {
+        "control": {"type": "integer", "minimum": 1}, "item": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    tools = [Tool("select", "choose", select)]
+    schema = app_output_schema(tools, choices={("select", "control"): (5, 6), ("select", "control", "item"): (4,)})
+
+    def act(**arguments: Any) -> dict[str, Any]:
+        return answer(actions=[{"function": "select", "arguments": arguments}])
+    assert valid(schema, act(control=5)) and valid(schema, act(control=4, item="Banana"))
+    assert not valid(schema, act(control=4)) and not valid(schema, act(control=4, item=None))
+    assert not valid(schema, act(control=7, item="Banana"))  # a number the program did not list
+    # with no other value known, the list's form is the only one; with none named at all, any stands alone
+    only = app_output_schema(tools, choices={("select", "control"): (), ("select", "control", "item"): (4,)})
+    assert valid(only, act(control=4, item="Banana")) and not valid(only, act(control=5))
+    loose = app_output_schema(tools, choices={("select", "control", "item"): (4,)})
+    assert valid(loose, act(control=5)) and valid(loose, act(control=4, item="Banana"))
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
+
+
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:
     schema = app_output_schema(TOOLS)
     rows = schema["$defs"]["action"]["anyOf"][1]["properties"]["arguments"]["properties"]["rows"]

@@ -57,7 +57,7 @@ from podium.apps.accessible.bus import (
     accessibility_address,
 )
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
-from podium.apps.accessible.roles import CHOOSERS, CONTAINERS, LABELS, TEXT_ROLES, VALUED, Role, State, states_of
+from podium.apps.accessible.roles import CHOOSERS, HOLDERS, LABELS, TEXT_ROLES, VALUED, Role, State, states_of
 from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import ENDED, Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
@@ -362,17 +362,24 @@ class AccessibleApplication(DesktopApplication):
                        and entry.sandboxed and pid in entry.pids()), None)
         return launch.owns() if launch is not None else None if pid is None else (lambda window: window.pid == pid)
 
-    def choices(self) -> dict[tuple[str, str], tuple[int, ...]]:
-        """The values a tool's argument may take now, for the grammar ((tool, argument) -> values): set_text's
-        control is one the latest observation lists that takes a text or a number, or a label naming a text
-        field or a combo box (a list or tab list is chosen in by `select`); a number of any other could only
-        fail. None known before the first observation."""
+    def choices(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        """The values a tool's argument may take now, for the grammar ((tool, argument) -> values; (tool, argument,
+        other) -> values it takes only with `other`): set_text's control is one the latest observation lists that
+        takes a text or a number, or a label naming a text field or a combo box (a list or tab list is chosen in by
+        `select`); select's is one listed, and a list, table, combo box or tab list (or a label naming one) only
+        with the item meant. A number of any other could only fail. None known before the first observation."""
         latest = self.ids.latest
         if latest is None:
             return {}
         takers = tuple(c.id for c in latest.controls if _takes_text(c.node) or (
             (field := self._field_of(c.id)) is not None and field.node.role in {*TEXT_ROLES, Role.COMBO_BOX}))
-        return {("set_text", "control"): takers} if takers else {}
+        holders = tuple(c.id for c in latest.controls if c.node.role in HOLDERS or (
+            (field := self._field_of(c.id)) is not None and field.node.role in HOLDERS))
+        found: dict[tuple[str, ...], tuple[int, ...]] = {
+            ("set_text", "control"): takers,
+            ("select", "control"): tuple(c.id for c in latest.controls if c.id not in holders),
+            ("select", "control", "item"): holders}
+        return {key: values for key, values in found.items() if values}
 
     def _field_of(self, number: int) -> Control | None:
         """The field a label names: the control right after it in reading order (a form's label and its
@@ -441,7 +448,7 @@ class AccessibleApplication(DesktopApplication):
         bus = await self.bus()
         if args.item is not None and actions.normalize(args.item) == actions.normalize(name):
             args = args.model_copy(update={"item": None})  # the item named is the control itself
-        if args.item is None and role in CONTAINERS:  # a list or a table is no item of another: one of its is meant
+        if args.item is None and role in HOLDERS:  # a list or a table is no item of another: one of its is meant
             _, items = await actions.find_item(bus, ref, "")
             raise ToolError(f"control {args.control} is a {role.label}: select one of its "
                             f"items, by its own number or as item; its items are: {list(dict.fromkeys(items))[:40]}")

@@ -249,4 +249,6 @@ TEXT_ROLES = frozenset({Role.TEXT, Role.ENTRY, Role.PASSWORD_TEXT, Role.SPIN_BUT
 # The items of a list, table or tree, and those containers: a long one is listed in part.
 ITEMS = frozenset({Role.LIST_ITEM, Role.TREE_ITEM, Role.TABLE_CELL, Role.TABLE_ROW})
 CONTAINERS = frozenset({Role.LIST, Role.LIST_BOX, Role.TABLE, Role.TREE, Role.TREE_TABLE})
+# Choosers that are no item of another: `select` of one means one of its items, which it must name.
+HOLDERS = CONTAINERS | {Role.COMBO_BOX, Role.PAGE_TAB_LIST}
 VALUED = frozenset({Role.SLIDER, Role.SCROLL_BAR, Role.DIAL})  # a value set by a position: given as a number

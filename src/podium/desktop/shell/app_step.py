@@ -446,7 +446,7 @@ def _always_sensitive(app: Any, tool: str) -> bool:
         return False
 
 
-def _choices(app: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
+def _choices(app: Any) -> dict[tuple[str, ...], tuple[Any, ...]]:
     """The values the application says an argument may take now (a program's controls that take text), as
     hashable tuples for the grammar's cache; none where it does not say."""
     choices = getattr(app, "choices", None)

@@ -134,7 +134,7 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]], by_ref: bool = 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
                       may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
                       existing: Sequence[str] | None = None, writable: Sequence[str] | None = None,
-                      by_ref: bool = False, choices: Mapping[tuple[str, str], Sequence[Any]] | None = None
+                      by_ref: bool = False, choices: Mapping[tuple[str, ...], Sequence[Any]] | None = None
                       ) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name, kind)
     pairs). `must_act`: every answer calls a tool, but for a question. `may_ask`: PENDING is offered. `only`: the calls
@@ -148,7 +148,7 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     writes as text (WRITTEN) too, when each of them names a file. `by_ref`: an argument that takes data (a text,
     rows) takes only a reference to data of a kind it can take, where there is some. `choices`: (tool, argument) ->
     the values that argument may take now (the application's own, from what it last observed: the controls that take
-    text); an enum of them.
+    text), an enum of them; (tool, argument, other) -> values it may take only with `other` given (_chosen).
     Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
@@ -157,7 +157,7 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     typed = [(name, params) for name, params in typed if params is not None] or \
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     if choices:
-        typed = [(name, _chosen(name, params, choices)) for name, params in typed]
+        typed = [(name, form) for name, params in typed for form in _chosen(name, params, choices)]
     key = json.dumps(typed, sort_keys=True, default=str)
     return _app_schema(key, tuple(refs), must_act, may_ask, by_ref)
 
@@ -205,15 +205,29 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
     return {**parameters, "properties": {**props, **changed}} if changed else parameters
 
 
-def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, str], Sequence[Any]]) -> Any:
-    """A tool's parameters with each argument `choices` names for it an enum of those values (its type kept)."""
+def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, ...], Sequence[Any]]) -> list[Any]:
+    """The forms of a tool's call under `choices`: each argument a (tool, argument) key names takes only those
+    values (an enum, its type kept; none: that form is not offered); each (tool, argument, other) key adds a form in
+    which the argument takes those values and `other` is required (a list is no item: which of its items is meant).
+    """
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
     if not isinstance(props, Mapping):
-        return parameters
-    changed = {name: {**({"type": spec["type"]} if "type" in spec else {}), "enum": list(values)}
-               for (owner, name), values in choices.items()
-               if owner == tool and values and isinstance(spec := props.get(name), Mapping)}
-    return {**parameters, "properties": {**props, **changed}} if changed else parameters
+        return [parameters]
+
+    def enum(name: str, values: Sequence[Any]) -> dict[str, Any]:
+        spec = props[name]
+        return {**({"type": spec["type"]} if "type" in spec else {}), "enum": list(values)}
+
+    own = {(name, *rest): values for (owner, name, *rest), values in choices.items()
+           if owner == tool and isinstance(props.get(name), Mapping) and all(r in props for r in rest[:1])}
+    changed = {key[0]: enum(key[0], values) for key, values in own.items() if len(key) == 1 and values}
+    forms = [{**parameters, "properties": {**props, **changed, key[0]: enum(key[0], values),
+                                           key[1]: {"type": "string", "minLength": 1}},
+              "required": [*parameters.get("required", ()), key[1]]}
+             for key, values in own.items() if len(key) == 2 and values]
+    empty = any(len(key) == 1 and not values for key, values in own.items())
+    base = [] if empty and forms else [{**parameters, "properties": {**props, **changed}} if changed else parameters]
+    return [*base, *forms]
 
 
 def _enum(spec: Mapping[str, Any], item: Any, paths: Sequence[str]) -> dict[str, Any]:
