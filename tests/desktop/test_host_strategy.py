@@ -893,6 +893,10 @@ def test_the_example_rule_keeps_the_worked_examples_words_from_the_person() -> N
     (end,), _ = STRATEGY.handle_response("host", planner_says("FAIL", Comment=HOST_FINISH_EXAMPLE["Comment"]),
                                          started(rules="small-local"))
     assert isinstance(end, ReplyError) and end.reason.detail.endswith("the HostAgent gave up without saying why")
+    # a plan whose comment is the example's is kept, its comment is not: it would be the run's last word
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED, Comment=HOST_FINISH_EXAMPLE[
+        "Comment"]), started(rules="small-local"))
+    assert run_of(s).comment == "" and run_of(s).subtasks
 
 
 def test_a_finish_that_left_a_named_file_unmade_is_questioned_then_fails() -> None:

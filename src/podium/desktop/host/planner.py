@@ -116,7 +116,10 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
                                            f"{problem}; last output: {summarize(report.raw, 300)!r}", PLANNER))
         s = fire(with_run(s, repairs=run.repairs + 1), HostEvent.RETRY)
         return dispatch_planner(s, feedback=repair_feedback(report.raw, problem), retry=True)
-    s = with_run(s, repairs=0, plan=output.plan or run.plan, comment=output.comment or run.comment)
+    said = output.comment
+    if EXAMPLE_RULE in s.rules and said and _copies_example([said], run.request, run.files or ()) is not None:
+        said = ""  # the example's words are no last word on this request (a run's reply shows it)
+    s = with_run(s, repairs=0, plan=output.plan or run.plan, comment=said or run.comment)
     status = output.status
     if status is HostStatus.ASSIGN:
         return _assign(s, output, report.raw)
