@@ -303,17 +303,19 @@ def test_a_programs_unwritten_file_is_forced_on_a_tool_that_names_what_it_writes
     request = app_request(again)
     assert "notes.txt is unchanged" in request.note
     assert request.must_act and request.offered == ("save",)
-    # a declared program action never called is offered with them: alone it cannot make the file
+    # a declared program action never called comes first: a save of what the program holds unchanged writes nothing
     _, s = STRATEGY.handle_ask("Type hello into the editor and save it as notes.txt", {}, "t2", state)
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
     (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
-    assert app_request(again).offered == ("set_text", "save")
-    # an action in the program after the question is new work there: the next FINISH is asked about again
+    assert app_request(again).offered == ("set_text",)
+    # an action in the program after the question is new work there: the next FINISH is asked about again, and
+    # the save is what makes the file
     _, s = STRATEGY.handle_response("app-editor", proposes("CONTINUE", typed), s)
     _, s = STRATEGY.handle_response("app-editor", executed(ran(typed)), s)
     (again,), s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
     assert "notes.txt is unchanged" in app_request(again).note and run_of(s).subtasks["1"].state is not \
         SubtaskState.FAIL
+    assert app_request(again).offered == ("save",)
     # with nothing new done since, a FINISH that still lacks the file fails
     _, s = STRATEGY.handle_response("app-editor", proposes("FINISH", result="typed"), s)
     assert run_of(s).subtasks["1"].state is SubtaskState.FAIL

@@ -314,6 +314,12 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         acting = bool(missing.tools) and app is not None and all(
             (info := app.tool(t)) is not None and not info.names_its_writes for t in missing.tools)
         writing = (*missing.tools, *(naming if acting else ())) or naming or changing
+        # a save writes what the program holds: the declared actions in it not taken yet come first (a save of
+        # what is unchanged writes nothing), and the next FINISH after them is asked about again
+        first = tuple(t for t in missing.tools if app is not None and (info := app.tool(t)) is not None and info.acts)
+        if first and app is not None and any((info := app.tool(t)) is not None and info.writes_named
+                                             for t in writing):
+            writing = first
         run = run_of(s)
         if missing.writes and app is not None and run.files is not None and not set(missing.writes) & {
                 *run.files, *run.created}:  # files to make: not by a tool that opens one that exists
