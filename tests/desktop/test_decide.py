@@ -757,6 +757,17 @@ def test_a_computation_none_of_whose_values_a_later_change_holds_is_asked_about_
     assert label.asked_once and label.only_soft and not label.work
     assert "nothing column_totals computed is in your changes" in label.text()
     assert not missing(wrote("Total hours: 33.25"), files)
+    # a short number computed is found as a whole word, not inside another
+    counted = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="column_totals", arguments={"path": "hours.csv"}, ok=True, read_only=True,
+        content={"columns": {"Hours": {"count": 5, "sum": 33.25}}})])
+    five = remember(counted, [], [ActionResult(function="write_file", arguments={"path": "hours.txt", "content": "5"},
+                                               ok=True, changes=(EffectView(path="hours.txt", change="create"),))])
+    assert not missing(five, files)
+    fifty = remember(counted, [], [ActionResult(function="write_file", arguments={"path": "hours.txt",
+                                                                                  "content": "50 hours"},
+                                                ok=True, changes=(EffectView(path="hours.txt", change="create"),))])
+    assert missing(fifty, files).unwritten == ("column_totals",)
     # what the result repeats of its call (the path it read) is no computed value
     assert missing(wrote("hours.csv"), files).unwritten == ("column_totals",)
 

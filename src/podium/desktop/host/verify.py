@@ -360,6 +360,7 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
     if app is None or not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
         return (), ()
     written = "\n".join(str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1]))
+    words = set(_WORD.findall(written))
     late: list[str] = []
     unwritten: list[str] = []
     for tool in spec.tools:
@@ -368,10 +369,12 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
         if info is None or not info.computes or not calls:
             continue
         bases = [base for base, key in record.names.items() if key in calls]
-        values = {text for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
-                                                                  for b in bases)
-                  for text in _values(a.value) - _values(_QUOTED.findall(a.source))}
-        if values and not any(v in written for v in values):
+        computed = [a for a in record.artifacts.values() if any(a.name == b or a.name.startswith(f"{b}.")
+                                                                 for b in bases)]
+        values = {text for a in computed for text in _values(a.value) - _values(_QUOTED.findall(a.source))}
+        # a number computed is found however short (a count of 3), as a whole word
+        numbers = {_number_text(v) for a in computed for v in scalars(a.value)} - {""}
+        if values and not any(v in written for v in values) and not numbers & words:
             (late if calls <= set(record.read) else unwritten).append(tool)
     return tuple(late), tuple(unwritten)
 
@@ -409,14 +412,17 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     texts = _without(_wrote(record), (p for a in read for p in _QUOTED.findall(a.source)))
     own: set[str] = set()
     others: set[str] = set()
+    numbers: set[str] = set()  # a number a computation returned is found however short, as a whole word
     for a in read:
         paths = _QUOTED.findall(a.source)
         values = _values(a.value) - _values(paths)  # what a result repeats of its call's arguments is no data
         if any(covered(p, (path,)) for p in paths):
             own.update(values | _derived(a))
+            if getattr(a.kind, "value", a.kind) == Kind.NUMBER.value:
+                numbers.add(_number_text(a.value))
         elif not any(covered(p, record.spec.writes) for p in paths):
             others.update(values)
-    return any(v in texts for v in own - others)
+    return any(v in texts for v in own - others) or bool((numbers - {""}) & set(_WORD.findall(texts)))
 
 
 def _names(arguments: Any, path: str) -> bool:
