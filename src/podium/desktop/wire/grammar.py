@@ -208,8 +208,8 @@ def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequenc
 def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, ...], Sequence[Any]]) -> list[Any]:
     """The forms of a tool's call under `choices`: each argument a (tool, argument) key names takes only those
     values (an enum, its type kept; none: that form is not offered); each (tool, argument, other) key adds a form in
-    which the argument takes those values and `other` is required (a list is no item: which of its items is meant).
-    """
+    which the argument takes those values and `other`, a text, is required (a list is no item: which of its items
+    is meant)."""
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
     if not isinstance(props, Mapping):
         return [parameters]
