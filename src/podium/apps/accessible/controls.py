@@ -12,7 +12,7 @@ active window), then the others, each in reading order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -303,10 +303,6 @@ def _on_screen(node: Node) -> bool:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def controls_by_id(observation: Observation) -> Mapping[int, Control]:
-    return {c.id: c for c in observation.controls}
 
 
 def number_ranges(numbers: list[int]) -> str:
