@@ -471,6 +471,16 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
                      content={"path": "hours.txt", "bytes": 5},
                      changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
     assert not missing(summed, None).unused
+
+    def wrote(content: str) -> SubtaskRecord:
+        return remember(observed(SubtaskRecord(spec=hours), [ActionResult(
+            function="read_csv", arguments={"path": "t.csv"}, ok=True, read_only=True, content={"rows": table})]), [],
+            [ActionResult(function="write_file", arguments={"path": "hours.txt", "content": content}, ok=True,
+                          content={"path": "hours.txt", "bytes": len(content)},
+                          changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
+    # a label that repeats a column's name took nothing of the table; the column names written out did
+    assert missing(wrote("Total hours: "), None).unused == ("t.csv",)
+    assert not missing(wrote("Person, Hours"), None).unused
     # a listed path counts by its name: a list of names writes it so
     listed = SubtaskSpec(id="1", description="list", application="files", reads=("exports",),
                          writes=("old.txt",), tools=("write_file",))

@@ -787,6 +787,26 @@ def test_reads_of_several_types_are_narrowed_to_the_types_the_request_names() ->
         assert all(covered(f, reads) for f in files), (request, reads)
 
 
+def test_a_folder_read_the_request_does_not_name_is_the_workspace() -> None:
+    files = ("plan.docx", "reports/", "reports/2023/", "reports/2023/old.docx", "reports/march.docx")
+    lister = SubtaskSpec(id="1", description="list", application="files", reads=("reports",),
+                         writes=("docx_files.txt",), tools=("write_file_names",))
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("write_file_names", False))),
+                    AppInfo("documents", "documents", (".docx",), (ToolInfo("read_document", True),))))
+    check = check_plan([lister], real, "Put the names of every .docx file here and below into docx_files.txt.", files)
+    assert check.ok, check.problems
+    assert check.subtasks[0].reads == (".",)
+    assert check.amended[-1] == "subtask '1' reads reports, which the request does not name: it reads the workspace"
+    # a folder the request names, by its name or by a path in it, is the request's own
+    for request in ("List the .docx files of the reports folder in docx_files.txt.",
+                    "Write the names of reports/march.docx's neighbours into docx_files.txt."):
+        assert check_plan([lister], real, request, files).subtasks[0].reads == ("reports",), request
+    # a file is no folder
+    named_file = lister.model_copy(update={"reads": ("reports/march.docx",)})
+    assert check_plan([named_file], real, "List the .docx files in docx_files.txt.", files).subtasks[0].reads == (
+        "reports/march.docx",)
+
+
 def test_writes_listed_from_the_workspace_become_the_pattern_the_request_names() -> None:
     files = ("TMP-readme.txt", "old_tmp_notes.txt", "temp_list.txt", "tmp_invoice.txt", "tmp_scan1.txt",
              "tmp_scan2.txt", "tmpfile.txt")

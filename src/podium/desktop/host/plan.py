@@ -16,7 +16,8 @@ the planner can act on, when
   write such paths one file each, where a pattern the request names covers them all ('final_*'), are
   first made one subtask that writes that pattern: the request asked for the set, not its members.
 A subtask that reads files of several types, of which the request names some by their suffix ('the .txt
-files'), reads only those: the others came with a listing of the workspace.
+files'), reads only those: the others came with a listing of the workspace. One that reads a folder the
+request never names reads the workspace instead: the planner picked it from the listing.
 A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
 of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
 a chart is drawn over cells, so the rows go in first).
@@ -87,6 +88,8 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
             resolved = _named_output(resolved, request, listed, kept, catalog, notes)
         resolved = [_reads_by_pattern(_named_types(spec, request, notes), request, catalog, notes)
                     for spec in resolved]
+        if listed is not None:
+            resolved = [_unnamed_folders(spec, request, catalog, listed, notes) for spec in resolved]
         everything = {**kept, **{s.id: s for s in resolved}}
     # a subtask the host added (a writer of a file the request names) may use any tool of its application
     free = fixes.any_tool | ({s.id for s in resolved} - {s.id for s in fixes.subtasks})
@@ -410,6 +413,30 @@ def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, notes: 
     notes.append(f"subtask {spec.id!r} reads files of {pattern} one by one, a pattern the request names: it reads "
                  f"{pattern}")
     return spec.model_copy(update={"reads": tuple(dict.fromkeys(reads))})
+
+
+def _unnamed_folders(spec: SubtaskSpec, request: str, catalog: Catalog, files: tuple[str, ...],
+                     notes: list[str]) -> SubtaskSpec:
+    """A subtask on the application that takes files by path that reads a folder of the workspace the request
+    does not name reads the workspace ('.') instead: which folder the work covers is the person's to say, and
+    one the planner picked from the listing narrows it (the files of a type in this folder and its subfolders,
+    listed from one subfolder). Reads grant nothing: the wider one only lets the work see what it covers."""
+    app = catalog.get(spec.application)
+    if app is None or app.file_types:
+        return spec
+
+    def folder(path: str) -> bool:
+        path = normal_path(path).rstrip("/")
+        return f"{path}/" in files or any(f.startswith(f"{path}/") for f in files)
+
+    unnamed = [r for r in spec.reads if r != "." and not is_pattern(r) and folder(r) and not named_by(r, request)
+               and not covered(r, spec.writes)]
+    if not unnamed:
+        return spec
+    notes.append(f"subtask {spec.id!r} reads {', '.join(unnamed)}, which the request does not name: it reads the "
+                 "workspace")
+    reads = tuple(dict.fromkeys("." if r in unnamed else r for r in spec.reads))
+    return spec.model_copy(update={"reads": reads})
 
 
 def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:

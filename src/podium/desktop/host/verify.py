@@ -415,7 +415,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     numbers: set[str] = set()  # a number a computation returned is found however short, as a whole word
     for a in read:
         paths = _QUOTED.findall(a.source)
-        values = _values(a.value) - _values(paths)  # what a result repeats of its call's arguments is no data
+        values = _data(a, texts) - _values(paths)  # what a result repeats of its call's arguments is no data
         if any(covered(p, (path,)) for p in paths):
             own.update(values | _derived(a))
             if getattr(a.kind, "value", a.kind) == Kind.NUMBER.value:
@@ -452,7 +452,7 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     for entry in handed:
         dep = entry.name.split(".", 1)[0]
         # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
-        values = _values(entry.value) - _values(_QUOTED.findall(entry.source))
+        values = _data(entry, texts) - _values(_QUOTED.findall(entry.source))
         by_subtask.setdefault(dep, set()).update(values)
         # a number handed on is its data however short (a count of 6), found as a whole word
         if entry.kind == Kind.NUMBER.value and _number_text(entry.value) in words:
@@ -535,6 +535,20 @@ def _unused(record: SubtaskRecord) -> tuple[tuple[str, ...], bool]:
 def own_sources(spec: SubtaskSpec) -> list[str]:
     """Its declared reads that are not among its writes: what it takes data from besides what it was handed."""
     return [r for r in spec.reads if not covered(r, spec.writes) and not any(covered(w, (r,)) for w in spec.writes)]
+
+
+def _data(read: Any, texts: str) -> set[str]:
+    """A read's values (`_values`) as data a written text may hold. A table's header names its columns: a
+    label written beside a figure ("Total hours:") repeats one of them without taking any of the table's data,
+    so its header counts only where the text holds all of it (the column names written out)."""
+    values = _values(read.value)
+    rows = read.value if getattr(read.kind, "value", read.kind) == Kind.TABLE.value else None
+    if not isinstance(rows, list) or len(rows) < 2 or not isinstance(rows[0], list | tuple):
+        return values
+    header = _values(rows[0])
+    if all(h in texts for h in header):
+        return values
+    return values - (header - _values(rows[1:]))
 
 
 def _values(value: Any) -> set[str]:
