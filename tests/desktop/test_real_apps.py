@@ -428,6 +428,57 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
             assert sheet["A1"].value == holding and sheet["D1"].value == "Quarter" and len(asked) == 2
 
 
+async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_writes(tmp_path: Path) -> None:
+    """With the small model's rules, the one value a reader named as its result (a column's sum) is written
+    into the new text file its dependant declares, by the plan's answer and no model call; a text file the
+    person has already, or a reader that named no value, leaves the step to the model."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig, batch
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "total.txt holds the total")
+        return assign(sub("1", "Sum the Revenue column of budget.xlsx", "spreadsheets", reads=["budget.xlsx"],
+                          tools=["column_totals"], hands_on="number"),
+                      sub("2", "Write the total of subtask 1 into total.txt", "files", "1", writes=["total.txt"],
+                          tools=["write_file"]))
+
+    for case in ("named", "there", "unnamed"):
+        root = tmp_path / case
+        root.mkdir()
+        book = openpyxl.Workbook()
+        for row in TABLE:
+            book.active.append([row[0], row[1] if row[1] == "Revenue" else int(row[1])])
+        book.save(root / "budget.xlsx")
+        if case == "there":
+            (root / "total.txt").write_text("mine\n")
+        asked: list[str] = []
+
+        def sheets(prompt: str, case: str = case) -> str:
+            if step_of(prompt) == 1:
+                return app("CONTINUE", ("column_totals", {"path": "budget.xlsx"}))
+            return app("FINISH", result=ref("1.column_totals.columns.Revenue.sum") if case != "unnamed" else "summed")
+
+        def files(prompt: str, asked: list[str] = asked) -> str:
+            asked.append(prompt)
+            return app("FINISH", ("write_file", {"path": "total.txt", "content": "Total: 405", "overwrite": True}),
+                       result="written")
+
+        workspace = Workspace.at(root)
+        result = await run_request("Sum the Revenue column of budget.xlsx into total.txt",
+                                   [SpreadsheetsApplication(workspace), FilesApplication(workspace)],
+                                   ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets),
+                                                                      "files": ScriptedBackend(files)},
+                                   config=batch(HostConfig(rules="small-local")))
+        first = next(t for t in result.trajectory if t["agent"] == "app-files")
+        if case == "named":
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert first["rules"] == ["plan-writes-without-model"] and not asked
+            assert (root / "total.txt").read_text() == "405"
+        else:  # the model's step: the person's file is not written whole by the plan, nor a value not named
+            assert "plan-writes-without-model" not in first["rules"] and asked, case
+
+
 async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:
     """What the run made is its own: a whole-file write over it needs no approval, so no flag either; a file
     the person had is still refused without it."""

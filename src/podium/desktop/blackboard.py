@@ -79,6 +79,7 @@ class SubtaskResult(BaseModel):
     description: str = ""
     result: Any = None
     artifacts: tuple[ArtifactEntry, ...] = ()  # what it hands on, by name
+    named: str = ""  # the artifact its result named by reference (the first of `artifacts`), if it named one
 
 
 class Blackboard(BaseModel):

@@ -316,8 +316,17 @@ def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
               if (other := run.subtasks.get(dep)) is not None and other.spec.hands_on is HandsOn.TABLE
               and (done := s.blackboard.result_of(dep)) is not None
               for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
+    # the one value the subtasks handing data on named as their result (not a table: which of its columns a
+    # text takes is the model's to choose)
+    named = [done.named for dep in record.spec.depends_on
+             if (other := run.subtasks.get(dep)) is not None and other.spec.hands_on is not HandsOn.NOTHING
+             and (done := s.blackboard.result_of(dep)) is not None and done.named
+             and done.artifacts[0].kind != artifacts.Kind.TABLE]
+    offered = {a.name for a in handed(s, record)[1]} if named else set()
+    named = [n for n in named if n in offered]
     return rules.planned_write(record.spec, s.catalog.get(record.spec.application),
-                               tables[0] if len(tables) == 1 else None, {*run.files, *run.created})
+                               tables[0] if len(tables) == 1 else None, {*run.files, *run.created},
+                               named[0] if len(named) == 1 else None)
 
 
 def _first_of_app(run: Run, record: SubtaskRecord) -> bool:
@@ -412,8 +421,9 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
                 reason: Reason | None = None) -> HostState:
     """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
     record = run_of(s).subtasks[sid]
-    value, data = handed_on(record, result, f"{run_of(s).request}\n{record.spec.description}",
-                            handed(s, record)[1])
+    text, given = f"{run_of(s).request}\n{record.spec.description}", handed(s, record)[1]
+    value, data = handed_on(record, result, text, given)
+    chosen = named_data(record, result, text, given)
     s = update_subtask(s, sid, event, result=value, reason=reason, proposal=None, holds=())
     record = run_of(s).subtasks[sid]
     schedule = run_of(s).schedule
@@ -432,7 +442,8 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
     entry = SubtaskResult(subtask=sid, application=record.spec.application, status=record.state.value,
                           description=record.spec.description,
                           result=value if reason is None else reason.detail,
-                          artifacts=data if record.state is SubtaskState.FINISH else ())
+                          artifacts=data if record.state is SubtaskState.FINISH else (),
+                          named=chosen.name if chosen is not None and record.state is SubtaskState.FINISH else "")
     return replace(s, blackboard=s.blackboard.add_result(entry))
 
 

@@ -70,9 +70,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "plan already determines."),
     Rule("plan-writes-without-model", "A subtask that reads nothing but what it writes, writes one file its "
                                       "application opens with the one tool it declares, a tool that needs only "
-                                      "the path and a table, and was handed one table (by a subtask whose plan "
-                                      "hands on a table) gets, as its first answer, "
-                                      "that call with that table and FINISH instead of a model call: decided on "
+                                      "the path and the data, and was handed that data (one table, by a subtask "
+                                      "whose plan hands on a table, for a tool that puts a table in; for one that "
+                                      "writes a new text file whole, the one value a subtask it depends on named "
+                                      "as its result) gets, as its first answer, "
+                                      "that call with that data and FINISH instead of a model call: decided on "
                                       "by the call's real effects like any answer, it runs only where nothing "
                                       "waits for the person, else the model makes the step: a small model spends "
                                       "a call, sometimes a wrong one, on a call its plan already determines."),

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence, Set
 from typing import Any
 
-from podium.desktop.host.artifacts import names
+from podium.desktop.host.artifacts import names, wants
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -84,24 +84,39 @@ def _table_writer(tool: ToolInfo | None) -> bool:
         and rows.get("type") == "array"
 
 
-def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, existing: Collection[str]
-                  ) -> AppOutput | None:
+def _text_writer(tool: ToolInfo | None) -> bool:
+    """A tool that writes a text file whole and needs nothing but the path and the text."""
+    if tool is None or tool.read_only or tool.new_only:
+        return False
+    schema = tool.schema
+    return set(schema.get("required", [])) == {"path", "content"} \
+        and "content" in wants(schema.get("properties", {}).get("content"))
+
+
+def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, existing: Collection[str],
+                  value: str | None = None) -> AppOutput | None:
     """Rule plan-writes-without-model: the answer of a first step its plan determines: a subtask that reads
-    nothing but what it writes, writes one file its application opens, declares one tool, which puts a table
-    into a file and needs nothing else, and was handed exactly one table (`table`, the reference to it): that
-    tool on that file with that table, then FINISH. Whether the call may run is decided as for a model's (its
-    effects, the capabilities). `existing`: the workspace's paths and what the run made (a tool that only
-    creates is not tried on them)."""
-    if app is None or table is None or len(spec.writes) != 1 or len(spec.tools) != 1 \
-            or not set(spec.reads) <= set(spec.writes):
+    nothing but what it writes, writes one file its application opens, declares one tool, which needs nothing
+    but the path and the data, and was handed exactly that data: one table (`table`, the reference to it) for
+    a tool that puts a table into a file; for a tool that writes a new text file whole, the one value a
+    subtask it depends on named as what it hands on (`value`: a number, names, a text). That tool on that file
+    with that data, then FINISH. Whether the call may run is decided as for a model's (its effects, the
+    capabilities). `existing`: the workspace's paths and what the run made (a tool that only creates is not
+    tried on them; a text file there is the person's, not one to write whole)."""
+    if app is None or len(spec.writes) != 1 or len(spec.tools) != 1 or not set(spec.reads) <= set(spec.writes):
         return None
     path, tool = spec.writes[0], app.tool(spec.tools[0])
-    if tool is None or not app.opens(path) or not _table_writer(tool) or (tool.new_only and path in existing):
+    if tool is None or not app.opens(path):
         return None
     # Only a step that is the whole subtask is planned: a small model handed a subtask half done by calls it
     # did not choose reads the file again or writes the table a second time instead of going on.
-    return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "rows": {"ref": table}}),),
-                     status=AppStatus.FINISH, result=f"{path} has the table handed on")
+    if table is not None and _table_writer(tool) and not (tool.new_only and path in existing):
+        return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "rows": {"ref": table}}),),
+                         status=AppStatus.FINISH, result=f"{path} has the table handed on")
+    if value is not None and _text_writer(tool) and path not in existing:
+        return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "content": {"ref": value}}),),
+                         status=AppStatus.FINISH, result=f"{path} has the value handed on")
+    return None
 
 
 def planned_done(results: Sequence[ActionResult]) -> bool:
