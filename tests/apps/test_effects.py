@@ -51,10 +51,13 @@ def test_files_effects(protected: Workspace, root: Path) -> None:
         ("write_file", {"path": "../escape.txt", "content": "x"}, []),  # refused
         ("make_folder", {"path": "fresh"}, [("fresh", C)]),
         ("make_folder", {"path": "sub"}, [("sub", K)]),  # there already
-        ("copy", {"source": "notes.txt", "destination": "sub"}, [("sub/notes.txt", C)]),
-        ("copy", {"source": "notes.txt", "destination": "sub/inner.txt", "overwrite": True}, [("sub/inner.txt", R)]),
-        ("move", {"source": "notes.txt", "destination": "moved.txt"}, [("notes.txt", M), ("moved.txt", C)]),
-        ("move", {"source": "sub/*.txt", "destination": "all"}, [("sub/inner.txt", M), ("all/inner.txt", C),
+        ("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "sub"}, [("sub/notes.txt", C)]),
+        ("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "sub/inner.txt", "overwrite": True},
+         [("sub/inner.txt", R)]),
+        ("copy_or_move", {"mode": "move",
+                          "source": "notes.txt", "destination": "moved.txt"}, [("notes.txt", M), ("moved.txt", C)]),
+        ("copy_or_move", {"mode": "move",
+                          "source": "sub/*.txt", "destination": "all"}, [("sub/inner.txt", M), ("all/inner.txt", C),
                                                                   ("sub/link.txt", M), ("all/link.txt", C)]),
         ("rename_pattern", {"pattern": "^notes", "replacement": "memo"}, [("notes.txt", M), ("memo.txt", C)]),
         ("rename_pattern", {"pattern": "^notes", "replacement": "memo", "dry_run": True}, []),
@@ -111,11 +114,13 @@ async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_a
 
 def test_approval_follows_from_effects(protected: Workspace, root: Path) -> None:
     files = FilesApplication(protected)
-    assert not files.is_sensitive("move", {"source": "notes.txt", "destination": "moved.txt"})  # content goes on
+    # content goes on
+    assert not files.is_sensitive("copy_or_move", {"mode": "move", "source": "notes.txt", "destination": "moved.txt"})
     assert not files.is_sensitive("rename_pattern", {"pattern": "^notes", "replacement": "memo"})
     assert files.is_sensitive("delete", {"path": "notes.txt"})
     assert files.is_sensitive("rename_pattern", {"pattern": "^podium", "replacement": "x"})
-    assert files.is_sensitive("move", {"source": ".podium", "destination": "old"})  # holds the journal
+    assert files.is_sensitive("copy_or_move", {"mode": "move",
+                                               "source": ".podium", "destination": "old"})  # holds the journal
     assert not needs_approval([Effect("fresh.txt", C), Effect("notes.txt", A)], protected)
     assert needs_approval([Effect("notes.txt", E)], protected)
     assert not needs_approval([Effect("gone.txt", E)], protected)  # nothing there to lose

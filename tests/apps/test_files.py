@@ -37,7 +37,7 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
 async def test_is_an_application(files: FilesApplication) -> None:
     assert isinstance(files, Application)
     names = {tool.name for tool in files.tools()}
-    assert {"list_files", "read_file", "write_file", "copy", "move", "rename_pattern", "delete"} <= names
+    assert {"list_files", "read_file", "write_file", "copy_or_move", "rename_pattern", "delete"} <= names
     schema = next(t for t in files.tools() if t.name == "write_file").parameters
     assert schema["type"] == "object" and set(schema["required"]) == {"path", "content"}
     # a folder made is an empty part for other calls to fill (a copy into it), not work done by itself
@@ -74,16 +74,17 @@ async def test_write_never_overwrites_without_overwrite(files: FilesApplication,
 
 
 async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
-    assert (await files.call("copy", {"source": "notes.txt", "destination": "copy.txt"})).ok
+    assert (await files.call("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "copy.txt"})).ok
     assert (root / "copy.txt").read_text() == "hello\n"
-    assert (await files.call("copy", {"source": "sub", "destination": "sub2"})).ok
+    assert (await files.call("copy_or_move", {"mode": "copy", "source": "sub", "destination": "sub2"})).ok
     assert (root / "sub2/inner.txt").read_text() == "inner\n"
-    refused = await files.call("copy", {"source": "notes.txt", "destination": "sub/inner.txt"})
+    refused = await files.call("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "sub/inner.txt"})
     assert not refused.ok and (root / "sub/inner.txt").read_text() == "inner\n"
-    assert files.is_sensitive("copy", {"source": "notes.txt", "destination": "sub/inner.txt", "overwrite": True})
-    assert (await files.call("move", {"source": "copy.txt", "destination": "sub/moved.txt"})).ok
+    assert files.is_sensitive("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "sub/inner.txt",
+                                               "overwrite": True})
+    assert (await files.call("copy_or_move", {"mode": "move", "source": "copy.txt", "destination": "sub/moved.txt"})).ok
     assert not (root / "copy.txt").exists() and (root / "sub/moved.txt").exists()
-    refused = await files.call("move", {"source": "sub", "destination": "sub/deeper"})
+    refused = await files.call("copy_or_move", {"mode": "move", "source": "sub", "destination": "sub/deeper"})
     assert not refused.ok
     # a delete that will be refused (a folder that is not empty) changes nothing: nothing to approve
     assert files.is_sensitive("delete", {"path": "sub2", "recursive": True})
@@ -97,20 +98,22 @@ async def test_copy_move_delete(files: FilesApplication, root: Path) -> None:
 async def test_a_copy_that_would_change_or_lose_a_files_type_is_refused_with_what_to_do_instead(
         files: FilesApplication, root: Path) -> None:
     (root / "meeting.docx").write_bytes(b"PK\x03\x04 a Word file")
-    refused = await files.call("copy", {"source": "meeting.docx", "destination": "actions.txt"})
+    refused = await files.call("copy_or_move", {"mode": "copy", "source": "meeting.docx", "destination": "actions.txt"})
     assert not refused.ok and "write_file" in refused.error and not (root / "actions.txt").exists()
-    assert (await files.call("copy", {"source": "meeting.docx", "destination": "old/meeting.DOCX"})).ok
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "meeting.docx", "destination": "old/meeting.DOCX"})).ok
     # a new name with no type for a file with one is a folder to make, as `cp a.docx backup/` would be
-    copied = await files.call("copy", {"source": "meeting.docx", "destination": "backup"})
+    copied = await files.call("copy_or_move", {"mode": "copy", "source": "meeting.docx", "destination": "backup"})
     assert copied.ok and copied.content == {"source": "meeting.docx", "destination": "backup/meeting.docx"}
     assert (root / "backup" / "meeting.docx").read_bytes() == (root / "meeting.docx").read_bytes()
-    assert [e.path for e in files.effects("move", {"source": "meeting.docx", "destination": "done"})] == [
+    assert [e.path for e in files.effects("copy_or_move", {"mode": "move",
+                                                           "source": "meeting.docx", "destination": "done"})] == [
         "meeting.docx", "done/meeting.docx"]
-    moved = await files.call("move", {"source": "meeting.docx", "destination": "done"})
+    moved = await files.call("copy_or_move", {"mode": "move", "source": "meeting.docx", "destination": "done"})
     assert moved.ok and (root / "done" / "meeting.docx").is_file() and not (root / "meeting.docx").exists()
     # a name with no type that is a file already is the file (replaced only with overwrite)
     (root / "notes").write_text("kept")
-    taken = await files.call("copy", {"source": "done/meeting.docx", "destination": "notes"})
+    taken = await files.call("copy_or_move", {"mode": "copy", "source": "done/meeting.docx", "destination": "notes"})
     assert not taken.ok and "already exists" in taken.error and (root / "notes").read_text() == "kept"
 
 
@@ -220,10 +223,10 @@ CALLS = [
     ("write_file", lambda p: {"path": p, "content": "pwned", "overwrite": True}),
     ("delete", lambda p: {"path": p, "recursive": True}),
     ("make_folder", lambda p: {"path": p}),
-    ("copy", lambda p: {"source": p, "destination": "stolen.txt"}),
-    ("copy", lambda p: {"source": "notes.txt", "destination": p, "overwrite": True}),
-    ("move", lambda p: {"source": p, "destination": "stolen.txt"}),
-    ("move", lambda p: {"source": "notes.txt", "destination": p, "overwrite": True}),
+    ("copy_or_move", lambda p: {"mode": "copy", "source": p, "destination": "stolen.txt"}),
+    ("copy_or_move", lambda p: {"mode": "copy", "source": "notes.txt", "destination": p, "overwrite": True}),
+    ("copy_or_move", lambda p: {"mode": "move", "source": p, "destination": "stolen.txt"}),
+    ("copy_or_move", lambda p: {"mode": "move", "source": "notes.txt", "destination": p, "overwrite": True}),
     ("rename_pattern", lambda p: {"folder": p, "pattern": ".*", "replacement": "x"}),
 ]
 
@@ -269,12 +272,15 @@ async def test_changing_podiums_own_configuration_needs_approval(files: FilesApp
     assert files.is_sensitive("write_file", {"path": "podium.toml", "content": "[apps.shell]\nallow=['sh']"})
     assert files.is_sensitive("write_file", {"path": "sub/podium.toml", "content": "x"})
     (root / "backup.toml").write_text("[apps]\n")
-    assert files.is_sensitive("copy", {"source": "backup.toml", "destination": "podium.toml"})
-    assert not files.is_sensitive("move", {"source": "podium.toml", "destination": "old.toml"})  # none: refused
+    assert files.is_sensitive("copy_or_move", {"mode": "copy", "source": "backup.toml", "destination": "podium.toml"})
+    assert not files.is_sensitive("copy_or_move", {"mode": "move",
+                                                   "source": "podium.toml", "destination": "old.toml"})  # none: refused
     (root / "podium.toml").write_text("[apps]\n")
-    assert files.is_sensitive("move", {"source": "podium.toml", "destination": "old.toml"})
-    assert files.is_sensitive("move", {"source": "*.toml", "destination": "old"})  # a pattern that takes it
-    assert files.is_sensitive("copy", {"source": "podium.toml", "destination": "sub"})  # into a folder
+    assert files.is_sensitive("copy_or_move", {"mode": "move", "source": "podium.toml", "destination": "old.toml"})
+    assert files.is_sensitive("copy_or_move", {"mode": "move",
+                                               "source": "*.toml", "destination": "old"})  # a pattern that takes it
+    assert files.is_sensitive("copy_or_move", {"mode": "copy",
+                                               "source": "podium.toml", "destination": "sub"})  # into a folder
     assert not files.is_sensitive("write_file", {"path": "podium.toml.txt", "content": "x"})
 
 
@@ -289,8 +295,8 @@ async def test_an_empty_path_is_the_root_where_the_root_is_admitted(files: Files
     assert (root / "final_plan.txt").read_text() == "plan"
     # where the root is not a sensible target, an empty path stays an error
     for tool, arguments in [("write_file", {"path": "", "content": "x"}), ("read_file", {"path": " "}),
-                            ("copy", {"source": "notes.txt", "destination": ""}),
-                            ("move", {"source": "", "destination": "sub"})]:
+                            ("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": ""}),
+                            ("copy_or_move", {"mode": "move", "source": "", "destination": "sub"})]:
         refused = await files.call(tool, arguments)
         assert not refused.ok and "empty path" in refused.error, tool
 
@@ -318,55 +324,61 @@ async def test_list_pattern_is_a_glob_or_else_a_regular_expression(files: FilesA
 
 
 async def test_copy_and_move_into_an_existing_folder_keep_the_name(files: FilesApplication, root: Path) -> None:
-    moved = await files.call("move", {"source": "notes.txt", "destination": "sub"})
+    moved = await files.call("copy_or_move", {"mode": "move", "source": "notes.txt", "destination": "sub"})
     assert moved.content == {"source": "notes.txt", "destination": "sub/notes.txt"}
     assert (root / "sub/notes.txt").read_text() == "hello\n" and not (root / "notes.txt").exists()
-    copied = await files.call("copy", {"source": "sub/inner.txt", "destination": "."})
+    copied = await files.call("copy_or_move", {"mode": "copy", "source": "sub/inner.txt", "destination": "."})
     assert copied.content == {"source": "sub/inner.txt", "destination": "inner.txt"}
-    assert (await files.call("copy", {"source": "inner.txt", "destination": "fresh/"})).ok  # '/': a folder
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "inner.txt", "destination": "fresh/"})).ok  # '/': a folder
     assert (root / "fresh/inner.txt").read_text() == "inner\n"
     (root / "archive").mkdir()
-    assert (await files.call("copy", {"source": "sub", "destination": "archive"})).ok  # like cp -r
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "sub", "destination": "archive"})).ok  # like cp -r
     assert (root / "archive/sub/inner.txt").read_text() == "inner\n"
-    assert (await files.call("copy", {"source": "sub", "destination": "brand-new"})).ok  # a new path: the copy
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "sub", "destination": "brand-new"})).ok  # a new path: the copy
     assert (root / "brand-new/inner.txt").read_text() == "inner\n"
     assert (root / "sub/inner.txt").read_text() == "inner\n"
     # the same name already in the folder: refused without overwrite, replaced with it (after approval)
-    arguments = {"source": "inner.txt", "destination": "sub"}
-    taken = await files.call("move", arguments)
+    arguments = {"mode": "move", "source": "inner.txt", "destination": "sub"}
+    taken = await files.call("copy_or_move", arguments)
     assert not taken.ok and "'sub/inner.txt' already exists; pass overwrite=true" in taken.error
-    assert not files.is_sensitive("move", arguments)  # refused anyway: nothing to approve
-    assert files.is_sensitive("move", arguments | {"overwrite": True})
+    assert not files.is_sensitive("copy_or_move", arguments)  # refused anyway: nothing to approve
+    assert files.is_sensitive("copy_or_move", arguments | {"overwrite": True})
     (root / "inner.txt").write_text("newer\n")
-    assert (await files.call("move", arguments | {"overwrite": True})).ok
+    assert (await files.call("copy_or_move", arguments | {"overwrite": True})).ok
     assert (root / "sub/inner.txt").read_text() == "newer\n" and not (root / "inner.txt").exists()
-    already = await files.call("move", {"source": "sub/notes.txt", "destination": "sub", "overwrite": True})
+    already = await files.call("copy_or_move", {"mode": "move",
+                                                "source": "sub/notes.txt", "destination": "sub", "overwrite": True})
     assert not already.ok and "already there" in already.error
-    into_itself = await files.call("move", {"source": "sub", "destination": "sub"})
+    into_itself = await files.call("copy_or_move", {"mode": "move", "source": "sub", "destination": "sub"})
     assert not into_itself.ok and "into itself" in into_itself.error and (root / "sub/inner.txt").exists()
-    descriptions = {t.name: t.parameters["properties"]["destination"]["description"] for t in files.tools()
-                    if t.name in ("copy", "move")}
-    assert all("folder to put it in" in d and "ending in '/'" in d for d in descriptions.values())
+    [described] = [t.parameters["properties"]["destination"]["description"] for t in files.tools()
+                   if t.name == "copy_or_move"]
+    assert "folder to put it in" in described and "ending in '/'" in described
 
 
 async def test_a_pattern_source_takes_every_match_into_the_folder(files: FilesApplication, root: Path) -> None:
     for name in ("a.txt", "b.txt", "c.docx", ".hidden.txt"):
         (root / name).write_text(name)
-    moved = await files.call("move", {"source": "*.txt", "destination": "texts"})
+    moved = await files.call("copy_or_move", {"mode": "move", "source": "*.txt", "destination": "texts"})
     assert moved.content == {"moved": [["a.txt", "texts/a.txt"], ["b.txt", "texts/b.txt"],
                                        ["notes.txt", "texts/notes.txt"]]}
     assert (root / "texts/b.txt").read_text() == "b.txt" and (root / ".hidden.txt").exists()  # hidden: stays
-    copied = await files.call("copy", {"source": "texts/a*", "destination": "backup/"})
+    copied = await files.call("copy_or_move", {"mode": "copy", "source": "texts/a*", "destination": "backup/"})
     assert copied.content == {"copied": [["texts/a.txt", "backup/a.txt"]]}
-    assert (await files.call("copy", {"source": ".*.txt", "destination": "backup"})).ok  # a '.' pattern: hidden too
+    # a '.' pattern: hidden too
+    assert (await files.call("copy_or_move", {"mode": "copy", "source": ".*.txt", "destination": "backup"})).ok
     assert (root / "backup/.hidden.txt").read_text() == ".hidden.txt"
     # 'move *' into a folder of the same folder moves everything else into it, never the folder itself
-    everything = await files.call("move", {"source": "*", "destination": "backup"})
+    everything = await files.call("copy_or_move", {"mode": "move", "source": "*", "destination": "backup"})
     assert everything.ok and sorted(src for src, _ in everything.content["moved"]) == ["c.docx", "sub", "texts"]
     assert sorted(os.listdir(root)) == [".hidden.txt", "backup"]
     assert (root / "backup/texts/a.txt").exists() and (root / "backup/sub/inner.txt").exists()
     (root / "a[1].txt").write_text("literal")  # an existing name with pattern characters is itself
-    assert (await files.call("copy", {"source": "a[1].txt", "destination": "backup"})).content == {
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "a[1].txt", "destination": "backup"})).content == {
         "source": "a[1].txt", "destination": "backup/a[1].txt"}
 
 
@@ -374,27 +386,35 @@ async def test_a_folder_source_with_a_pattern_takes_its_matching_names(files: Fi
     for name in ("a.txt", "b.txt", "c.docx"):
         (root / name).write_text(name)
     # the model's own call: the workspace root (absolute) as the source; the pattern says which names
-    moved = await files.call("move", {"source": str(root), "destination": "notes", "pattern": "*.txt"})
+    moved = await files.call("copy_or_move", {"mode": "move",
+                                              "source": str(root), "destination": "notes", "pattern": "*.txt"})
     assert moved.ok, moved.error
     assert sorted(os.listdir(root / "notes")) == ["a.txt", "b.txt", "notes.txt"] and (root / "c.docx").exists()
-    copied = await files.call("copy", {"source": "notes", "destination": "backup", "pattern": ".txt"})  # '*.txt'
+    copied = await files.call("copy_or_move", {"mode": "copy", "source": "notes", "destination": "backup",
+                                               "pattern": ".txt"})  # '*.txt'
     assert copied.ok and sorted(os.listdir(root / "backup")) == ["a.txt", "b.txt", "notes.txt"]
-    not_folder = await files.call("copy", {"source": "c.docx", "destination": "x", "pattern": "*.txt"})
+    not_folder = await files.call("copy_or_move", {"mode": "copy",
+                                                   "source": "c.docx", "destination": "x", "pattern": "*.txt"})
     assert not not_folder.ok and "needs a folder as the source; 'c.docx' is not one (it is a file); the folders " \
                                  "are '.' (the workspace itself), 'backup', 'notes'" in not_folder.error
-    named_app = await files.call("move", {"source": "files", "destination": "notes", "pattern": "*.txt"})
+    named_app = await files.call("copy_or_move", {"mode": "move",
+                                                  "source": "files", "destination": "notes", "pattern": "*.txt"})
     assert not named_app.ok and "'files' is not one (it does not exist); the folders are '.'" in named_app.error
     # a source that is the pattern already needs none besides: one for every name, or the same one
     for n, pattern in enumerate((".*", "*.txt", ".txt")):
-        again = await files.call("copy", {"source": str(root / "notes" / "*.txt"), "destination": f"copies/{n}",
+        again = await files.call("copy_or_move", {"mode": "copy",
+                                                  "source": str(root / "notes" / "*.txt"), "destination": f"copies/{n}",
                                           "pattern": pattern})
         assert again.ok and len(again.content["copied"]) == 3, (pattern, again.error)
-    other = await files.call("copy", {"source": "notes/*.txt", "destination": "c", "pattern": "a*"})
+    other = await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "notes/*.txt", "destination": "c", "pattern": "a*"})
     assert not other.ok and "needs a folder as the source" in other.error  # two different filters: said so
     (root / "a.txt").write_text("again")
-    assert files.is_sensitive("move", {"source": ".", "destination": "notes", "pattern": "*.txt",
+    assert files.is_sensitive("copy_or_move", {"mode": "move",
+                                               "source": ".", "destination": "notes", "pattern": "*.txt",
                                        "overwrite": True})  # it would replace notes/a.txt ...
-    assert not files.is_sensitive("move", {"source": ".", "destination": "fresh", "pattern": "*.txt",
+    assert not files.is_sensitive("copy_or_move", {"mode": "move",
+                                                   "source": ".", "destination": "fresh", "pattern": "*.txt",
                                            "overwrite": True})  # ... and nothing in a new folder
 
 
@@ -416,34 +436,39 @@ async def test_a_pattern_moves_all_or_nothing(files: FilesApplication, root: Pat
     (root / "texts").mkdir()
     (root / "texts/b.txt").write_text("older b")
     before = snapshot(root.parent)
-    refused = await files.call("move", arguments)
+    refused = await files.call("copy_or_move", {"mode": "move", **arguments})
     assert not refused.ok and why in refused.error, refused.error
     assert snapshot(root.parent) == before  # not one file moved, though a.txt and notes.txt were free
     if arguments["source"] == "*.txt" and arguments["destination"] == "texts":
         assert refused.error.endswith("nothing was moved")
-    assert not files.is_sensitive("move", arguments | {"overwrite": "already exists" not in why})
+    assert not files.is_sensitive("copy_or_move", {"mode": "move",
+                                                   **arguments, "overwrite": "already exists" not in why})
 
 
 async def test_a_pattern_needs_approval_only_when_it_replaces_a_file(files: FilesApplication, root: Path) -> None:
     (root / "texts").mkdir()
-    assert not files.is_sensitive("move", {"source": "*.txt", "destination": "texts", "overwrite": True})
-    assert not files.is_sensitive("copy", {"source": "*.txt", "destination": "new", "overwrite": True})
+    assert not files.is_sensitive("copy_or_move", {"mode": "move",
+                                                   "source": "*.txt", "destination": "texts", "overwrite": True})
+    assert not files.is_sensitive("copy_or_move", {"mode": "copy",
+                                                   "source": "*.txt", "destination": "new", "overwrite": True})
     (root / "texts/notes.txt").write_text("older")
     arguments = {"source": "*.txt", "destination": "texts", "overwrite": True}
-    assert files.is_sensitive("copy", arguments) and files.is_sensitive("move", arguments)
-    assert (await files.call("copy", arguments)).content == {"copied": [["notes.txt", "texts/notes.txt"]]}
+    assert all(files.is_sensitive("copy_or_move", {"mode": mode, **arguments}) for mode in ("copy", "move"))
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              **arguments})).content == {"copied": [["notes.txt", "texts/notes.txt"]]}
     assert (root / "texts/notes.txt").read_text() == "hello\n"
 
 
-@pytest.mark.parametrize("tool", ["copy", "move"])
+@pytest.mark.parametrize("mode", ["copy", "move"])
 @pytest.mark.parametrize("source", ["ROOT", ".", "./", "sub/.."])
 async def test_the_workspace_root_itself_is_refused_at_once_not_held_for_approval(
-    files: FilesApplication, root: Path, tool: str, source: str
+    files: FilesApplication, root: Path, mode: str, source: str
 ) -> None:
-    arguments = {"source": str(root) if source == "ROOT" else source, "destination": "notes", "overwrite": True}
+    arguments = {"mode": mode, "source": str(root) if source == "ROOT" else source, "destination": "notes",
+                 "overwrite": True}
     before = snapshot(root.parent)
-    assert not files.is_sensitive(tool, arguments)  # nothing will run: no approval to ask for
-    refused = await files.call(tool, arguments)
+    assert not files.is_sensitive("copy_or_move", arguments)  # nothing will run: no approval to ask for
+    refused = await files.call("copy_or_move", arguments)
     assert not refused.ok and "the workspace root itself" in refused.error and "'*.txt'" in refused.error
     assert snapshot(root.parent) == before
 
@@ -458,9 +483,9 @@ async def test_the_workspace_root_itself_is_refused_at_once_not_held_for_approva
     ],
 )
 async def test_a_call_refused_anyway_is_not_sensitive(files: FilesApplication, arguments) -> None:
-    for tool in ("copy", "move"):
-        assert not files.is_sensitive(tool, arguments)
-        assert not (await files.call(tool, arguments)).ok
+    for mode in ("copy", "move"):
+        assert not files.is_sensitive("copy_or_move", {"mode": mode, **arguments})
+        assert not (await files.call("copy_or_move", {"mode": mode, **arguments})).ok
 
 
 async def test_a_folder_destination_or_a_pattern_never_reaches_out_through_a_link(
@@ -469,10 +494,12 @@ async def test_a_folder_destination_or_a_pattern_never_reaches_out_through_a_lin
     make_escape_links(root)  # sub/nested_link_out points at the secret outside
     (root / "nested_link_out").write_text("pwned")
     before = snapshot(root.parent)
-    for tool in ("copy", "move"):
-        into = await files.call(tool, {"source": "nested_link_out", "destination": "sub", "overwrite": True})
+    for mode in ("copy", "move"):
+        into = await files.call("copy_or_move", {"mode": mode, "source": "nested_link_out", "destination": "sub",
+                                                 "overwrite": True})
         assert not into.ok and "outside the workspace root" in into.error
-        matches = await files.call(tool, {"source": "*link_out", "destination": "taken", "overwrite": True})
+        matches = await files.call("copy_or_move", {"mode": mode, "source": "*link_out", "destination": "taken",
+                                                    "overwrite": True})
         assert not matches.ok and "outside the workspace root" in matches.error
     assert snapshot(root.parent) == before
     assert (root.parent / "outside" / "secret.txt").read_text() == "top secret"
@@ -514,14 +541,15 @@ async def test_a_pattern_matching_nothing_in_its_folder_says_where_it_matches(fi
         (root / name).write_text(name)
     (root / "backup").mkdir()
     # the 1.5B AppAgent made backup, then copied '*.xlsx' out of it into itself
-    refused = await files.call("copy", {"source": "backup", "pattern": "*.xlsx", "destination": "backup"})
-    assert refused.error == ("copy: nothing in 'backup' matches '*.xlsx'; it has no entries; '.' has 'q1.xlsx', "
-                             "'q2.xlsx': the source for those is '*.xlsx'")
+    refused = await files.call("copy_or_move", {"mode": "copy",
+                                                "source": "backup", "pattern": "*.xlsx", "destination": "backup"})
+    assert refused.error == ("copy_or_move: nothing in 'backup' matches '*.xlsx'; it has no entries; '.' has "
+                             "'q1.xlsx', 'q2.xlsx': the source for those is '*.xlsx'")
     (root / "backup" / "old").mkdir()
     (root / "backup" / "q3.xlsx").write_text("q3")
-    inner = await files.call("copy", {"source": "backup/old/*.xlsx", "destination": "x"})
+    inner = await files.call("copy_or_move", {"mode": "copy", "source": "backup/old/*.xlsx", "destination": "x"})
     assert "; 'backup' has 'q3.xlsx': the source for those is 'backup/*.xlsx'" in inner.error
     # from the workspace itself, only the workspace is looked at (never the folder above it)
     (root.parent / "outside" / "leak.pdf").write_text("x")
-    top = await files.call("copy", {"source": "*.pdf", "destination": "x"})
-    assert top.error.startswith("copy: nothing in '.' matches '*.pdf'") and "leak" not in top.error
+    top = await files.call("copy_or_move", {"mode": "copy", "source": "*.pdf", "destination": "x"})
+    assert top.error.startswith("copy_or_move: nothing in '.' matches '*.pdf'") and "leak" not in top.error

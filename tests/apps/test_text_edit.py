@@ -73,8 +73,8 @@ async def test_append_adds_a_line_once(files: FilesApplication, root: Path) -> N
     ("write_file_names", {"path": ".", "pattern": "*", "into": "names.xlsx"}, "spreadsheets"),
     ("replace_text", {"path": "report.docx", "find": "Q3", "replace_with": "x"}, "documents"),
     ("append_at_end", {"path": "o.xlsx", "text": "x"}, "spreadsheets"),
-    ("move", {"source": "notes.txt", "destination": "notes.docx"}, "documents"),
-    ("copy", {"source": "notes.txt", "destination": "copy.xlsx"}, "tools that write that type"),
+    ("copy_or_move", {"mode": "move", "source": "notes.txt", "destination": "notes.docx"}, "documents"),
+    ("copy_or_move", {"mode": "copy", "source": "notes.txt", "destination": "copy.xlsx"}, "tools that write that type"),
 ])
 async def test_text_never_goes_into_a_typed_file(files: FilesApplication, root: Path, tool: str,
                                                  arguments: dict[str, object], owner: str) -> None:
@@ -91,8 +91,9 @@ async def test_text_never_goes_into_a_typed_file(files: FilesApplication, root: 
 
 async def test_bytes_of_typed_files_still_move(files: FilesApplication, root: Path) -> None:
     report(root / "report.docx")
-    assert (await files.call("copy", {"source": "report.docx", "destination": "backup/report.docx"})).ok
-    assert (await files.call("move", {"source": "report.docx", "destination": "final.docx"})).ok
+    assert (await files.call("copy_or_move", {"mode": "copy",
+                                              "source": "report.docx", "destination": "backup/report.docx"})).ok
+    assert (await files.call("copy_or_move", {"mode": "move", "source": "report.docx", "destination": "final.docx"})).ok
     docx.Document(str(root / "final.docx"))
     assert (await files.call("write_file", {"path": "notes.md", "content": "# ok"})).ok
 

@@ -182,11 +182,11 @@ def test_remember_folds_a_steps_results_into_the_record() -> None:
     # a copy into a folder made another file there than the one copied again over itself: it stays done
 
     def copy(name: str, change: str, **more: Any) -> ActionResult:
-        return ActionResult(function="copy", arguments={"source": name, "destination": "data", **more}, ok=True,
+        return ActionResult(function="copy_or_move", arguments={"source": name, "destination": "data", **more}, ok=True,
                             changes=(EffectView(path=f"data/{name}", change=change, after="c"),))
     both = remember(record(), [], [copy("a.csv", "create"), copy("b.csv", "create")])
     over = remember(both, [], [copy("a.csv", "replace", overwrite=True)])
-    assert call_key("copy", {"source": "b.csv", "destination": "data"}) in over.done
+    assert call_key("copy_or_move", {"source": "b.csv", "destination": "data"}) in over.done
     failed = remember(after, [write("x.xlsx")], [ActionResult(function="write_rows", arguments={"path": "x.xlsx"},
                                                               ok=False, error="no such sheet")])
     assert failed.failed[-1][1] == "no such sheet"
@@ -230,9 +230,9 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert not missing(folder, None)
     # a tool that only makes new paths is demanded even when the declared path is there: what is there may be
     # a file copied where a folder was to be made
-    files = AppInfo("files", "", (), (ToolInfo("make_folder", False, new_only=True), ToolInfo("copy", False)))
+    files = AppInfo("files", "", (), (ToolInfo("make_folder", False, new_only=True), ToolInfo("copy_or_move", False)))
     copied = SubtaskRecord(spec=SubtaskSpec(id="1", description="copy", application="files", writes=("notes",),
-                                            tools=("make_folder", "copy")), called=("copy",),
+                                            tools=("make_folder", "copy_or_move")), called=("copy_or_move",),
                            changed={"notes": EffectView(path="notes", change="create")})
     assert missing(copied, files).tools == ("make_folder",)
     # a copy into the folder made it (cp into a new folder's name): the tool that only makes it is not demanded
@@ -258,7 +258,7 @@ def test_the_verifier_names_what_a_finish_lacks() -> None:
     assert lacking.text() == "sheet 'Q3' of budget.xlsx holds nothing: your calls made it and left it empty"
     filled = added.changed["budget.xlsx"].model_copy(update={"hollow": ("Old",)})
     assert not missing(replace(added, changed={"budget.xlsx": filled}), SHEETS)
-    made = replace(copied, called=("make_folder", "copy"),
+    made = replace(copied, called=("make_folder", "copy_or_move"),
                    changed={"notes": EffectView(path="notes", change="create", hollow=("",))})
     assert missing(made, files).hollow == ("notes",)
     # a file copied into the folder it made fills it: the folder's own record still says empty
@@ -492,12 +492,12 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     assert missing(names, None).unused == ()
     # a move by a pattern takes every file its names match; one named file of two leaves the other untaken
     moving = SubtaskSpec(id="1", description="move", application="files", reads=("a.txt", "b.txt"),
-                         writes=("notes",), tools=("move",))
+                         writes=("notes",), tools=("copy_or_move",))
     folder = EffectView(path="notes", change="create", after="d2")
 
     def moved(*sources: str) -> SubtaskRecord:
         return remember(SubtaskRecord(spec=moving), [], [ActionResult(
-            function="move", ok=True, changes=(folder,), arguments={"source": src, "destination": "notes"})
+            function="copy_or_move", ok=True, changes=(folder,), arguments={"source": src, "destination": "notes"})
             for src in sources])
     assert missing(moved("*.txt"), None).unused == ()
     one_of_two = missing(moved("a.txt"), None)
@@ -851,13 +851,14 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     """write_file succeeded, a copy onto the same file failed (the last word on it), then the agent proposed the
     write again (skipped: done): it stands by what the file holds, and the failure no longer unsettles it."""
     spec = SubtaskSpec(id="2", description="list", application="files", writes=("tasks.txt",), depends_on=("1",))
-    files = AppInfo("files", tools=(ToolInfo("write_file", False), ToolInfo("copy", False)))
+    files = AppInfo("files", tools=(ToolInfo("write_file", False), ToolInfo("copy_or_move", False)))
     text = {"path": "tasks.txt", "content": "Draft\nInvite\n"}
     written = EffectView(path="tasks.txt", change="create", after="d1")
     wrote = remember(SubtaskRecord(spec=spec), [], [ActionResult(function="write_file", arguments=text, ok=True,
                                                                  changes=(written,))])
     onto = {"source": "kickoff.docx", "destination": "tasks.txt"}
-    failed = remember(wrote, [], [ActionResult(function="copy", arguments=onto, ok=False, error="not a folder")])
+    failed = remember(wrote, [], [ActionResult(function="copy_or_move", arguments=onto, ok=False,
+                                               error="not a folder")])
     assert missing(failed, files).unsettled == ("tasks.txt",)
     again = CallFacts(function="write_file", arguments=text, effects=(EffectView(path="tasks.txt", change="keep"),))
     decision = decide(answer("FINISH", 0), [again], failed, active=frozenset(), created=(), protected=())
@@ -868,7 +869,7 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     skipped = decide(answer("FINISH", 0), [other], failed, active=frozenset(), created=(), protected=())
     assert reaffirmed(failed, [other], skipped) is failed
     # a tool its plan declared that failed stays the work it was declared for (a chart over the rows written)
-    declared = replace(failed, spec=spec.model_copy(update={"tools": ("write_file", "copy")}))
+    declared = replace(failed, spec=spec.model_copy(update={"tools": ("write_file", "copy_or_move")}))
     assert reaffirmed(declared, [again], decision) is declared
 
 

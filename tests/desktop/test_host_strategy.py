@@ -842,7 +842,7 @@ def test_the_seed_one_subtask_form_is_asked_again_for_its_declarations() -> None
 
 
 def test_the_offered_applications_rule() -> None:
-    files = AppInfo("files", "the file system", (), (ToolInfo("copy", False),))
+    files = AppInfo("files", "the file system", (), (ToolInfo("copy_or_move", False),))
     wide = Catalog((*CATALOG.apps, files))
     for rules, offered in (("small-local", ("documents", "spreadsheets")), ("none", ())):
         s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "spreadsheets": SPEC, "files": SPEC},
@@ -1318,19 +1318,19 @@ def test_what_a_giver_said_of_columns_the_text_does_not_name_is_not_handed_on() 
 
 def test_a_writer_that_took_from_one_of_the_files_read_for_it_is_asked_about_the_others() -> None:
     docs = AppInfo("documents", "docs", (".docx",), (ToolInfo("read_document", True, PATH_ONLY),))
-    files = AppInfo("files", "the file system", (), (ToolInfo("copy", False),))
+    files = AppInfo("files", "the file system", (), (ToolInfo("copy_or_move", False),))
     s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"documents": SPEC, "files": SPEC},
                           "catalog": Catalog((docs, files)), "config": HostConfig(rules="none")})
     _, s = STRATEGY.handle_ask("Copy the Word documents into old/", {}, "t1", s)
     plan = [sub("1", "documents", reads=["a.docx", "b.docx"], tools=["read_document"], hands_on="text"),
-            sub("2", "files", "1", writes=["old"], tools=["copy"])]
+            sub("2", "files", "1", writes=["old"], tools=["copy_or_move"])]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("a.docx", "b.docx"), Subtasks=plan), s)
     reads = [facts_of("read_document", {"path": p}, read_only=True) for p in ("a.docx", "b.docx")]
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", *reads), s)
     _, s = STRATEGY.handle_response("app-documents", executed(
         ran(reads[0], {"path": "a.docx", "text": "Dear Ann"}), ran(reads[1], {"path": "b.docx", "text": "Minutes"})), s)
     _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result="read"), s)
-    one = facts_of("copy", {"source": "a.docx", "destination": "old"}, change="create")
+    one = facts_of("copy_or_move", {"source": "a.docx", "destination": "old"}, change="create")
     one = one.model_copy(update={"effects": (EffectView(path="old/a.docx", change="create"),)})
     _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", one), s)
     _, s = STRATEGY.handle_response("app-files", executed(ran(one)), s)
@@ -1438,9 +1438,9 @@ def test_a_folder_made_and_left_empty_is_filled_by_another_tool_than_the_one_tha
     files = AppInfo("files", "files", (), (
         ToolInfo("make_folder", False, json.dumps({"type": "object", "properties": {"path": {"type": "string"}}}),
                  new_only=True, empty_part=True),
-        ToolInfo("copy", False, json.dumps({"type": "object", "properties": {
+        ToolInfo("copy_or_move", False, json.dumps({"type": "object", "properties": {
             "source": {"type": "string"}, "destination": {"type": "string"}}}))))
-    plan = [sub("1", "files", reads=["a.docx"], writes=["old_versions"], tools=["make_folder", "copy"])]
+    plan = [sub("1", "files", reads=["a.docx"], writes=["old_versions"], tools=["make_folder", "copy_or_move"])]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("a.docx",), Subtasks=plan),
                                     started("Copy a.docx into a new folder old_versions", rules="small-local",
                                             catalog=Catalog((files,))))
@@ -1450,7 +1450,7 @@ def test_a_folder_made_and_left_empty_is_filled_by_another_tool_than_the_one_tha
     _, s = STRATEGY.handle_response("app-files", executed(ran(made, {"path": "old_versions"})), s)
     (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="made"), s)
     assert "old_versions holds nothing" in app_request(again).note
-    assert app_request(again).must_act and app_request(again).offered == ("copy",)
+    assert app_request(again).must_act and app_request(again).offered == ("copy_or_move",)
 
 
 def test_a_fail_before_any_declared_change_ran_is_questioned_once() -> None:

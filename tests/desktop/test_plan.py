@@ -14,7 +14,7 @@ CATALOG = Catalog((
     AppInfo("spreadsheets", "sheets", (".xlsx",), (ToolInfo("read_sheet", True), ToolInfo("write_rows", False),
                                                    ToolInfo("add_chart", False))),
     AppInfo("files", "any file", (), (ToolInfo("list_files", True), ToolInfo("write_file", False),
-                                      ToolInfo("copy", False))),
+                                      ToolInfo("copy_or_move", False))),
 ))
 FILES = ("report.docx", "budget.xlsx", "notes", "notes/a.txt")
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
@@ -74,7 +74,7 @@ def test_a_typed_application_opens_only_its_types() -> None:
                                    writes=["report.docx"], tools=["add_table"]))
     assert any("documents opens only .docx files, and budget.xlsx is not one: plan it on spreadsheets" in p
                for p in found)
-    found = problems(spec("1", "files", reads=["report.docx"], writes=["copy.docx"], tools=["copy"]),
+    found = problems(spec("1", "files", reads=["report.docx"], writes=["copy.docx"], tools=["copy_or_move"]),
                      request="Copy report.docx to copy.docx")
     assert found == []  # an application of any file may move a .docx's bytes
     # a path of no type on a typed application, written by no tool of its own: a folder, or a sheet named as if
@@ -98,14 +98,14 @@ def test_tools_and_writes_must_agree() -> None:
 
 def test_parallel_writers_of_one_path_must_be_ordered() -> None:
     a = spec("1", "spreadsheets", writes=["budget.xlsx"], tools=["write_rows"])
-    b = spec("2", "files", writes=["budget.xlsx"], tools=["copy"])
+    b = spec("2", "files", writes=["budget.xlsx"], tools=["copy_or_move"])
     # new subtasks run in the plan's order (amended); one already running cannot be reordered
     check = check_plan([a, b], CATALOG, "Fill budget.xlsx", FILES)
     assert check.ok and check.subtasks[1].depends_on == ("1",)
     assert any("both write budget.xlsx and neither waits for the other" in p
                for p in problems(b, request="Fill budget.xlsx", kept={"1": a}))
     assert not any("both write" in p for p in problems(spec("2", "files", "1", writes=["budget.xlsx"],
-                                                            tools=["copy"]), request="Fill budget.xlsx",
+                                                            tools=["copy_or_move"]), request="Fill budget.xlsx",
                                                        kept={"1": a}))
 
 
@@ -145,7 +145,7 @@ def test_the_one_new_file_the_request_names_holds_the_work_that_reaches_no_file_
 
 
 def test_a_write_nobody_asked_for_is_refused() -> None:
-    found = problems(spec("1", "files", writes=["backup", "backup_list.txt"], tools=["copy", "write_file"]),
+    found = problems(spec("1", "files", writes=["backup", "backup_list.txt"], tools=["copy_or_move", "write_file"]),
                      request="Copy every .xlsx file into a new folder named backup")
     assert any("writes backup_list.txt, which the request does not name and no subtask reads" in p for p in found)
     assert not any("writes backup," in p for p in found)
@@ -188,7 +188,7 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
 def test_a_typed_reader_that_lists_the_whole_workspace_reads_the_files_of_its_type() -> None:
     files = ("q1.xlsx", "q2.xlsx", "readme.txt", "summary.docx")
     check = check_plan([spec("1", "spreadsheets", reads=list(files), tools=["read_sheet"], hands_on="table"),
-                        spec("2", "files", "1", writes=["backup"], tools=["copy"])],
+                        spec("2", "files", "1", writes=["backup"], tools=["copy_or_move"])],
                        CATALOG, "Copy every .xlsx file into a new folder named backup", files)
     assert check.ok, check.problems
     assert check.subtasks[0].reads == ("q1.xlsx", "q2.xlsx")
@@ -204,13 +204,14 @@ def test_a_typed_reader_that_lists_the_whole_workspace_reads_the_files_of_its_ty
 def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them() -> None:
     request = ("Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead (for "
                "example draft_plan.txt becomes final_plan.txt).")
-    check = check_plan([spec("1", "files", reads=["draft_budget.txt"], writes=["final_budget.txt"], tools=["copy"]),
-                        spec("2", "files", reads=["draft_plan.txt"], writes=["final_plan.txt"], tools=["copy"]),
-                        spec("3", "files", reads=["drafts.txt"], writes=["final_drafts.txt"], tools=["copy"])],
+    check = check_plan([spec("1", "files", reads=["draft_budget.txt"], writes=["final_budget.txt"],
+                             tools=["copy_or_move"]),
+                        spec("2", "files", reads=["draft_plan.txt"], writes=["final_plan.txt"], tools=["copy_or_move"]),
+                        spec("3", "files", reads=["drafts.txt"], writes=["final_drafts.txt"], tools=["copy_or_move"])],
                        CATALOG, request, ("draft_budget.txt", "draft_plan.txt", "drafts.txt"))
     assert check.ok, check.problems
     [one] = check.subtasks  # the request's example (final_plan.txt, named) is one of them
-    assert one.writes == ("final_*",) and one.description == request and one.tools == ("copy",)
+    assert one.writes == ("final_*",) and one.description == request and one.tools == ("copy_or_move",)
     # and reads the files of draft_* by that pattern too (a listing may miss one); drafts.txt, which it does
     # not cover, stays a read of its own
     assert one.reads == ("draft_*", "drafts.txt")
@@ -222,11 +223,11 @@ def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them()
     for writes, request, pattern in ((["out/a.csv", "out/b.csv"], "Put the .csv files away", "out/*.csv"),
                                      (["keep_tmp_a.txt", "keep_tmp_b.txt"], "tmp_ files should begin with keep_",
                                       "keep_*")):
-        check = check_plan([spec("1", "files", writes=writes, tools=["copy"])], CATALOG, request, FILES)
+        check = check_plan([spec("1", "files", writes=writes, tools=["copy_or_move"])], CATALOG, request, FILES)
         assert check.ok and check.subtasks[0].writes == (pattern,), check
     # a later subtask waiting on merged ones waits on the one they became
-    check = check_plan([spec("1", "files", writes=["out/a.csv"], tools=["copy"]),
-                        spec("2", "files", writes=["out/b.csv"], tools=["copy"]),
+    check = check_plan([spec("1", "files", writes=["out/a.csv"], tools=["copy_or_move"]),
+                        spec("2", "files", writes=["out/b.csv"], tools=["copy_or_move"]),
                         spec("3", "documents", "1", "2", reads=["report.docx"], tools=["read_table"])],
                        CATALOG, "Put the .csv files away, then read report.docx", FILES)
     assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("3", ("1",))], check
@@ -234,12 +235,12 @@ def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them()
 
 def test_files_on_several_applications_are_told_the_pattern_the_request_names() -> None:
     request = "Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead."
-    found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["copy"]),
+    found = problems(spec("1", "files", writes=["final_budget.txt"], tools=["copy_or_move"]),
                      spec("2", "documents", writes=["final_letter.docx"], tools=["add_table"]), request=request)
     assert [p for p in found if p.endswith("a pattern the request names covers them: final_* (writes name many "
                                             "files by a pattern)")] and not any("one subtask" in p for p in found)
     # and no pattern is offered that the request does not name
-    found = problems(spec("1", "files", writes=["x1.txt", "x2.txt"], tools=["copy"]), request="Tidy up")
+    found = problems(spec("1", "files", writes=["x1.txt", "x2.txt"], tools=["copy_or_move"]), request="Tidy up")
     assert found and not any("pattern" in p for p in found)
 
 
@@ -279,7 +280,7 @@ def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_to
     assert unplaced(chart_only.model_copy(update={"writes": ()}), real.get("spreadsheets"), plan) == ()
     # a subtask that writes only a folder fills it with files, not with the data it was handed
     files = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files"]}).values())
-    copier = spec("2", "files", "1", writes=["old_versions"], tools=["copy"])
+    copier = spec("2", "files", "1", writes=["old_versions"], tools=["copy_or_move"])
     assert unplaced(copier, files.get("files"), {"1": read, "2": copier}) == ()
     # a plain-text file is the answer itself (a total, the repeated rows), not a place for a table to go first
     into_text = copier.model_copy(update={"writes": ("notes.txt",), "tools": ("make_folder",)})
@@ -300,7 +301,7 @@ def test_a_writer_made_only_of_handed_data_is_given_the_tools_that_take_it(tmp_p
     takers = data_takers(writer, files, plan)
     assert "write_file" in takers and "append_at_end" in takers
     assert files is not None and all(not files.tool(t).read_only for t in takers)  # type: ignore[union-attr]
-    assert "write_file_names" not in takers and "copy" not in takers  # they take paths, not data
+    assert "write_file_names" not in takers and "copy_or_move" not in takers  # they take paths, not data
     # declared tools, a source of its own, a folder to fill, or nothing handed: its plan says what it uses
     assert data_takers(writer.model_copy(update={"tools": ("write_file_names",)}), files, plan) == ()
     assert data_takers(writer.model_copy(update={"reads": ("notes.txt",)}), files, plan) == ()
@@ -312,7 +313,7 @@ def test_a_writer_made_only_of_handed_data_is_given_the_tools_that_take_it(tmp_p
     by_number = data_takers(writer, files, {**plan, "1": total})
     assert "write_file" in by_number and "append_at_end" in by_number
     # ... written as content, not as a listing's pattern or a path
-    assert not {"write_file_names", "copy", "move", "make_folder", "rename_pattern", "delete"} & set(by_number)
+    assert not {"write_file_names", "copy_or_move", "make_folder", "rename_pattern", "delete"} & set(by_number)
 
 
 def test_the_planned_tools_are_shown_with_every_argument_its_default_and_meaning(tmp_path: Any) -> None:
@@ -494,7 +495,7 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
                                           "enabled": ["files", "documents", "spreadsheets"]}).values())
     files = ("letter.docx", "prices.xlsx")
     plan = [spec("1", "documents", reads=["letter.docx"], writes=["old"]),
-            spec("2", "spreadsheets", reads=["prices.xlsx"], writes=["old"], tools=["copy"])]
+            spec("2", "spreadsheets", reads=["prices.xlsx"], writes=["old"], tools=["copy_or_move"])]
     check = check_plan(plan, real, "Copy letter.docx and prices.xlsx into a new folder old", files)
     assert check.ok, check.problems
     # both on files (one after the other, then one subtask: one agent copies both), nothing read for their content
@@ -545,11 +546,11 @@ def test_a_reader_whose_content_only_a_copy_takes_is_left_out(tmp_path: Any) -> 
                                           "enabled": ["files", "documents", "spreadsheets"]}).values())
     files = ("letter.docx", "minutes.docx", "todo.txt")
     reader = spec("1", "documents", reads=["letter.docx", "minutes.docx"], tools=["read_document"], hands_on="table")
-    copy = spec("2", "files", "1", reads=["todo.txt"], writes=["old"], tools=["copy"])
+    copy = spec("2", "files", "1", reads=["todo.txt"], writes=["old"], tools=["copy_or_move"])
     check = check_plan([reader, copy], real, "Copy the documents and todo.txt into a new folder old", files)
     assert check.ok, check.problems
     assert [(s.id, s.depends_on, s.reads) for s in check.subtasks] == [("2", (), ("todo.txt",))]
-    assert any("whose tools (copy) take files by their path, not what they hold: it is left out" in n
+    assert any("whose tools (copy_or_move) take files by their path, not what they hold: it is left out" in n
                for n in check.amended)
     # names handed on may choose the files; content another tool takes is work
     chooser = reader.model_copy(update={"hands_on": "names"})
@@ -615,7 +616,7 @@ def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: A
 
     real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files", "spreadsheets"]}).values())
     read = spec("1", "spreadsheets", reads=["q1.xlsx", "q2.xlsx"], tools=["read_sheet"], hands_on="table")
-    copy = spec("2", "files", "1", writes=["backup"], tools=["copy"])
+    copy = spec("2", "files", "1", writes=["backup"], tools=["copy_or_move"])
     check = check_plan([read, copy], real, "Copy every .xlsx file into a new folder named backup",
                        ("q1.xlsx", "q2.xlsx", "notes.txt"))
     assert check.ok, check.problems
@@ -623,7 +624,7 @@ def test_a_copier_that_reads_nothing_copies_the_files_its_giver_read(tmp_path: A
     # pattern the request names for them)
     (copier,) = check.subtasks
     assert copier.reads == ("*.xlsx",) and copier.depends_on == ()
-    assert "subtask '2' reads q1.xlsx, q2.xlsx: its tools (copy) take files" in " ".join(check.amended)
+    assert "subtask '2' reads q1.xlsx, q2.xlsx: its tools (copy_or_move) take files" in " ".join(check.amended)
     # one that names its own sources keeps them; one that declares a tool that writes data keeps its reader
     own = copy.model_copy(update={"reads": ("q1.xlsx",)})
     assert check_plan([read, own], real, "Copy q1.xlsx into backup", ("q1.xlsx", "q2.xlsx")).subtasks[0].reads == \
@@ -659,10 +660,9 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     assert sheets is not None
     for tool in sheets.tools:  # every tool on a line of its own, with its description's first sentence
         assert f"\n- {tool.name}: {tool.summary}\n" in system
-    # what becomes of the source is said for both: the one word a copy and a move differ by
-    assert ("- move: Move or rename a file or folder to a new path or into a folder, so it is no longer where it "
-            "was (like mv).\n") in system
-    assert "- copy: Copy a file or folder to a new path or into a folder, keeping the source where it is" in system
+    # a copy and a move are one tool: what becomes of the source is its AppAgent's required choice
+    assert ("- copy_or_move: Copy or move a file or folder to a new path or into a folder: mode 'copy' keeps the "
+            "source where it is (like cp), mode 'move' takes it away (like mv, a rename too).\n") in system
     # the first sentence, up to its first ';': the planner gets what a tool does, its AppAgent the details
     assert first_sentence("Add a column (e.g. A = B * C) to a table; returns the values. More.") == \
         "Add a column (e.g. A = B * C) to a table."
@@ -672,8 +672,8 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     # replay rebuilds the catalogue from its record: with every field the strategy decides from (computes, ...)
     assert Catalog.from_dict(real.to_dict()) == real
     assert any(t.computes for a in real.apps for t in a.tools)
-    older = {"apps": [{"name": "files", "tools": [{"name": "copy", "read_only": False}]}]}
-    assert Catalog.from_dict(older).apps[0].tools[0] == ToolInfo("copy", False)
+    older = {"apps": [{"name": "files", "tools": [{"name": "copy_or_move", "read_only": False}]}]}
+    assert Catalog.from_dict(older).apps[0].tools[0] == ToolInfo("copy_or_move", False)
 
 
 def test_a_changing_tool_whose_path_takes_no_type_the_subtask_writes_is_not_expected(tmp_path: Any) -> None:
@@ -770,8 +770,8 @@ def test_a_typed_writer_handed_a_table_does_not_expect_a_tool_that_writes_a_row_
 def test_reads_of_several_types_are_narrowed_to_the_types_the_request_names() -> None:
     files = ("data.xlsx", "monday.txt", "readme.md", "tuesday.txt")
     listing = SubtaskSpec(id="1", description="move", application="files", reads=files, writes=("notes",),
-                          tools=("move",))
-    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("move", False))),))
+                          tools=("copy_or_move",))
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("copy_or_move", False))),))
     check = check_plan([listing], real, "Move all the .txt files into a folder named notes.", files)
     assert check.ok, check.problems
     # then those files, listed one by one, are read by the pattern the request names for them
@@ -867,7 +867,7 @@ def test_a_subtask_that_changes_the_one_typed_file_it_reads_and_declares_no_writ
     edited = check_plan([conf], real, "In server.conf, change the port from 8080 to 9090.", ("server.conf",))
     assert edited.ok and edited.subtasks[0].writes == ("server.conf",)
     # not a copy: the file it reads is its source, not what it writes
-    copy = conf.model_copy(update={"tools": ("copy",)})
+    copy = conf.model_copy(update={"tools": ("copy_or_move",)})
     assert check_plan([copy], real, "Copy server.conf", ("server.conf",)).subtasks[0].writes == ()
     # nor one that hands data on: a reader that declared a tool too many
     reader = edit.model_copy(update={"hands_on": "text"})

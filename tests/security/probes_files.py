@@ -281,10 +281,12 @@ def unix_socket(root: Path) -> None:
 
 for name, app, tool, args, build in [
     ("fifo/read_file", "files", "read_file", {"path": "notes.txt"}, fifo("notes.txt")),
-    ("fifo/copy", "files", "copy", {"source": "notes.txt", "destination": "copy.txt"}, fifo("notes.txt")),
-    ("fifo/copy-folder-holding-one", "files", "copy", {"source": "sub", "destination": "sub2"},
+    ("fifo/copy", "files", "copy_or_move", {"mode": "copy",
+                                            "source": "notes.txt", "destination": "copy.txt"}, fifo("notes.txt")),
+    ("fifo/copy-folder-holding-one", "files", "copy_or_move", {"mode": "copy", "source": "sub", "destination": "sub2"},
      fifo("sub/pipe.txt")),
-    ("fifo/copy-pattern", "files", "copy", {"source": "*.txt", "destination": "backup"}, fifo("notes.txt")),
+    ("fifo/copy-pattern", "files", "copy_or_move", {"mode": "copy",
+                                                    "source": "*.txt", "destination": "backup"}, fifo("notes.txt")),
     ("fifo/read_document", "documents", "read_document", {"path": "report.docx"}, fifo("report.docx")),
     ("fifo/add_paragraphs", "documents", "add_paragraphs", {"path": "report.docx", "paragraphs": ["x"]},
      fifo("report.docx")),
@@ -293,7 +295,8 @@ for name, app, tool, args, build in [
     ("fifo/set_cell", "spreadsheets", "set_cell", {"path": "budget.xlsx", "cell": "A1", "value": 1},
      fifo("budget.xlsx")),
     ("device/read_file", "files", "read_file", {"path": "notes.bin"}, device),
-    ("device/copy", "files", "copy", {"source": "notes.bin", "destination": "copy.bin"}, device),
+    ("device/copy", "files", "copy_or_move", {"mode": "copy",
+                                              "source": "notes.bin", "destination": "copy.bin"}, device),
     ("socket/read_file", "files", "read_file", {"path": "notes.sock"}, unix_socket),
 ]:
     add(name, "special", refused(app, tool, args, build, ()), timeout=20)

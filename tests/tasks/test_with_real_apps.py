@@ -63,14 +63,15 @@ async def append_paragraph(apps: Any) -> None:
 
 async def backup(apps: Any) -> None:
     for name in ("q1.xlsx", "q2.xlsx"):
-        await call(apps, "files", "copy", source=name, destination=f"backup/{name}")
+        await call(apps, "files", "copy_or_move", mode="copy", source=name, destination=f"backup/{name}")
 
 
 async def move_notes(apps: Any) -> None:
     listed = await call(apps, "files", "list_files", pattern="*.txt")
     await call(apps, "files", "make_folder", path="notes")
     for entry in listed["entries"]:
-        await call(apps, "files", "move", source=entry["path"], destination=f"notes/{entry['path']}")
+        await call(apps, "files", "copy_or_move", mode="move", source=entry["path"],
+                   destination=f"notes/{entry['path']}")
 
 
 async def rename(apps: Any) -> None:
@@ -114,7 +115,7 @@ async def append_paragraph_reworded(apps: Any) -> None:
 
 
 async def copy_reworded(apps: Any) -> None:
-    await call(apps, "files", "copy", source="*.docx", destination="old_versions/")
+    await call(apps, "files", "copy_or_move", mode="copy", source="*.docx", destination="old_versions/")
 
 
 async def rename_reworded(apps: Any) -> None:

@@ -1,4 +1,4 @@
-"""files: list, read, write, copy, move, rename by pattern and delete inside the workspace root.
+"""files: list, read, write, copy or move, rename by pattern and delete inside the workspace root.
 
 Nothing is ever overwritten unless the call says `overwrite: true`, and such a call on an existing
 target is sensitive (it needs the person's approval first); without it, creation is exclusive
@@ -10,7 +10,8 @@ Each changing tool declares its effects (the paths it would change, after links 
 whether a call is sensitive follows from them (approval): a write through a link to podium.toml, or a
 rename of podium.toml away or of another file into its place, changes a protected path.
 
-copy and move behave like cp and mv, every target checked before anything is touched (file_transfer).
+copy_or_move behaves like cp or mv, as its required `mode` says (what becomes of the source is a choice
+the call makes, never a default), every target checked before anything is touched (file_transfer).
 Only regular files are read or copied: a FIFO, a device or a socket is refused, never opened.
 """
 
@@ -21,9 +22,8 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
-from functools import partial
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -84,7 +84,11 @@ class FolderArgs(Args):
     path: str
 
 
-class CopyArgs(Args):
+class CopyOrMoveArgs(Args):
+    # Two tools, copy and move, made a small planner choose between them by name, and it declared copy for
+    # "move" requests; one tool leaves the choice to this argument, written right after the subtask's own verb.
+    mode: Literal["copy", "move"] = Field(description="copy: the source stays where it is (like cp); move: it "
+                                                      "is no longer where it was (like mv, also a rename)")
     source: str = Field(description="a file or folder, or a pattern on the names of one folder ('*.txt', "
                         "'reports/*.xlsx')")
     destination: str = Field(description="the new path, or a folder to put it in under its own name (an existing "
@@ -138,18 +142,10 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
                      unapproved=_NEW_NAME, effects=declared(self._names_effects)),
-            # What becomes of the source, said first: told only "like cp" and "like mv", the 1.5B planner
-            # declared copy for a move.
-            ToolSpec("copy", "Copy a file or folder to a new path or into a folder, keeping the source where it "
-                     "is (like cp); a pattern source copies every match into the folder, or nothing if any target "
-                     "is taken.",
-                     CopyArgs, partial(self._transfer, copying=True), unapproved=_NEW_NAME,
-                     effects=declared(partial(self._transfer_effects, copying=True))),
-            ToolSpec("move", "Move or rename a file or folder to a new path or into a folder, so it is no longer "
-                     "where it was (like mv); a pattern source moves every match into the folder, or nothing if "
-                     "any target is taken.",
-                     CopyArgs, partial(self._transfer, copying=False), unapproved=_NEW_NAME,
-                     effects=declared(partial(self._transfer_effects, copying=False))),
+            ToolSpec("copy_or_move", "Copy or move a file or folder to a new path or into a folder: mode 'copy' "
+                     "keeps the source where it is (like cp), mode 'move' takes it away (like mv, a rename too); a "
+                     "pattern source takes every match into the folder, or nothing if any target is taken.",
+                     CopyOrMoveArgs, self._transfer, unapproved=_NEW_NAME, effects=declared(self._transfer_effects)),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "
                      "expression; refuses any rename that would collide and then renames nothing.",
                      RenameArgs, self._rename_pattern, effects=declared(self._rename_effects)),
@@ -173,7 +169,8 @@ class FilesApplication(ToolApplication):
                 raise ToolError(f"{path!r} is a {suffix} file, not a text file: {use} (files may copy, move, rename "
                                 "or delete it)")
 
-    def _transfer(self, args: CopyArgs, *, copying: bool) -> dict[str, Any]:
+    def _transfer(self, args: CopyOrMoveArgs) -> dict[str, Any]:
+        copying = args.mode == "copy"
         self._check_transfer(self.transfer.plan(args, copying=copying).pairs)
         return self.transfer.run(args, copying=copying)
 
@@ -208,8 +205,9 @@ class FilesApplication(ToolApplication):
             return ()  # refused
         return (self.workspace.effect(Path(os.path.realpath(path)), Change.CREATE),)
 
-    def _transfer_effects(self, args: CopyArgs, *, copying: bool) -> tuple[Effect, ...]:
+    def _transfer_effects(self, args: CopyOrMoveArgs) -> tuple[Effect, ...]:
         effects: list[Effect] = []
+        copying = args.mode == "copy"
         for source, target in self.transfer.plan(args, copying=copying).pairs:
             if not copying:
                 effects.append(self.workspace.effect(source, Change.MOVE))

@@ -79,8 +79,8 @@ def _json(value: Any) -> str:
 
 
 def _tools_of(catalog: Catalog) -> str:
-    # One line per tool with what it does: a small planner picks a tool by its meaning ("move" is not
-    # "copy", "in order" is sort_rows) far more often when it reads that meaning than from a name alone.
+    # One line per tool with what it does: a small planner picks a tool by its meaning ("in order" is
+    # sort_rows) far more often when it reads that meaning than from a name alone.
     lines = []
     for i, app in enumerate(catalog.apps):
         kinds = f" Opens {', '.join(app.file_types)} files." if app.file_types else " Works on any file."
