@@ -1465,3 +1465,19 @@ def test_a_fail_before_any_declared_change_ran_is_questioned_once() -> None:
     # without the rule the FAIL stands at once
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FAIL", comment="cannot be done"), read_done())
     assert run_of(s).subtasks["2"].state is SubtaskState.FAIL
+
+
+def test_with_the_rules_a_confirm_before_any_plan_is_questioned_once() -> None:
+    def confirm(s: HostState) -> tuple[list[Any], HostState]:
+        return STRATEGY.handle_response("host", planner_says("CONFIRM", Comment="The form is filled in"), s)
+
+    ops, s = confirm(started(rules=SMALL_LOCAL))
+    (again,) = dispatches(ops)
+    assert again.agent == "host" and "before planning anything" in host_request(again).note
+    assert s.blackboard.trajectories[-1].rules == ("question-confirm-unplanned",) and not run_of(s).waiting
+    # asked once: a CONFIRM again goes to the person (here nobody: batch mode refuses it), as it does at once
+    # without the rules
+    for ops, end in (confirm(s), confirm(started())):
+        assert not dispatches(ops) and end.run is None
+        assert "The form is filled in" in end.blackboard.trajectories[-1].outcome
+        assert "refused" in end.blackboard.trajectories[-1].outcome

@@ -31,7 +31,7 @@ from podium.desktop.host.flow import (
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
 from podium.desktop.host.plan import check_plan, named_by
-from podium.desktop.host.run import fire, record_step, run_of, with_run
+from podium.desktop.host.run import fire, fired_rule, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
 from podium.desktop.rules import steps as rules
@@ -146,6 +146,13 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     if status is HostStatus.ERROR:  # the model itself says something is broken
         return finish_run(s, PLANNED_EVENTS[status], Reason(
             ReasonKind.FAILED, f"the HostAgent reported ERROR: {output.comment or 'no reason given'}", PLANNER))
+    if status is HostStatus.CONFIRM and rules.CONFIRM_UNPLANNED in s.rules and not run_of(s).subtasks \
+            and not output.bash and not run_of(s).confirm_checked:
+        s = fire(with_run(fired_rule(s, rules.CONFIRM_UNPLANNED), confirm_checked=True), HostEvent.RETRY)
+        return dispatch_planner(s, retry=True, note=(
+            "You answered CONFIRM before planning anything: the person approves what a plan declares it changes (its "
+            "writes, shown before anything runs) and any change it did not declare, so there is nothing to approve "
+            "yet. Answer ASSIGN with the subtasks that do the request."))
     s = fire(s, PLANNED_EVENTS[status])
     if status is HostStatus.CONTINUE:
         note = f"Bash {report.bash.command!r}: {report.bash.detail}." if report.bash else ""

@@ -86,6 +86,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "files, is questioned once with what each changed, and so is an AppAgent's "
                                     "FAIL whose changes show all of its subtask's declared work (the verifier would "
                                     "ask about nothing): a small model misreads its own results."),
+    Rule("question-confirm-unplanned", "The planner's CONFIRM before it planned anything, with no command to run, "
+                                       "is questioned once: approval is for what a plan declares it changes (shown "
+                                       "before anything runs) and for any change it did not declare, so nothing is "
+                                       "yet there to approve; a small planner read \"then confirm it\" (a dialog's "
+                                       "button) as a request for the person's approval."),
     Rule("question-fail-untried", "An AppAgent's FAIL before any of its subtask's declared changing tools ran (none "
                                   "called, tried or declined) is questioned once, naming them: a "
                                   "small model gives up on a belief about the files (a .docx is binary, so it cannot "
