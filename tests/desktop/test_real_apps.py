@@ -479,6 +479,55 @@ async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_wri
             assert "plan-writes-without-model" not in first["rules"] and asked, case
 
 
+async def test_data_a_writer_names_as_its_result_instead_of_writing_it_is_written(tmp_path: Path) -> None:
+    """With the small model's rules, a writer whose FINISH names handed data by reference and wrote none of it
+    gets that data written into its declared file by its application's text writer; a path its giver's call
+    repeats is no data to write, and without the rules the FINISH is questioned as before."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig, batch
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "names.txt holds the names")
+        return assign(sub("1", "Read the people of people.xlsx", "spreadsheets", reads=["people.xlsx"],
+                          tools=["read_sheet"], hands_on="table"),
+                      sub("2", "Write the names of subtask 1 into names.txt", "files", "1", writes=["names.txt"],
+                          tools=["write_file"]))
+
+    for case, rules in (("column", "small-local"), ("path", "small-local"), ("column", "none")):
+        root = tmp_path / f"{case}-{rules}"
+        root.mkdir()
+        book = openpyxl.Workbook()
+        for row in (["Name", "City"], ["Ada", "Oslo"], ["Bea", "Rome"]):
+            book.active.append(row)
+        book.save(root / "people.xlsx")
+        named = "1.read_sheet.rows.column.Name" if case == "column" else "1.read_sheet.path"
+        asked: list[str] = []
+
+        def sheets(prompt: str) -> str:
+            if step_of(prompt) == 1:
+                return app("CONTINUE", ("read_sheet", {"path": "people.xlsx"}))
+            return app("FINISH", result="read")
+
+        def files(prompt: str, asked: list[str] = asked, named: str = named) -> str:
+            asked.append(prompt)
+            return app("FINISH", result=ref(named))
+
+        workspace = Workspace.at(root)
+        result = await run_request("Write the names in people.xlsx into names.txt",
+                                   [SpreadsheetsApplication(workspace), FilesApplication(workspace)],
+                                   ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets),
+                                                                      "files": ScriptedBackend(files)},
+                                   config=batch(HostConfig(rules=rules, max_subtask_steps=4)))
+        fired = [r for t in result.trajectory if t["agent"] == "app-files" for r in t["rules"]]
+        if case == "column" and rules == "small-local":
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert "result-ref-is-content" in fired and len(asked) == 1
+            assert (root / "names.txt").read_text() == "Ada\nBea"
+        else:
+            assert "result-ref-is-content" not in fired and not (root / "names.txt").exists(), (case, rules)
+
+
 async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:
     """What the run made is its own: a whole-file write over it needs no approval, so no flag either; a file
     the person had is still refused without it."""

@@ -209,9 +209,11 @@ def _limit(s: HostState, record: SubtaskRecord) -> Reason | None:
     return limit
 
 
-def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
+def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOutput | None = None,
+                     rule: str = rules.PLAN_WRITES) -> Result:
     """Send a subtask's next step to its AppAgent (checks the limits first); `planned`: a first step its plan
-    determines may run without a model call (rules plan-reads-without-model, plan-writes-without-model)."""
+    determines may run without a model call (rules plan-reads-without-model, plan-writes-without-model);
+    `answer`: the step's answer a rule (`rule`) determined, sent in place of the model's."""
     record = run_of(s).subtasks[sid]
     limit = _limit(s, record)
     if limit is not None:
@@ -229,7 +231,8 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         s = with_run(s, steps=run_of(s).steps + 1)
         return dispatch_execute(s, sid, Proposal(output, calls, tuple(range(len(calls))), fired=(rule,)),
                                 launch=launch)
-    answer = _planned_answer(s, record) if planned and not record.steps else None
+    if answer is None:
+        answer = _planned_answer(s, record) if planned and not record.steps else None
     app = s.catalog.get(record.spec.application)
     ops, s, agent = agent_for(s, record.spec.application)
     run = run_of(s)
@@ -287,7 +290,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True) -> Result:
         created=run.created,
         launch=_first_of_app(run, record),
         rules=tuple(sorted(s.rules)), planned=None if answer is None else answer.dump())
-    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rules.PLAN_WRITES if answer else "",
+    s = update_subtask(s, sid, agent=agent, steps=record.steps + 1, planned=rule if answer else "",
                        narrowed=narrowed)
     s = replace(s, session_steps=s.session_steps + 1)
     s = with_run(s, steps=run.steps + 1, busy={**run.busy, agent: sid},

@@ -298,6 +298,16 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = missing_work(s, record, given)
+    if missing and (missing.unhanded or missing.writes) and chosen is not None and rules.RESULT_CONTENT in s.rules \
+            and chosen.name.split(".", 1)[0] in record.spec.depends_on \
+            and not (isinstance(chosen.value, str) and json.dumps(chosen.value) in chosen.source):
+        # the data it named, not a path its giver's call repeats, goes where it was to be written
+        run = run_of(s)
+        answer = rules.content_from_result(record.spec, s.catalog.get(record.spec.application), chosen.name,
+                                           run.files or (), run.created)
+        if answer is not None:
+            s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True)
+            return dispatch_propose(s, sid, answer=answer, rule=rules.RESULT_CONTENT)
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):

@@ -91,6 +91,12 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                        "before anything runs) and for any change it did not declare, so nothing is "
                                        "yet there to approve; a small planner read \"then confirm it\" (a dialog's "
                                        "button) as a request for the person's approval."),
+    Rule("result-ref-is-content", "A writer that hands nothing on and declares one write, whose FINISH names by "
+                                  "reference data handed to it (not a path its giver's call repeats) while its "
+                                  "changes hold none of that data, gets as its next answer its application's tool "
+                                  "that writes a text file whole, on that file with that data, and FINISH (not "
+                                  "over a file the person has): a small model points at the data it means to write "
+                                  "as its result instead of writing it."),
     Rule("question-fail-untried", "An AppAgent's FAIL before any of its subtask's declared changing tools ran (none "
                                   "called, tried or declined) is questioned once, naming them: a "
                                   "small model gives up on a belief about the files (a .docx is binary, so it cannot "

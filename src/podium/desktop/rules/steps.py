@@ -24,6 +24,7 @@ READ_FINISH = "read-result-is-finish"
 FAIL_QUESTION = "question-fail-after-error"
 FAIL_DONE = "question-fail-when-done"
 CONFIRM_UNPLANNED = "question-confirm-unplanned"
+RESULT_CONTENT = "result-ref-is-content"
 FAIL_UNTRIED = "question-fail-untried"
 STUCK_TOOL = "withhold-stuck-tool"
 FORCE_TOOL = "force-missing-tool"
@@ -92,6 +93,27 @@ def _text_writer(tool: ToolInfo | None) -> bool:
     schema = tool.schema
     return set(schema.get("required", [])) == {"path", "content"} \
         and "content" in wants(schema.get("properties", {}).get("content"))
+
+
+def content_from_result(spec: SubtaskSpec, app: AppInfo | None, data: str, theirs: Collection[str],
+                        made: Collection[str]) -> AppOutput | None:
+    """Rule result-ref-is-content: the answer of a writer that hands nothing on and declares one write, a file
+    its application opens, whose FINISH named data handed to it (`data`, the reference) as its result while
+    its changes hold none of that data: its application's tool that writes a text file whole, on that file with
+    that data, then FINISH. Never over a file the person has (`theirs`, unless the run made it: `made`)."""
+    if app is None or spec.hands_on is not HandsOn.NOTHING or len(spec.writes) != 1 or not app.opens(spec.writes[0]):
+        return None
+    path = spec.writes[0]
+    if path in theirs and path not in made:
+        return None
+    tool = next((t for t in app.tools if _text_writer(t)), None)
+    if tool is None:
+        return None
+    arguments: dict[str, Any] = {"path": path, "content": {"ref": data}}
+    if path in made and "overwrite" in tool.schema.get("properties", {}):
+        arguments["overwrite"] = True  # what the run made is its own to write again
+    return AppOutput(actions=(Action(function=tool.name, arguments=arguments),), status=AppStatus.FINISH,
+                     result=f"{path} has the data named")
 
 
 def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, existing: Collection[str],
