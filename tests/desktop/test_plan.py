@@ -7,7 +7,7 @@ from typing import Any
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
-from podium.desktop.wire.schemas import SubtaskSpec
+from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 CATALOG = Catalog((
     AppInfo("documents", "docs", (".docx",), (ToolInfo("read_table", True), ToolInfo("add_table", False))),
@@ -539,6 +539,30 @@ def test_an_edit_planned_on_an_application_that_cannot_open_its_file_runs_where_
     assert not check_plan(chart, real, "x", ("server.conf",)).ok
 
 
+def test_a_value_handed_to_a_writer_of_a_new_text_file_is_written_whole(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path), "enabled": ["files", "documents"]}).values())
+    files = ("branches.docx", "notes.txt")
+    request = "Which branch of branches.docx sold the most? Its name into best.txt"
+    best = spec("1", "documents", reads=["branches.docx"], tools=["read_document"], hands_on="text")
+    lister = spec("2", "files", "1", writes=["best.txt"], tools=["write_file_names"])
+    check = check_plan([best, lister], real, request, files)
+    assert check.ok, check.problems
+    assert check.subtasks[1].tools == ("write_file",)
+    assert check.amended[-1] == ("subtask '2' writes the text handed to it into best.txt with write_file: none of "
+                                 "write_file_names takes it as content")
+    # a tool that takes the value as content is the planner's choice; a file the person has is not written
+    # whole; a table handed on goes where a table goes
+    appending = lister.model_copy(update={"tools": ("append_at_end",)})
+    there = lister.model_copy(update={"writes": ("notes.txt",)})
+    table = best.model_copy(update={"hands_on": HandsOn.TABLE})
+    for plan, wanted in (([best, appending], "append_at_end"), ([best, there], "write_file_names"),
+                         ([table, lister], None)):
+        tools = check_plan(plan, real, f"{request} or notes.txt", files).subtasks[1].tools
+        assert "write_file" not in tools and (wanted is None or tools == (wanted,)), (plan, tools)
+
+
 def test_a_reader_whose_content_only_a_copy_takes_is_left_out(tmp_path: Any) -> None:
     from podium.apps import build_applications
 
@@ -596,8 +620,10 @@ def test_a_writer_handed_data_its_application_cannot_take_runs_where_a_tool_take
         said = read.model_copy(update={"hands_on": kind})
         moved = check_plan([said, write], real, "Write sales.docx's region into answer.txt", ("sales.docx",))
         assert moved.subtasks[1].application == "files", kind
-        assert moved.amended[-1] == (f"subtask '2' runs on files: it writes with the {kind} handed to it, which no "
-                                     "tool of shell takes")
+        assert moved.amended == (f"subtask '2' runs on files: it writes with the {kind} handed to it, which no tool "
+                                 "of shell takes", f"subtask '2' writes the {kind} handed to it into answer.txt with "
+                                 "write_file: none of its tools takes it as content")
+        assert moved.subtasks[1].tools == ("write_file",)
     # a shell subtask handed nothing, or writing nothing, stays
     alone = write.model_copy(update={"depends_on": ()})
     assert check_plan([alone], real, "Write the date into answer.txt", ()).subtasks[0].application == "shell"
@@ -730,12 +756,13 @@ def test_a_plain_writer_whose_declared_tools_take_none_of_its_data_may_use_any(t
     assert check.amended == ("subtask '2' may use any tool of files: none of write_file_names takes the table "
                              "handed to it, which it writes with",)
     assert "write_file" in data_takers(check.subtasks[1], real.get("files"), {s.id: s for s in check.subtasks})
-    # a declared tool that takes the data, a text handed on, or a source of its own: its declaration stands
+    # a declared tool that takes the data, or a source of its own: its declaration stands
     for kept in (listing.model_copy(update={"tools": ("write_file",)}),
                  listing.model_copy(update={"reads": ("names.txt",)})):
         assert check_plan([read, kept], real, request, ("members.xlsx", "names.txt")).subtasks[1].tools == kept.tools
+    # a text handed on is written whole by the one tool that writes a text (_value_writer), not by any tool
     said = read.model_copy(update={"hands_on": "text"})
-    assert check_plan([said, listing], real, request, ("members.xlsx",)).subtasks[1].tools == ("write_file_names",)
+    assert check_plan([said, listing], real, request, ("members.xlsx",)).subtasks[1].tools == ("write_file",)
 
 
 def test_a_typed_writer_handed_a_table_does_not_expect_a_tool_that_writes_a_row_of_its_own(tmp_path: Any) -> None:

@@ -22,6 +22,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   writes its application's typed files so does not expect those of them that write cells of their own (a row):
   the data goes in with the tools that take it, and the tools that work over what is there (a chart over the
   rows) stay;
+- a subtask on the application that opens any file, writing one new file with only a number or a text handed to
+  it, whose declared changing tools have no argument for content, writes with its one tool that writes a text
+  file whole;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
@@ -80,7 +83,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
     every = [*kept.values(), *split]
-    writing = _merged([_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every, catalog, notes)
+    writing = _merged([_value_writer(_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every,
+                                              catalog, notes), every, catalog, files, notes)
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
     fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
@@ -283,6 +287,30 @@ def _untaken(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, 
     notes.append(f"subtask {spec.id!r} does not expect {', '.join(valued)}: cells of their own, not the {handed} "
                  "handed to it, which goes in with the tools that take it")
     return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in valued)})
+
+
+def _value_writer(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, files: Sequence[str] | None,
+                  notes: list[str]) -> SubtaskSpec:
+    """A subtask on the application that opens any file, writing one new file with only a number or a text
+    handed to it, whose declared changing tools have no argument for content (a listing by a pattern, a copy),
+    writes with its application's one tool that writes a text file whole."""
+    app = catalog.get(spec.application)
+    if app is None or app.file_types or files is None or len(spec.writes) != 1 or own_sources(spec):
+        return spec
+    path = spec.writes[0]
+    given = {HandsOn(d.hands_on) for d in specs if d.id in spec.depends_on} - {HandsOn.NOTHING}
+    if not posixpath.splitext(path)[1] or is_pattern(path) or path in files \
+            or not given or not given <= {HandsOn.NUMBER, HandsOn.TEXT}:
+        return spec
+    changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+    writers = [t for t in app.tools if t.writes_text]
+    if len(writers) != 1 or any("content" in wants(schema) for info in changing
+                                for schema in info.schema.get("properties", {}).values()):
+        return spec
+    handed = " and ".join(sorted(g.value for g in given))
+    notes.append(f"subtask {spec.id!r} writes the {handed} handed to it into {path} with {writers[0].name}: "
+                 f"none of {', '.join(t.name for t in changing) or 'its tools'} takes it as content")
+    return spec.model_copy(update={"tools": (writers[0].name,)})
 
 
 def _writes_cells(tool: ToolInfo) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from podium.apps.tooling import EDITED, EXISTING, INTO_PART
+from podium.desktop.host.artifacts import wants
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
@@ -56,6 +57,14 @@ class ToolInfo:
         """Its `path` names a file that must exist (apps.tooling.EXISTING, EDITED): it cannot make one."""
         path = self.schema.get("properties", {}).get("path")
         return not self.read_only and isinstance(path, dict) and bool(path.get(EXISTING) or path.get(EDITED))
+
+    @property
+    def writes_text(self) -> bool:
+        """It writes a text file whole, at its `path`, from its `content` (a text, or data by reference), and
+        needs nothing else."""
+        props = self.schema.get("properties", {})
+        return self.writes_named and not self.new_only and set(self.schema.get("required", [])) == {
+            "path", "content"} and "content" in wants(props.get("content"))
 
     @property
     def into_part(self) -> str | None:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence, Set
 from typing import Any
 
-from podium.desktop.host.artifacts import names, wants
+from podium.desktop.host.artifacts import names
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -86,15 +86,6 @@ def _table_writer(tool: ToolInfo | None) -> bool:
         and rows.get("type") == "array"
 
 
-def _text_writer(tool: ToolInfo | None) -> bool:
-    """A tool that writes a text file whole and needs nothing but the path and the text."""
-    if tool is None or tool.read_only or tool.new_only:
-        return False
-    schema = tool.schema
-    return set(schema.get("required", [])) == {"path", "content"} \
-        and "content" in wants(schema.get("properties", {}).get("content"))
-
-
 def content_from_result(spec: SubtaskSpec, app: AppInfo | None, data: str, theirs: Collection[str],
                         made: Collection[str]) -> AppOutput | None:
     """Rule result-ref-is-content: the answer of a writer that hands nothing on and declares one write, a file
@@ -106,7 +97,7 @@ def content_from_result(spec: SubtaskSpec, app: AppInfo | None, data: str, their
     path = spec.writes[0]
     if path in theirs and path not in made:
         return None
-    tool = next((t for t in app.tools if _text_writer(t)), None)
+    tool = next((t for t in app.tools if t.writes_text), None)
     if tool is None:
         return None
     arguments: dict[str, Any] = {"path": path, "content": {"ref": data}}
@@ -136,7 +127,7 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, exi
     if table is not None and _table_writer(tool) and not (tool.new_only and path in existing):
         return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "rows": {"ref": table}}),),
                          status=AppStatus.FINISH, result=f"{path} has the table handed on")
-    if value is not None and _text_writer(tool) and path not in existing:
+    if value is not None and tool.writes_text and path not in existing:
         return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, "content": {"ref": value}}),),
                          status=AppStatus.FINISH, result=f"{path} has the value handed on")
     return None
