@@ -431,19 +431,21 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
 async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_writes(tmp_path: Path) -> None:
     """With the small model's rules, the one value a reader named as its result (a column's sum) is written
     into the new text file its dependant declares, by the plan's answer and no model call; a text file the
-    person has already, or a reader that named no value, leaves the step to the model."""
+    person has already, a reader that named no value, or one whose plan hands on a table (the value it named
+    is one of its figures, which the writer chooses among), leaves the step to the model."""
     from podium.apps.files import FilesApplication
     from podium.desktop import HostConfig, batch
 
     def plan(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "total.txt holds the total")
+        hands = "table" if "table" in str(root) else "number"
         return assign(sub("1", "Sum the Revenue column of budget.xlsx", "spreadsheets", reads=["budget.xlsx"],
-                          tools=["column_totals"], hands_on="number"),
+                          tools=["column_totals"], hands_on=hands),
                       sub("2", "Write the total of subtask 1 into total.txt", "files", "1", writes=["total.txt"],
                           tools=["write_file"]))
 
-    for case in ("named", "there", "unnamed"):
+    for case in ("named", "there", "unnamed", "table"):
         root = tmp_path / case
         root.mkdir()
         book = openpyxl.Workbook()

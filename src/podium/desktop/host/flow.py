@@ -319,10 +319,11 @@ def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
               if (other := run.subtasks.get(dep)) is not None and other.spec.hands_on is HandsOn.TABLE
               and (done := s.blackboard.result_of(dep)) is not None
               for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
-    # the one value the subtasks handing data on named as their result (not a table: which of its columns a
-    # text takes is the model's to choose)
+    # the one value the subtasks whose plan hands on a value named as their result (one that hands on a table
+    # leaves the choice among its figures to the writer: a count it named need not be the one asked for)
     named = [done.named for dep in record.spec.depends_on
-             if (other := run.subtasks.get(dep)) is not None and other.spec.hands_on is not HandsOn.NOTHING
+             if (other := run.subtasks.get(dep)) is not None
+             and other.spec.hands_on in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES)
              and (done := s.blackboard.result_of(dep)) is not None and done.named
              and done.artifacts[0].kind != artifacts.Kind.TABLE]
     offered = {a.name for a in handed(s, record)[1]} if named else set()

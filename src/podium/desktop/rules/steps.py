@@ -113,10 +113,10 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, exi
     nothing but what it writes, writes one file its application opens, declares one tool, which needs nothing
     but the path and the data, and was handed exactly that data: one table (`table`, the reference to it) for
     a tool that puts a table into a file; for a tool that writes a new text file whole, the one value a
-    subtask it depends on named as what it hands on (`value`: a number, names, a text). That tool on that file
-    with that data, then FINISH. Whether the call may run is decided as for a model's (its effects, the
-    capabilities). `existing`: the workspace's paths and what the run made (a tool that only creates is not
-    tried on them; a text file there is the person's, not one to write whole)."""
+    subtask it depends on whose plan hands on a value named as its result (`value`: a number, names, a
+    text). That tool on that file with that data, then FINISH. Whether the call may run is decided as for a
+    model's (its effects, the capabilities). `existing`: the workspace's paths and what the run made (a tool
+    that only creates is not tried on them; a text file there is the person's, not one to write whole)."""
     if app is None or len(spec.writes) != 1 or len(spec.tools) != 1 or not set(spec.reads) <= set(spec.writes):
         return None
     path, tool = spec.writes[0], app.tool(spec.tools[0])
