@@ -765,6 +765,26 @@ def test_a_plain_writer_whose_declared_tools_take_none_of_its_data_may_use_any(t
     assert check_plan([said, listing], real, request, ("members.xlsx",)).subtasks[1].tools == ("write_file",)
 
 
+def test_a_plain_writer_does_not_read_the_typed_file_its_giver_reads_for_it(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "spreadsheets"]}).values())
+    read = spec("1", "spreadsheets", reads=["members.xlsx"], tools=["read_sheet"], hands_on="table")
+    writer = spec("2", "files", "1", reads=["members.xlsx"], writes=["dups.txt"], tools=["write_file_names"])
+    request = "Which rows in members.xlsx are duplicates? List them in dups.txt"
+    check = check_plan([read, writer], real, request, ("members.xlsx",))
+    assert check.ok, check.problems
+    assert check.subtasks[1].reads == () and check.subtasks[1].tools == ()  # its data is the table handed to it
+    assert check.amended[0] == ("subtask '2' does not read members.xlsx: the subtask it depends on reads it and "
+                                "hands on the data")
+    # a copy of the file takes it by its path; a giver that hands nothing on gives no data
+    copier = writer.model_copy(update={"writes": ("old/members.xlsx",), "tools": ("copy_or_move",)})
+    waited = read.model_copy(update={"hands_on": HandsOn.NOTHING})
+    for plan in ([read, copier], [waited, writer]):
+        assert check_plan(plan, real, f"{request} or old", ("members.xlsx",)).subtasks[-1].reads == ("members.xlsx",)
+
+
 def test_a_typed_writer_handed_a_table_does_not_expect_a_tool_that_writes_a_row_of_its_own(tmp_path: Any) -> None:
     from podium.apps import build_applications
 

@@ -22,6 +22,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   writes its application's typed files so does not expect those of them that write cells of their own (a row):
   the data goes in with the tools that take it, and the tools that work over what is there (a chart over the
   rows) stay;
+- a subtask on the application that opens any file, reading a file another application owns that a subtask it
+  depends on reads and hands data on from, and writing no file of its type, does not read it (the data is handed);
 - a subtask on the application that opens any file, writing one new file with only a number or a text handed to
   it, whose declared changing tools have no argument for content, writes with its one tool that writes a text
   file whole;
@@ -83,7 +85,8 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     taken = {*kept, *(s.id for s in specs)}
     split = [part for spec in moved for part in _split(spec, catalog, taken, notes)]
     every = [*kept.values(), *split]
-    writing = _merged([_value_writer(_untaken(_typed_tools(_writer(spec, catalog, notes), catalog, notes), every,
+    writing = _merged([_value_writer(_untaken(_typed_tools(_writer(_handed_reads(spec, every, catalog, notes),
+                                                                   catalog, notes), catalog, notes), every,
                                               catalog, notes), every, catalog, files, notes)
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
@@ -287,6 +290,29 @@ def _untaken(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, 
     notes.append(f"subtask {spec.id!r} does not expect {', '.join(valued)}: cells of their own, not the {handed} "
                  "handed to it, which goes in with the tools that take it")
     return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in valued)})
+
+
+def _handed_reads(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, notes: list[str]
+                  ) -> SubtaskSpec:
+    """A subtask on the application that opens any file, reading a file another application owns that a
+    subtask it depends on reads and hands data on from, writing files only, none of that type, and declaring no
+    tool that takes a file by its path (no copy of it), does not read it: what it has of that file is the data
+    handed to it (its own application reads no content of it), and the verifier holds its changes to that
+    data."""
+    app = catalog.get(spec.application)
+    if app is None or app.file_types or not spec.writes or not spec.depends_on \
+            or not all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes) \
+            or any("source" in info.schema.get("properties", {}) for t in spec.tools if (info := app.tool(t))):
+        return spec  # a copy or a move takes the file by its path
+    givers = [d for d in specs if d.id in spec.depends_on and HandsOn(d.hands_on) is not HandsOn.NOTHING]
+    types = {posixpath.splitext(w)[1].lower() for w in spec.writes}
+    handed = [r for r in spec.reads if catalog.owner(r) not in (None, app.name)
+              and posixpath.splitext(r)[1].lower() not in types and any(r in d.reads for d in givers)]
+    if not handed:
+        return spec
+    notes.append(f"subtask {spec.id!r} does not read {', '.join(handed)}: the subtask it depends on reads "
+                 f"{'it' if len(handed) == 1 else 'them'} and hands on the data")
+    return spec.model_copy(update={"reads": tuple(r for r in spec.reads if r not in handed)})
 
 
 def _value_writer(spec: SubtaskSpec, specs: Sequence[SubtaskSpec], catalog: Catalog, files: Sequence[str] | None,
