@@ -57,7 +57,9 @@ def specs(app: Any) -> list[ToolSpec]:
         ToolSpec("add_formula_column", "Add a column computed by one formula per row (e.g. Total = Qty * Price) "
                  "to a sheet's table and save; returns the values.", ColumnArgs,
                  lambda a: app._edit(a.path, lambda wb: add_formula_column(wb, a)),
-                 effects=declared(lambda a: _column_effects(app, a)), edits=True),
+                 effects=declared(lambda a: _column_effects(app, a)), edits=True,
+                 unapproved="give a header the table does not have yet: the column is added after the others (a "
+                            "header it has replaces that column's values)"),
     ]
 
 
