@@ -491,19 +491,22 @@ async def test_data_a_writer_names_as_its_result_instead_of_writing_it_is_writte
     def plan(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "names.txt holds the names")
+        copier = "copier" in str(root)  # a copy into a folder: no text file to write the data into
         return assign(sub("1", "Read the people of people.xlsx", "spreadsheets", reads=["people.xlsx"],
                           tools=["read_sheet"], hands_on="table"),
-                      sub("2", "Write the names of subtask 1 into names.txt", "files", "1", writes=["names.txt"],
-                          tools=["write_file"]))
+                      sub("2", "Write the names of subtask 1 into names.txt", "files", "1",
+                          writes=["old" if copier else "names.txt"],
+                          tools=["make_folder", "copy_or_move"] if copier else ["write_file"]))
 
-    for case, rules in (("column", "small-local"), ("path", "small-local"), ("column", "none")):
+    for case, rules in (("column", "small-local"), ("path", "small-local"), ("column", "none"),
+                        ("copier", "small-local")):
         root = tmp_path / f"{case}-{rules}"
         root.mkdir()
         book = openpyxl.Workbook()
         for row in (["Name", "City"], ["Ada", "Oslo"], ["Bea", "Rome"]):
             book.active.append(row)
         book.save(root / "people.xlsx")
-        named = "1.read_sheet.rows.column.Name" if case == "column" else "1.read_sheet.path"
+        named = "1.read_sheet.path" if case == "path" else "1.read_sheet.rows.column.Name"
         asked: list[str] = []
 
         def sheets(prompt: str) -> str:
@@ -528,6 +531,7 @@ async def test_data_a_writer_names_as_its_result_instead_of_writing_it_is_writte
             assert (root / "names.txt").read_text() == "Ada\nBea"
         else:
             assert "result-ref-is-content" not in fired and not (root / "names.txt").exists(), (case, rules)
+            assert not (root / "old").is_file()
 
 
 async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:

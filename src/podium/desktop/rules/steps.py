@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence, Set
 from typing import Any
 
-from podium.desktop.host.artifacts import names
+from podium.desktop.host.artifacts import names, wants
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.wire.messages import ActionResult, CallFacts, summarize
 from podium.desktop.wire.prompts import EXAMPLE_ROW
@@ -89,13 +89,17 @@ def _table_writer(tool: ToolInfo | None) -> bool:
 def content_from_result(spec: SubtaskSpec, app: AppInfo | None, data: str, theirs: Collection[str],
                         made: Collection[str]) -> AppOutput | None:
     """Rule result-ref-is-content: the answer of a writer that hands nothing on and declares one write, a file
-    its application opens, whose FINISH named data handed to it (`data`, the reference) as its result while
-    its changes hold none of that data: its application's tool that writes a text file whole, on that file with
-    that data, then FINISH. Never over a file the person has (`theirs`, unless the run made it: `made`)."""
-    if app is None or spec.hands_on is not HandsOn.NOTHING or len(spec.writes) != 1 or not app.opens(spec.writes[0]):
+    (not a folder, no pattern) its application opens, and no changing tool but ones that take a text (no copy,
+    no folder made), whose FINISH named data handed to it (`data`, the reference) as its result while its
+    changes hold none of that data: its application's tool that writes a text file whole, on that file with that
+    data, then FINISH. Never over a file the person has (`theirs`, unless the run made it: `made`)."""
+    if app is None or spec.hands_on is not HandsOn.NOTHING or len(spec.writes) != 1:
         return None
     path = spec.writes[0]
-    if path in theirs and path not in made:
+    changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+    if not posixpath.splitext(path)[1] or "*" in path or not app.opens(path) or (path in theirs and path not in made) \
+            or not all(any("content" in wants(v) for v in info.schema.get("properties", {}).values())
+                       for info in changing):
         return None
     tool = next((t for t in app.tools if t.writes_text), None)
     if tool is None:
