@@ -1003,3 +1003,23 @@ def test_a_refused_call_is_done_by_the_tool_its_refusal_names_on_the_same_file()
     typed = ActionResult(function="set_cell", ok=True, changes=changed,
                          arguments={"path": "o.xlsx", "cell": "D1", "value": "Total"})
     assert missing(remember(tried, [], [typed]), sheets).failed == ("set_formula",)
+
+
+def test_data_named_as_a_result_is_written_only_into_a_file_by_a_writer_of_texts(tmp_path: Path) -> None:
+    from podium.apps.files import FilesApplication
+    from podium.apps.workspace import Workspace
+    from podium.desktop.host.catalog import Catalog
+
+    files = Catalog.of([FilesApplication(Workspace.at(tmp_path))]).apps[0]
+    writer = SubtaskSpec(id="2", description="list", application="files", depends_on=("1",), writes=("names.txt",),
+                         tools=("write_file",))
+    answer = rules.content_from_result(writer, files, "1.read_sheet.rows.column.Name", (), ())
+    assert answer is not None and answer.actions[0].function == "write_file"
+    assert answer.actions[0].arguments == {"path": "names.txt", "content": {"ref": "1.read_sheet.rows.column.Name"}}
+    # what the run made it writes again; the person's file, a folder, or a copier's work it leaves alone
+    again = rules.content_from_result(writer, files, "1.x", ("names.txt",), ("names.txt",))
+    assert again is not None and again.actions[0].arguments["overwrite"] is True
+    copier = writer.model_copy(update={"writes": ("old_versions",), "tools": ("make_folder", "copy_or_move")})
+    for spec, theirs in ((writer, ("names.txt",)), (writer.model_copy(update={"writes": ("old_versions",)}), ()),
+                         (copier, ()), (copier.model_copy(update={"writes": ("old.txt",)}), ())):
+        assert rules.content_from_result(spec, files, "1.x", theirs, ()) is None, spec
