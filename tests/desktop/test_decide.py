@@ -723,6 +723,25 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
 
     assert missing(wrote_from_csv("The duplicates of members.csv"), None).unused == ("members.csv",)
     assert not missing(wrote_from_csv("Ana Ruiz"), None)
+    # held to its data (rule nothing-taken-is-failure), a writer whose changes hold nothing of any data it had,
+    # handed or its own, lacks the work; one that took from any of it, or computed, is only asked
+    for record, handed in ((wrote("members.xlsx\n"), given), (own, given),
+                           (wrote_from_csv("The duplicates of members.csv"), [])):
+        held = missing(record, None, handed, hold_data=True)
+        assert held.nothing and not held.only_soft and held.work == held, record.spec
+        assert "holds nothing of any data you had" in held.text()
+        assert not missing(record, None, handed).nothing  # without the rule: a question, believed after
+    assert not missing(wrote("Ana Ruiz\n"), None, given, hold_data=True)
+    both = remember(remember(SubtaskRecord(spec=spec.model_copy(update={"reads": ("members.csv",)})), [], [csv]),
+                    [], [ActionResult(function="write_file", arguments={"path": "dups.txt", "content": "Ana Ruiz"},
+                                      ok=True, changes=(made,))])
+    assert not missing(both, None, given, hold_data=True).nothing  # it took from its own source
+    counting = AppInfo("files", "", (), (ToolInfo("write_file", False), ToolInfo("count_rows", True, computes=True)))
+    counted = remember(remember(from_csv, [], [ActionResult(function="count_rows", arguments={"path": "members.csv"},
+                                                            ok=True, read_only=True, content={"count": 7})]), [],
+                       [ActionResult(function="write_file", arguments={"path": "dups.txt", "content": "yes"},
+                                     ok=True, changes=(made,))])
+    assert not missing(counted, counting, hold_data=True).nothing  # what a tool computed need not show
 
 
 def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:

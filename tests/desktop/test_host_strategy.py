@@ -1481,3 +1481,18 @@ def test_with_the_rules_a_confirm_before_any_plan_is_questioned_once() -> None:
         assert not dispatches(ops) and end.run is None
         assert "The form is filled in" in end.blackboard.trajectories[-1].outcome
         assert "refused" in end.blackboard.trajectories[-1].outcome
+
+
+def test_with_the_rule_a_writer_whose_changes_hold_nothing_of_its_data_fails_after_its_question() -> None:
+    s = replace(read_done(), rules=frozenset({"nothing-taken-is-failure"}))
+    junk = facts_of("write_rows", {"path": "budget.xlsx", "rows": [["members.xlsx"]]})
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", junk, CHART), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(junk), ran(CHART)), s)
+    ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    (asked,) = dispatches(ops)  # asked once, naming what is missing
+    assert "holds nothing of any data you had" in app_request(asked).note
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="done"), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state is SubtaskState.FAIL and record.reason is not None
+    assert "holds nothing of any data you had" in record.reason.detail
+    assert any("nothing-taken-is-failure" in t.rules for t in s.blackboard.trajectories)

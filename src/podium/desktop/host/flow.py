@@ -185,7 +185,8 @@ def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEn
     handed_from = [p for d in record.spec.depends_on if (dep := subtasks.get(d)) is not None
                    and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
     return verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
-                          hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from)
+                          hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from,
+                          hold_data=rules.NOTHING_FAIL in s.rules)
 
 
 def own_figures_of(record: SubtaskRecord, text: str) -> tuple[artifacts.Artifact, ...]:

@@ -92,6 +92,10 @@ class Missing:
     # took, where they took others ("'Archive' of crm.xlsx", the active sheet read): what it has is not what
     # it was to read
     unread: tuple[str, ...] = ()
+    # its changes hold nothing of any data it had (every declared source unused, every subtask that handed it
+    # data unused) and no tool of its computed anything: what it wrote came from none of it, work not done (rule
+    # nothing-taken-is-failure)
+    nothing: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -114,7 +118,8 @@ class Missing:
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.unwritten or self.copied or self.columns) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
-            or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only))
+            or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
+            or self.nothing)
 
     def text(self) -> str:
         parts = []
@@ -149,6 +154,9 @@ class Missing:
         if self.unhanded:
             which = ", ".join(f"subtask {d}" for d in self.unhanded)
             parts.append(f"nothing of the data {which} handed you went into your changes")
+        if self.nothing:
+            parts.append("what you wrote holds nothing of any data you had: write what your subtask asks for, "
+                         "made of that data")
         if self.left:
             parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
                          "into your changes, while another of those files did")
@@ -179,18 +187,19 @@ class Missing:
     def work(self) -> Missing:
         """What is missing of the declared work itself (an unused read is a question about it, not a lack,
         unless its changes took the other sources by their paths)."""
-        if self.untaken:
+        if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
                        copied=(), columns=(), unwritten=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
-            hold_handed: bool = False, handed_from: Iterable[str] = ()) -> Missing:
+            hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read. `hold_handed`: a writer that declares no source of its own is held to that data
-    (rule unhanded-is-failure)."""
+    (rule unhanded-is-failure); `hold_data`: a writer whose changes hold nothing of any data it had, computing
+    nothing, lacks its work (rule nothing-taken-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -242,17 +251,22 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
+    given = tuple(given)
+    unhanded = _unhanded(record, given)
     # a part only added empty (a sheet) holds no content to settle: a failure to add it again (it is there: the
     # sort into it made it) leaves nothing another call did not fill
     adding = {t.name for t in app.tools if t.empty_part} if app is not None else set()
     unsettled, unsettled_errors = _unsettled(record, changing - adding, (*writes, *kept))
     handed_only = hold_handed and not own_sources(spec)
-    given = tuple(given)
+    handers = {e.name.split(".", 1)[0] for e in given} & set(spec.depends_on)
+    computed = app is not None and any((info := app.tool(t)) is not None and info.computes for t in record.called)
+    nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own_sources(spec)) \
+        and set(unhanded) == handers and not computed
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors, _unhanded(record, given), handed_only, _left(record, given, tuple(handed_from)),
+                   unsettled_errors, unhanded, handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", *_unwritten(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record))
+                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record), nothing)
 
 
 def _unread(record: SubtaskRecord) -> tuple[str, ...]:

@@ -135,6 +135,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "changes holds any of that data, ends FAIL when it answers FINISH again after being "
                                 "asked about it: a small model writes something unrelated (the folder's file "
                                 "names) and stands by it."),
+    Rule("nothing-taken-is-failure", "A writer none of whose changes holds anything of any data it had (every "
+                                     "declared source and every subtask's data handed to it unused) and none of "
+                                     "whose calls computed anything ends FAIL when it answers FINISH again after "
+                                     "being asked about it: a small model writes a listing, a path or a call "
+                                     "written out where the data was to go, and stands by it."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),

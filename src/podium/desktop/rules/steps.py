@@ -38,6 +38,7 @@ PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
 REF_AFTER_CALL = "ref-after-call-as-data"
 UNHANDED_FAIL = "unhanded-is-failure"
+NOTHING_FAIL = "nothing-taken-is-failure"
 HANDED_FIRST = "handed-data-first"
 OPEN_FIRST = "open-before-acting"
 OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it (apps.desktop_apps)
