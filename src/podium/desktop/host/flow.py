@@ -408,18 +408,19 @@ def named_data(record: SubtaskRecord, result: Any, text: str = "",
 
 
 def handed_on(record: SubtaskRecord, result: Any, text: str = "",
-              given: Iterable[ArtifactEntry] = ()) -> tuple[Any, tuple[ArtifactEntry, ...]]:
-    """A finished subtask's result (a reference resolved to its value) and the data it hands on: what the
-    result names (its own or handed to it), else all it read."""
+              given: Iterable[ArtifactEntry] = ()) -> tuple[Any, tuple[ArtifactEntry, ...], str]:
+    """A finished subtask's result (a reference resolved to its value), the data it hands on (what the result
+    names, its own or handed to it, first; else all it read) and the name of what the result names ("")."""
     entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
                     for a in record.artifacts.values())
     chosen = named_data(record, result, text, given)
     if chosen is not None:
         return chosen.value, (ArtifactEntry(name=chosen.name, kind=chosen.kind.value, value=chosen.value,
-                                            source=chosen.source), *(e for e in entries if e.name != chosen.name))
+                                            source=chosen.source), *(e for e in entries if e.name != chosen.name)), \
+            chosen.name
     if artifacts.is_ref(result):
-        return f"(it named {artifacts.ref_name(result)}, which is none of its data)", entries
-    return result, entries
+        return f"(it named {artifacts.ref_name(result)}, which is none of its data)", entries, ""
+    return result, entries, ""
 
 
 def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, *, result: Any = None,
@@ -427,8 +428,7 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
     """Record a subtask's end in its machine, the graph and the blackboard, and free its AppAgent."""
     record = run_of(s).subtasks[sid]
     text, given = f"{run_of(s).request}\n{record.spec.description}", handed(s, record)[1]
-    value, data = handed_on(record, result, text, given)
-    chosen = named_data(record, result, text, given)
+    value, data, named = handed_on(record, result, text, given)
     s = update_subtask(s, sid, event, result=value, reason=reason, proposal=None, holds=())
     record = run_of(s).subtasks[sid]
     schedule = run_of(s).schedule
@@ -448,7 +448,7 @@ def end_subtask(s: HostState, sid: str, agent: str | None, event: SubtaskEvent, 
                           description=record.spec.description,
                           result=value if reason is None else reason.detail,
                           artifacts=data if record.state is SubtaskState.FINISH else (),
-                          named=chosen.name if chosen is not None and record.state is SubtaskState.FINISH else "")
+                          named=named if record.state is SubtaskState.FINISH else "")
     return replace(s, blackboard=s.blackboard.add_result(entry))
 
 
