@@ -59,6 +59,26 @@ def test_a_repeated_prefix_is_not_read_again_and_the_answer_is_the_same(llama):
     assert text == cold
 
 
+def test_a_new_process_starts_another_request_from_the_instructions_kept_as_a_head(llama, tmp_path):
+    from podium.backends.prefix_disk import DiskPrefixes
+
+    step = "Step 1: the person asks for {}. Files: report.docx, budget.xlsx, notes.txt, old/, drafts/. Next?"
+    first, second = agent(INSTRUCTIONS, step.format("a chart")), agent(INSTRUCTIONS, step.format("a sum"))
+    cold, _ = run(decoder(llama, capacity=0), second)
+
+    def process() -> Decoder:  # its own memory; the disk is what processes share
+        return Decoder(llama, cache=PrefixCache(64 * 2**20), n_batch=256, speculation=Speculation(),
+                       disk=DiskPrefixes(tmp_path, 2**30, min_tokens=32))
+
+    _, read = run(process(), first)
+    assert read.cached == 0 and len(list(tmp_path.glob("*.head.prefix"))) == 1
+    head = prepare(llama, second, schema=None, temperature=0.0, max_tokens=1, seed=1).head
+    assert head >= len(llama.tokenize(INSTRUCTIONS.encode())) - 2
+    text, warm = run(process(), second)  # a new process, another request, nothing of it in any memory
+    assert warm.cached == head and text == cold  # the instructions are not read again, and nothing changes
+    assert len(list(tmp_path.glob("*.head.prefix"))) == 1
+
+
 def test_agents_that_alternate_each_find_their_prefix_in_the_cache(llama):
     dec = decoder(llama)
     planner = agent("You plan work for other agents. " * 20, "Plan: chart the table.")

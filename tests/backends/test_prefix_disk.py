@@ -40,6 +40,28 @@ def test_the_oldest_entries_go_past_the_bound(tmp_path):
     assert sum(p.stat().st_size for p in tmp_path.glob("*.prefix")) <= 700
 
 
+def test_a_head_outlives_the_longer_entries_that_extend_it(tmp_path):
+    disk = DiskPrefixes(tmp_path, 10_000, min_tokens=4)
+    assert disk.store(list(range(10)), b"h" * 100, head=True)
+    assert disk.holds_head(as_tokens(list(range(10)))) and not disk.holds_head(as_tokens(list(range(9))))
+    assert disk.store([*range(10), 50, 51], b"a" * 120)  # one request after the instructions
+    assert disk.store([*range(10), 60, 61], b"b" * 120)  # another: both keep the instructions' head
+    later = DiskPrefixes(tmp_path, 10_000, min_tokens=4)
+    hit = later.lookup(as_tokens([*range(10), 70]))
+    assert len(later) == 3 and hit is not None and hit.common == 10
+    assert not later.store(list(range(10)), b"h" * 100, head=True)  # held already
+
+
+def test_heads_go_last_past_the_bound(tmp_path):
+    disk = DiskPrefixes(tmp_path, 700, min_tokens=4)
+    disk.store([1] * 10, b"h" * 300, head=True)
+    os.utime(next(tmp_path.glob("*.head.prefix")), (1, 1))  # the oldest file of all
+    disk.store([2] * 10, b"a" * 300)
+    disk.store([3] * 10, b"b" * 300)
+    assert disk.lookup(as_tokens([1] * 10)) is not None and disk.lookup(as_tokens([2] * 10)) is None
+    assert sum(p.stat().st_size for p in tmp_path.glob("*.prefix")) <= 700
+
+
 def test_a_damaged_or_foreign_file_is_never_an_entry(tmp_path):
     disk = DiskPrefixes(tmp_path, 10_000, min_tokens=4)
     disk.store(list(range(10)), b"x" * 64)

@@ -154,17 +154,38 @@ class Decoder:
         self._cut(self._clean)
         if self._n < self.cache.min_tokens or self.cache.covers(self.live):
             return
+        if int(self._native.llama_state_seq_get_size(self.ctx, 0)) > self.cache.capacity:
+            return
+        state = self._state()
+        if state is not None:
+            self.cache.store(self.live, state)  # kept as it is: a copy would double a state's memory for a while
+
+    def _state(self) -> bytearray | None:
+        """The context's sequence as a state blob (None when llama.cpp gives none)."""
         native = self._native
         size = int(native.llama_state_seq_get_size(self.ctx, 0))
-        if size > self.cache.capacity:
-            return
         state = bytearray(size)
         view = (ctypes.c_uint8 * size).from_buffer(state)
         written = int(native.llama_state_seq_get_data(self.ctx, view, size, 0))
         del view  # the bytearray can be resized only once nothing else looks into it
-        if 0 < written <= size:
-            del state[written:]
-            self.cache.store(self.live, state)  # kept as it is: a copy would double a state's memory for a while
+        if not 0 < written <= size:
+            return None
+        del state[written:]
+        return state
+
+    def _keeps_head(self, prompt: np.ndarray, start: int, head: int) -> bool:
+        """Whether this call should stop at the end of the system message to keep its state on disk: a
+        head no later process could start from yet, long enough to keep, and both parts read in batches of
+        MIN_BATCH or more (so the answer is the same as when the prompt is read in one go)."""
+        return (self.disk is not None and head >= self.disk.min_tokens and head - start >= MIN_BATCH
+                and len(prompt) - head >= MIN_BATCH and not self.disk.holds_head(prompt[:head]))
+
+    def _persist_head(self) -> None:
+        """Write the context's sequence, a system message just read, to disk as a head: what the next
+        process's calls with the same instructions start from, whatever their requests."""
+        state = self._state()
+        if state is not None and self.disk is not None:
+            self.disk.store(self.live, state, head=True)
 
     def _restore(self, tokens: np.ndarray, state: bytes | bytearray) -> bool:
         native = self._native
@@ -281,6 +302,10 @@ class Decoder:
         try:
             start = self._start(prompt, stats)
             stats.cached = start
+            if self._keeps_head(prompt, start, completion.head):
+                self._decode(prompt[start:completion.head], all_logits=False, cancelled=cancelled)
+                self._persist_head()
+                start = completion.head
             self._decode(prompt[start:], all_logits=False, cancelled=cancelled)
             self._clean = self._n
             read_done = time.perf_counter()

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from podium.backends.json_grammar import gbnf
+from podium.backends.prefix_cache import common_prefix
 
 StopCheck = Callable[[Any, Any], bool]  # (tokens so far, logits) -> stop
 
@@ -38,6 +39,7 @@ class Completion:
     min_p: float = 0.05
     typical_p: float = 1.0
     seed: int = 0
+    head: int = 0  # leading tokens that are the system message: the part other requests share
 
     def stops_at(self, tokens: Sequence[int]) -> bool:
         """The chat format's own stop rule (its end-of-turn token), on the tokens written so far."""
@@ -74,9 +76,6 @@ def _grammar(schema: Mapping[str, Any]) -> Any:
 
 def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None,
             temperature: float | None, max_tokens: int | None, seed: int | None) -> Completion:
-    from llama_cpp import Llama
-
-    recorder = _Recorder(llama)
     options: dict[str, Any] = {"messages": [dict(m) for m in messages], "max_tokens": max_tokens, "stream": True}
     if temperature is not None:
         options["temperature"] = temperature
@@ -84,12 +83,8 @@ def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mappin
         options["seed"] = seed
     if schema is not None:  # our grammar, not the chat handler's: it holds number bounds (json_grammar)
         options["grammar"] = _grammar(schema)
-    Llama.create_chat_completion(recorder, **options)  # type: ignore[arg-type]
-    request = recorder.request
-    if request is None:  # a chat handler that runs the model some other way (e.g. multimodal ones)
-        raise RuntimeError(f"the chat format {llama.chat_format!r} is not supported by the embedded backend")
-    prompt = request["prompt"]
-    tokens = tuple(prompt) if not isinstance(prompt, str) else tuple(llama.tokenize(prompt.encode(), special=True))
+    request = _record(llama, options)
+    tokens = _tokens(llama, request)
     stop = request.get("stop") or ()
     grammar = request.get("grammar")
     # llama-cpp-python's own rule, kept so that sampled answers repeat from run to run as they did: a given
@@ -106,4 +101,28 @@ def prepare(llama: Any, messages: Sequence[Mapping[str, Any]], *, schema: Mappin
         temperature=float(request.get("temperature", 0.2)), top_k=int(request.get("top_k", 40)),
         top_p=float(request.get("top_p", 0.95)), min_p=float(request.get("min_p", 0.05)),
         typical_p=float(request.get("typical_p", 1.0)),
-        seed=seed % 2**32)
+        seed=seed % 2**32, head=_head(llama, messages, tokens))
+
+
+def _record(llama: Any, options: dict[str, Any]) -> dict[str, Any]:
+    from llama_cpp import Llama
+
+    recorder = _Recorder(llama)
+    Llama.create_chat_completion(recorder, **options)  # type: ignore[arg-type]
+    if recorder.request is None:  # a chat handler that runs the model some other way (e.g. multimodal ones)
+        raise RuntimeError(f"the chat format {llama.chat_format!r} is not supported by the embedded backend")
+    return recorder.request
+
+
+def _tokens(llama: Any, request: Mapping[str, Any]) -> tuple[int, ...]:
+    prompt = request["prompt"]
+    return tuple(prompt) if not isinstance(prompt, str) else tuple(llama.tokenize(prompt.encode(), special=True))
+
+
+def _head(llama: Any, messages: Sequence[Mapping[str, Any]], tokens: tuple[int, ...]) -> int:
+    """How many leading tokens of the prompt the system message makes, as the chat template renders it:
+    what the prompt shares with the system message rendered alone (0 without a system message)."""
+    if len(messages) < 2 or messages[0].get("role") != "system":
+        return 0
+    alone = _tokens(llama, _record(llama, {"messages": [dict(messages[0])], "max_tokens": 1, "stream": True}))
+    return common_prefix(np.asarray(tokens, dtype=np.int32), np.asarray(alone, dtype=np.int32))

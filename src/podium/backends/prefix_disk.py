@@ -11,6 +11,12 @@ One folder per model file and llama-cpp-python version (a state is only valid fo
 that wrote it); one file per entry, written under a temporary name then renamed, so that a crash or a
 second process never leaves half a file under an entry's name; the oldest entries (by last use) go first
 past the bound in bytes. A file that does not read back as an entry is deleted.
+
+Most of what a process evaluates is its own request and results, which a later process rarely repeats;
+what every process repeats is the system message of each agent (instructions, tools, examples). That
+state is kept apart as a head, written as soon as it is read the first time: a longer entry that extends
+it does not replace it, and heads go last when the bound is reached, so a run of different requests
+starts each agent's first call from its instructions instead of reading them again.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ from podium.backends.prefix_cache import Tokens, as_tokens, common_prefix
 _MAGIC = b"podium-prefix-1\n"
 _HEADER = struct.Struct("<qq")  # tokens, state bytes
 _SUFFIX = ".prefix"
+_HEAD_SUFFIX = ".head" + _SUFFIX
+
+
+def is_head(path: Path) -> bool:
+    return path.name.endswith(_HEAD_SUFFIX)
 
 
 def model_folder(root: Path, model: Path, library: str) -> Path:
@@ -106,12 +117,19 @@ class DiskPrefixes:
         return any(len(stored) >= len(tokens) and common_prefix(stored, tokens) == len(tokens)
                    for stored in self._entries.values())
 
-    def store(self, tokens: Tokens | list[int], state: bytes | bytearray) -> bool:
+    def holds_head(self, tokens: Tokens) -> bool:
+        """Whether `tokens` are kept as a head already."""
+        return any(is_head(path) and np.array_equal(stored, tokens) for path, stored in self._entries.items())
+
+    def store(self, tokens: Tokens | list[int], state: bytes | bytearray, *, head: bool = False) -> bool:
+        """Keep `state` as the state after `tokens`, a head (see the module) or a plain entry; False when it
+        is not kept (too short, larger than the whole bound, already held, or the disk refused)."""
         key = as_tokens(tokens)
         size = len(_MAGIC) + _HEADER.size + 4 * len(key) + len(state)
-        if len(key) < self.min_tokens or size > self.capacity or self.covers(key):
+        held = self.holds_head(key) if head else self.covers(key)
+        if len(key) < self.min_tokens or size > self.capacity or held:
             return False
-        path = self.folder / f"{hashlib.sha256(key.tobytes()).hexdigest()[:24]}{_SUFFIX}"
+        path = self.folder / f"{hashlib.sha256(key.tobytes()).hexdigest()[:24]}{_HEAD_SUFFIX if head else _SUFFIX}"
         temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
         try:
             with temporary.open("wb") as file:
@@ -124,7 +142,7 @@ class DiskPrefixes:
             temporary.unlink(missing_ok=True)
             return False
         for other, stored in list(self._entries.items()):
-            if common_prefix(stored, key) == len(stored):  # the new entry extends it
+            if not is_head(other) and common_prefix(stored, key) == len(stored):  # the new entry extends it
                 self._forget(other)
         self._entries[path] = key
         self._evict()
@@ -142,7 +160,7 @@ class DiskPrefixes:
             except OSError:
                 return 0.0
 
-        files = sorted(self._entries, key=used)
+        files = sorted(self._entries, key=lambda path: (is_head(path), used(path)))
         total = sum(path.stat().st_size for path in files if path.exists())
         while total > self.capacity and files:
             oldest = files.pop(0)
