@@ -78,6 +78,14 @@ def test_a_new_process_starts_another_request_from_the_instructions_kept_as_a_he
     assert warm.cached == head and text == cold  # the instructions are not read again, and nothing changes
     assert len(list(tmp_path.glob("*.head.prefix"))) == 1
 
+    # states written before heads existed: a whole prompt holds the instructions, and no head does
+    only_whole = process()
+    run(only_whole, first)
+    assert only_whole.persist() >= 1
+    next(tmp_path.glob("*.head.prefix")).unlink()
+    text, warm = run(process(), second)  # starts from the whole prompt, cut back to the instructions
+    assert warm.cached == head and text == cold and len(list(tmp_path.glob("*.head.prefix"))) == 1
+
 
 def test_agents_that_alternate_each_find_their_prefix_in_the_cache(llama):
     dec = decoder(llama)

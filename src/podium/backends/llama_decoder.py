@@ -175,9 +175,10 @@ class Decoder:
 
     def _keeps_head(self, prompt: np.ndarray, start: int, head: int) -> bool:
         """Whether this call should stop at the end of the system message to keep its state on disk: a
-        head no later process could start from yet, long enough to keep, and both parts read in batches of
-        MIN_BATCH or more (so the answer is the same as when the prompt is read in one go)."""
-        return (self.disk is not None and head >= self.disk.min_tokens and head - start >= MIN_BATCH
+        head not kept yet (a whole prompt that holds it may be evicted any time), long enough to keep, and
+        what is read on either side of it read in batches of MIN_BATCH or more (so the answer is the same as
+        when the prompt is read in one go)."""
+        return (self.disk is not None and head >= self.disk.min_tokens and not 0 < head - start < MIN_BATCH
                 and len(prompt) - head >= MIN_BATCH and not self.disk.holds_head(prompt[:head]))
 
     def _persist_head(self) -> None:
@@ -302,10 +303,15 @@ class Decoder:
         try:
             start = self._start(prompt, stats)
             stats.cached = start
-            if self._keeps_head(prompt, start, completion.head):
-                self._decode(prompt[start:completion.head], all_logits=False, cancelled=cancelled)
+            head = completion.head
+            if self._keeps_head(prompt, start, head):
+                if start < head:
+                    self._decode(prompt[start:head], all_logits=False, cancelled=cancelled)
+                else:  # a whole prompt held it: cut back to it, read what followed again
+                    self._cut(head)
+                    stats.cached = head
                 self._persist_head()
-                start = completion.head
+                start = head
             self._decode(prompt[start:], all_logits=False, cancelled=cancelled)
             self._clean = self._n
             read_done = time.perf_counter()
