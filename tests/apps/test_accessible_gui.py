@@ -76,6 +76,7 @@ async def test_mousepad_observe_type_and_save_as_a_new_file(session: dict[str, s
         # a new file: created, no approval needed
         assert editor.effects("click", {"control": save}) == (Effect("notes.txt", Change.CREATE),)
         assert not editor.is_sensitive("click", {"control": save})
+        assert not editor.is_sensitive("press_keys", {"keys": "Return"})  # pressing it by a key: the same
         saved = await ok(editor, "click", control=save)
         assert saved["name"] == "Save"
         await ok(editor, "wait_for", title="Save As", gone=True)
@@ -107,6 +108,7 @@ async def test_saving_over_a_file_needs_approval_and_so_does_the_toolkits_confir
         save = find(dialog, r"push button 'Save' \[is_default\]")
         assert editor.effects("click", {"control": save}) == (Effect("todo.txt", Change.REPLACE),)
         assert editor.is_sensitive("click", {"control": save})
+        assert editor.is_sensitive("press_keys", {"keys": "Return"})
         await ok(editor, "click", control=save)
         confirm = await ok(editor, "observe")
         assert confirm["windows"][-1]["role"] == "alert"
@@ -114,6 +116,8 @@ async def test_saving_over_a_file_needs_approval_and_so_does_the_toolkits_confir
         cancel = find(confirm, r"push button 'Cancel'")
         # every button of an alert confirms what the program warned about: approval, whatever it says
         assert editor.is_sensitive("click", {"control": replace}) and editor.is_sensitive("click", {"control": cancel})
+        assert editor.is_sensitive("press_keys", {"keys": "Return"})
+        assert editor.is_sensitive("press_keys", {"keys": "space"})
         assert not editor.is_sensitive("press_keys", {"keys": "Escape"})  # dismissing it needs none
         await ok(editor, "press_keys", keys="Escape")
         await ok(editor, "wait_for", title="Question", gone=True)
@@ -365,6 +369,8 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         await ok(dialog, "select", control=table, item="Cherry")
         # an item given its own name as the item to select is selected itself
         await ok(dialog, "select", control=find(seen, r"table cell 'Banana'"), item="banana")
+        # Return presses what a click on its window's buttons would: no approval outside an alert
+        assert not dialog.is_sensitive("press_keys", {"keys": "Return"})
         await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
         assert (await until_file(tmp_path / "pick.txt")).strip() == "Banana"
         await ok(dialog, "wait_for", title="Volume")
@@ -377,6 +383,9 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         assert clicked.error is not None and "set its value with set_text" in clicked.error
         too_big = await dialog.call("set_text", {"control": slider, "text": "250"})
         assert too_big.error is not None and "outside its range 0 to 100" in too_big.error
+        two = await dialog.call("set_text", {"control": slider, "text": "from 20 to 65"})
+        assert two.error is not None and "give one number" in two.error
+        assert (await ok(dialog, "set_text", control=slider, text="{64}"))["value"] == 64  # its one number
         assert (await ok(dialog, "set_text", control=slider, text="65"))["value"] == 65
         confirmed = await ok(dialog, "click", control=find(seen, r"push button 'OK'"))
         assert (await until_file(tmp_path / "volume.txt")).strip() == "65"

@@ -120,6 +120,15 @@ def test_keys_need_approval_when_they_act_not_when_they_type_or_move() -> None:
     assert keys.needs_approval(["space"], typing_field=False)  # presses the focused button
     assert not keys.needs_approval(["H", "i", "space", "BackSpace", "shift+a"], typing_field=True)
     assert not keys.needs_approval(["Escape", "Tab", "Down"], typing_field=False)
+    # a key that presses a button is judged as a click of a button of the focused window
+    harmless = {"pressing_needs_approval": False}
+    assert not keys.needs_approval(["Return"], typing_field=False, **harmless)
+    assert not keys.needs_approval(["Down", "KP_Enter"], typing_field=False, **harmless)
+    assert not keys.needs_approval(["space"], typing_field=False, **harmless)
+    assert not keys.needs_approval(["Return"], typing_field=True, **harmless)
+    assert keys.needs_approval(["ctrl+Return"], typing_field=False, **harmless)  # a shortcut still does
+    assert keys.needs_approval(["F2"], typing_field=False, **harmless)  # a key that acts some other way
+    assert keys.needs_approval(["a"], typing_field=False, **harmless)  # a key that types nowhere
 
 
 def test_ranges() -> None:

@@ -347,6 +347,8 @@ def test_a_writer_does_not_read_the_same_again_until_its_files_change() -> None:
 def test_rules_that_read_a_continue_as_finish() -> None:
     assert rules.as_finish(answer(n=2), [], 2, ("budget.xlsx",), SMALL) == rules.REPEAT_FINISH
     assert rules.as_finish(answer(n=2), [], 1, ("budget.xlsx",), SMALL) is None
+    # a subtask that declares no file (an action in a program's window) has nothing to verify a FINISH by
+    assert rules.as_finish(answer(n=2), [], 2, (), SMALL) is None
     read = ActionResult(function="read_sheet", ok=True, content=ROWS, read_only=True)
     reading = answer(result="the rows")
     assert rules.as_finish(reading, [read], 0, (), SMALL) == rules.READ_FINISH

@@ -29,6 +29,7 @@ says which process speaks for it), and its X windows carry its pids inside the s
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -70,6 +71,7 @@ MAX_READ = 100_000  # characters read_text returns
 SETTLE = 0.15  # seconds an action's effects get before the windows are listed again
 POLL = 0.2
 ENDING = 1.0  # seconds a program whose windows are all gone gets to end, for its exit status
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 class AccessibleApplication(DesktopApplication):
@@ -411,10 +413,9 @@ class AccessibleApplication(DesktopApplication):
         bus = await self.bus()
         interfaces = set(await _interfaces(bus, ref))
         if "EditableText" not in interfaces and "Value" in interfaces:
-            try:
-                number = float(args.text)
-            except ValueError:
-                raise ToolError(f"control {args.control} is a {role.label}: give a number") from None
+            number = _one_number(args.text)
+            if number is None:
+                raise ToolError(f"control {args.control} is a {role.label}: give one number, e.g. '50'")
             return await self._after({"value": await actions.set_value(bus, ref, number)}, args.control)
         if "EditableText" not in interfaces:
             latest = self.ids.latest
@@ -621,6 +622,13 @@ class AccessibleApplication(DesktopApplication):
         if tool == "press_keys":
             return self.consequences.keys_need_approval(args.keys)
         return super()._sensitive(tool, args) if tool in ("close", "open_file", "save") else False
+
+
+def _one_number(text: str) -> float | None:
+    """The value a text gives a control that holds a number: the one number it holds, whatever marks it
+    ('65', '65%', '{65}'); none where it holds none or several."""
+    found = _NUMBER.findall(text)
+    return float(found[0]) if len(found) == 1 else None
 
 
 def _takes_text(node: Node) -> bool:

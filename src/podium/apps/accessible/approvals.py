@@ -16,8 +16,6 @@ from podium.apps.base import Change, Effect
 from podium.apps.tooling import ToolError
 from podium.apps.workspace import Workspace
 
-ACCEPT_KEYS = frozenset({"Return", "KP_Enter", "ISO_Enter"})
-
 
 class Consequences:
     """Reads the application's numbering (`ids`), the text typed since it observed (`typed`) and the
@@ -101,7 +99,7 @@ class Consequences:
         focused = self.focused()
         latest = self.ids.latest
         if focused is not None and latest is not None and any(
-                ACCEPT_KEYS & set(chord.split("+")) for chord in pressed.split()):
+                keys.ACCEPT_KEYS & set(chord.split("+")) for chord in pressed.split()):
             target = self.chooser_target(latest.snapshot, focused.window)
             if target is not None:
                 return (self.effect(target),)
@@ -125,4 +123,16 @@ class Consequences:
             return False  # refused when it runs
         focused = self.focused()
         typing = focused is not None and State.EDITABLE in focused.states and focused.role in TEXT_ROLES
-        return keys.needs_approval(chords, typing)
+        return keys.needs_approval(chords, typing, self._pressing_needs_approval(focused))
+
+    def _pressing_needs_approval(self, focused: Node | None) -> bool:
+        """Whether a key that presses a button of the focused window needs approval, as a click there would:
+        in an alert, or in a file chooser that would take an existing file; unknown (no focus): it does."""
+        latest = self.ids.latest
+        if focused is None or latest is None:
+            return True
+        window = latest.snapshot.window_of(focused)
+        if window is None or window.role in CONFIRMING:
+            return True
+        target = self.chooser_target(latest.snapshot, focused.window)
+        return target is not None and target.exists()

@@ -24,6 +24,10 @@ MOVING = frozenset({"Escape", "Tab", "ISO_Left_Tab", "Up", "Down", "Left", "Righ
                     "Page_Down", "Prior", "Next"})
 # Keys that edit the text of the focused field; harmless only when that field is editable text.
 EDITING = frozenset({"BackSpace", "Delete", "space"})
+# Keys that press a button: the window's default one (Return) or the focused one (space); outside a text field
+# they do what a click of a button of the focused window does.
+ACCEPT_KEYS = frozenset({"Return", "KP_Enter", "ISO_Enter"})
+PRESSING = ACCEPT_KEYS | {"space", "KP_Space"}
 MAX_KEYS = 50
 
 
@@ -39,16 +43,22 @@ def parse(keys: str) -> list[str]:
     return chords
 
 
-def needs_approval(chords: list[str], typing_field: bool) -> bool:
-    """A chord with a modifier (a shortcut: save, close, quit...) or Return (presses the default button)
-    needs approval; moving keys never do; plain characters and editing keys do unless the focus is an
-    editable text field (they then only type)."""
+def needs_approval(chords: list[str], typing_field: bool, pressing_needs_approval: bool = True) -> bool:
+    """A chord with a modifier (a shortcut: save, close, quit...) needs approval; moving keys never do;
+    plain characters and editing keys do unless the focus is an editable text field (they then only type).
+    A key that presses a button (Return, space) is judged as a click of a button of the focused window
+    (`pressing_needs_approval`: whether one would need approval there, as in an alert); where that is not
+    known it needs approval. Return in a text field may press the default button too: judged the same way."""
     for chord in chords:
         parts = chord.split("+")
         if any(p in MODIFIERS or p.lower() in MODIFIERS for p in parts):
             return True
         key = [p for p in parts if p not in SHIFT and p.lower() not in SHIFT]
         if not key or all(k in MOVING for k in key):
+            continue
+        if all(k in PRESSING for k in key) and not (typing_field and "space" in key):
+            if pressing_needs_approval:
+                return True
             continue
         if not typing_field:
             return True

@@ -30,10 +30,10 @@ class Rule:
 RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("offer-typed-apps", "When every file the request names has an application of its type, the planner is "
                              "offered only those applications: a small model plans worse from a longer list."),
-    Rule("repeat-is-finish", "An answer that proposes nothing new (every call repeats a change already made, "
-                             "repeats a call that failed, or finds its work done) after a change succeeded is read "
-                             "as FINISH (and verified like one): a small model that made its change often cannot "
-                             "say so."),
+    Rule("repeat-is-finish", "In a subtask that declares what it writes, an answer that proposes nothing new (every "
+                             "call repeats a change already made, repeats a call that failed, or finds its work "
+                             "done) after a change succeeded is read as FINISH, verified against those files: a "
+                             "small model that made its change often cannot say so."),
     Rule("failed-call-not-rerun", "A call identical to one that failed since the last successful change is not run "
                                   "again; its earlier error is reported: nothing changed that could fix it."),
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "

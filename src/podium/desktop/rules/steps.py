@@ -236,11 +236,13 @@ def _has_example(value: Any) -> bool:
 def as_finish(output: AppOutput, results: Sequence[ActionResult], repeats: int, writes: Sequence[str],
               active: frozenset[str], *, learned: bool = True) -> str | None:
     """The rule that reads a CONTINUE as FINISH, if one does: every call proposing nothing new (`repeats`
-    counts them: repeat-is-finish), or a subtask that writes nothing whose reads worked and whose answer gives a
-    result, or whose reads all repeat reads made before (`learned` False: read-result-is-finish)."""
+    counts them: repeat-is-finish) in a subtask that declares what it writes, or a subtask that writes nothing
+    whose reads worked and whose answer gives a result, or whose reads all repeat reads made before (`learned`
+    False: read-result-is-finish). A FINISH a rule reads is one the files can verify: a repeated action in a
+    program's window, in a subtask that declares no file, leaves nothing to check it against."""
     if output.status is not AppStatus.CONTINUE:
         return None
-    if REPEAT_FINISH in active and repeats and repeats == len(output.actions):
+    if REPEAT_FINISH in active and writes and repeats and repeats == len(output.actions):
         return REPEAT_FINISH
     if READ_FINISH in active and not writes and (output.result not in (None, "") or not learned) and results \
             and all(r.ok and r.read_only for r in results):
