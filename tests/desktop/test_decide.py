@@ -94,6 +94,12 @@ def test_an_undeclared_or_destructive_change_waits_and_only_the_changes_before_i
 def test_confirm_asks_before_its_calls_run() -> None:
     decision = decide(answer("CONFIRM"), [write()], record(), active=frozenset(), created=(), protected=())
     assert [h.kind for h in decision.holds] == [HoldKind.ASKED]
+    # a small model's CONFIRM on calls that nothing holds (confirm-needs-cause) runs them; one that something
+    # holds is asked about, naming both why the agent asked and what the checks found
+    small = decide(answer("CONFIRM"), [write()], record(), active=SMALL, created=(), protected=())
+    assert small.holds == () and small.run == (0,) and small.fired == (rules.CONFIRM_CAUSE,)
+    held = decide(answer("CONFIRM"), [write(change="edit")], record(), active=SMALL, created=(), protected=())
+    assert {h.kind for h in held.holds} == {HoldKind.ASKED, HoldKind.DESTRUCTIVE} and held.fired == ()
 
 
 def test_the_same_change_is_not_made_twice() -> None:

@@ -15,7 +15,8 @@ Approval is decided from typed facts, never from a control's words:
   approval, and the call's effects say so (REPLACE; a new file is CREATE, no approval); a relative
   name typed into a file chooser is a path in the workspace, like every path podium's tools take, and
   one outside it is refused;
-- key chords with a modifier, and keys that act (Return) rather than type into a focused text field;
+- key chords with a modifier, and keys that act rather than type into a focused text field; a key that
+  presses a button (Return, space) is judged as a click of the focused window's buttons would be;
 - `close` (it may close without saving).
 While a workspace file is open in the program (`open_file`), what a click does to it is not known
 before it runs (it may save it): the call's effects are then None, which callers treat as sensitive.

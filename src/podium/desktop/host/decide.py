@@ -120,6 +120,9 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                      reads=tuple(r for r in record.spec.reads if r not in record.untrusted), named=named)
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
+    if asked and rules.CONFIRM_CAUSE in active and not held([facts[i] for i in run]):
+        asked = False
+        fired.append(rules.CONFIRM_CAUSE)
     found = held([facts[i] for i in run], asked)
     # Changes before the first call that waits for the person need no one's approval: they run, and the agent
     # proposes the rest again after seeing what they did (a dialog they opened, a file they made). Only reads

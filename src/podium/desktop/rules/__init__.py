@@ -34,6 +34,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "call repeats a change already made, repeats a call that failed, or finds its work "
                              "done) after a change succeeded is read as FINISH, verified against those files: a "
                              "small model that made its change often cannot say so."),
+    Rule("confirm-needs-cause", "An AppAgent's CONFIRM on calls none of which the capability checks would hold "
+                                "(no undeclared, destructive, protected or unknown change) is read as CONTINUE: "
+                                "what needs approval is decided from the calls' effects, and a small model reads "
+                                "\"then confirm it\" (a dialog's button) as a request for the person's approval."),
     Rule("failed-call-not-rerun", "A call identical to one that failed since the last successful change is not run "
                                   "again; its earlier error is reported: nothing changed that could fix it."),
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
