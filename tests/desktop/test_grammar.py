@@ -130,6 +130,10 @@ def test_continue_and_confirm_call_something_pending_asks_fail_says_why() -> Non
     assert valid(app_output_schema(TOOLS, may_ask=False), answer(status="FAIL", comment="no data"))
     only = app_output_schema(TOOLS, only=["read_sheet"])
     assert not valid(only, answer(actions=[call([["a"]])]))
+    # no tool to call (its program has ended): an answer calls none, and it finishes, fails or asks
+    idle = app_output_schema([])
+    assert not valid(idle, answer(actions=[call([["a"]])])) and not valid(idle, answer(status="CONTINUE"))
+    assert valid(idle, answer(status="FINISH")) and valid(idle, answer(status="FAIL", comment="gone"))
 
 
 

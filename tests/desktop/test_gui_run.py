@@ -82,8 +82,9 @@ async def test_a_scripted_run_types_and_saves_a_file_through_mousepad(session: d
 async def test_a_dialog_that_closed_itself_is_not_started_again_in_the_run(session: dict[str, str],
                                                                           tmp_path: Path) -> None:
     """Confirmed, a zenity list prints its answer and exits; the agent's next step does not start the
-    dialog again (its shell would truncate the answer), and the subtasks on it after that one find it closed
-    (two of them: one alone waiting for the first would be part of its work, podium.desktop.host.amend)."""
+    dialog again (its shell would truncate the answer) and offers no tool of it, and the subtasks on it after
+    that one find it closed (two of them: one alone waiting for the first would be part of its work,
+    podium.desktop.host.amend)."""
     command = "zenity --list --title Fruit --column Fruit Apple Banana Cherry > fruit.txt"
     apps = build_applications({"workspace": str(tmp_path), "enabled": ["files"], "desktop": {
         "dialog": {"command": ["sh", "-c", f"cd {tmp_path} && {{ {command}; }}"], "process": "zenity",
@@ -104,6 +105,8 @@ async def test_a_dialog_that_closed_itself_is_not_started_again_in_the_run(sessi
             return app("CONTINUE", ("click", {"control": control(prompt, r"table cell 'Banana'")}))
         if step_of(prompt) == 2:
             return app("CONTINUE", ("click", {"control": control(prompt, r"push button 'OK'")}))
+        # its click ended the program: no tool of it can act any more, and it is told so
+        assert "## Your program has ended\nIt exited with status 0" in prompt
         return app("FINISH", result="Banana")
 
     try:

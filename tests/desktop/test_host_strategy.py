@@ -10,6 +10,7 @@ import pytest
 
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
+from podium.apps.base import ENDED
 from podium.apps.tooling import EDITED, EXISTING
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.fsm import SubtaskState
@@ -31,7 +32,7 @@ from podium.desktop.wire.messages import (
     HostStepRequest,
     StepFailure,
 )
-from podium.desktop.wire.prompts import HOST_FINISH_EXAMPLE
+from podium.desktop.wire.prompts import HOST_FINISH_EXAMPLE, app_user
 from podium.desktop.wire.schemas import AppOutput, AppStatus, HostOutput
 from podium.ensemble.ops import AgentSpec, Dispatch, Forward, Reply, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
@@ -386,6 +387,17 @@ def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once()
     _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
     (forced,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=window(True), result="ok"), s)
     assert app_request(forced).offered == ("click",) and app_request(forced).must_act
+    # the confirming click ends the program: no tool of it can act any more, so the next answer calls none
+    confirm = facts_of("click", {"control": 8}, None)
+    _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", confirm), s)
+    (after,), s = STRATEGY.handle_response("app-dialog", executed(ran(confirm, {"windows": [], ENDED: 0})), s)
+    request = app_request(after)
+    assert request.ended == 0 and not request.must_act
+    assert "## Your program has ended\nIt exited with status 0" in app_user(request, [], [])
+    ops, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", result="ok"), s)
+    assert any(isinstance(op, Reply) for op in ops)  # confirmed and verified: the request is done
+    assert [(t.agent, t.status) for t in s.blackboard.trajectories[-3:-1]] == [
+        ("app-dialog", "FINISH"), ("host", "FINISH")]
 
 
 def without_verified_finish(s: HostState) -> HostState:

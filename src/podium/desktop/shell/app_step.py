@@ -164,7 +164,7 @@ class AppStepBackend(StepBackend):
         seen = [(f"{req.subtask_id}.{r.function}", kind.value) for r in step.observed if r.ok
                 for kind in [artifacts.kind_of(r.content)] if kind is not None]
         refs = tuple(dict.fromkeys([*given, *seen]))
-        offered = [t for t in tools if not req.offered or t.name in req.offered]
+        offered = [] if req.ended is not None else [t for t in tools if not req.offered or t.name in req.offered]
         listed = [] if self.root is None else [p for p in workspace_names(self.root) if not p.endswith("/")]
         paths = None if self.root is None else (*listed, *req.reads, *req.writes)
         # what a call may read: the files there now (a declared read not yet made is no file to read)

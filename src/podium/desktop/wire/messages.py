@@ -133,6 +133,9 @@ class AppStepRequest(BaseModel):
     # again can only be answered the same way
     may_ask: bool = True
     launch: bool = True  # start the application if it is not running (its first step of the run)
+    # its program's exit status, where an action of its closed it: a program is not started again (shell
+    # app_step._launch), so no tool of it can act any more and none is offered
+    ended: int | None = None
     temperature: float | None = None
     rules: tuple[str, ...] = ()  # the named rules the host runs with (the step's own share of them)
     # the answer the subtask's plan gives (an AppOutput's dump): its calls' facts are gathered as for the

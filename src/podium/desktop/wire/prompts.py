@@ -316,6 +316,9 @@ def app_user(req: AppStepRequest, seen: Sequence[str] = (), planned: Sequence[An
         parts.append(f"## Blackboard\n{req.blackboard}")
     if req.request and req.request != req.description:
         parts.append(f"## The person's whole request (other subtasks do the rest of it)\n{req.request}")
+    if req.ended is not None:
+        parts.append(f"## Your program has ended\nIt exited with status {req.ended} after your last action, and "
+                     "no tool can act on it any more: answer FINISH if your subtask is done, else FAIL.")
     if req.note:
         parts.append(f"## Note from the HostAgent\n{req.note}")
     if req.feedback:
