@@ -45,6 +45,11 @@ async def test_a_formula_on_another_sheet_by_reference(sheets: SpreadsheetsAppli
                   "row, call add_formula_column"),
     ("=[Qty]*price", "(Qty is column C, Price is column D; data rows 2-5): a cell's formula refers to cells (e.g. "
                      "=C2*D2 for row 2)"),
+    # the cell it goes into, alone, in a range or by its sheet's name: a value that depends on itself
+    ("=F1+1", "=F1+1 in F1 refers to F1, which includes F1: its value would depend on itself (a circular "
+              "reference); write it into a cell it does not refer to"),
+    ("=SUM(A1:F1)", "=SUM(A1:F1) in F1 refers to A1:F1, which includes F1"),
+    ("=Orders!$F$1*2", "refers to Orders!$F$1, which includes F1"),
 ])
 async def test_refused_formulas_write_nothing(sheets: SpreadsheetsApplication, root: Path, formula: str,
                                               error: str) -> None:
@@ -132,6 +137,14 @@ async def test_computed_column_refusals(sheets: SpreadsheetsApplication, root: P
                                                                        "formula": "=C5*D5"})
     assert ("is written for the first data row, 2, and copied down: =C5*D5 refers to row 5, not to row 2; write "
             "it with the cells of row 2 or by the table's headers ([Item], [Region], [Qty], [Price])") in shifted.error
+    # over a column its formula refers to, each cell would depend on itself: refused, nothing asked or written
+    before = (root / "o.xlsx").read_bytes()
+    circular = await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "qty",
+                                                                        "formula": "=Qty*Price"})
+    assert circular.error == ("add_formula_column: =C2*D2 in C2 refers to C2, which includes C2: its value would "
+                              "depend on itself (a circular reference); 'qty' is the header of the column it would "
+                              "fill: give the computed column a header of its own")
+    assert (root / "o.xlsx").read_bytes() == before
     # a fixed cell ($ row) and the row itself are fine, as is a difference with the row above
     for fine in ("=C2*$D$2", "=C2-C1"):
         assert (await call_checked(sheets, root, "add_formula_column", {"path": "o.xlsx", "header": "T",

@@ -88,6 +88,7 @@ def set_formula(workbook: Any, args: FormulaArgs) -> dict[str, Any]:
     sheet, col, row = _target(workbook, args)
     _by_headers(workbook, sheet.title, formula)
     _checked(workbook, formula)
+    _not_circular(formula, sheet.title, col, row, "write it into a cell it does not refer to")
     done: dict[str, Any] = {"path": args.path, "sheet": sheet.title, "cell": coordinate(col, row), "formula": formula}
     _refuse_errors(workbook, sheet.title, {(row, col): formula})
     cell = sheet.cell(row=row, column=col)
@@ -177,6 +178,7 @@ def _cell_effects(app: Any, args: FormulaArgs) -> list[Effect]:
     sheet, col, row = _target(workbook, args)
     formula = _formula_text(args.formula)
     _checked(workbook, formula)
+    _not_circular(formula, sheet.title, col, row, "write it into a cell it does not refer to")
     _refuse_errors(workbook, sheet.title, {(row, col): formula})
     held = sheet.cell(row=row, column=col).value if row <= sheet.max_row and col <= sheet.max_column else None
     if held == formula:
@@ -222,6 +224,8 @@ def _column_plan(workbook: Any, args: ColumnArgs) -> tuple[SheetTable, int, bool
         raise ToolError(f"the table of {table.title!r} has a header row ({table.header_row}) and no data rows under it")
     first = by_cells(_formula_text(args.formula), table, rows[0])
     _checked(workbook, first)
+    _not_circular(first, table.title, col, rows[0], f"{header!r} is the header of the column it would fill: give "
+                                                     "the computed column a header of its own")
     others = _rows_referred(first)
     if others and rows[0] not in others:
         headers = ", ".join(f"[{h}]" for h in table.header if str(h).strip())
@@ -229,6 +233,29 @@ def _column_plan(workbook: Any, args: ColumnArgs) -> tuple[SheetTable, int, bool
                         f"to row {', '.join(map(str, sorted(others)))}, not to row {rows[0]}; write it with the cells "
                         f"of row {rows[0]} or by the table's headers ({headers})")
     return table, col, not existing, rows, closing, first
+
+
+def _not_circular(formula: str, title: str, col: int, row: int, fix: str) -> None:
+    """Refuse a formula that refers to the cell it goes into: its value would depend on itself (a circular
+    reference, which a spreadsheet program shows as an error in place of a value)."""
+    from openpyxl.formula.tokenizer import Token, Tokenizer
+    from openpyxl.utils.cell import range_boundaries
+
+    for token in Tokenizer(formula).items:
+        if token.type != Token.OPERAND or token.subtype != Token.RANGE:
+            continue
+        named, _, reference = token.value.rpartition("!")
+        if named and named.strip("'") != title:
+            continue
+        try:
+            low_col, low_row, high_col, high_row = range_boundaries(reference.replace("$", ""))
+        except (ValueError, TypeError):
+            continue  # a defined name
+        if low_col is not None and high_col is not None and low_col <= col <= high_col \
+                and (low_row is None or high_row is None or low_row <= row <= high_row):
+            cell = coordinate(col, row)
+            raise ToolError(f"{formula} in {cell} refers to {token.value}, which includes {cell}: its value would "
+                            f"depend on itself (a circular reference); {fix}")
 
 
 def _rows_referred(formula: str) -> set[int]:
