@@ -7,6 +7,10 @@ minus sign), a positive integer or number (no leading zero, no zero), and a smal
 enumerated).
 `held` says which of a node's bound keys these are, so a caller keeps those in the schema and leaves the others
 to be checked after decoding.
+
+The converter's character of a string is any but a quote or a backslash, so a model may write a raw line break
+inside a string, which JSON forbids: the whole answer then fails to parse. Here a string's character is what JSON
+allows (no control character unescaped), as in llama.cpp's own converter.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 SMALL_RANGE = 64  # an integer range with at most this many values is enumerated: a few hundred grammar bytes
+# a character of a JSON string: anything but a quote, a backslash or a control character, or an escape
+JSON_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
 def _integer(value: Any) -> bool:
@@ -75,4 +81,6 @@ def gbnf(schema_json: str) -> str:
     converter = _Bounded(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     schema = converter.resolve_refs(json.loads(schema_json), "stdin")
     converter.visit(schema, "")
+    if "char" in converter._rules:
+        converter._rules["char"] = JSON_CHAR
     return str(converter.format_grammar())
