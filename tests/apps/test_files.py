@@ -120,8 +120,9 @@ async def test_a_copy_that_would_change_or_lose_a_files_type_is_refused_with_wha
 def test_text_tools_name_the_types_another_application_owns(workspace: Workspace) -> None:
     files = FilesApplication(workspace, owned={".docx": "documents", ".xlsx": None})
     tools = {t.name: t for t in files.tools()}
-    for name in ("read_file", "replace_text"):
-        assert tools[name].parameters["properties"]["path"][NOT_FILE_TYPES] == [".docx", ".xlsx"]
+    assert tools["replace_text"].parameters["properties"]["path"][NOT_FILE_TYPES] == [".docx", ".xlsx"]
+    # and read_file leaves a table file to read_csv
+    assert tools["read_file"].parameters["properties"]["path"][NOT_FILE_TYPES] == [".csv", ".docx", ".tsv", ".xlsx"]
     assert NOT_FILE_TYPES not in tools["write_file"].parameters["properties"]["path"]
 
 

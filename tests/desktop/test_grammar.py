@@ -412,3 +412,17 @@ def test_a_program_opens_only_a_file_that_exists(tmp_path: Any) -> None:
     assert call["properties"]["arguments"]["properties"]["path"]["enum"] == ["prices.xlsx", "shopping.txt"]
     none = app_output_schema([opening, TOOLS[0]], paths=paths, existing=())
     assert none["$defs"]["action"]["properties"]["function"]["enum"] == ["read_sheet"]
+
+
+def test_a_table_file_is_read_as_a_table_not_as_text(tmp_path: Any) -> None:
+    """The files application's read_file takes text files, and a .csv is a table: its reading tool is read_csv
+    (rows of values, numbers as numbers, which the tools that take data take and the host measures)."""
+    (tmp_path / "hours.csv").write_text("Name,Hours\nAna,7.5\n")
+    (tmp_path / "notes.txt").write_text("a note\n")
+    files = build_applications({"workspace": str(tmp_path), "enabled": ["files"]})["files"]
+    readers = [t for t in files.tools() if t.name in ("read_file", "read_csv")]
+    paths = ("hours.csv", "notes.txt")
+    schema = app_output_schema(readers, paths=paths, existing=paths)
+    offered = {o["properties"]["function"]["enum"][0]: o["properties"]["arguments"]["properties"]["path"]["enum"]
+               for o in schema["$defs"]["action"]["anyOf"]}
+    assert offered == {"read_file": ["notes.txt"], "read_csv": ["hours.csv"]}

@@ -1555,3 +1555,30 @@ def test_with_the_rules_a_number_its_reader_computed_as_planned_is_written_as_th
     chosen = writer_step("read_sheet", table, "1.read_sheet.data_rows")
     assert chosen.application == "files" and chosen.planned is None
     assert "1.read_sheet.data_rows" in {a.name for a in chosen.artifacts}  # handed on, and named
+
+
+def test_a_writer_of_plain_text_is_given_the_figures_of_the_table_files_it_read_itself(tmp_path: Any) -> None:
+    """A subtask that reads a table file and writes a text file (a total of its column) is offered the table's
+    figures by reference, as one handed the table would be; a folder's listing it read is no table of figures."""
+    from podium.apps.files import FilesApplication
+    from podium.apps.workspace import Workspace
+
+    apps = Catalog.of([FilesApplication(Workspace.at(tmp_path))])
+
+    def offered(reads: str, call: CallFacts, content: Any) -> set[str]:
+        state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": apps,
+                                  "config": HostConfig(rules="none")})
+        _, s = STRATEGY.handle_ask("Add up the hours of timesheet.csv into hours.txt", {}, "t1", state)
+        plan = [sub("1", "files", reads=[reads], writes=["hours.txt"], tools=[call.function, "write_file"])]
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("timesheet.csv",), Subtasks=plan), s)
+        _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", call), s)
+        (step,), s = STRATEGY.handle_response("app-files", executed(ran(call, content)), s)
+        return {a.name: a.value for a in app_request(step).artifacts}
+
+    rows = [["Name", "Hours"], ["Ana", 7.5], ["Bo", 2]]
+    read = facts_of("read_csv", {"path": "timesheet.csv"}, read_only=True)
+    given = offered("timesheet.csv", read, {"rows": rows})
+    assert given["1.read_csv.rows.sum.Hours"] == 9.5 and given["1.read_csv.rows"] == rows
+    listing = facts_of("list_files", {"path": "."}, read_only=True)
+    entries = {"entries": [{"path": "a.txt", "kind": "file", "size": 3}, {"path": "b.txt", "kind": "file", "size": 5}]}
+    assert not [name for name in offered(".", listing, entries) if ".sum." in name]

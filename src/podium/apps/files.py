@@ -70,7 +70,9 @@ class NamesArgs(ListArgs):
 
 
 class ReadArgs(Args):
-    path: str = other_path("text file, relative to the workspace root")
+    # a table file is read as the table it is (read_csv: rows of values, numbers as numbers), which the
+    # tools that take data take and measure; as text it is characters to copy by hand
+    path: str = other_path("text file, relative to the workspace root", *csv_tables.CSV_SUFFIXES)
     max_bytes: int = Field(DEFAULT_READ_BYTES, ge=1, le=10_000_000)
 
 

@@ -6,6 +6,7 @@ reads a clock; the HostAgent's whole life is a sequence of these values.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -157,9 +158,10 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
         rest = [a for a in rest if not unnamed & set(a.name.split(".")[1:])]
     own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
            for a in reversed(list(record.artifacts.values()))]
-    # a reader that hands on a value (a number, a name, a list) chooses it among the figures of what it read
+    # a reader that hands on a value (a number, a name, a list), or a writer of plain text, chooses it among
+    # the figures of what it read
     own_figures = [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
-                   for f in own_figures_of(record, text)]
+                   for f in own_figures_of(record, text, plain=measures)]
     # What a subtask is given first is what its model takes most often (it takes the first fitting value it
     # sees): the tables, for a writer of a workbook or a document; their figures, for one that writes plain
     # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them;
@@ -189,12 +191,18 @@ def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEn
                           hold_data=rules.NOTHING_FAIL in s.rules)
 
 
-def own_figures_of(record: SubtaskRecord, text: str) -> tuple[artifacts.Artifact, ...]:
-    """The figures of the tables a subtask read itself, when it writes nothing and hands on a value."""
-    if record.spec.writes or record.spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES):
+def own_figures_of(record: SubtaskRecord, text: str, plain: bool = False) -> tuple[artifacts.Artifact, ...]:
+    """The figures of the tables a subtask read itself: all of them where it writes nothing and hands on a
+    value; where it writes only plain text (`plain`: a total, a name, a list), those of the files it declares
+    it reads (a folder's listing is no table of figures)."""
+    spec = record.spec
+    tables = [a for a in record.artifacts.values() if a.kind is artifacts.Kind.TABLE]
+    if spec.writes and plain:
+        files = {r for r in spec.reads if posixpath.splitext(r)[1]}
+        tables = [a for a in tables if files & set(_ARGUMENT.findall(a.source))]
+    elif spec.writes or spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES):
         return ()
-    return tuple(f for a in record.artifacts.values() if a.kind is artifacts.Kind.TABLE
-                 for f in artifacts.figures(a, text))
+    return tuple(f for a in tables for f in artifacts.figures(a, text))
 
 
 def _memory(s: HostState, app: str) -> tuple[str, ...]:
