@@ -15,6 +15,7 @@ from podium.apps.accessible.app import AccessibleApplication
 from podium.apps.accessible.roles import Role
 from podium.apps.base import ENDED, Change, Effect
 from podium.apps.registry import Applications, build_applications
+from podium.apps.tooling import NUMBER_TEXT
 from tests.desktop_session import desktop_session
 
 
@@ -376,7 +377,9 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
         await ok(dialog, "wait_for", title="Volume")
         seen = await ok(dialog, "observe")
         slider = find(seen, r": slider")
-        assert dialog.choices()[("set_text", "control")] == (slider,)  # a number is its text
+        # a number is its text, and only the text of a number (no form of set_text types anything else)
+        assert dialog.choices()[("set_text", "control", "text", NUMBER_TEXT)] == (slider,)
+        assert dialog.choices()[("set_text", "control")] == ()
         assert seen["controls"][[int(x.split(":")[0]) for x in seen["controls"]].index(slider)].endswith("= '20'")
         # a click lands the slider wherever it hits: its value is given as a number
         clicked = await dialog.call("click", {"control": slider})

@@ -11,7 +11,7 @@ import pytest
 
 from podium.apps import build_applications
 from podium.apps.base import Tool
-from podium.apps.tooling import EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, excluding
+from podium.apps.tooling import EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, NUMBER_TEXT, excluding
 from podium.desktop.host.artifacts import Artifact, Kind, RefError, resolve
 from podium.desktop.wire.grammar import MAX_LIST_ITEMS, MAX_ROWS, app_output_schema, host_output_schema
 
@@ -326,6 +326,32 @@ def test_a_value_that_needs_another_argument_is_offered_only_with_it() -> None:
     assert valid(loose, act(control=5)) and valid(loose, act(control=4, item="Banana"))
     from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
     LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
+
+
+def test_a_control_that_holds_a_number_takes_only_the_text_of_one() -> None:
+    """A slider's set_text is given one number: the grammar cannot write the control list, a word or nothing
+    there, while a text field beside it takes any text (apps.accessible: `choices`, NUMBER_TEXT)."""
+    typed = {"type": "object", "required": ["control", "text"], "properties": {
+        "control": {"type": "integer"}, "text": {"type": "string"}}}
+    tools = [Tool("set_text", "type", typed)]
+
+    def act(control: int, text: str) -> dict[str, Any]:
+        return answer(actions=[{"function": "set_text", "arguments": {"control": control, "text": text}}])
+    both = app_output_schema(tools, choices={("set_text", "control"): (5,),
+                                             ("set_text", "control", "text", NUMBER_TEXT): (2,)})
+    for number in ("65", "-3", "0.25"):
+        assert valid(both, act(2, number)), number
+    for text in ("", "65%", "sixty", "1: label 'Volume'\n2: slider = '20'"):
+        assert not valid(both, act(2, text)), text
+    assert valid(both, act(5, "Alice Martin")) and not valid(both, act(7, "65"))
+    # only a slider takes a text: no form types anything else
+    alone = app_output_schema(tools, choices={("set_text", "control"): (),
+                                              ("set_text", "control", "text", NUMBER_TEXT): (2,)})
+    assert valid(alone, act(2, "65")) and not valid(alone, act(5, "65")) and not valid(alone, act(2, "x"))
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from podium.backends.json_grammar import gbnf
+    LlamaGrammar.from_string(gbnf(json.dumps(alone)), verbose=False)
 
 
 def test_every_list_an_argument_takes_is_bounded_so_a_repeating_answer_still_closes() -> None:

@@ -48,6 +48,10 @@ EXISTING = "x-existing"
 # there only files that exist and may be written, so a call cannot edit a file no call has made yet (a new
 # one is made by the application's tools that create).
 EDITED = "x-edited"
+# The last part of an application's choice key (tool, argument, other, NUMBER_TEXT): with the argument among
+# the values, `other` is the text of one number (a slider's value), so the grammar cannot write anything else
+# there (podium.desktop.wire.grammar).
+NUMBER_TEXT = "x-number-text"
 # A path argument naming a text file the tool writes, new or not, of any type its application owns: where
 # nobody can approve a change (batch mode) and the subtask may write only named files, the grammar offers
 # there only those (a call that writes elsewhere would only be refused).

@@ -64,7 +64,7 @@ from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import ENDED, Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
-from podium.apps.tooling import ToolError, ToolSpec
+from podium.apps.tooling import NUMBER_TEXT, ToolError, ToolSpec
 from podium.apps.workspace import Workspace
 from podium.errors import StartFailed
 
@@ -368,21 +368,27 @@ class AccessibleApplication(DesktopApplication):
     def choices(self) -> dict[tuple[str, ...], tuple[int, ...]]:
         """The values a tool's argument may take now, for the grammar ((tool, argument) -> values; (tool, argument,
         other) -> values it takes only with `other`): set_text's control is one the latest observation lists that
-        takes a text or a number, or a label naming a text field or a combo box (a list or tab list is chosen in by
-        `select`); select's is one listed, and a list, table, combo box or tab list (or a label naming one) only
-        with the item meant. A number of any other could only fail. None known before the first observation."""
+        takes a text, or a label naming a text field or a combo box (a list or tab list is chosen in by `select`),
+        and one that holds a number (a slider) only with the text of a number (NUMBER_TEXT); select's is one
+        listed, and a list, table, combo box or tab list (or a label naming one) only with the item meant. A
+        number of any other could only fail. None known before the first observation."""
         latest = self.ids.latest
         if latest is None:
             return {}
-        takers = tuple(c.id for c in latest.controls if _takes_text(c.node) or (
-            (field := self._field_of(c.id)) is not None and field.node.role in {*TEXT_ROLES, Role.COMBO_BOX}))
+        numeric = tuple(c.id for c in latest.controls if _holds_number(c.node))
+        takers = tuple(c.id for c in latest.controls if c.id not in numeric and (_takes_text(c.node) or (
+            (field := self._field_of(c.id)) is not None and field.node.role in {*TEXT_ROLES, Role.COMBO_BOX})))
         holders = tuple(c.id for c in latest.controls if c.node.role in HOLDERS or (
             (field := self._field_of(c.id)) is not None and field.node.role in HOLDERS))
         found: dict[tuple[str, ...], tuple[int, ...]] = {
             ("set_text", "control"): takers,
+            ("set_text", "control", "text", NUMBER_TEXT): numeric,
             ("select", "control"): tuple(c.id for c in latest.controls if c.id not in holders),
             ("select", "control", "item"): holders}
-        return {key: values for key, values in found.items() if values}
+        kept = {key: values for key, values in found.items() if values}
+        if numeric and not takers:  # only numeric controls take a text: no form that types any text
+            kept[("set_text", "control")] = ()
+        return kept
 
     def _field_of(self, number: int) -> Control | None:
         """The field a label names: the control right after it in reading order (a form's label and its
@@ -634,8 +640,12 @@ def _one_number(text: str) -> float | None:
 
 def _takes_text(node: Node) -> bool:
     """A control set_text can set: a text field one may edit, or one that holds a number (a slider)."""
-    return ("EditableText" in node.interfaces and State.EDITABLE in node.states) or (
-        "EditableText" not in node.interfaces and "Value" in node.interfaces)
+    return ("EditableText" in node.interfaces and State.EDITABLE in node.states) or _holds_number(node)
+
+
+def _holds_number(node: Node) -> bool:
+    """A control whose value is a number and takes no typed text (a slider, a dial): set to one number."""
+    return "EditableText" not in node.interfaces and "Value" in node.interfaces
 
 
 def _centre_on_screen(bounds: tuple[int, int, int, int]) -> bool:

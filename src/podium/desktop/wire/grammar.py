@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, WRITTEN
+from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, NUMBER_TEXT, WRITTEN
 from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted, wants
 from podium.desktop.wire.schemas import HandsOn
@@ -49,6 +49,8 @@ PATH_CHARS = 120
 # ("Sheet1", "Sheet2", ...) reaches the answer's token limit and leaves no JSON at all. Bounded, the grammar
 # closes the list and the answer stays whole; a longer list goes by reference (data), not typed out.
 MAX_LIST_ITEMS = 16
+# the text of one number, as a program's numeric control takes it (podium.apps.tooling.NUMBER_TEXT)
+NUMBER_FORM = {"type": "string", "pattern": "^-?[0-9]{1,9}([.][0-9]{1,6})?$"}
 MAX_ROWS = 24
 
 
@@ -209,7 +211,7 @@ def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, ...], Sequen
     """The forms of a tool's call under `choices`: each argument a (tool, argument) key names takes only those
     values (an enum, its type kept; none: that form is not offered); each (tool, argument, other) key adds a form in
     which the argument takes those values and `other`, a text, is required (a list is no item: which of its items
-    is meant)."""
+    is meant); a (tool, argument, other, NUMBER_TEXT) key, one in which `other` is the text of one number."""
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
     if not isinstance(props, Mapping):
         return [parameters]
@@ -222,9 +224,10 @@ def _chosen(tool: str, parameters: Any, choices: Mapping[tuple[str, ...], Sequen
            if owner == tool and isinstance(props.get(name), Mapping) and all(r in props for r in rest[:1])}
     changed = {key[0]: enum(key[0], values) for key, values in own.items() if len(key) == 1 and values}
     forms = [{**parameters, "properties": {**props, **changed, key[0]: enum(key[0], values),
-                                           key[1]: {"type": "string", "minLength": 1}},
-              "required": [*parameters.get("required", ()), key[1]]}
-             for key, values in own.items() if len(key) == 2 and values]
+                                           key[1]: NUMBER_FORM if key[2:] == (NUMBER_TEXT,) else
+                                           {"type": "string", "minLength": 1}},
+              "required": list(dict.fromkeys([*parameters.get("required", ()), key[1]]))}
+             for key, values in own.items() if len(key) >= 2 and values]
     empty = any(len(key) == 1 and not values for key, values in own.items())
     base = [] if empty and forms else [{**parameters, "properties": {**props, **changed}} if changed else parameters]
     return [*base, *forms]
