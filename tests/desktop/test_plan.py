@@ -171,6 +171,20 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
     # and two subtasks in turn on a program, writing no file, are one agent's work on its state
     assert kept.ok and [(s.id, s.tools) for s in kept.subtasks] == [("2", ("click", "set_text"))], kept
     assert kept.amended == ("subtask '1' reads for '2' alone on dialog: '2' does both",)
+    # what a program's actions change no path names: a write of its name or its form is none
+    named = [spec("1", "dialog", writes=["dialog"], tools=["set_text"]),
+             spec("2", "dialog", "1", writes=["visitor form"], tools=["click"])]
+    form = check_plan(named, program, "Fill in the visitor form and confirm it", ())
+    assert form.ok and [(s.id, s.writes) for s in form.subtasks] == [("2", ())], form
+    assert form.amended[:2] == (
+        "subtask '1' writes no file, not dialog: its tools act in the program and name none",
+        "subtask '2' writes no file, not visitor form: its tools act in the program and name none")
+    # a file by its type, one in the workspace, or an application whose tools name what they write: as declared
+    for writes, files in ((["visitor.txt"], ()), (["notes"], ("notes",))):
+        typed = check_plan([spec("1", "dialog", writes=writes, tools=["click"])], program, "Confirm it", files)
+        assert typed.subtasks[0].writes == tuple(writes), writes
+    assert check_plan([spec("1", "files", writes=["backup"], tools=["make_folder"])], CATALOG, "Make backup",
+                      FILES).subtasks[0].writes == ("backup",)
     # not so two readers in turn on an application of files: the first one's reading needs no model
     readers = [spec("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table"),
                spec("2", "spreadsheets", "1", tools=["column_totals"], hands_on="number"),

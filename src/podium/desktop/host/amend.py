@@ -45,6 +45,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
   not in the workspace (a sheet named as a path), while it and the subtasks it waits for write one existing file
   of its type, writes that file;
+- a subtask whose declared changing tools all act in a program and name no file (a dialog's), declaring
+  writes of paths with no file type that are not in the workspace (the program's name, its form), declares
+  none: what it changes is the program's state, which no path names (the sandbox bounds its actions).
 Every amendment is said, in words the trajectory keeps. What is not certain stays a problem for the
 planner (podium.desktop.host.plan).
 """
@@ -74,7 +77,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
           files: Sequence[str] | None = None) -> Amended:
     """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
     notes: list[str] = []
-    specs = [_narrowed(spec, catalog, notes) for spec in specs]
+    specs = [_acting(_narrowed(spec, catalog, notes), catalog, files, notes) for spec in specs]
     planned = {**kept, **{spec.id: spec for spec in specs}}
     specs = [_part_written(spec, planned, catalog, files, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
@@ -134,6 +137,20 @@ def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskS
     notes.append(f"subtask {spec.id!r} reads only the {', '.join(app.file_types)} files {spec.application} opens "
                  f"({', '.join(foreign)} dropped)")
     return spec.model_copy(update={"reads": tuple(p for p in spec.reads if p not in foreign)})
+
+
+def _acting(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
+    app = catalog.get(spec.application)
+    declared = [info for t in spec.tools if app is not None and (info := app.tool(t)) is not None]
+    changing = [t for t in declared if not t.read_only]
+    if not changing or any(t.names_its_writes for t in changing) or files is None or not spec.writes:
+        return spec
+    named = [w for w in spec.writes if w == "." or w in files or posixpath.splitext(w.rstrip("/"))[1]]
+    if named:
+        return spec
+    notes.append(f"subtask {spec.id!r} writes no file, not {', '.join(spec.writes)}: its tools act in the program "
+                 "and name none")
+    return spec.model_copy(update={"writes": ()})
 
 
 def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
