@@ -1510,53 +1510,6 @@ def test_with_the_rule_a_writer_whose_changes_hold_nothing_of_its_data_fails_aft
     assert any("nothing-taken-is-failure" in t.rules for t in s.blackboard.trajectories)
 
 
-def test_with_the_rules_a_number_its_reader_computed_as_planned_is_written_as_the_plan_determines(
-        tmp_path: Any) -> None:
-    """A reader that hands on a table but computed one number with a computing tool its plan declares, and
-    named it as its result: that number is what it was planned to compute, and the text file its writer makes
-    whole is given it by reference, with no model call. A number a tool that computes nothing gave is not."""
-    from podium.apps.files import FilesApplication
-    from podium.apps.spreadsheets import SpreadsheetsApplication
-    from podium.apps.workspace import Workspace
-
-    space = Workspace.at(tmp_path)
-    apps = Catalog.of([SpreadsheetsApplication(space), FilesApplication(space)])
-    plan = [sub("1", "spreadsheets", reads=["deals.xlsx"], hands_on="table"),
-            sub("2", "files", "1", writes=["sum.txt"], tools=["write_file"])]
-
-    table = {"rows": [["Deal", "Value"], ["D-17", 18500], ["D-18", 34250]]}
-    read = facts_of("read_sheet", {"path": "deals.xlsx"}, read_only=True)
-
-    def writer_step(function: str, content: Any, named: str) -> AppStepRequest:
-        state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {a.name: SPEC for a in apps.apps},
-                                  "catalog": apps, "config": HostConfig(rules="small-local")})
-        _, s = STRATEGY.handle_ask("Sum the Value column of deals.xlsx into sum.txt", {}, "t1", state)
-        tools = ["read_sheet", *([function] if function != "read_sheet" else [])]
-        given = [{**plan[0], "tools": tools}, plan[1]]
-        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("deals.xlsx",), Subtasks=given), s)
-        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", read), s)
-        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(read, table)), s)
-        if function != "read_sheet":
-            call = facts_of(function, {"path": "deals.xlsx"}, read_only=True)
-            _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", call), s)
-            _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(call, content)), s)
-        ops, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": named}), s)
-        (step,) = dispatches(ops)
-        return app_request(step)
-
-    totals = {"columns": {"Value": {"column": "C", "sum": 52750, "count": 5}}}
-    planned = writer_step("column_totals", totals, "1.column_totals.columns.Value.sum")
-    assert planned.application == "files" and planned.planned is not None
-    (action,) = AppOutput.model_validate(planned.planned).actions
-    assert (action.function, action.arguments) == (
-        "write_file", {"path": "sum.txt", "content": {"ref": "1.column_totals.columns.Value.sum"}})
-    # a number of what a tool that computes nothing returned: not what the plan has it compute
-    table["data_rows"] = 2
-    chosen = writer_step("read_sheet", table, "1.read_sheet.data_rows")
-    assert chosen.application == "files" and chosen.planned is None
-    assert "1.read_sheet.data_rows" in {a.name for a in chosen.artifacts}  # handed on, and named
-
-
 def test_a_writer_of_plain_text_is_given_the_figures_of_the_table_files_it_read_itself(tmp_path: Any) -> None:
     """A subtask that reads a table file and writes a text file (a total of its column) is offered the table's
     figures by reference, as one handed the table would be; a folder's listing it read is no table of figures."""

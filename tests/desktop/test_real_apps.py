@@ -430,24 +430,22 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
 
 async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_writes(tmp_path: Path) -> None:
     """With the small model's rules, the one value a reader named as its result (a column's sum) is written
-    into the new text file its dependant declares, by the plan's answer and no model call, also where the
-    reader's plan hands on a table but the value is what a computing tool its plan declares computed; a text
-    file the person has already, a reader that named no value, or one whose plan hands on a table and declares
-    no computing tool (the value it named is one the writer chooses among), leaves the step to the model."""
+    into the new text file its dependant declares, by the plan's answer and no model call; a text file the
+    person has already, a reader that named no value, or one whose plan hands on a table (the value it named
+    is one of its figures, which the writer chooses among), leaves the step to the model."""
     from podium.apps.files import FilesApplication
     from podium.desktop import HostConfig, batch
 
     def plan(prompt: str) -> str:
         if verifying(prompt):
             return host("FINISH", "total.txt holds the total")
-        hands = "number" if root.name in ("named", "there", "unnamed") else "table"
-        tools = ["read_sheet"] if root.name == "undeclared" else ["column_totals"]
+        hands = "table" if "table" in str(root) else "number"
         return assign(sub("1", "Sum the Revenue column of budget.xlsx", "spreadsheets", reads=["budget.xlsx"],
-                          tools=tools, hands_on=hands),
+                          tools=["column_totals"], hands_on=hands),
                       sub("2", "Write the total of subtask 1 into total.txt", "files", "1", writes=["total.txt"],
                           tools=["write_file"]))
 
-    for case in ("named", "computed", "there", "unnamed", "undeclared"):
+    for case in ("named", "there", "unnamed", "table"):
         root = tmp_path / case
         root.mkdir()
         book = openpyxl.Workbook()
@@ -460,8 +458,7 @@ async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_wri
 
         def sheets(prompt: str, case: str = case) -> str:
             if step_of(prompt) == 1:
-                calls = [("read_sheet", {"path": "budget.xlsx"})] if case == "undeclared" else []
-                return app("CONTINUE", *calls, ("column_totals", {"path": "budget.xlsx"}))
+                return app("CONTINUE", ("column_totals", {"path": "budget.xlsx"}))
             return app("FINISH", result=ref("1.column_totals.columns.Revenue.sum") if case != "unnamed" else "summed")
 
         def files(prompt: str, asked: list[str] = asked) -> str:
@@ -476,9 +473,9 @@ async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_wri
                                                                       "files": ScriptedBackend(files)},
                                    config=batch(HostConfig(rules="small-local")))
         first = next(t for t in result.trajectory if t["agent"] == "app-files")
-        if case in ("named", "computed"):
+        if case == "named":
             assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
-            assert first["rules"] == ["plan-writes-without-model"] and not asked, case
+            assert first["rules"] == ["plan-writes-without-model"] and not asked
             assert (root / "total.txt").read_text() == "405"
         else:  # the model's step: the person's file is not written whole by the plan, nor a value not named
             assert "plan-writes-without-model" not in first["rules"] and asked, case

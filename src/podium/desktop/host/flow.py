@@ -55,7 +55,7 @@ from podium.desktop.wire.messages import (
     summarize,
 )
 from podium.desktop.wire.prompts import judge_prompt
-from podium.desktop.wire.schemas import Action, AppOutput, AppStatus, HandsOn, HostStatus, SubtaskSpec, normal_path
+from podium.desktop.wire.schemas import Action, AppOutput, AppStatus, HandsOn, HostStatus, normal_path
 from podium.ensemble.ops import Dispatch, Forward, Op, Reply, ReplyError, Start
 from podium.ensemble.strategies.graph import GraphSchedule, Subtask
 from podium.errors import Reason, ReasonKind
@@ -329,27 +329,17 @@ def _planned_answer(s: HostState, record: SubtaskRecord) -> AppOutput | None:
               and (done := s.blackboard.result_of(dep)) is not None
               for a in done.artifacts if a.kind == artifacts.Kind.TABLE]
     # the one value the subtasks whose plan hands on a value named as their result (one that hands on a table
-    # leaves the choice among its figures to the writer: a count it named need not be the one asked for, unless
-    # a computing tool its plan declares made it: what it was planned to compute)
+    # leaves the choice among its figures to the writer: a count it named need not be the one asked for)
     named = [done.named for dep in record.spec.depends_on
              if (other := run.subtasks.get(dep)) is not None
+             and other.spec.hands_on in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES)
              and (done := s.blackboard.result_of(dep)) is not None and done.named
-             and done.artifacts[0].kind != artifacts.Kind.TABLE
-             and (other.spec.hands_on in (HandsOn.NUMBER, HandsOn.TEXT, HandsOn.NAMES)
-                  or _planned_computation(s, other.spec, done.artifacts[0]))]
+             and done.artifacts[0].kind != artifacts.Kind.TABLE]
     offered = {a.name for a in handed(s, record)[1]} if named else set()
     named = [n for n in named if n in offered]
     return rules.planned_write(record.spec, s.catalog.get(record.spec.application),
                                tables[0] if len(tables) == 1 else None, {*run.files, *run.created},
                                named[0] if len(named) == 1 else None)
-
-
-def _planned_computation(s: HostState, spec: SubtaskSpec, item: ArtifactEntry) -> bool:
-    """A number made by a computing tool the subtask's plan declares (a column's sum, a count)."""
-    app = s.catalog.get(spec.application)
-    function = item.source.split("(", 1)[0]
-    return item.kind == artifacts.Kind.NUMBER and function in spec.tools and app is not None \
-        and (tool := app.tool(function)) is not None and tool.computes
 
 
 def _first_of_app(run: Run, record: SubtaskRecord) -> bool:
