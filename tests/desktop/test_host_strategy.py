@@ -675,6 +675,9 @@ def test_a_question_nobody_answers_is_a_step_without_progress() -> None:
     assert record.answers[-1].answered_by == "default" and record.idle == 1
     assert request.note == ("Nobody can answer in batch mode. Do your subtask with the data you have (write_rows, "
                             "add_chart not called yet), or answer FAIL if it cannot be done without the answer.")
+    # the note says so; the default answer is no answer to show (nor to copy into a file as data)
+    assert request.answers == () and "Which rows?" not in request.blackboard
+    assert "Which rows?" in s.blackboard.to_prompt() and "not available" in s.blackboard.to_prompt()
     # not forced to call a tool: a value nobody gave must not be made up, and FAIL stays open; asking again
     # is not offered, since nobody would answer it otherwise (a person's answer leaves it open)
     assert not request.must_act and not request.may_ask
@@ -986,7 +989,9 @@ def test_a_held_change_runs_only_after_the_yes() -> None:
 def test_batch_mode_answers_questions_and_refuses_holds_once_then_for_good() -> None:
     _, s = assigned()
     (step,), s = STRATEGY.handle_response("app-documents", proposes("PENDING", questions=["Which?"]), s)
-    assert app_request(step).answers[0].answer == "not available"
+    # answered with the default answer (recorded), which the agent is told is none rather than shown
+    assert run_of(s).subtasks["1"].answers[0].answer == "not available"
+    assert app_request(step).answers == () and app_request(step).note.startswith("Nobody can answer in batch mode")
     other = facts_of("add_table", {"path": "minutes.docx"})
     (step,), s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", other), s)
     note = app_request(step).note

@@ -134,7 +134,7 @@ class Blackboard(BaseModel):
 
     def to_prompt(self, max_chars: int = PROMPT_CHARS, *, shown_request: str | None = None,
                   shown_results: Collection[str] = (), own_subtask: str | None = None,
-                  hidden_agents: Collection[str] = ()) -> str:
+                  hidden_agents: Collection[str] = (), unanswered: bool = True) -> str:
         """The blackboard as prompt text, at most `max_chars` long; newest entries win.
 
         Entries are dropped oldest first, trajectories before screenshots, questions, results and
@@ -142,7 +142,8 @@ class Blackboard(BaseModel):
         What the reader's prompt already shows is left out, since every repeated token costs a small
         local model time and attention (and a failed call shown twice is copied twice): `shown_request`,
         the results of `shown_results` and their steps, and the steps of `own_subtask` (an AppAgent's
-        own memory). The steps of `hidden_agents` are left out too.
+        own memory). The steps of `hidden_agents` are left out too, and with `unanswered` False the questions
+        nobody answered (batch mode's default answer is no information, and a small model copies it as data).
         """
         if self.is_empty():
             return ""
@@ -153,7 +154,8 @@ class Blackboard(BaseModel):
         sections = [
             _Section("Requests", [_clip(r) for r in requests], keep=1),
             _Section("Subtask results", [_result_line(r) for r in results], keep=1),
-            _Section("Questions and answers", [_qa_line(q) for q in self.questions], keep=1),
+            _Section("Questions and answers", [_qa_line(q) for q in self.questions
+                                               if unanswered or q.answered_by != DEFAULT_ANSWER], keep=1),
             _Section("Screenshots", [f"{s.path} (step {s.step}, {s.agent})" for s in self.screenshots]),
             _Section("Trajectory", [_step_line(t) for t in steps]),
         ]

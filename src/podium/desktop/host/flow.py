@@ -14,7 +14,7 @@ from typing import Any
 
 from podium.agent.backend import Prompt
 from podium.agent.events import Event, EventKind, Response
-from podium.desktop.blackboard import ArtifactEntry, SubtaskResult
+from podium.desktop.blackboard import DEFAULT_ANSWER, ArtifactEntry, SubtaskResult
 from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import Catalog, file_names
@@ -285,12 +285,14 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOu
         writes=record.spec.writes,
         tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
         placing=placing,
-        memory=_memory(s, record.spec.application), answers=record.answers,
+        # a question nobody answered is shown by the note that says so, not as an answer to copy
+        memory=_memory(s, record.spec.application),
+        answers=tuple(a for a in record.answers if a.answered_by != DEFAULT_ANSWER),
         # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs; the
         # HostAgent's steps are left out (its plan is the subtask itself).
         blackboard=s.blackboard.to_prompt(max(1, s.config.blackboard_chars // 4), shown_request=run.request,
                                           own_subtask=sid, shown_results=set(record.spec.depends_on),
-                                          hidden_agents={PLANNER}),
+                                          hidden_agents={PLANNER}, unanswered=False),
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (),
         must_act=record.ended is None and (bool(record.only) or narrowed == rules.OPEN_FIRST), by_ref=by_ref,
