@@ -285,8 +285,8 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOu
         writes=record.spec.writes,
         tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
         placing=placing,
-        # a question nobody answered is shown by the note that says so, not as an answer to copy
         memory=_memory(s, record.spec.application),
+        # a question nobody answered is shown by the note that says so, not as an answer to copy
         answers=tuple(a for a in record.answers if a.answered_by != DEFAULT_ANSWER),
         # A quarter of the planner's share: an AppAgent's own work is in its memory and inputs; the
         # HostAgent's steps are left out (its plan is the subtask itself).
