@@ -187,9 +187,9 @@ def _finish(s: HostState, output: HostOutput) -> Result:
             ReasonKind.FAILED, f"the HostAgent answered FINISH, but {failures(s)}", PLANNER))
     lacking = None
     # A FINISH straight away answers from what the planner sees (the workspace's files); one after the
-    # planner itself planned work (its plan refused, or subtasks that all failed), or asked the person first
-    # (a question, a confirmation: what it needed to do the work), says nothing was done.
-    planned = bool(run.subtasks) or run.plan_retries > 0 or bool(run.answers) or run.confirm_checked
+    # planner itself planned work (its plan refused, or subtasks that all failed), or asked to confirm an action
+    # it never planned, says nothing was done. (A person's answer to its question may settle the request.)
+    planned = bool(run.subtasks) or run.plan_retries > 0 or run.confirm_checked
     if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
         lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
                    "not done: the HostAgent planned work and answered FINISH before any subtask did it")
