@@ -141,12 +141,11 @@ def _narrowed(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskS
 
 def _acting(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, notes: list[str]) -> SubtaskSpec:
     app = catalog.get(spec.application)
-    declared = [info for t in spec.tools if app is not None and (info := app.tool(t)) is not None]
-    changing = [t for t in declared if not t.read_only]
-    if not changing or any(t.names_its_writes for t in changing) or files is None or not spec.writes:
+    if app is None or files is None or not spec.writes:
         return spec
-    named = [w for w in spec.writes if w == "." or w in files or posixpath.splitext(w.rstrip("/"))[1]]
-    if named:
+    changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+    if not changing or any(t.names_its_writes for t in changing) \
+            or any(w == "." or w in files or posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
         return spec
     notes.append(f"subtask {spec.id!r} writes no file, not {', '.join(spec.writes)}: its tools act in the program "
                  "and name none")
