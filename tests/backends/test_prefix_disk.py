@@ -52,6 +52,17 @@ def test_a_head_outlives_the_longer_entries_that_extend_it(tmp_path):
     assert not later.store(list(range(10)), b"h" * 100, head=True)  # held already
 
 
+def test_an_entry_keeps_its_own_tokens_when_the_callers_buffer_changes(tmp_path):
+    # the decoder hands its context's token buffer, which its next prompt overwrites
+    disk = DiskPrefixes(tmp_path, 10_000, min_tokens=4)
+    buffer = as_tokens(list(range(12)))
+    assert disk.store(buffer[:10], b"h" * 100, head=True)
+    buffer[:10] = 99
+    assert disk.holds_head(as_tokens(list(range(10)))) and disk.covers(as_tokens(list(range(10))))
+    assert disk.lookup(as_tokens([99] * 10)) is None
+    assert not disk.store(list(range(10)), b"h" * 100)  # a plain entry of the same tokens is not written
+
+
 def test_heads_go_last_past_the_bound(tmp_path):
     disk = DiskPrefixes(tmp_path, 700, min_tokens=4)
     disk.store([1] * 10, b"h" * 300, head=True)

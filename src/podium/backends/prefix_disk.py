@@ -124,7 +124,7 @@ class DiskPrefixes:
     def store(self, tokens: Tokens | list[int], state: bytes | bytearray, *, head: bool = False) -> bool:
         """Keep `state` as the state after `tokens`, a head (see the module) or a plain entry; False when it
         is not kept (too short, larger than the whole bound, already held, or the disk refused)."""
-        key = as_tokens(tokens)
+        key = as_tokens(tokens).copy()  # a caller's buffer (the decoder's context) is overwritten later
         size = len(_MAGIC) + _HEADER.size + 4 * len(key) + len(state)
         held = self.holds_head(key) if head else self.covers(key)
         if len(key) < self.min_tokens or size > self.capacity or held:
