@@ -11,9 +11,12 @@ spent reading and writing, and the seconds spent in podium itself (wall time les
 `--compare` measures the embedded model as shipped against its baseline in the same invocation: the same
 model and threads with no prefix cache and no prompt lookup (what a call cost before them: only the
 model's own last sequence is reused), each configuration in its own process, runs interleaved, and
-prints the ratios. Not run in CI (minutes of CPU per run):
+prints the ratios. `--warm` first reads the agents' instructions ahead in a process of its own, as
+`podium warm` does at install (podium.desktop.shell.heads), and reports what that cost: the runs that
+follow are then a first run on a machine where podium was installed. Not run in CI (minutes of CPU per
+run):
 
-    .venv/bin/python bench/seed_local.py [--model local] [--runs 5] [--compare] [--verbose]
+    .venv/bin/python bench/seed_local.py [--model local] [--runs 5] [--compare] [--warm] [--verbose]
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from podium.apps.documents import DocumentsApplication
 from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.backends import backend_from_spec
-from podium.desktop import Progress, batch, run_request
+from podium.desktop import Progress, batch, run_request, warm
 
 if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -171,6 +174,18 @@ async def run_here(args: argparse.Namespace, settings: dict[str, Any]) -> list[d
     return rows
 
 
+async def warm_here(args: argparse.Namespace) -> dict[str, Any]:
+    """Read the seed's agents' instructions ahead (podium warm) and say what it cost."""
+    inner = backend_from_spec(args.model)
+    with tempfile.TemporaryDirectory(prefix="podium-seed-") as folder:
+        workspace = Workspace.at(Path(folder))
+        started = time.perf_counter()
+        done = await warm([DocumentsApplication(workspace), SpreadsheetsApplication(workspace)], inner)
+    return {"agents": [(w.agent, w.outcome, w.tokens, w.read) for w in done],
+            "read": sum(w.read for w in done), "read_s": round(sum(w.seconds for w in done), 1),
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
 def child(args: argparse.Namespace, config: str) -> dict[str, Any]:
     """One run in a fresh process (each configuration loads its own model: the process's model is
     shared and its settings are those of the first backend to load it)."""
@@ -197,17 +212,27 @@ async def main() -> None:
     parser.add_argument("--max-steps", type=int, default=30, help="steps per request (the smoke test uses 2)")
     parser.add_argument("--compare", action="store_true",
                         help="also run the embedded model without prefix cache and prompt lookup, interleaved")
+    parser.add_argument("--warm", action="store_true",
+                        help="first read the agents' instructions ahead, as podium warm does at install")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--log", type=Path, help="append every model call (prompt, raw answer, time) as JSON lines")
-    parser.add_argument("--config", choices=["podium", "baseline"], default="podium", help=argparse.SUPPRESS)
+    parser.add_argument("--config", choices=["podium", "baseline", "warm"], default="podium", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # child: print the rows as JSON
     args = parser.parse_args()
+    if args.json and args.config == "warm":
+        print(json.dumps([await warm_here(args)]))
+        return
     if args.json:
         rows = await run_here(args, BASELINE if args.config == "baseline" else {})
         print(json.dumps(rows))
         return
     configs = ["podium", "baseline"] if args.compare else ["podium"]
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in configs}
+    if args.warm:
+        ahead = child(args, "warm")
+        print(f"podium warm: {ahead['read']:,} tokens read in {ahead['read_s']} s ({ahead['seconds']} s in all, "
+              f"the model's loading included): " + ", ".join(f"{a} {o} ({t:,} tokens)" for a, o, t, _ in
+                                                             ahead["agents"]), flush=True)
     print(HEADER, flush=True)
     for n in range(1, args.runs + 1):
         for config in configs:

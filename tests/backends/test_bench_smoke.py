@@ -21,7 +21,11 @@ def bench(script: str, *args: str, timeout: float = 420) -> str:
 
 
 def test_seed_local_reports_reads_cache_writes_and_time_against_its_baseline(small_model):
-    out = bench("seed_local.py", "--model", f"local:{small_model}", "--runs", "1", "--max-steps", "2", "--compare")
+    out = bench("seed_local.py", "--model", f"local:{small_model}", "--runs", "1", "--max-steps", "2", "--compare",
+                "--warm")
+    ahead = re.search(r"podium warm: [\d,]+ tokens read in [\d.]+ s \(.*\): (.*)", out)
+    assert ahead and re.fullmatch(r"host (kept|held) \([\d,]+ tokens\), app-documents (kept|held) .*, "
+                                  r"app-spreadsheets (kept|held) \([\d,]+ tokens\)", ahead.group(1)), out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if re.match(r"(podium|baseline)\s+1 ", line)}
     assert set(rows) == {"podium", "baseline"}, out
     for config, row in rows.items():

@@ -87,6 +87,30 @@ def test_a_new_process_starts_another_request_from_the_instructions_kept_as_a_he
     assert warm.cached == head and text == cold and len(list(tmp_path.glob("*.head.prefix"))) == 1
 
 
+def test_instructions_read_ahead_are_the_head_a_first_call_would_keep(llama, tmp_path):
+    from podium.backends.prefix_disk import DiskPrefixes
+
+    request = agent(INSTRUCTIONS, "Step 1: the person asks for a chart. Files: report.docx, budget.xlsx. Next?")
+    cold, _ = run(decoder(llama, capacity=0), request)
+
+    def process(folder) -> Decoder:
+        return Decoder(llama, cache=PrefixCache(64 * 2**20), n_batch=256, speculation=Speculation(),
+                       disk=DiskPrefixes(folder, 2**30, min_tokens=32))
+
+    ahead = prepare(llama, agent(INSTRUCTIONS, ""), schema=None, temperature=0.0, max_tokens=1, seed=1)
+    stats = TurnStats()
+    assert process(tmp_path / "ahead").keep_head(ahead, stats)
+    assert stats.prompt == ahead.head and stats.cached == 0 and stats.read_ms > 0
+    assert not process(tmp_path / "ahead").keep_head(ahead, TurnStats())  # kept already: nothing read
+    run(process(tmp_path / "by-a-call"), request)  # a first call keeps the head as it reads the prompt
+    (kept,), (by_call,) = (list((tmp_path / f).glob("*.head.prefix")) for f in ("ahead", "by-a-call"))
+    assert kept.name == by_call.name and kept.read_bytes() == by_call.read_bytes()  # the same tokens and bits
+    text, first = run(process(tmp_path / "ahead"), request)
+    assert first.cached == ahead.head and text == cold
+    assert not process(tmp_path / "none").keep_head(  # too short to be worth a file
+        prepare(llama, agent("Be brief.", ""), schema=None, temperature=0.0, max_tokens=1, seed=1), TurnStats())
+
+
 def test_agents_that_alternate_each_find_their_prefix_in_the_cache(llama):
     dec = decoder(llama)
     planner = agent("You plan work for other agents. " * 20, "Plan: chart the table.")

@@ -113,6 +113,18 @@ def _close_all() -> None:
         _models.clear()
 
 
+@dataclass(frozen=True, slots=True)
+class HeadKept:
+    """What keeping one agent's instructions cost: their tokens, how many were read now (0 when kept
+    already), the seconds reading, whether a head was written, and whether a disk cache exists at all."""
+
+    tokens: int
+    read: int
+    seconds: float
+    written: bool
+    on_disk: bool
+
+
 DEFAULT_CACHE_BYTES = 768 * 2**20  # ~27k tokens of Qwen2.5-1.5B state: the seed's agents' prompts, several times
 DEFAULT_DISK_CACHE_BYTES = 2**30  # what later processes start from (prefix_disk)
 PROMPT_LOOKUP = Speculation()
@@ -262,6 +274,25 @@ class EmbeddedBackend(BaseBackend):
 
     def prompt(self, session: ChatSession, prompt: str | Prompt) -> AsyncIterator[Event]:
         return self._run(session, prompt)
+
+    async def keep_head(self, system: str) -> HeadKept:
+        """Read an agent's instructions (its system message) once and keep their state on disk, so that
+        every later process's calls with them start after them: what a first call would otherwise read
+        (see podium.desktop.shell.heads). Does nothing when they are kept already."""
+        loaded = await self.load()
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": ""}]
+
+        def work() -> HeadKept:
+            with loaded.lock:
+                loaded.abort = None  # the last turn's flag, set as it ended, would stop this reading at once
+                completion = prepare(loaded.llama, messages, schema=None, temperature=0.0, max_tokens=1,
+                                     seed=self.seed)
+                stats = TurnStats()
+                kept = loaded.decoder.keep_head(completion, stats)
+                return HeadKept(stats.prompt, stats.prompt - stats.cached if kept else 0,
+                                stats.read_ms / 1000, kept, loaded.decoder.disk is not None)
+
+        return await asyncio.get_running_loop().run_in_executor(loaded.executor, work)
 
     async def _run(self, session: ChatSession, prompt: str | Prompt) -> AsyncIterator[Event]:
         loaded = await self.load()

@@ -188,6 +188,25 @@ class Decoder:
         if state is not None and self.disk is not None:
             self.disk.store(self.live, state, head=True)
 
+    def keep_head(self, completion: Completion, stats: TurnStats) -> bool:
+        """Read the prompt's system message alone and keep its state on disk as a head, as a call's first
+        reading of it would (the same batches, so the same bits); False when there is no disk cache, the
+        message is too short to keep, or its head is kept already. `stats` says what was read."""
+        prompt = np.asarray(completion.tokens[: completion.head], dtype=np.int32)
+        stats.prompt = len(prompt)
+        if self.disk is None or len(prompt) < self.disk.min_tokens or self.disk.holds_head(prompt):
+            return False
+        started = time.perf_counter()
+        try:
+            start = stats.cached = self._start(prompt, stats)
+            self._decode(prompt[start:], all_logits=False, cancelled=lambda: False)
+            self._clean = self._n
+            self._persist_head()
+        finally:
+            self.llama.n_tokens = 0
+        stats.read_ms = (time.perf_counter() - started) * 1000
+        return True
+
     def _restore(self, tokens: np.ndarray, state: bytes | bytearray) -> bool:
         native = self._native
         buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from podium.cli.doctor import doctor
+from podium.cli.warm import warm_command
 from podium.errors import ConfigError, PodiumError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -194,6 +195,7 @@ def apps(
 
 
 app.command()(_user_errors(doctor))
+app.command("warm")(_user_errors(warm_command))
 
 
 def main() -> None:

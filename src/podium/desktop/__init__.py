@@ -32,6 +32,7 @@ from podium.desktop.person import (
     SubtaskProgress,
 )
 from podium.desktop.rules import RULES, Rule
+from podium.desktop.shell.heads import Warmed, warm
 from podium.desktop.shell.launch import AppsLifecycle, Lifecycle
 from podium.desktop.shell.phases import Middleware, Phase
 from podium.desktop.shell.session import HostSession, RunResult, batch, run_request
@@ -71,6 +72,8 @@ __all__ = [
     "SubtaskProgress",
     "SubtaskSpec",
     "SubtaskState",
+    "Warmed",
     "batch",
     "run_request",
+    "warm",
 ]

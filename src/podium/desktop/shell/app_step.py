@@ -157,7 +157,6 @@ class AppStepBackend(StepBackend):
             if step.screenshot and marked is not None:  # the controls' numbers drawn on it, for vision models
                 shot = await marked(Path(step.screenshot).with_suffix(".marks.png"))
                 step.screenshot = str(getattr(shot, "path", step.screenshot))
-        sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
         # the sheet to see is one the subtask names, else one the person's request names
         step.observed = await observe(app, (*req.reads, *req.writes), req.description, req.request)
         given = [(a.name, a.kind) for a in req.artifacts]
@@ -176,7 +175,7 @@ class AppStepBackend(StepBackend):
         seen_lines = [*observation_lines(step.observed), *unseen(app, (*req.reads, *req.writes))] \
             if step.observed else []
         step.prompt = Prompt(text=app_user(req, seen_lines, planned),
-                             system=app_system(app.name, app.description, tools, sensitive),
+                             system=instructions(app, tools),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
                                                       paths=paths, existing=existing, writable=writable,
                                                       by_ref=req.by_ref, choices=_choices(app)),
@@ -437,6 +436,14 @@ def _sensitive(app: Any, tool: str, arguments: Mapping[str, Any]) -> bool:
         return bool(app.is_sensitive(tool, arguments))
     except Exception:  # the application cannot tell: treated as sensitive, asked rather than run
         return True
+
+
+def instructions(app: Any, tools: Sequence[Any] | None = None) -> str:
+    """The AppAgent's system message: the same for every subtask and step of `app`, so that a prefix cache
+    serves it (and podium.desktop.shell.heads can read it ahead)."""
+    tools = app.tools() if tools is None else tools
+    sensitive = [t.name for t in tools if not t.read_only and _always_sensitive(app, t.name)]
+    return app_system(app.name, app.description, tools, sensitive)
 
 
 def _always_sensitive(app: Any, tool: str) -> bool:
