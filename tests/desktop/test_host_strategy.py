@@ -1224,7 +1224,7 @@ def test_steps_without_progress_end_a_subtask_as_done_only_when_all_it_declared_
     s = read_done()
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
     _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
-    for attempt in range(3):  # the chart its subtask declares fails every time
+    for attempt in range(4):  # the chart its subtask declares fails every time: new to it once, then idle
         chart = CHART.model_copy(update={"arguments": {**CHART.arguments, "title": f"try {attempt}"}})
         _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", chart), s)
         _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(chart, ok=False)), s)
@@ -1232,6 +1232,27 @@ def test_steps_without_progress_end_a_subtask_as_done_only_when_all_it_declared_
     assert record.state.value == "FAIL" and record.reason is not None
     assert "made no progress: 3 steps in a row" in record.reason.detail
     assert "add_chart failed and never succeeded" in record.reason.detail
+
+
+def test_a_step_that_meets_a_new_error_is_not_idle_and_one_that_meets_a_known_error_is() -> None:
+    # each error says what to change: an agent meeting new ones is being steered by the tool
+    s = read_done()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    errors = ["no column Sales: the columns are Region, Revenue", "Revenue is text in row 3", "the range is empty"]
+    for attempt, error in enumerate(errors):
+        chart = CHART.model_copy(update={"arguments": {**CHART.arguments, "title": f"try {attempt}"}})
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", chart), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(chart, error, ok=False)), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "CONTINUE" and record.idle == 0 and errors[-1] in record.note
+    for attempt in range(3):  # the same error again, whatever the arguments: idle steps, then the end
+        chart = CHART.model_copy(update={"arguments": {**CHART.arguments, "title": f"again {attempt}"}})
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", chart), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(chart, errors[1], ok=False)), s)
+    record = run_of(s).subtasks["2"]
+    assert record.state.value == "FAIL" and record.reason is not None
+    assert "made no progress: 3 steps in a row" in record.reason.detail
 
 
 def test_a_finish_questioned_for_a_declared_tool_that_still_lacks_it_fails() -> None:

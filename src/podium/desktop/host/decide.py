@@ -271,6 +271,14 @@ def progressed(results: Sequence[ActionResult], before: SubtaskRecord) -> bool:
                          else not changed_nothing(r)) for r in results)
 
 
+def met_new_error(results: Sequence[ActionResult], before: SubtaskRecord) -> bool:
+    """Whether a step's calls failed with an error its subtask had not met since its last change: a tool's
+    error says what to change, so an agent meeting new ones is being steered, not repeating itself (its
+    step limit still bounds it)."""
+    seen = {error for _, error in before.failed}
+    return any(not r.ok and r.error and r.error not in seen for r in results)
+
+
 def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskRecord:
     """The record with what DATA_COLLECTION read of its files as data it may refer to (a reading
     subtask often has what it hands on before its first call)."""

@@ -21,6 +21,7 @@ from podium.desktop.host.decide import (
     changed_nothing,
     decide,
     made,
+    met_new_error,
     observed,
     progressed,
     reaffirmed,
@@ -185,6 +186,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         s = update_subtask(s, sid, proposal=None, steps=record.steps - 1)
         return dispatch_propose(s, sid, planned=False)
     worked = progressed(report.results, record)
+    steered = not worked and met_new_error(report.results, record)
     record = remember(record, proposal.facts, report.results)
     if any(r.ok and not r.read_only for r in report.results):
         record = replace(record, dialog="")  # what it acted on changed: the next observation tells
@@ -193,7 +195,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
-    return _stepped(s, agent, sid, tuple(report.results), timings, errors, worked=worked)
+    return _stepped(s, agent, sid, tuple(report.results), timings, errors, worked=worked, steered=steered)
 
 
 def _shown(proposal: Proposal, results: tuple[ActionResult, ...]) -> tuple[str, str]:
@@ -235,8 +237,10 @@ def _trajectory(s: HostState, agent: str, sid: str, status: str, proposal: Propo
 
 
 def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
-             timings: dict[str, float] | None = None, error: str | None = None, worked: bool = False) -> Result:
-    """The step's calls are done (or none ran; `worked`: they moved the subtask on): apply its status."""
+             timings: dict[str, float] | None = None, error: str | None = None, worked: bool = False,
+             steered: bool = False) -> Result:
+    """The step's calls are done (or none ran; `worked`: they moved the subtask on; `steered`: one failed
+    with an error new to the subtask): apply its status."""
     record = run_of(s).subtasks[sid]
     proposal = record.proposal
     assert proposal is not None
@@ -282,7 +286,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
                                            f"{output.comment or 'no reason given'}", agent)
         s = update_subtask(s, sid, STEP_EVENTS[AppStatus.ERROR], reason=reason)
         return finish_run(s, HostEvent.BROKEN, reason)
-    return _go_on(s, agent, sid, output, results, proposal, worked=worked)
+    return _go_on(s, agent, sid, output, results, proposal, worked=worked, steered=steered)
 
 
 def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool = False,
@@ -442,11 +446,12 @@ def _fail(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[
 
 
 def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple[ActionResult, ...],
-           proposal: Proposal | None, said: str = "", worked: bool = False) -> Result:
+           proposal: Proposal | None, said: str = "", worked: bool = False, steered: bool = False) -> Result:
     """CONTINUE, a FINISH whose own change failed, or a question asked again: one more step, with what went
-    wrong in front of it (`said`, when the caller knows)."""
+    wrong in front of it (`said`, when the caller knows). A step that met a new error is not idle, nor
+    progress: the idle count stays."""
     record = run_of(s).subtasks[sid]
-    idle = 0 if worked else record.idle + 1
+    idle = 0 if worked else record.idle + (0 if steered else 1)
     problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
     problems += [why for _, why, done in (proposal.skipped if proposal else ()) if not done]
     note = said
