@@ -107,6 +107,19 @@ def test_references_are_resolved_to_what_each_argument_takes() -> None:
         "content": "a.docx\nb.docx"}
 
 
+def test_a_text_given_as_parts_joins_its_words_and_the_values_referred_to() -> None:
+    data = {"2.column_totals.Revenue": Artifact("2.column_totals.Revenue", Kind.NUMBER, 200.0),
+            "2.max_label": Artifact("2.max_label", Kind.TEXT, "North")}
+    params = {"properties": {"content": TEXT, "lines": LINES}}
+    parts = ["Total revenue: ", {"ref": "2.column_totals.Revenue"}, ", highest in ", {"ref": "2.max_label"}]
+    assert resolve({"content": parts}, data, params) == {"content": "Total revenue: 200, highest in North"}
+    # a list where a list is taken stays one, and a list of words alone is no text made of parts
+    assert resolve({"lines": ["a", {"ref": "2.max_label"}]}, data, params) == {"lines": ["a", "North"]}
+    assert resolve({"content": ["a", "b"]}, data, params) == {"content": ["a", "b"]}
+    with pytest.raises(RefError, match=r"unknown reference '2\.total'"):
+        resolve({"content": ["Total: ", {"ref": "2.total"}]}, data, params)
+
+
 def test_a_bad_reference_is_a_clear_error() -> None:
     data = {"1.read_table": Artifact("1.read_table", Kind.TABLE, TABLE)}
     with pytest.raises(RefError, match=r"unknown reference '1\.read_tabel'; the references are: 1\.read_table"):

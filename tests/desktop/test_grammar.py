@@ -440,6 +440,38 @@ def test_a_program_opens_only_a_file_that_exists(tmp_path: Any) -> None:
     assert none["$defs"]["action"]["properties"]["function"]["enum"] == ["read_sheet"]
 
 
+def test_a_text_may_join_words_and_single_values_by_reference_and_the_files_application_writes_it(
+        tmp_path: Any) -> None:
+    import asyncio
+
+    files = build_applications({"workspace": str(tmp_path), "enabled": ["files"]})["files"]
+    writer = [t for t in files.tools() if t.name == "write_file"]
+    refs = [("1.read_csv.rows.sum.Hours", "number"), ("1.read_csv.rows.max_label.Hours", "text"),
+            ("1.read_csv", "table")]
+    schema = app_output_schema(writer, refs)
+
+    def answer(content: Any) -> dict[str, Any]:
+        return {"observation": "", "thought": "", "actions": [
+            {"function": "write_file", "arguments": {"path": "hours.txt", "content": content}}],
+            "status": "FINISH", "result": "", "comment": ""}
+
+    label = ["Total hours: ", {"ref": "1.read_csv.rows.sum.Hours"}]
+    assert valid(schema, answer(label)) and valid(schema, answer({"ref": "1.read_csv"}))
+    assert not valid(schema, answer(["Rows: ", {"ref": "1.read_csv"}]))  # a table is no part of a sentence
+    assert not valid(schema, answer(["Total hours: ", {"ref": "1.hours"}]))  # no such data
+    assert not valid(schema, answer([{"ref": "1.read_csv.rows.sum.Hours"}]))  # one part is the reference itself
+    # a files application's arguments as the shell resolves them: the file holds the words and the number
+    data = {"1.read_csv.rows.sum.Hours": Artifact("1.read_csv.rows.sum.Hours", Kind.NUMBER, 33.25)}
+    arguments = resolve({"path": "hours.txt", "content": label}, data, writer[0].parameters)
+    assert arguments["content"] == "Total hours: 33.25"
+    assert asyncio.run(files.call("write_file", arguments)).ok
+    assert (tmp_path / "hours.txt").read_text().strip() == "Total hours: 33.25"
+    # with no single value to refer to, a text is only a text or a reference
+    action = app_output_schema(writer, [("1.read_csv", "table")])["$defs"]["action"]
+    assert not any(o.get("type") == "array" for o in
+                   action["properties"]["arguments"]["properties"]["content"]["anyOf"])
+
+
 def test_a_table_file_is_read_as_a_table_not_as_text(tmp_path: Any) -> None:
     """The files application's read_file takes text files, and a .csv is a table: its reading tool is read_csv
     (rows of values, numbers as numbers, which the tools that take data take and the host measures)."""

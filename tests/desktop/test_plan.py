@@ -305,6 +305,18 @@ def test_data_handed_to_a_writer_that_no_planned_tool_takes_is_named_with_the_to
             "write_rows or append_rows") in shown
 
 
+def test_a_writer_handed_single_values_is_told_a_text_may_join_words_and_them() -> None:
+    from podium.desktop.wire.messages import AppStepRequest, ArtifactView
+    from podium.desktop.wire.prompts import app_user
+
+    total = ArtifactView(name="1.read_csv.rows.sum.Hours", kind="number", value=33.25, source="the sum of 'Hours'")
+    table = ArtifactView(name="1.read_csv", kind="table", value=[["Hours"], [33.25]], source="read_csv")
+    parts = 'A text that joins words and data is a list of parts: ["Total: ", {"ref": "<name>"}].'
+    assert parts in app_user(AppStepRequest(description="write it", writes=("hours.txt",), artifacts=(total,)))
+    assert parts not in app_user(AppStepRequest(description="write it", writes=("hours.txt",), artifacts=(table,)))
+    assert parts not in app_user(AppStepRequest(description="hand it on", artifacts=(total,)))
+
+
 def test_a_writer_made_only_of_handed_data_is_given_the_tools_that_take_it(tmp_path: Any) -> None:
     from podium.apps import build_applications
 

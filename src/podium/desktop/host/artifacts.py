@@ -366,6 +366,8 @@ def _resolve(value: Any, artifacts: Mapping[str, Artifact], schema: Any) -> Any:
             known = ", ".join(sorted(artifacts)) or "none"
             raise RefError(f"unknown reference {name!r}; the references are: {known}")
         return convert(found, schema)
+    if joined(value, schema):
+        return "".join(part if isinstance(part, str) else _resolve(part, artifacts, _STRING) for part in value)
     if isinstance(value, Mapping):
         props = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
         return {k: _resolve(v, artifacts, props.get(k)) for k, v in value.items()}
@@ -373,6 +375,16 @@ def _resolve(value: Any, artifacts: Mapping[str, Artifact], schema: Any) -> Any:
         items = schema.get("items") if isinstance(schema, Mapping) else None
         return [_resolve(v, artifacts, items) for v in value]
     return value
+
+
+_STRING = {"type": "string"}
+
+
+def joined(value: Any, schema: Any) -> bool:
+    """Whether `value` is a text given as parts (strings and references, at least one reference) where the
+    argument takes a text: the parts are joined, each reference as its value's text."""
+    return (isinstance(value, list | tuple) and "content" in wants(schema) and any(is_ref(v) for v in value)
+            and all(isinstance(v, str) or is_ref(v) for v in value))
 
 
 def alternatives(schema: Any) -> list[Mapping[str, Any]]:

@@ -107,6 +107,11 @@ def _plain(node: Any) -> Any:
 
 
 _DATA_SHAPES = frozenset({"content", "rows", "list", "array"})  # what a text or a table is given as (wants)
+# A text that joins words and data ("Total: " and a sum) is a list of parts, each a string or a reference to a
+# single value (podium.desktop.host.artifacts.joined): the model writes the words, never the value.
+PART_KINDS = ("text", "number")
+MAX_PARTS = 6
+PART_CHARS = 200
 
 
 def _with_refs(spec: Any, refs: Sequence[tuple[str, str]], raw: Any = None, by_ref: bool = False) -> Any:
@@ -117,9 +122,14 @@ def _with_refs(spec: Any, refs: Sequence[tuple[str, str]], raw: Any = None, by_r
     if not names:
         return spec
     ref = _closed({REF: {"type": "string", "enum": names}})
-    if by_ref and _DATA_SHAPES & set(wants(spec if raw is None else raw)):
+    shapes = set(wants(spec if raw is None else raw))
+    if by_ref and _DATA_SHAPES & shapes:
         return ref
-    return {"anyOf": [spec, ref]}
+    values = [name for name, kind in refs if kind in PART_KINDS]
+    if "content" not in shapes or not values:
+        return {"anyOf": [spec, ref]}
+    part = {"anyOf": [_text(PART_CHARS), _closed({REF: {"type": "string", "enum": values}})]}
+    return {"anyOf": [spec, ref, {"type": "array", "items": part, "minItems": 2, "maxItems": MAX_PARTS}]}
 
 
 def _arguments(parameters: Any, refs: Sequence[tuple[str, str]], by_ref: bool = False) -> dict[str, Any]:

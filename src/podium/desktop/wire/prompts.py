@@ -15,6 +15,7 @@ from typing import Any
 
 from podium.desktop.blackboard import QA
 from podium.desktop.host.catalog import Catalog
+from podium.desktop.wire.grammar import PART_KINDS
 from podium.desktop.wire.messages import AppStepRequest, ArtifactView, HostStepRequest, InputView, summarize
 from podium.desktop.wire.schemas import HandsOn
 
@@ -301,7 +302,9 @@ def app_user(req: AppStepRequest, seen: Sequence[str] = (), planned: Sequence[An
     if req.inputs:
         parts.append("## The subtasks yours depends on\n" + "\n".join(_input_lines(req.inputs)))
     if req.artifacts:
-        parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)))
+        joins = req.writes and any(a.kind in PART_KINDS for a in req.artifacts)
+        parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)) + (
+            '\nA text that joins words and data is a list of parts: ["Total: ", {"ref": "<name>"}].' if joins else ""))
     for placing in req.placing:
         parts.append(f"## Put the data in first\nSubtask {placing.subtask} handed you {_DATA[placing.data]}, and "
                      f"none of your planned tools takes it: first put it in {_declared(req.writes)} with "
