@@ -1050,3 +1050,32 @@ def test_data_named_as_a_result_is_written_only_into_a_file_by_a_writer_of_texts
     for spec, theirs in ((writer, ("names.txt",)), (writer.model_copy(update={"writes": ("old_versions",)}), ()),
                          (copier, ()), (copier.model_copy(update={"writes": ("old.txt",)}), ())):
         assert rules.content_from_result(spec, files, "1.x", theirs, ()) is None, spec
+
+
+def test_a_finish_is_asked_once_about_paths_it_wrote_that_the_folders_listing_does_not_hold() -> None:
+    files = AppInfo("files", "", (), (ToolInfo("list_files", True), ToolInfo("write_file", False),
+                                      ToolInfo("copy_or_move", False)))
+    spec = SubtaskSpec(id="2", description="list the 2022 files", application="files", reads=("exports",),
+                       writes=("purge_list.txt",), tools=("write_file",))
+    listing = {"folder": "exports", "entries": [{"path": "exports/2022-01-sales.csv", "kind": "file", "size": 27},
+                                                {"path": "exports/2021-12-sales.csv", "kind": "file", "size": 27}]}
+    seen = observed(SubtaskRecord(spec=spec), [ActionResult(function="list_files", arguments={"path": "exports"},
+                                                            ok=True, content=listing, read_only=True)])
+    made = EffectView(path="purge_list.txt", change="create", after="d1")
+
+    def wrote(content: str) -> SubtaskRecord:
+        return remember(seen, [], [ActionResult(function="write_file", ok=True, changes=(made,),
+                                                arguments={"path": "purge_list.txt", "content": content})])
+
+    invented = missing(wrote("exports/2022-01-sales.csv\nexports/2022-02-sales.csv\nExports/2022-03-sales.csv"),
+                       files)
+    assert invented.unlisted == ("exports/2022-02-sales.csv", "exports/2022-03-sales.csv")
+    assert invented.asked_once and invented.only_soft and not invented.work
+    assert "names exports/2022-02-sales.csv, exports/2022-03-sales.csv, which the folder's listing" in invented.text()
+    assert not missing(wrote("exports/2022-01-sales.csv\n"), files)  # what the listing shows
+    assert not missing(wrote("Files: exports/2022-01-sales.csv and notes/todo.txt"), files)  # another folder
+    # a path given alone, as a copy's destination is, names what the call makes, not what a listing held
+    copied = remember(seen, [], [ActionResult(function="copy_or_move", ok=True, changes=(
+        EffectView(path="exports/2022-01-sales.bak", change="create", after="d2"),), arguments={
+        "source": "exports/2022-01-sales.csv", "destination": "exports/2022-01-sales.bak"})])
+    assert not missing(copied, files).unlisted

@@ -32,7 +32,7 @@ from podium.agent.backend import BaseBackend, Prompt
 from podium.agent.events import Event
 from podium.backends.chat import ChatSession, assistant_message, setting
 from podium.backends.json_grammar import gbnf
-from podium.backends.llama_decoder import Decoder, Speculation, TurnStats
+from podium.backends.llama_decoder import DecodeError, Decoder, Speculation, TurnStats
 from podium.backends.llama_prompt import prepare
 from podium.backends.local_model import Progress, default_cache_dir, ensure_default_model
 from podium.backends.machine import ThreadSettings, choose_threads, this_machine
@@ -123,6 +123,7 @@ class HeadKept:
     seconds: float
     written: bool
     on_disk: bool
+    error: str = ""  # why they could not be read (longer than the context)
 
 
 DEFAULT_CACHE_BYTES = 768 * 2**20  # ~27k tokens of Qwen2.5-1.5B state: the seed's agents' prompts, several times
@@ -288,7 +289,10 @@ class EmbeddedBackend(BaseBackend):
                 completion = prepare(loaded.llama, messages, schema=None, temperature=0.0, max_tokens=1,
                                      seed=self.seed)
                 stats = TurnStats()
-                kept = loaded.decoder.keep_head(completion, stats)
+                try:
+                    kept = loaded.decoder.keep_head(completion, stats)
+                except DecodeError as exc:
+                    return HeadKept(stats.prompt, 0, 0.0, False, loaded.decoder.disk is not None, str(exc))
                 return HeadKept(stats.prompt, stats.prompt - stats.cached if kept else 0,
                                 stats.read_ms / 1000, kept, loaded.decoder.disk is not None)
 

@@ -194,6 +194,9 @@ class Decoder:
         message is too short to keep, or its head is kept already. `stats` says what was read."""
         prompt = np.asarray(completion.tokens[: completion.head], dtype=np.int32)
         stats.prompt = len(prompt)
+        if len(prompt) >= self.n_ctx:
+            raise DecodeError(f"the instructions have {len(prompt)} tokens, more than the context's {self.n_ctx}: "
+                              "raise n_ctx in [backends.local]")
         if self.disk is None or len(prompt) < self.disk.min_tokens or self.disk.holds_head(prompt):
             return False
         started = time.perf_counter()

@@ -57,7 +57,8 @@ def warm_command(
     done = asyncio.run(_warm(config, workdir, model, out))
     for one in done:
         cost = f"{one.tokens:,} tokens" + (f", {one.read:,} read in {one.seconds:.1f} s" if one.read else "")
-        out.print(f"[bold]{escape(one.agent)}[/]  {_SAID[one.outcome]}" + (f" ({cost})" if one.tokens else ""))
+        said = f"not kept: {one.error}" if one.error else _SAID[one.outcome]
+        out.print(f"[bold]{escape(one.agent)}[/]  {escape(said)}" + (f" ({cost})" if one.tokens else ""))
     read = sum(one.read for one in done)
     out.print(f"[dim]{read:,} tokens read in {time.perf_counter() - started:.1f} s; every request now starts "
               "after these instructions[/]")

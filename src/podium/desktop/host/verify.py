@@ -96,18 +96,22 @@ class Missing:
     # data unused) and no tool of its computed anything: what it wrote came from none of it, work not done (rule
     # nothing-taken-is-failure)
     nothing: bool = False
+    # paths in a text its changes wrote that name an entry of a folder a listing it had shows, and that the
+    # listing does not hold (nor its own changes made): names made up, not read; a question asked once
+    unlisted: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
-                    or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread)
+                    or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
+                    or self.unlisted)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.unwritten or self.copied or self.columns)
+                    or self.dialog or self.late or self.unwritten or self.copied or self.columns or self.unlisted)
 
     @property
     def only_soft(self) -> bool:
@@ -116,7 +120,7 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.unwritten or self.copied or self.columns) and not (
+                    or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing)
@@ -175,6 +179,10 @@ class Missing:
             parts.append(f"{tool} took the columns {', '.join(took)}, of which your subtask names only "
                          f"{', '.join(named)}: if only those belong, call {tool} again with just them (its columns), "
                          "else answer FINISH again")
+        if self.unlisted:
+            parts.append(f"what you wrote names {', '.join(self.unlisted[:5])}, which the folder's listing you had "
+                         "does not hold: write only paths the listing shows (answer FINISH again if those are "
+                         "meant to be new)")
         if self.ended:
             parts.append(f"your program ended with exit status {self.ended} after your last action: it was "
                          "cancelled or it failed, so what it was for is not done")
@@ -190,7 +198,7 @@ class Missing:
         if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=(), unwritten=())
+                       copied=(), columns=(), unwritten=(), unlisted=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -266,7 +274,39 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    unsettled_errors, unhanded, handed_only, _left(record, given, tuple(handed_from)),
                    record.dialog if acted else "", *_unwritten(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record), nothing)
+                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record), nothing,
+                   _unlisted(record, given))
+
+
+_LISTED = "path"  # the column of a folder listing's entries (a list of records, each with its path)
+_INNER_PATH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+")  # a path with a folder, inside a text
+
+
+def _listed(reads: Iterable[Any]) -> set[str]:
+    """The paths of the entries of the folder listings among `reads`: tables with a column of paths."""
+    paths: set[str] = set()
+    for read in reads:
+        rows = read.value
+        if getattr(read.kind, "value", read.kind) != Kind.TABLE.value or not rows or not isinstance(
+                rows[0], list | tuple) or _LISTED not in rows[0]:
+            continue
+        at = list(rows[0]).index(_LISTED)
+        paths.update(str(row[at]).casefold() for row in rows[1:] if isinstance(row, list | tuple) and len(row) > at)
+    return paths
+
+
+def _unlisted(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[str, ...]:
+    """Paths inside a text its successful changes wrote (not a path given as an argument on its own, a copy's
+    destination) in a folder a listing it had shows, that the listing does not hold and its changes did not make."""
+    listed = _listed((*record.artifacts.values(), *given))
+    folders = {posixpath.dirname(path) for path in listed} - {""}
+    if not folders:
+        return ()
+    made = {path.casefold() for path in record.changed}
+    texts = [str(v).casefold() for key in record.done for v in scalars(json.loads(key)[1])
+             if isinstance(v, str) and any(c.isspace() for c in v.strip())]
+    return tuple(dict.fromkeys(path for text in texts for path in _INNER_PATH.findall(text)
+                               if posixpath.dirname(path) in folders and path not in listed and path not in made))
 
 
 def _unread(record: SubtaskRecord) -> tuple[str, ...]:

@@ -31,13 +31,14 @@ def instructions(apps: Sequence[Any]) -> dict[str, str]:
 class Warmed:
     """One agent's instructions: their tokens, how many were read now, the seconds it took, and what
     happened (`kept`: read and kept; `held`: kept before, or too short to be worth keeping; `skipped`:
-    its model keeps no states on disk)."""
+    its model keeps no states on disk; `failed`: they could not be read, `error` says why)."""
 
     agent: str
     tokens: int
     read: int
     seconds: float
     outcome: str
+    error: str = ""  # why they could not be read (outcome `failed`)
 
 
 async def warm(apps: Sequence[Any], model: Backend,
@@ -58,6 +59,6 @@ async def warm(apps: Sequence[Any], model: Backend,
             done.append(Warmed(agent, 0, 0, 0.0, "skipped"))
             continue
         kept = await keep(system)
-        outcome = "kept" if kept.written else "held" if kept.on_disk else "skipped"
-        done.append(Warmed(agent, kept.tokens, kept.read, kept.seconds, outcome))
+        outcome = "failed" if kept.error else "kept" if kept.written else "held" if kept.on_disk else "skipped"
+        done.append(Warmed(agent, kept.tokens, kept.read, kept.seconds, outcome, kept.error))
     return done
