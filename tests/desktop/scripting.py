@@ -8,6 +8,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from podium.agent.backend import Prompt
+from podium.backends.scripted import ScriptedBackend
+
 
 def assign(*subtasks: dict[str, Any], comment: str = "assigning", **fields: Any) -> str:
     return json.dumps({"Observation": "", "Thought": "", "Status": "ASSIGN", "Subtasks": list(subtasks),
@@ -59,3 +62,16 @@ def noted(prompt: str) -> str:
 def verifying(prompt: str) -> bool:
     """The planner is asked to verify or re-plan (the graph has settled)."""
     return "Every subtask has ended" in prompt or "Re-plan:" in prompt or "You answered FINISH, but" in prompt
+
+
+class Spy(ScriptedBackend):
+    """A scripted model that also records every Prompt it gets (temperature, schema, system message)."""
+
+    def __init__(self, script: Any) -> None:
+        super().__init__(script)
+        self.seen: list[Prompt] = []
+
+    async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
+        self.seen.append(prompt)
+        async for event in super().prompt(session, prompt):
+            yield event

@@ -5,40 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from podium.agent.backend import Prompt
 from podium.backends.scripted import ScriptedBackend
 from podium.desktop import run_request, warm
 from podium.desktop.shell.heads import instructions
 from tests.desktop.memapps import Documents, Spreadsheets
-from tests.desktop.scripting import app, assign, host, sub, verifying
-
-TABLE = [["Region", "Revenue"], ["North", 42]]
-
-
-class Spy(ScriptedBackend):
-    """A scripted model that keeps the system message of every prompt it is sent."""
-
-    def __init__(self, script: Any) -> None:
-        super().__init__(script)
-        self.systems: set[str] = set()
-
-    async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
-        if isinstance(prompt, Prompt) and prompt.system:
-            self.systems.add(prompt.system)
-        async for event in super().prompt(session, prompt):
-            yield event
-
-
-def planner(prompt: str) -> str:
-    if verifying(prompt):
-        return host("FINISH", "done")
-    return assign(sub("1", "Read the table of report.docx", "documents", reads=["report.docx"], tools=["read_table"]))
-
-
-def reader(prompt: str) -> str:
-    if "## Your previous steps" not in prompt:
-        return app("CONTINUE", ("read_table", {"path": "report.docx"}))
-    return app("FINISH", result=TABLE)
+from tests.desktop.scripting import Spy
+from tests.desktop.test_host_failures import TABLE, one_subtask_planner, reading
 
 
 def apps() -> list[Any]:
@@ -47,12 +19,13 @@ def apps() -> list[Any]:
 
 async def test_the_instructions_read_ahead_are_the_system_messages_each_agent_is_sent() -> None:
     both = apps()
-    host_model, docs_model = Spy(planner), Spy(reader)
+    host_model, docs_model = Spy(one_subtask_planner), Spy(reading)
     result = await run_request("Read the table of report.docx", both, host_model, app_models={"documents": docs_model})
     assert result.ok, result
     ahead = instructions(both)
     assert list(ahead) == ["host", "app-documents", "app-spreadsheets"]
-    assert host_model.systems == {ahead["host"]} and docs_model.systems == {ahead["app-documents"]}
+    assert {p.system for p in host_model.seen} == {ahead["host"]}
+    assert {p.system for p in docs_model.seen} == {ahead["app-documents"]}
     assert ahead["app-documents"] != ahead["app-spreadsheets"]
 
 
@@ -74,7 +47,7 @@ class Keeper(ScriptedBackend):
 async def test_warm_reads_each_agents_head_with_the_model_that_agent_runs_on() -> None:
     both = apps()
     planner_model, docs_model = Keeper(), Keeper()
-    done = await warm(both, planner_model, {"documents": docs_model, "spreadsheets": ScriptedBackend(reader)})
+    done = await warm(both, planner_model, {"documents": docs_model, "spreadsheets": ScriptedBackend(reading)})
     ahead = instructions(both)
     assert [(w.agent, w.outcome) for w in done] == [("host", "kept"), ("app-documents", "kept"),
                                                     ("app-spreadsheets", "skipped")]

@@ -5,28 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from podium.agent.backend import Prompt
 from podium.backends.scripted import Crash, Hang, Say, ScriptedBackend
 from podium.desktop import HostConfig, HostSession, run_request
 from podium.desktop.host.flow import REPLAN
 from podium.desktop.shell.session import batch
 from tests.desktop.memapps import Documents, Notes, Spreadsheets
-from tests.desktop.scripting import app, assign, host, step_of, sub, subtask_of, verifying
+from tests.desktop.scripting import Spy, app, assign, host, step_of, sub, subtask_of, verifying
 
 TABLE = [["a", 1]]
-
-
-class Spy(ScriptedBackend):
-    """A scripted model that also records every Prompt it gets (temperature, schema)."""
-
-    def __init__(self, script: Any) -> None:
-        super().__init__(script)
-        self.seen: list[Prompt] = []
-
-    async def prompt(self, session: Any, prompt: Any):  # type: ignore[override]
-        self.seen.append(prompt)
-        async for event in super().prompt(session, prompt):
-            yield event
 
 
 def one_subtask_planner(prompt: str) -> str:
