@@ -311,7 +311,7 @@ def test_a_writer_handed_single_values_is_told_a_text_may_join_words_and_them() 
 
     total = ArtifactView(name="1.read_csv.rows.sum.Hours", kind="number", value=33.25, source="the sum of 'Hours'")
     table = ArtifactView(name="1.read_csv", kind="table", value=[["Hours"], [33.25]], source="read_csv")
-    parts = 'A text that joins words and data is a list of parts: ["Total: ", {"ref": "<name>"}].'
+    parts = 'A text that joins your words and data is a list of parts: strings, and {"ref": "<name>"} for data.'
     assert parts in app_user(AppStepRequest(description="write it", writes=("hours.txt",), artifacts=(total,)))
     assert parts not in app_user(AppStepRequest(description="write it", writes=("hours.txt",), artifacts=(table,)))
     assert parts not in app_user(AppStepRequest(description="hand it on", artifacts=(total,)))

@@ -304,7 +304,7 @@ def app_user(req: AppStepRequest, seen: Sequence[str] = (), planned: Sequence[An
     if req.artifacts:
         joins = req.writes and any(a.kind in PART_KINDS for a in req.artifacts)
         parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)) + (
-            '\nA text that joins words and data is a list of parts: ["Total: ", {"ref": "<name>"}].' if joins else ""))
+            '\nA text that joins your words and data is a list of parts: strings, and {"ref": "<name>"} for data.' if joins else ""))
     for placing in req.placing:
         parts.append(f"## Put the data in first\nSubtask {placing.subtask} handed you {_DATA[placing.data]}, and "
                      f"none of your planned tools takes it: first put it in {_declared(req.writes)} with "
