@@ -282,6 +282,8 @@ def _input_lines(inputs: Sequence[InputView]) -> list[str]:
 
 
 _DATA = {HandsOn.TABLE: "a table", HandsOn.NAMES: "a list of names"}
+# no words of its own: a small writer copies an example's label into texts that want none
+_PARTS = '\nA text that joins your words and data is a list of parts: strings, and {"ref": "<name>"} for data.'
 
 
 def _declared(paths: Sequence[str]) -> str:
@@ -302,9 +304,8 @@ def app_user(req: AppStepRequest, seen: Sequence[str] = (), planned: Sequence[An
     if req.inputs:
         parts.append("## The subtasks yours depends on\n" + "\n".join(_input_lines(req.inputs)))
     if req.artifacts:
-        joins = req.writes and any(a.kind in PART_KINDS for a in req.artifacts)
-        parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)) + (
-            '\nA text that joins your words and data is a list of parts: strings, and {"ref": "<name>"} for data.' if joins else ""))
+        joins = _PARTS if req.writes and any(a.kind in PART_KINDS for a in req.artifacts) else ""
+        parts.append("## Data you can refer to\n" + "\n".join(artifact_lines(req.artifacts)) + joins)
     for placing in req.placing:
         parts.append(f"## Put the data in first\nSubtask {placing.subtask} handed you {_DATA[placing.data]}, and "
                      f"none of your planned tools takes it: first put it in {_declared(req.writes)} with "
