@@ -18,6 +18,7 @@ from podium.agent.backend import Backend
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.host.state import PLANNER
 from podium.desktop.shell import app_step
+from podium.desktop.shell.session import model_of_app
 from podium.desktop.wire.prompts import host_system
 
 
@@ -46,15 +47,10 @@ async def warm(apps: Sequence[Any], model: Backend,
     """Read and keep the heads of the planner (`model`) and of each application's AppAgent (its entry of
     `app_models`, else `app_models`, else `model`), as HostSession.start assigns them. A model that is
     not the embedded one (it has no `keep_head`) is skipped: a served model caches on its own side."""
-    def model_of(agent: str) -> Any:
-        if agent == PLANNER:
-            return model
-        name = agent.removeprefix("app-")
-        return app_models.get(name, model) if isinstance(app_models, Mapping) else (app_models or model)
-
     done = []
     for agent, system in instructions(apps).items():
-        keep = getattr(model_of(agent), "keep_head", None)
+        owner = model if agent == PLANNER else model_of_app(agent.removeprefix("app-"), model, app_models)
+        keep = getattr(owner, "keep_head", None)
         if keep is None:
             done.append(Warmed(agent, 0, 0, 0.0, "skipped"))
             continue

@@ -172,7 +172,7 @@ class HostSession:
                                        own=_protected(apps)), **limits})
         app_agents = {}
         for app in apps:
-            app_model = app_models.get(app.name, model) if isinstance(app_models, Mapping) else (app_models or model)
+            app_model = model_of_app(app.name, model, app_models)
             app_agents[app.name] = AgentSpec(f"app-{app.name}", Behaviour(), {
                 "backend": AppStepBackend(trace.model(app_model, f"app-{app.name}", app.name), trace.application(app),
                                           lifecycle=lifecycle, screenshots=screenshots,
@@ -362,6 +362,12 @@ def _workspace_of(apps: Sequence[Any]) -> Path | None:
         if root is not None:
             return Path(root)
     return None
+
+
+def model_of_app(application: str, model: Backend, app_models: Backend | Mapping[str, Backend] | None) -> Backend:
+    """The model an application's AppAgent runs on: its entry of `app_models`, else `app_models` itself when it is
+    one model for all, else the planner's `model`."""
+    return app_models.get(application, model) if isinstance(app_models, Mapping) else (app_models or model)
 
 
 async def run_request(request: str, apps: Sequence[Any], model: Backend, **options: Any) -> RunResult:
