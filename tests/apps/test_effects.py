@@ -106,6 +106,14 @@ async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_a
     assert spaced.drops == ()
     [cut] = files.effects("replace_text", {"path": "server.conf", "find": "workers = 4\n", "replace_with": ""})
     assert cut.change is E and cut.drops == ("workers = 4",)
+    # a change that leaves a text holding nothing empties it (a listing of no names written over it); one that
+    # keeps a line, or a file that held nothing, does not
+    [emptied] = files.effects("write_file_names", {"path": ".", "pattern": "*.none", "into": "server.conf",
+                                                   "overwrite": True})
+    assert emptied.empties and not (wiped.empties or lossy.empties or cut.empties)
+    (root / "blank.txt").write_text("\n")
+    [blank] = files.effects("write_file", {"path": "blank.txt", "content": "", "overwrite": True})
+    assert not blank.empties
     # a file that is not text has no lines to show
     (root / "blob.txt").write_bytes(b"\x00\x01")
     [blob] = files.effects("write_file", {"path": "blob.txt", "content": "x", "overwrite": True})

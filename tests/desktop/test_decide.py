@@ -116,6 +116,17 @@ def test_the_same_change_is_not_made_twice() -> None:
     assert decide(answer(n=2), [click, click], record(), active=frozenset(), created=(), protected=()).run == (0, 1)
 
 
+def test_a_change_that_would_empty_what_the_subtask_wrote_is_not_run() -> None:
+    names = CallFacts(function="write_file_names", arguments={"path": ".", "pattern": "*.none", "into": "list.txt"},
+                      effects=(EffectView(path="list.txt", change="replace", removes=("Ada", "Bo"), empties=True),))
+    filled = record(changed={"list.txt": EffectView(path="list.txt", change="create", after="l1")})
+    decision = decide(answer(n=2), [names, write()], filled, active=frozenset(), created=("list.txt",), protected=())
+    assert decision.run == () and "would leave list.txt empty" in decision.skipped[0][1]
+    assert "did not run" in decision.skipped[1][1]  # what came after it may have relied on it
+    # a file the subtask did not fill is not its work to keep: emptying the person's is the approval's to judge
+    assert decide(answer(), [names], record(), active=frozenset(), created=(), protected=()).skipped == ()
+
+
 def test_calls_that_cannot_run_are_not_run() -> None:
     unknown = CallFacts(function="explode", known=False)
     bad_ref = CallFacts(function="write_rows", error="unknown reference '9.x'; the references are: 1.read_table")

@@ -56,9 +56,10 @@ def whole_file(workspace: Workspace, path: Path, overwrite: bool, content: str |
 
 def with_text(effect: Effect, before: str, after: str) -> Effect:
     """A change of a text file with what the person approving it is shown it lose: the lines it removes and
-    adds, whether it wipes the text, and the lines it drops."""
+    adds, whether it wipes the text, the lines it drops, and whether it leaves it empty."""
     removes, adds = text_change(before, after)
-    return replace(effect, removes=removes, adds=adds, wipes=wipes(before, after), drops=dropped(before, after))
+    return replace(effect, removes=removes, adds=adds, wipes=wipes(before, after), drops=dropped(before, after),
+                   empties=bool(before.strip()) and not after.strip())
 
 
 # What of a change the person is shown: a few lines on each side, each cut short; a change is approved

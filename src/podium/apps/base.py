@@ -74,6 +74,8 @@ class Effect:
     wipes: bool = False
     # The non-blank lines it removes with nothing in their place (approval.dropped): a deletion within an edit
     drops: tuple[str, ...] = ()
+    # Whether it leaves a text that held something holding nothing (blank)
+    empties: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,6 +96,14 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: the same {fact.function} call is earlier in this answer", True)
             continue
         answered.add(key)
+        # A subtask does work, it does not undo it: a file its own calls filled, emptied again, leaves the work
+        # undone whatever the call was meant for (a listing of no names written over the names).
+        if emptied := [e.path for e in fact.effects or () if e.empties and e.path in record.changed]:
+            it = "it holds" if len(emptied) == 1 else "they hold"
+            skip(index, f"not run: it would leave {', '.join(emptied)} empty, and {it} what your calls wrote in this "
+                        "subtask. If that is what your subtask writes, answer FINISH; to correct it, write it whole "
+                        "with what it must hold")
+            continue
         if key in failed:
             again.append(fact.function)
         if rules.READ_AGAIN in active and fact.read_only and key in record.read and record.spec.writes:

@@ -301,7 +301,7 @@ class AppStepBackend(StepBackend):
             return None
         return tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
                                 before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds,
-                                wipes=e.wipes, drops=e.drops)
+                                wipes=e.wipes, drops=e.drops, empties=e.empties)
                      for e in found)
 
     async def _launch(self, req: AppStepRequest) -> None:

@@ -73,6 +73,7 @@ class EffectView(BaseModel):
     adds: tuple[str, ...] = ()
     wipes: bool = False  # it keeps less than half of a text's lines (podium.apps.approval.wipes)
     drops: tuple[str, ...] = ()  # the lines it removes with nothing in their place (approval.dropped)
+    empties: bool = False  # it leaves a text that held something blank
 
 
 class Call(BaseModel):
