@@ -668,3 +668,21 @@ async def test_a_row_written_right_under_a_table_but_a_column_to_the_right_goes_
         "range"] == "B9:C9"
     assert (await sheets.call("write_rows", {"path": "p.xlsx", "start": "D1", "rows": [["Note", "y"]]})).content[
         "range"] == "D1:E1"
+
+
+def test_identifiers_put_into_a_records_empty_place_are_told_apart_by_where_they_come_from(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    book = Workbook()
+    for row in (["Client", "Email", "Total"], ["Acme", "ops@acme.example", 120], ["Vega SA", None, 80]):
+        book.active.append(row)
+    book.save(root / "clients.xlsx")
+    # another record's address is a copy (from B2); one no cell holds comes from the call alone ("")
+    assert sheets.copies("set_cell", {"path": "clients.xlsx", "cell": "B3", "value": "ops@acme.example"}) == [
+        ("B3", "ops@acme.example", "B2", "Email of Vega SA (B3)")]
+    assert sheets.copies("set_cell", {"path": "clients.xlsx", "cell": "B3", "value": "info@vega.example"}) == [
+        ("B3", "info@vega.example", "", "Email of Vega SA (B3)")]
+    # a cell that holds a value, a column that holds no identifiers, and values that are none are not asked about
+    assert sheets.copies("set_cell", {"path": "clients.xlsx", "cell": "B2", "value": "new@acme.example"}) == []
+    assert sheets.copies("write_rows", {"path": "clients.xlsx", "start": "D1", "rows": [["Ref"], ["+1 555 0100 99"]]}
+                         ) == []
+    assert sheets.copies("set_cell", {"path": "clients.xlsx", "cell": "B3", "value": "unknown"}) == []

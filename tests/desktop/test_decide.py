@@ -336,6 +336,22 @@ def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() 
     assert given.run == (0,)
 
 
+def test_an_identifier_no_one_gave_is_asked_for_not_made_up() -> None:
+    made_up = write().model_copy(update={"copies": (("C4", "info@vega.example", "", "Email of Vega SA (C4)"),)})
+    # not a rule: no model may put a record's address there from nowhere
+    decision = decide(answer(), [made_up], record(), active=frozenset(), created=(), protected=())
+    assert decision.run == () and decision.fired == ()
+    assert "which neither the person's words nor any file read gives" in decision.skipped[0][1]
+    assert decision.questions == ("What is the Email of Vega SA (C4) in budget.xlsx? No file gives it.",)
+    # given by the person, or found in a file the run read (written otherwise: one identifier), it is written
+    for given, data in (("Vega's address is INFO@vega.example", ""), ("", '[["Vega SA", "info@vega.example"]]')):
+        assert decide(answer(), [made_up], record(), active=frozenset(), created=(), protected=(), given=given,
+                      data=data).run == (0,)
+    phone = write().model_copy(update={"copies": (("C3", "+44 20 7946 0018", "", "Phone of Acme Corp"),)})
+    assert decide(answer(), [phone], record(), active=frozenset(), created=(), protected=(),
+                  data='{"phone": "+442079460018"}').run == (0,)
+
+
 def test_a_writer_does_not_read_the_same_again_until_its_files_change() -> None:
     read = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True)
     seen = record(read=(call_key("read_sheet", {"path": "budget.xlsx"}),))

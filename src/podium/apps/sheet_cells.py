@@ -201,8 +201,9 @@ def used_range(sheet: Any) -> str | None:
     return sheet.dimensions
 
 
-# A text that is one row's own: a phone or account number (six digits or more, however grouped), an e-mail.
-_IDENTIFIER = re.compile(r"\+?\(?\d(?:[\s\-./()]*\d){5,}|[^@\s]+@[^@\s]+\.\w+")
+# A text that is one row's own: a phone or account number (six digits or more, however grouped), an e-mail
+# (what quotes or brackets enclose in a longer text are not part of it).
+_IDENTIFIER = re.compile(r"\+?\(?\d(?:[\s\-./()]*\d){5,}|[^@\s\"'<>()\[\],;]+@[^@\s\"'<>()\[\],;]+\.\w+")
 
 
 def identity(value: Any) -> str | None:
@@ -211,6 +212,11 @@ def identity(value: Any) -> str | None:
     if not isinstance(value, str) or not _IDENTIFIER.fullmatch(text := value.strip()):
         return None
     return text.casefold() if "@" in text else re.sub(r"\D", "", text)
+
+
+def identities(text: str) -> set[str]:
+    """The identifiers a text holds anywhere in it, each as `identity` makes it comparable."""
+    return {key for found in _IDENTIFIER.finditer(text) if (key := identity(found.group(0))) is not None}
 
 
 def value_at(sheet: Any, row: int, col: int) -> CellValue:
@@ -249,19 +255,26 @@ def copied_cells(sheet: Any, first_col: int, first_row: int, rows: list[list[Cel
     """(cell, value, where it is already, what the cell is) for each identifier the rows put into an EMPTY
     cell that another cell of the sheet holds: told to fill in a contact's missing phone number, found
     nowhere, the 1.5B AppAgent wrote another contact's, under Phone, then beside it in a new column. What
-    the cell is ("Phone of Acme Corp") names the value to ask the person for."""
+    the cell is ("Phone of Acme Corp") names the value to ask the person for. An identifier no cell holds, put
+    into an empty cell of a column whose other cells hold identifiers (a record's missing address), is there
+    with "" for where: it comes from the call alone, and the host asks where the call got it."""
     held: dict[str, str] = {}  # identifier -> the first cell holding it (one pass over the sheet)
+    columns: set[int] = set()  # the columns holding identifiers
     for line in sheet.iter_rows():
         for cell in line:
             if (key := identity(cell.value)) is not None:
                 held.setdefault(key, cell.coordinate)
+                columns.add(cell.column)
     found = []
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
             key, col, at = identity(cell_value(value)), first_col + c, first_row + r
-            # the target is empty, so the cell holding it is another one
-            if key is not None and key in held and value_at(sheet, at, col) in (None, ""):
+            if key is None or value_at(sheet, at, col) not in (None, ""):
+                continue
+            if key in held:  # the target is empty, so the cell holding it is another one
                 found.append((coordinate(col, at), value, held[key], _field(sheet, held[key], at)))
+            elif col in columns:
+                found.append((coordinate(col, at), value, "", _field(sheet, coordinate(col, at), at)))
     return found
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from podium.apps.base import ENDED, OTHER_PARTS, READ_PART, TOOK_COLUMNS, Change
+from podium.apps.sheet_cells import identities, identity
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import Hold, covered, holds, is_pattern
 from podium.desktop.host.state import SubtaskRecord
@@ -49,9 +50,10 @@ class Decision:
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
            created: Sequence[str], protected: Sequence[str], given: str = "",
-           tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None) -> Decision:
+           tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "") -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
-    `tools`: the names of every application's tools; `named`: the subtask's writes those words name."""
+    `tools`: the names of every application's tools; `named`: the subtask's writes those words name; `data`:
+    what the run's reads found (its artifacts), which may give values too."""
     run: list[int] = []
     skipped: list[tuple[int, str, bool]] = []
     fired: list[str] = []
@@ -60,6 +62,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     failed = dict(record.failed)
     blocked = False  # a change of this step could not run: the calls after it may depend on it
     answered: set[str] = set()  # the calls of this answer so far
+    sourced = identities(f"{given}\n{data}")  # the identifiers the person or the files gave
 
     def skip(index: int, why: str, done: bool = False) -> None:
         nonlocal blocked
@@ -103,6 +106,17 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: it would leave {', '.join(emptied)} empty, and {it} what your calls wrote in this "
                         "subtask. If that is what your subtask writes, answer FINISH; to correct it, write it whole "
                         "with what it must hold")
+            continue
+        # A record's identifier (an address, a number) comes from the person or a file, never from the call: one
+        # that neither gives, put into a record's empty place, is asked for, not made up.
+        if made_up := [c for c in fact.copies if not c[2] and identity(c[1]) not in sourced]:
+            file = fact.arguments.get("path")
+            place = f" in {file}" if isinstance(file, str) else ""
+            skip(index, "not run: " + "; ".join(f"{where} would get {value!r}" for where, value, _, _ in made_up)
+                 + ", which neither the person's words nor any file read gives: a record's value is not made up; "
+                   "the person is asked for it")
+            questions.extend(q for _, _, _, what in made_up if (q := f"What is the {what}{place}? No file gives "
+                                                                      "it.") not in questions)
             continue
         if key in failed:
             again.append(fact.function)

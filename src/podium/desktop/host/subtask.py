@@ -94,7 +94,9 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
-                  named=tuple(w for w in record.spec.writes if named_by(w, given)))
+                  named=tuple(w for w in record.spec.writes if named_by(w, given)),
+                  data=json.dumps([a.value for r in (*run.subtasks.values(), record) for a in r.artifacts.values()],
+                                  default=str, ensure_ascii=False))
 
 
 def new_questions(record: SubtaskRecord, questions: Sequence[str]) -> tuple[str, ...]:

@@ -214,7 +214,7 @@ def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: 
         return EXAMPLE_COPY, (f"not run: {EXAMPLE_ROW} is the data of the example in your instructions, not of "
                               "your subtask; use the data your subtask was given or has read"), ()
     if COPY_QUESTION in active and not fact.read_only:
-        copies = [c for c in fact.copies if str(c[1]).strip().casefold() not in given.casefold()]
+        copies = [c for c in fact.copies if c[2] and str(c[1]).strip().casefold() not in given.casefold()]
         if copies:
             found = "; ".join(f"{where} would get {value!r}, already in {source}" for where, value, source, _ in copies)
             file = fact.arguments.get("path")

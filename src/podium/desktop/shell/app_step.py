@@ -35,7 +35,6 @@ from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import covered
 from podium.desktop.rules.steps import (
-    COPY_QUESTION,
     FOLDER_FROM_DECLARATION,
     PART_FROM_DESCRIPTION,
     PATH_FROM_DECLARATION,
@@ -250,7 +249,7 @@ class AppStepBackend(StepBackend):
         # what the application refuses as a file made anew where one is (no overwrite) changes nothing
         taken = effects == () and _overwrites(tool) and not resolved.get(OVERWRITE)
         copies: tuple[tuple[str, Any, str, str], ...] = ()
-        if COPY_QUESTION in request.rules and hasattr(app, "copies"):
+        if hasattr(app, "copies"):
             try:
                 copies = tuple(tuple(c) for c in app.copies(function, resolved))  # type: ignore[misc]
             except Exception:

@@ -158,7 +158,8 @@ class CallFacts(BaseModel):
     sensitive: bool = False  # the application's own verdict (destructive, protected, its own sensitive acts)
     effects: tuple[EffectView, ...] | None = ()  # None: the application does not say
     error: str | None = None  # it cannot run as given (an unknown reference...)
-    # values it would copy from another record into this one's empty place: (where, value, source, what)
+    # identifiers it would put into a record's empty place: (where, value, source, what); source is the other
+    # record's cell it is copied from, or "" where no cell of the file holds it
     copies: tuple[tuple[str, Any, str, str], ...] = ()
     rewritten: tuple[str, ...] = ()  # the named rules that changed its arguments (a path, a sheet, a folder)
     absent: bool = False  # a read whose `path` names nothing in the workspace
