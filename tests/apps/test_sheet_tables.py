@@ -97,3 +97,28 @@ async def test_merge_several_sources_in_one_call(sheets: SpreadsheetsApplication
                                                                 "sources": ["north.xlsx", "west.xlsx"]})
     assert "'west.xlsx' does not exist" in broken.error
     assert len(values(root / "all.xlsx", "All")) == 5
+
+
+async def test_a_source_whose_rows_the_table_holds_already_is_not_added_again(sheets: SpreadsheetsApplication,
+                                                                               root: Path) -> None:
+    workbook(root / "north.xlsx", {"N": [["Name", "City"], ["Nimbus", "Leeds"], ["Bolt", "York"]]})
+    workbook(root / "south.xlsx", {"S": [["Name", "City"], ["Vega", "Bath"], ["Vega", "Bath"]]})
+    # the first source's rows written in before the merge: the merge adds the other source's alone, and a
+    # source's own repeated rows are its to keep
+    workbook(root / "all.xlsx", {"All": [["Name", "City"], ["Nimbus", "Leeds"], ["Bolt", "York"]]})
+    call = {"path": "all.xlsx", "sheet": "All", "sources": ["north.xlsx", "south.xlsx"]}
+    assert kinds(sheets, "merge_tables", call) == [Change.ADD]
+    result = await call_checked(sheets, root, "merge_tables", call)
+    assert result.content["rows_added"] == 2 and result.content["held_already"] == ["north.xlsx"]
+    assert "the table held the rows of north.xlsx already" in result.content["note"]
+    assert values(root / "all.xlsx", "All") == [["Name", "City"], ["Nimbus", "Leeds"], ["Bolt", "York"],
+                                                ["Vega", "Bath"], ["Vega", "Bath"]]
+    # a source held already, though not as the table's last rows, changes nothing (and is declared so)
+    again = {"path": "all.xlsx", "sheet": "All", "source": "north.xlsx"}
+    assert kinds(sheets, "merge_tables", again) == []
+    assert (await call_checked(sheets, root, "merge_tables", again)).content["unchanged"] is True
+    # a part of a source held is no source held: its rows all go in
+    workbook(root / "west.xlsx", {"W": [["Name", "City"], ["Bolt", "York"], ["Ada", "Hull"]]})
+    west = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "All",
+                                                              "source": "west.xlsx"})
+    assert west.content["rows_added"] == 2

@@ -211,9 +211,37 @@ def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
             added.append(name)
             next_col += 1
     closing = totals_row(workbook[existing], table)
+    rows, styles, held = _not_held(workbook[existing], table, closing, columns, rows, styles, counts, args.each())
     return {"title": existing, "new": False, "header": names, "rows": rows, "styles": styles, "columns": columns,
             "first_row": closing or table.last_row + 1, "added": added, "closing": closing, "table": table,
-            "counts": counts}
+            "counts": counts, "held": held}
+
+
+def _not_held(sheet: Any, table: SheetTable, closing: int | None, columns: list[int], rows: list[list[Any]],
+              styles: list[Any] | None, counts: list[int], sources: list[str | None]
+              ) -> tuple[list[list[Any]], list[Any] | None, list[str]]:
+    """The rows (and styles) of the sources whose rows the table does not hold already, and the names of those
+    it does: a source whose every row is there, in its order, one under the other, was merged already (its rows
+    written in before this call); added again, each of them would be there twice. A source is kept or left out
+    whole: rows repeated within or across the sources are theirs to keep."""
+    last = (closing - 1) if closing else table.last_row
+    there = [tuple(plain(sheet.cell(row=r, column=c).value) for c in columns)
+             for r in range(table.header_row + 1, last + 1)]
+    kept_rows: list[list[Any]] = []
+    kept_styles: list[Any] = []
+    held: list[str] = []
+    start = 0
+    for source, count in zip(sources, counts, strict=True):
+        block = rows[start:start + count]
+        wanted = [tuple(plain(v) for v in (*row, *[None] * (len(columns) - len(row))))[:len(columns)]
+                  for row in block]
+        if wanted and any(there[i:i + len(wanted)] == wanted for i in range(len(there) - len(wanted) + 1)):
+            held.append(source or table.title)
+        else:
+            kept_rows += block
+            kept_styles += styles[start:start + count] if styles is not None else []
+        start += count
+    return kept_rows, (kept_styles if styles is not None else None), held
 
 
 def _repeats(workbook: Any, plan: dict[str, Any]) -> bool:
@@ -245,6 +273,11 @@ def _append(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     if len(args.each()) > 1:
         done["sources"] = [{"source": name, "rows": count} for name, count in zip(args.each(), plan["counts"],
                                                                                    strict=True)]
+    if plan.get("held"):
+        done["held_already"] = plan["held"]
+    if not rows:
+        return {**done, "unchanged": True, "note": f"the table holds the rows of {', '.join(plan['held'])} already, "
+                                                   "in order: not added again"}
     if _repeats(workbook, plan):
         return {**done, "unchanged": True, "note": "these rows are the table's last rows already: not added again"}
     if plan["new"]:
@@ -269,6 +302,7 @@ def _append(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
     done["range"] = f"{_letter(min(columns))}{first}:{_letter(max(columns))}{first + len(rows) - 1}"
     missing = [h for h in table.header if h and h.casefold() not in {n.casefold() for n in plan["header"]}]
     notes = ([f"columns added to the table: {plan['added']}"] if plan["added"] else []) + \
+        ([f"the table held the rows of {', '.join(plan['held'])} already: not added again"] if plan["held"] else []) + \
         ([f"the source has no {missing}: left empty"] if missing else []) + \
         ([f"the totals row moved to row {plan['closing'] + len(rows)}, its sums cover the new rows"]
          if plan["closing"] else [])
@@ -308,7 +342,7 @@ def _append_effects(app: Any, args: AppendTableArgs) -> list[Effect]:
         return [effect(app.workspace, args.path, Change.CREATE)]
     workbook = app._peek(args.path)
     plan = _plan(app, workbook, args)
-    if _repeats(workbook, plan):
+    if not plan["rows"] or _repeats(workbook, plan):
         return []
     if plan["closing"]:
         _extended_totals(workbook[plan["title"]], plan["table"], plan["closing"], 1)  # refused when it cannot
