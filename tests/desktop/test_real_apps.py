@@ -638,3 +638,42 @@ async def test_a_path_is_not_made_the_declared_new_file_for_a_tool_that_opens_on
     assert opened.arguments == {"path": "podium.toml"} and not opened.rewritten
     saved = await step._facts("save", {"path": "podium.toml"}, {}, request)
     assert saved.arguments == {"path": "notes.txt"} and saved.rewritten == ("path-from-declaration",)
+
+
+async def test_a_chart_over_more_columns_than_its_subtask_names_is_drawn_again_over_those_alone(
+        tmp_path: Path) -> None:
+    """Rule columns-as-named: asked about the columns, a small model repeats its call; the rule makes it again
+    over the columns named, and the chart it draws replaces the first."""
+    from podium.desktop import HostConfig
+
+    book = openpyxl.Workbook()
+    book.active.title = "Sales"
+    for row in (["Quarter", "North", "South", "East", "West"], ["Q1", 5, 6, 7, 8], ["Q2", 6, 7, 8, 9]):
+        book.active.append(row)
+    chart = {"path": "regions.xlsx", "kind": "line", "data": "A1:E3", "title": "Sales", "sheet": "Sales"}
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "charted")
+        return assign(sub("1", "Create a line chart in regions.xlsx of the North and West columns", "spreadsheets",
+                          reads=["regions.xlsx"], writes=["regions.xlsx"], tools=["add_chart"]))
+
+    def sheets(prompt: str) -> str:
+        return app("FINISH", ("add_chart", chart), result="charted")
+
+    async def run(rules: str) -> tuple[Any, bool, list[Any]]:
+        book.save(tmp_path / "regions.xlsx")
+        result = await run_request("Make a line chart in regions.xlsx of only the North and West columns",
+                                   [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                                   app_models={"spreadsheets": ScriptedBackend(sheets)},
+                                   config=HostConfig(rules=rules, max_subtask_steps=4))
+        charts = openpyxl.load_workbook(tmp_path / "regions.xlsx")["Sales"]._charts
+        fired = any("columns-as-named" in step.get("rules", ()) for step in result.trajectory)
+        return result, fired, [[s.tx.strRef.f for s in c.series] for c in charts]
+
+    result, fired, charts = await run("small-local")
+    assert result.ok and fired, [(t["action"], t["outcome"]) for t in result.trajectory]
+    assert charts == [["'Sales'!B1", "'Sales'!E1"]]  # one chart, over North and West alone
+    # without the rule, the agent is asked about the columns once and believed when it stands by its chart
+    result, fired, charts = await run("none")
+    assert result.ok and not fired and len(charts) == 1 and len(charts[0]) == 4

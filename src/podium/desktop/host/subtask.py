@@ -314,6 +314,11 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if answer is not None:
             s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True)
             return dispatch_propose(s, sid, answer=answer, rule=rules.RESULT_CONTENT)
+    if missing.columns and rules.COLUMNS_AS_NAMED in s.rules and (answer := rules.columns_as_named(
+            s.catalog.get(record.spec.application), record.done, [k for k, _ in record.failed],
+            missing.columns)) is not None:
+        s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True)
+        return dispatch_propose(s, sid, answer=answer, rule=rules.COLUMNS_AS_NAMED)
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):

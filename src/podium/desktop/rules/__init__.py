@@ -147,6 +147,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),
+    Rule("columns-as-named", "A FINISH whose change took columns of a table of which its subtask's description "
+                             "names some and not the others gets as its next answer that change's call again over "
+                             "only the columns named, and FINISH: asked about the columns, a small model repeats "
+                             "its call unchanged."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
 )}

@@ -4,6 +4,7 @@ the host can record that it fired."""
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence, Set
@@ -42,6 +43,8 @@ UNHANDED_FAIL = "unhanded-is-failure"
 NOTHING_FAIL = "nothing-taken-is-failure"
 HANDED_FIRST = "handed-data-first"
 OPEN_FIRST = "open-before-acting"
+COLUMNS_AS_NAMED = "columns-as-named"
+COLUMNS = "columns"  # the argument of a tool that takes only some columns of a table (podium.apps.sheet_args)
 OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it (apps.desktop_apps)
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
@@ -111,6 +114,27 @@ def content_from_result(spec: SubtaskSpec, app: AppInfo | None, data: str, their
         arguments["overwrite"] = True  # what the run made is its own to write again
     return AppOutput(actions=(Action(function=tool.name, arguments=arguments),), status=AppStatus.FINISH,
                      result=f"{path} has the data named")
+
+
+def columns_as_named(app: AppInfo | None, done: Sequence[str], failed: Sequence[str],
+                     columns: Sequence[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> AppOutput | None:
+    """Rule columns-as-named: the answer after a FINISH whose change took columns of a table of which its
+    subtask's description names some and not the others (verify.Missing.columns): that change's last call
+    again (`done`: the subtask's calls that changed files, as call keys) over only the columns named, where
+    its tool takes columns and that call was neither made nor tried (`failed`) already, then FINISH. The
+    application makes such a call in place of the one before it (a chart drawn again over fewer columns)."""
+    actions = []
+    for tool, _, named in columns:
+        info = app.tool(tool) if app is not None else None
+        made = [json.loads(key)[1] for key in done if json.loads(key)[0] == tool]
+        if info is None or COLUMNS not in info.schema.get("properties", {}) or not made:
+            continue
+        arguments = {**made[-1], COLUMNS: list(named)}
+        if arguments not in [*made, *(json.loads(key)[1] for key in failed)]:
+            actions.append(Action(function=tool, arguments=arguments))
+    if not actions:
+        return None
+    return AppOutput(actions=tuple(actions), status=AppStatus.FINISH, result="made over the columns named")
 
 
 def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, existing: Collection[str],
