@@ -154,18 +154,6 @@ def test_a_write_nobody_asked_for_is_refused() -> None:
                      request="Add Vega's email address to clients.xlsx")
     assert any(p.endswith("writes visit.docx, which the request does not name and no subtask reads: write only what "
                           "the request asks for; the files the request names: clients.xlsx") for p in found), found
-    # a new file is named with its type: the bare word the request gives is a sheet's name; an existing file's
-    # name without its type names it (budget), and without a listing nothing is known to be new
-    sheet = "Rank the rows of budget.xlsx on a new sheet called Results"
-    found = problems(spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Results.xlsx"], tools=["sort_rows"]),
-                     request=sheet)
-    assert any("writes Results.xlsx, which the request does not name" in p for p in found), found
-    assert not problems(spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["budget.xlsx"], tools=["sort_rows"]),
-                        request=sheet)
-    assert not problems(spec("1", "spreadsheets", writes=["budget.xlsx"], tools=["write_rows"]),
-                        request="Write the rows into the budget")
-    assert not problems(spec("1", "spreadsheets", reads=["budget.xlsx"], writes=["Results.xlsx"], tools=["sort_rows"]),
-                        request=sheet, files=None)
 
 
 def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None:

@@ -98,7 +98,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     problems.extend(_conflicts(everything))
     if listed is not None:
         problems.extend(_request_files(request, listed, everything))
-    problems.extend(_stray_writes(resolved, request, everything, listed))
+    problems.extend(_stray_writes(resolved, request, everything))
     return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), tuple(notes))
 
 
@@ -339,22 +339,14 @@ def _named_types(spec: SubtaskSpec, request: str, notes: list[str]) -> SubtaskSp
     return spec.model_copy(update={"reads": reads})
 
 
-def _strays(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec],
-            files: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
-    """(subtask id, path) of each write that the request does not name and no other subtask reads. `files`: the
-    workspace's paths, where known: a new file of a type is named by its name with that type (a bare word the
-    request gives is the name of a sheet, a folder or a title: "a new sheet called Results" names no
-    Results.xlsx)."""
+def _strays(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[tuple[str, str]]:
+    """(subtask id, path) of each write that the request does not name and no other subtask reads."""
     strays: list[tuple[str, str]] = []
     for spec in specs:
         for path in spec.writes:
             read_later = any(covered(r, (path,)) or covered(path, (r,))
                              for other in everything.values() if other.id != spec.id for r in other.reads)
-            new_file = files is not None and not is_pattern(path) and not _exists(path, files) \
-                and "." in path.rpartition("/")[2].strip(".")
-            named = names(request, path) or names(request, path.rpartition("/")[2]) if new_file \
-                else named_by(path, request)
-            if not named and not read_later:
+            if not named_by(path, request) and not read_later:
                 strays.append((spec.id, path))
     return strays
 
@@ -447,12 +439,11 @@ def _unnamed_folders(spec: SubtaskSpec, request: str, catalog: Catalog, files: t
     return spec.model_copy(update={"reads": reads})
 
 
-def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec],
-                  files: tuple[str, ...] | None = None) -> list[str]:
+def _stray_writes(specs: list[SubtaskSpec], request: str, everything: Mapping[str, SubtaskSpec]) -> list[str]:
     named = [normal_path(name) for name in file_names(request)]
     # the files it may write instead, so that a re-plan has a path to put there, not only one to leave out
     instead = f"; the files the request names: {', '.join(named)}" if named else ""
-    strays = _strays(specs, request, everything, files)
+    strays = _strays(specs, request, everything)
     pattern = _named_pattern([path for _, path in strays], request)
     # a plan that lists many files one by one, where the request names them by what their names share
     instead += f"; a pattern the request names covers them: {pattern} (writes name many files by a pattern)" \
