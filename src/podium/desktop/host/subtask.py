@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from podium.desktop.host import verify
@@ -95,8 +95,14 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
                   named=tuple(w for w in record.spec.writes if named_by(w, given)),
-                  data=json.dumps([a.value for r in (*run.subtasks.values(), record) for a in r.artifacts.values()],
-                                  default=str, ensure_ascii=False))
+                  data=_read_data(run.subtasks.values(), record) if any(
+                      not source for f in facts for _, _, source, _ in f.copies) else "")
+
+
+def _read_data(records: Iterable[SubtaskRecord], record: SubtaskRecord) -> str:
+    """What the run's reads found, as text: asked only where a call puts a value no cell holds into a record."""
+    return json.dumps([a.value for r in (*records, record) for a in r.artifacts.values()], default=str,
+                      ensure_ascii=False)
 
 
 def new_questions(record: SubtaskRecord, questions: Sequence[str]) -> tuple[str, ...]:
