@@ -102,8 +102,9 @@ async def test_retry_after_longer_than_allowed_fails_at_once(fake_server, waits:
 
 
 async def test_silent_server_times_out_and_is_retried(fake_server, waits: Waits):
-    fake_server.push(Hang(2.0), openai_stream(["late but fine"]))
-    backend = make(fake_server, RetryPolicy(max_attempts=2, sleep=waits), timeout=0.3)
+    # the timeout leaves the retried call's answer room on a loaded machine; the hang outlasts it well
+    fake_server.push(Hang(4.0), openai_stream(["late but fine"]))
+    backend = make(fake_server, RetryPolicy(max_attempts=2, sleep=waits), timeout=1.5)
     events = await collect(backend, await backend.start_session({}), "hi")
     assert events[-1].kind is EventKind.RESULT and events[-1].data["text"] == "late but fine"
     assert len(waits.delays) == 1
