@@ -147,6 +147,7 @@ def build_chart(args: ChartArgs, sheet: Any, area: str) -> tuple[Any, list[str],
     top = min_row if args.header_row else first_value_row
     spans = _series(args, sheet, min_row, first_data_col, max_col,
                     min_col if args.categories_in_first_column else None, notes)
+    spans = _plotted(sheet, spans, min_row if args.header_row else None, first_value_row, max_row, area, notes)
     for low, high in spans:
         chart.add_data(Reference(sheet, min_col=low, min_row=top, max_col=high, max_row=max_row),
                        titles_from_data=args.header_row)
@@ -190,6 +191,43 @@ def _series(args: ChartArgs, sheet: Any, header_row: int, first: int, last: int,
                             f"{shown}")
         spans.append((found[0], found[0]))
     return spans or [(first, last)]
+
+
+def _plotted(sheet: Any, spans: list[tuple[int, int]], header_row: int | None, first_row: int, last_row: int,
+             area: str, notes: list[str]) -> list[tuple[int, int]]:
+    """The spans' columns that hold a number (a formula may give one), as spans. A column of text plots as
+    nothing (a spreadsheet program draws it as zeros): such a column is left out, said in `notes`, and a
+    range with no column of numbers is no chart at all."""
+    from openpyxl.utils.cell import get_column_letter
+
+    columns = [c for low, high in spans for c in range(low, high + 1)]
+    plotted = [c for c in columns if any(_number(cell.value) for row in sheet.iter_rows(
+        min_row=first_row, max_row=last_row, min_col=c, max_col=c) for cell in row)]
+    if plotted == columns:
+        return spans
+    names = [(str(sheet.cell(row=header_row, column=c).value or "").strip() if header_row else "", c)
+             for c in columns if c not in plotted]
+    named = ", ".join(f"{name} ({get_column_letter(c)})" if name else get_column_letter(c) for name, c in names)
+    if not plotted:
+        raise ToolError(f"{sheet.title}!{area}: its value columns {named} hold no numbers, and a chart plots numbers: "
+                        "there is nothing in them to chart")
+    notes.append(f"{named} hold no numbers: left out of the chart")
+    merged: list[tuple[int, int]] = []
+    for c in plotted:
+        if merged and merged[-1][1] == c - 1:
+            merged[-1] = (merged[-1][0], c)
+        else:
+            merged.append((c, c))
+    return merged
+
+
+def _number(value: Any) -> bool:
+    if isinstance(value, bool) or value in (None, ""):
+        return False
+    if isinstance(value, int | float):
+        return True
+    text = str(value).strip()
+    return text.startswith("=") or bool(_NUMBER.fullmatch(text))
 
 
 def _texts(sheet: Any, min_row: int, max_row: int, min_col: int, max_col: int) -> bool:
