@@ -677,3 +677,62 @@ async def test_a_chart_over_more_columns_than_its_subtask_names_is_drawn_again_o
     # without the rule, the agent is asked about the columns once and believed when it stands by its chart
     result, fired, charts = await run("none")
     assert result.ok and not fired and len(charts) == 1 and len(charts[0]) == 4
+
+
+async def test_a_record_value_its_subtask_leaves_unwritten_is_asked_of_the_person(tmp_path: Path) -> None:
+    """A FINISH that leaves the workbook it writes as it was, over an empty cell of a record under a column its
+    subtask names, is no answer: the person is asked for the value, with no compensation rules. An answer is
+    written; in batch mode nobody answers, and the run fails instead of reporting done."""
+    import asyncio
+    from dataclasses import replace
+
+    from podium.desktop import HostConfig, HostSession
+    from podium.desktop.person import Question
+
+    book = openpyxl.Workbook()
+    book.active.title = "Contacts"
+    for row in (["Company", "Contact", "Phone"], ["Bolt & Sons", "Maria Bolt", "+44 20 7946 0018"],
+                ["Acme Corp", "John Doe", None]):
+        book.active.append(row)
+    asked: list[Question] = []
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FAIL" if "ended FAIL" in prompt else "FINISH", "done")
+        return assign(sub("1", "Fill in the missing phone number of Acme Corp in contacts.xlsx", "spreadsheets",
+                          reads=["contacts.xlsx"], writes=["contacts.xlsx"], tools=["set_cell"]))
+
+    def sheets(prompt: str) -> str:
+        if "A: +1 555 0100" in prompt:
+            return app("FINISH", ("set_cell", {"path": "contacts.xlsx", "cell": "C3", "value": "+1 555 0100"}),
+                       result="filled in")
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("read_sheet", {"path": "contacts.xlsx"}))
+        return app("FINISH", result="contacts.xlsx has the rows")
+
+    def person(question: Question) -> list[str]:
+        asked.append(question)
+        return ["+1 555 0100"] * len(question.questions)
+
+    question = "What is the Phone of Acme Corp (C3) in contacts.xlsx? It is empty there."
+    config = HostConfig(rules="none", max_subtask_steps=6)
+    book.save(tmp_path / "contacts.xlsx")
+    apps = [SpreadsheetsApplication(Workspace.at(tmp_path))]
+    async with await HostSession.start(apps, ScriptedBackend(plan), ask_person=person,
+                                       config=replace(config, interactive=True),
+                                       app_models={"spreadsheets": ScriptedBackend(sheets)}) as session:
+        result = await asyncio.wait_for(session.run("Fill in the missing phone number of Acme Corp in contacts.xlsx"),
+                                        30)
+    assert result.ok, [(t["action"], t["outcome"]) for t in result.trajectory]
+    assert [q.questions for q in asked] == [(question,)]
+    assert openpyxl.load_workbook(tmp_path / "contacts.xlsx")["Contacts"]["C3"].value == "+1 555 0100"
+    # batch mode: the default answer gives no value, and a FINISH that still wrote nothing is a failure
+    book.save(tmp_path / "contacts.xlsx")
+    before = (tmp_path / "contacts.xlsx").read_bytes()
+    result = await run_request("Fill in the missing phone number of Acme Corp in contacts.xlsx",
+                               [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                               app_models={"spreadsheets": ScriptedBackend(sheets)}, config=config)
+    (subtask,) = result.subtasks
+    assert result.status == "FAIL" and "contacts.xlsx is unchanged" in subtask["reason"], subtask["reason"]
+    assert [(q["question"], q["answered_by"]) for q in result.blackboard["questions"]] == [(question, "default")]
+    assert (tmp_path / "contacts.xlsx").read_bytes() == before

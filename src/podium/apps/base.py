@@ -58,6 +58,12 @@ TOOK_COLUMNS = "took_columns"
 READ_PART = "sheet"
 OTHER_PARTS = "other_sheets"
 
+# A read's result key: the empty cells of a record (a row holding other values) under a named column, each as
+# {"cell", "column", "row"} (the row's label). A subtask whose description names such a column and that leaves
+# the file it writes as it was has the person asked for those values (the host's verifier): a value nobody gave
+# is asked for, never made up, and a FINISH that wrote nothing is not the answer.
+EMPTY_CELLS = "empty_cells"
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:

@@ -40,7 +40,7 @@ from podium.apps import (
     sheet_tables,
 )
 from podium.apps.approval import declared
-from podium.apps.base import LEFT_OUT, OTHER_PARTS, READ_PART, TOOK_COLUMNS, Change, Effect
+from podium.apps.base import EMPTY_CELLS, LEFT_OUT, OTHER_PARTS, READ_PART, TOOK_COLUMNS, Change, Effect
 from podium.apps.formulas import formula_problem
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
 from podium.apps.sheet_args import (
@@ -270,7 +270,7 @@ class SpreadsheetsApplication(ToolApplication):
         others = [name for name in workbook.sheetnames if name != sheet.title]
         gaps = [] if args.range else empty_cells(sheet)
         done = {"path": args.path, READ_PART: sheet.title, "range": area, "rows": rows,
-                **({"empty_cells": gaps} if gaps else {}), **({OTHER_PARTS: others} if others else {})}
+                **({EMPTY_CELLS: gaps} if gaps else {}), **({OTHER_PARTS: others} if others else {})}
         left = [f"the other sheets ({', '.join(others)})"] if others else []
         if args.range:
             left.append(f"the cells outside {area}")

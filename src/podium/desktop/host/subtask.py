@@ -325,6 +325,16 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             missing.columns)) is not None:
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True)
         return dispatch_propose(s, sid, answer=answer, rule=rules.COLUMNS_AS_NAMED)
+    # a declared write left as it was, over empty cells of its records under a column the subtask names: what
+    # they were to hold is nowhere in its work, so the person is asked for it (a value nobody gave is not made up)
+    if (missing.writes or missing.kept) and record.may_ask and (questions := new_questions(
+            record, verify.unfilled(record, (*missing.writes, *missing.kept)))):
+        s = record_step(s, "host", "PENDING", subtask=sid, action=f"FINISH questioned: {missing.text()}",
+                        outcome=" ".join(questions))
+        s = update_subtask(s, sid, SubtaskEvent.STEP_PENDING, finish_checked=True, note=(
+            f"You answered FINISH, but {missing.text()}. The person was asked for the values it needs: write "
+            "what they answer, or answer FAIL if they give none."))
+        return ask(s, InteractionKind.QUESTION, agent, sid, questions=questions, summary=missing.text())
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
     if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import OPEN_DIALOG, Change
+from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names
@@ -276,6 +276,30 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
                    _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record), nothing,
                    _unlisted(record, given))
+
+
+def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
+    """Questions for the person about the empty cells its reads found in records of the files `paths` (declared
+    writes its calls left as they were), under a column its description names: the values it was to fill in, that
+    nothing it did gives."""
+    paths = tuple(paths)
+    asked = []
+    for name, artifact in record.artifacts.items():
+        base, _, key = name.rpartition(".")
+        rows = artifact.value
+        if key != EMPTY_CELLS or base not in record.names or not isinstance(rows, list) or not rows:
+            continue
+        path = json.loads(record.names[base])[1].get("path")
+        if not isinstance(path, str) or not covered(normal_path(path), paths):
+            continue
+        header = list(rows[0])
+        for row in rows[1:]:
+            cell = dict(zip(header, row, strict=False))
+            column, label = str(cell.get("column") or ""), str(cell.get("row") or "")
+            if names(record.spec.description, column):
+                of = f" of {label}" if label else ""
+                asked.append(f"What is the {column}{of} ({cell.get('cell')}) in {path}? It is empty there.")
+    return tuple(dict.fromkeys(asked))
 
 
 _LISTED = "path"  # the column of a folder listing's entries (a list of records, each with its path)
