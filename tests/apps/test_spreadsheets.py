@@ -689,23 +689,26 @@ def test_identifiers_put_into_a_records_empty_place_are_told_apart_by_where_they
 
 
 async def test_a_chart_plots_only_columns_of_numbers(sheets: SpreadsheetsApplication, root: Path) -> None:
-    rows = [["Client", "Email", "Orders", "City", "Total"], ["Nimbus", "a@n.example", 3, "Leeds", "=C2*2"],
+    rows = [["Client", "Email", "Orders", "City", "Note"], ["Nimbus", "a@n.example", 3, "Leeds", "=C2*2"],
             ["Vega", None, "4", "Porto", "=C3*2"]]
     await sheets.call("create_workbook", {"path": "k.xlsx"})
-    await sheets.call("write_rows", {"path": "k.xlsx", "rows": rows})
+    await sheets.call("write_rows", {"path": "k.xlsx", "rows": rows})  # "=C2*2" is data: stored as text
     before = (root / "k.xlsx").read_bytes()
     # text columns plot as nothing: a range with no column of numbers is refused, and the file is untouched
     texts = await sheets.call("add_chart", {"path": "k.xlsx", "kind": "bar", "data": "A1:B3", "title": "Email"})
     assert texts.error == ("add_chart: Sheet1!A1:B3: its value columns Email (B) hold no numbers, and a chart plots "
                            "numbers: there is nothing in them to chart")
     named = await sheets.call("add_chart", {"path": "k.xlsx", "kind": "bar", "data": "A1:E3", "title": "x",
-                                            "columns": ["Email", "City"]})
-    assert "Email (B), City (D) hold no numbers" in named.error
+                                            "columns": ["Email", "City", "Note"]})
+    assert "Email (B), City (D), Note (E) hold no numbers" in named.error
     assert (root / "k.xlsx").read_bytes() == before
-    # among columns of numbers (values, numbers written as text, formulas), the text ones are left out
-    mixed = await sheets.call("add_chart", {"path": "k.xlsx", "kind": "bar", "data": "A1:E3", "title": "Orders"})
-    assert mixed.ok and mixed.content["note"] == "Email (B), City (D) hold no numbers: left out of the chart"
+    # among columns of numbers (values, numbers written as text, live formulas), the text ones are left out
+    added = await sheets.call("add_formula_column", {"path": "k.xlsx", "header": "Total", "formula": "=C2*2"})
+    assert added.ok, added.error
+    mixed = await sheets.call("add_chart", {"path": "k.xlsx", "kind": "bar", "data": "A1:F3", "title": "Orders"})
+    assert mixed.ok and mixed.content["note"] == "Email (B), City (D), Note (E) hold no numbers: left out of the chart"
+    assert mixed.content["took_columns"] == ["Orders", "Total"]
     ns = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
     [chart] = charts_in(root / "k.xlsx", "Sheet1")
-    assert chart.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$C$2:$C$3", "'Sheet1'!$E$2:$E$3"]
+    assert chart.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$C$2:$C$3", "'Sheet1'!$F$2:$F$3"]
     check_package(root / "k.xlsx")

@@ -201,7 +201,7 @@ def _plotted(sheet: Any, spans: list[tuple[int, int]], header_row: int | None, f
     from openpyxl.utils.cell import get_column_letter
 
     columns = [c for low, high in spans for c in range(low, high + 1)]
-    plotted = [c for c in columns if any(_number(cell.value) for row in sheet.iter_rows(
+    plotted = [c for c in columns if any(_number(cell) for row in sheet.iter_rows(
         min_row=first_row, max_row=last_row, min_col=c, max_col=c) for cell in row)]
     if plotted == columns:
         return spans
@@ -221,13 +221,15 @@ def _plotted(sheet: Any, spans: list[tuple[int, int]], header_row: int | None, f
     return merged
 
 
-def _number(value: Any) -> bool:
+def _number(cell: Any) -> bool:
+    """Whether a cell holds a number, a number written as text, or a live formula (text that only starts with
+    "=", data written as text, is none)."""
+    value = cell.value
+    if cell.data_type == "f":
+        return True
     if isinstance(value, bool) or value in (None, ""):
         return False
-    if isinstance(value, int | float):
-        return True
-    text = str(value).strip()
-    return text.startswith("=") or bool(_NUMBER.fullmatch(text))
+    return isinstance(value, int | float) or bool(_NUMBER.fullmatch(str(value).strip()))
 
 
 def _texts(sheet: Any, min_row: int, max_row: int, min_col: int, max_col: int) -> bool:
