@@ -671,7 +671,7 @@ def test_a_failed_change_that_a_later_call_of_its_tool_did_instead_is_that_work_
     proposed = CallFacts(function="add_totals_row", arguments=wrong,
                          effects=(EffectView(path="budget.xlsx", change="add"),))
     again = decide(answer("FINISH", 0), [proposed], fixed, active=frozenset(), created=(), protected=())
-    assert again.run == () and again.skipped[0][2] and "a later call that changed the same file" in again.skipped[0][1]
+    assert again.run == () and again.skipped[0][2] and "a later call on the same file succeeded" in again.skipped[0][1]
     refailed = remember(fixed, [], [ActionResult(function="add_totals_row", arguments=wrong, ok=False,
                                                  error="no sheet named 'Hours Fee'")])
     assert not missing(refailed, SHEETS).unsettled
@@ -925,6 +925,15 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     # a tool its plan declared that failed stays the work it was declared for (a chart over the rows written)
     declared = replace(failed, spec=spec.model_copy(update={"tools": ("write_file", "copy_or_move")}))
     assert reaffirmed(declared, [again], decision) is declared
+    # the change made again in other words, which the application finds already made (the file as it was), stands
+    # by the file the same way; one that changes the file again is new work, and settles nothing it did not do
+    kept = ActionResult(function="write_file", arguments={**text, "overwrite": True}, ok=True,
+                        changes=(EffectView(path="tasks.txt", change="replace", before="d1", after="d1"),))
+    assert not missing(remember(failed, [], [kept]), files).unsettled
+    assert missing(remember(declared, [], [kept]), files).unsettled == ("tasks.txt",)
+    elsewhere = kept.model_copy(update={"arguments": {"path": "other.txt", "content": "x"}, "changes": (
+        EffectView(path="other.txt", change="replace", before="d2", after="d2"),)})
+    assert missing(remember(failed, [], [elsewhere]), files).unsettled == ("tasks.txt",)
 
 
 def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_came_from() -> None:

@@ -92,8 +92,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                         "not repeat it", True)
             continue
         if key in record.corrected:
-            skip(index, "not run: it failed before, and a later call that changed the same file succeeded: that "
-                        "call did this work", True)
+            skip(index, "not run: it failed before, and a later call on the same file succeeded: the file holds "
+                        "the work", True)
             continue
         if fact.effects and key in answered:  # a change of files named twice in one answer is made once
             skip(index, f"not run: the same {fact.function} call is earlier in this answer", True)
@@ -214,7 +214,12 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             evidence = result.changes or (fact.effects if fact is not None and fact.effects else ())
             corrected += [k for k, error in failed if _instead(k, key, evidence, error)
                           or (k in inert and any(_names(k, e.path, holding=False) for e in evidence))]
-            if not changed_nothing(result):
+            if changed_nothing(result):
+                # a change found already made in its file is the agent standing by what the file holds: a failed
+                # call there of a tool its plan did not declare no longer has the last word (reaffirmed's case)
+                corrected += [k for k, _ in failed if json.loads(k)[0] not in record.spec.tools
+                              and any(_names(k, e.path, holding=False) for e in evidence)]
+            else:
                 failed.clear()  # the files changed: a call that failed may work now,
                 read.clear()  # and a read may find something new
             for effect in evidence:
