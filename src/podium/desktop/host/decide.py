@@ -217,8 +217,7 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
             if changed_nothing(result):
                 # a change found already made in its file is the agent standing by what the file holds: a failed
                 # call there of a tool its plan did not declare no longer has the last word (reaffirmed's case)
-                corrected += [k for k, _ in failed if json.loads(k)[0] not in record.spec.tools
-                              and any(_names(k, e.path, holding=False) for e in evidence)]
+                corrected += _undeclared_on(failed, record.spec.tools, [e.path for e in evidence])
             else:
                 failed.clear()  # the files changed: a call that failed may work now,
                 read.clear()  # and a read may find something new
@@ -257,11 +256,16 @@ def reaffirmed(record: SubtaskRecord, facts: Sequence[CallFacts], decision: Deci
     paths = [e.path for index, _, done in decision.skipped if done
              and not (fact := facts[index]).read_only and call_key(fact.function, fact.arguments) in record.done
              for e in fact.effects or ()]
-    settled = [key for key, _ in record.failed if json.loads(key)[0] not in record.spec.tools
-               and any(_names(key, path, holding=False) for path in paths)]
+    settled = _undeclared_on(record.failed, record.spec.tools, paths)
     if not settled:
         return record
     return replace(record, corrected=tuple(dict.fromkeys((*record.corrected, *settled))))
+
+
+def _undeclared_on(failed: Sequence[tuple[str, str]], tools: Sequence[str], paths: Sequence[str]) -> list[str]:
+    """The failed calls (keys) of tools the plan did not declare that name one of `paths`."""
+    return [key for key, _ in failed if json.loads(key)[0] not in tools
+            and any(_names(key, path, holding=False) for path in paths)]
 
 
 def _instead(failed: str, succeeded: str, evidence: Sequence[EffectView], error: str = "") -> bool:
