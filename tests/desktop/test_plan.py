@@ -227,12 +227,23 @@ def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them()
     [one] = check.subtasks  # the request's example (final_plan.txt, named) is one of them
     assert one.writes == ("final_*",) and one.description == request and one.tools == ("copy_or_move",)
     # and reads the files of draft_* by that pattern too (a listing may miss one); drafts.txt, which it does
-    # not cover, stays a read of its own
-    assert one.reads == ("draft_*", "drafts.txt")
+    # not cover and the request does not name, came with the listing: it is no source of the work
+    assert one.reads == ("draft_*",)
     assert check.amended == ("subtasks '1', '2', '3' write files of final_* one by one, a pattern the request "
                              "names: subtask '1' writes final_*",
                              "subtask '1' reads files of draft_* one by one, a pattern the request names: it reads "
-                             "draft_*")
+                             "draft_*, not drafts.txt (the request names none of them)")
+    # a file the pattern leaves out stays a source where the request names it, or where a subtask writes it
+    named = request.replace("instead", "instead, and keep drafts.txt as it is")
+    assert check_plan([spec("1", "files", reads=["draft_budget.txt", "draft_plan.txt", "drafts.txt"],
+                            writes=["final_*"], tools=["copy_or_move"])],
+                      CATALOG, named, ("draft_budget.txt", "draft_plan.txt", "drafts.txt")).subtasks[0].reads == (
+        "draft_*", "drafts.txt")
+    listing = check_plan([spec("1", "files", writes=["drafts.txt"], tools=["write_file"]),
+                          spec("2", "files", "1", reads=["draft_budget.txt", "draft_plan.txt", "drafts.txt"],
+                               writes=["final_*"], tools=["copy_or_move"])],
+                         CATALOG, request, ("draft_budget.txt", "draft_plan.txt"))
+    assert listing.subtasks[-1].reads == ("draft_*", "drafts.txt"), listing
     # one subtask listing them; by their type; the longest start the request names
     for writes, request, pattern in ((["out/a.csv", "out/b.csv"], "Put the .csv files away", "out/*.csv"),
                                      (["keep_tmp_a.txt", "keep_tmp_b.txt"], "tmp_ files should begin with keep_",
@@ -909,7 +920,11 @@ def test_files_read_one_by_one_are_read_by_the_pattern_the_request_names_for_the
     check = check_plan([rename], real, request, files)
     assert check.ok, check.problems
     reads = check.subtasks[0].reads
-    assert reads == ("tmp_*", "tmpfile.txt") and covered("tmp_invoice.txt", reads)
+    # tmpfile.txt, which the pattern leaves out and the request names neither by name nor by type, came with
+    # the listing: no source of the work
+    assert reads == ("tmp_*",) and covered("tmp_invoice.txt", reads)
+    assert check.amended == ("subtask '1' reads files of tmp_* one by one, a pattern the request names: it reads "
+                             "tmp_*, not tmpfile.txt (the request names none of them)",)
     # a typed application reads each file's content: its reads stay files
     docs = SubtaskSpec(id="1", description="read", application="documents", reads=("tmp_a.docx", "tmp_b.docx"),
                        tools=("read_document",), hands_on="text")

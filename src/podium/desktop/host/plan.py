@@ -86,7 +86,8 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         resolved = _by_pattern(resolved, request, everything, notes)
         if listed is not None:
             resolved = _named_output(resolved, request, listed, kept, catalog, notes)
-        resolved = [_reads_by_pattern(_named_types(spec, request, notes), request, catalog, notes)
+        written = {w for s in {**kept, **{s.id: s for s in resolved}}.values() for w in s.writes}
+        resolved = [_reads_by_pattern(_named_types(spec, request, notes), request, catalog, written, notes)
                     for spec in resolved]
         if listed is not None:
             resolved = [_unnamed_folders(spec, request, catalog, listed, notes) for spec in resolved]
@@ -396,12 +397,15 @@ def _by_pattern(specs: list[SubtaskSpec], request: str, everything: Mapping[str,
     return result
 
 
-def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, written: set[str],
+                      notes: list[str]) -> SubtaskSpec:
     """A subtask on the application that takes files by path (no file types of its own) that reads, one by
     one, files a pattern the request names covers ('tmp_*' for "files beginning with tmp_") reads that
     pattern: the request asked for the set, and a listing the planner copied may miss a member (whose rename
-    would then be an undeclared change). Its other reads stay. A typed application reads each file's content
-    and keeps them (its observation shows files, not a pattern)."""
+    would then be an undeclared change). The files it lists that the pattern leaves out came with that
+    listing: those the request names neither by name nor by type and no subtask writes are dropped, as
+    `_by_pattern` drops such writes (a source declared and left alone is one the verifier questions). A typed
+    application reads each file's content and keeps them (its observation shows files, not a pattern)."""
     app = catalog.get(spec.application)
     if app is None or app.file_types:
         return spec
@@ -409,9 +413,12 @@ def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, notes: 
     pattern = _named_pattern(files, request)
     if not pattern:
         return spec
-    reads = (pattern, *(r for r in spec.reads if not covered(r, (pattern,))))
+    left = tuple(r for r in files if not covered(r, (pattern,)) and not named_by(r, request)
+                 and not named_by(f"*{posixpath.splitext(r)[1]}", request)
+                 and not any(covered(r, (w,)) for w in written))
+    reads = (pattern, *(r for r in spec.reads if not covered(r, (pattern,)) and r not in left))
     notes.append(f"subtask {spec.id!r} reads files of {pattern} one by one, a pattern the request names: it reads "
-                 f"{pattern}")
+                 f"{pattern}" + (f", not {', '.join(left)} (the request names none of them)" if left else ""))
     return spec.model_copy(update={"reads": tuple(dict.fromkeys(reads))})
 
 
