@@ -537,6 +537,15 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
     assert missing(moved("*.txt"), None).unused == ()
     one_of_two = missing(moved("a.txt"), None)
     assert one_of_two.unused == ("b.txt",) and one_of_two.untaken
+    # a rename by an expression names no file: the files it moved away took themselves, the others were not taken
+    renaming = SubtaskSpec(id="1", description="rename", application="files", reads=("draft_*", "drafts.txt"),
+                           writes=("final_*",), tools=("rename_pattern",))
+    renamed = remember(SubtaskRecord(spec=renaming), [], [ActionResult(
+        function="rename_pattern", ok=True, arguments={"pattern": "^draft_", "replacement": "final_", "folder": "."},
+        changes=(EffectView(path="draft_a.txt", change="move"), EffectView(path="final_a.txt", change="create")))])
+    by_expression = missing(renamed, None)
+    assert by_expression.unused == ("drafts.txt",) and not by_expression.untaken and not by_expression.nothing
+    assert missing(replace(renamed, spec=renaming.model_copy(update={"reads": ("draft_*",)})), None).unused == ()
     # a list written by a pattern of the top folder only: a source in a subfolder whose name fits the pattern
     # was meant and left out, work not done (not a question believed after once)
     listing = SubtaskSpec(id="1", description="list", application="files", reads=("a.xlsx", "sub/b.xlsx"),

@@ -483,8 +483,11 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     """Whether a subtask's successful changes took anything from a file: one names its path, or holds a value
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
     with another file (a common header) prove nothing; what a file the subtask writes was read holding is no
-    other file: it holds what the changes took."""
+    other file: it holds what the changes took. A file its changes moved away took itself: its content lives
+    on at the other path (a rename by an expression, which names no file)."""
     if any(_names(json.loads(key)[1], path) for key in record.done):
+        return True
+    if any(e.change == Change.MOVE.value and covered(p, (path,)) for p, e in record.changed.items()):
         return True
     read = list(read)
     texts = _without(_wrote(record), (p for a in read for p in _QUOTED.findall(a.source)))
