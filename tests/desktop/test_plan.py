@@ -613,6 +613,18 @@ def test_a_reader_whose_content_only_a_copy_takes_is_left_out(tmp_path: Any) -> 
     assert [(s.id, s.depends_on, s.reads) for s in check.subtasks] == [("2", (), ("todo.txt",))]
     assert any("whose tools (copy_or_move) take files by their path, not what they hold: it is left out" in n
                for n in check.amended)
+    # a copier into a folder it makes, naming the reader's files and more (a listing): it copies the reader's
+    everything = spec("2", "files", "1", reads=["letter.docx", "minutes.docx", "todo.txt"], writes=["old"],
+                      tools=["copy_or_move", "make_folder"])
+    check = check_plan([reader, everything], real, "Copy all the Word documents into a new folder old", files)
+    assert check.ok, check.problems
+    assert [(s.id, s.depends_on, s.reads) for s in check.subtasks] == [("2", (), ("letter.docx", "minutes.docx"))]
+    assert check.amended[-1] == ("subtask '2' reads letter.docx, minutes.docx, the files subtask '1' read on "
+                                 "documents, not todo.txt")
+    # one that does not name them all keeps its own
+    some = everything.model_copy(update={"reads": ("letter.docx", "todo.txt")})
+    assert check_plan([reader, some], real, "Copy letter.docx and todo.txt into a new folder old",
+                      files).subtasks[0].reads == ("letter.docx", "todo.txt")
     # names handed on may choose the files; content another tool takes is work
     chooser = reader.model_copy(update={"hands_on": "names"})
     assert [s.id for s in check_plan([chooser, copy], real, "Copy the right documents into old", files).subtasks
@@ -960,3 +972,30 @@ def test_a_subtask_that_changes_the_one_typed_file_it_reads_and_declares_no_writ
     # nor one that hands data on: a reader that declared a tool too many
     reader = edit.model_copy(update={"hands_on": "text"})
     assert check_plan([reader], real, request, ("contract.docx",)).subtasks[0].writes == ()
+
+
+def test_a_text_written_from_files_only_other_applications_open_expects_the_tool_that_writes_their_names() -> None:
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("write_file", False),
+                                                   ToolInfo("write_file_names", False, writes_names=True))),
+                    AppInfo("spreadsheets", "sheets", (".xlsx",), (ToolInfo("read_sheet", True),))))
+    files = ("budget.xlsx", "finance/", "finance/q1.xlsx", "hr/", "hr/leave.xlsx", "notes.txt")
+    lister = SubtaskSpec(id="1", description="list them", application="files", writes=("sheets.txt",),
+                         reads=(".", "finance/q1.xlsx", "hr/leave.xlsx"))
+    request = "I need every spreadsheet (.xlsx) anywhere under this folder listed in sheets.txt."
+    check = check_plan([lister], real, request, files)
+    assert check.ok, check.problems
+    assert check.subtasks[0].tools == ("write_file_names",)
+    assert check.amended[-1] == ("subtask '1' writes sheets.txt from finance/q1.xlsx, hr/leave.xlsx, which files "
+                                 "cannot open: it expects write_file_names, their names being all it can take from "
+                                 "them")
+    # a changing tool declared, a file it can open among its sources, or data handed to it: the plan's choice
+    declared = lister.model_copy(update={"tools": ("write_file",)})
+    opened = lister.model_copy(update={"reads": (".", "notes.txt", "hr/leave.xlsx")})
+    reader = SubtaskSpec(id="0", description="read", application="spreadsheets", reads=("hr/leave.xlsx",),
+                         tools=("read_sheet",), hands_on="table")
+    handed = lister.model_copy(update={"depends_on": ("0",), "reads": ()})
+    both = "Put the names of notes.txt and hr/leave.xlsx into sheets.txt."
+    for plan, asked in (([declared], request), ([opened], both), ([reader, handed], request)):
+        check = check_plan(plan, real, asked, files)
+        assert not any("expects write_file_names" in note for note in check.amended), check
+        assert "write_file_names" not in check.subtasks[-1].tools, check

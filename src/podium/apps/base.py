@@ -106,6 +106,9 @@ class Tool:
     # where other calls of a subtask filled it, a part they made serves as well, and a part left empty is
     # filled by another tool, not made again.
     empty_part: bool = False
+    # Whether it writes the names of the files a folder holds, not what they hold: the one thing an application
+    # that cannot open a file (another application owns its type) can take from it into a text.
+    writes_names: bool = False
 
 
 @dataclass(frozen=True, slots=True)

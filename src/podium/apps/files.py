@@ -143,7 +143,7 @@ class FilesApplication(ToolApplication):
             # tool's output into another call is what it cannot do, so the tool writes the names itself.
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
-                     unapproved=_NEW_NAME, effects=declared(self._names_effects)),
+                     unapproved=_NEW_NAME, effects=declared(self._names_effects), writes_names=True),
             ToolSpec("copy_or_move", "Copy or move a file or folder to a new path or into a folder: mode 'copy' "
                      "keeps the source where it is (like cp), mode 'move' takes it away (like mv, a rename too); a "
                      "pattern source takes every match into the folder, or nothing if any target is taken.",

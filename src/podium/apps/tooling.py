@@ -137,6 +137,7 @@ class ToolSpec:
     new_only: bool = False  # Tool.new_only
     computes: bool = False  # Tool.computes
     empty_part: bool = False  # Tool.empty_part
+    writes_names: bool = False  # Tool.writes_names
     edits: bool = False  # its `path` names a file that must exist: it opens it, changes it and saves it (EDITED)
 
     def tool(self) -> Tool:
@@ -145,7 +146,7 @@ class ToolSpec:
         if self.edits and "path" in props:
             schema = {**schema, "properties": {**props, "path": {**props["path"], EDITED: True}}}
         return Tool(self.name, self.description, schema, self.read_only, self.unapproved,
-                    self.names_its_writes, self.new_only, self.computes, self.empty_part)
+                    self.names_its_writes, self.new_only, self.computes, self.empty_part, self.writes_names)
 
 
 def holding(lock: AbstractContextManager[Any], spec: ToolSpec) -> ToolSpec:

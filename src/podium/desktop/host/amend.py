@@ -38,7 +38,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that only one subtask waits for, on its application and writing what it writes (or more), is
   part of that one's work (one agent reads the same files and makes both changes);
 - a subtask that writes nothing and hands content only to subtasks whose tools all take files by path (a copy,
-  a move) is left out: they take the files, not what the files say;
+  a move; besides them, the folder they go into may be made) is left out: they take the files, not what the
+  files say; one of them naming its files and more reads only those;
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
@@ -496,17 +497,22 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
 
 
 def _transfer_tools(spec: SubtaskSpec, catalog: Catalog) -> bool:
-    """Whether it declares tools, each of which takes a file by its `source` path (a copy, a move)."""
+    """Whether it declares tools that take a file by its `source` path (a copy, a move), and besides them only
+    tools that add an empty part (the folder they go into), which take nothing."""
     app = catalog.get(spec.application)
-    return app is not None and bool(spec.tools) and all(
-        (info := app.tool(t)) is not None and "source" in info.schema.get("properties", {}) for t in spec.tools)
+    if app is None:
+        return False
+    infos = [app.tool(t) for t in spec.tools]
+    taking = [i for i in infos if i is not None and "source" in i.schema.get("properties", {})]
+    return bool(taking) and all(i is not None and (i in taking or i.empty_part) for i in infos)
 
 
 def _unread(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> list[SubtaskSpec]:
     """A subtask that writes nothing and hands on content (a table, a text, a number) only to subtasks that
     declare only tools taking files by their path is no step of the work: a copy or a move takes the file, not
     what it says. It is left out; what waited for it waits for what it waited for, and reads what it read if it
-    names no file of its own.
+    names no file of its own, or only what it read of the files it names, where it names them all and more:
+    the plan gave those to the application that opens them, and the others came with a listing.
     (One that hands on names may be choosing the files: it stays.)"""
     content = (HandsOn.TABLE, HandsOn.TEXT, HandsOn.NUMBER)
     for rid in [s.id for s in specs if not s.writes and s.hands_on in content]:
@@ -519,10 +525,24 @@ def _unread(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
                      "files by their path, not what they hold: it is left out")
         specs = [s if reader.id not in s.depends_on else s.model_copy(update={
             "depends_on": tuple(dict.fromkeys((*(d for d in s.depends_on if d != reader.id), *reader.depends_on))),
-            # the files the reader read are those a copier that names none of its own takes (as `_transfers`)
-            "reads": s.reads if any(r != "." for r in s.reads) else tuple(r for r in reader.reads if r != ".")})
-            for s in specs if s.id != reader.id]
+            "reads": _transferred(s, reader, notes)}) for s in specs if s.id != reader.id]
     return specs
+
+
+def _transferred(spec: SubtaskSpec, reader: SubtaskSpec, notes: list[str]) -> tuple[str, ...]:
+    """What a copier reads once the reader it waited for is left out (`_unread`): the reader's files where it
+    names none of its own (as `_transfers`), or of its own files only the reader's, where it names them all and
+    more (the files the plan gave to the application that opens them)."""
+    read = tuple(r for r in reader.reads if r != ".")
+    if not any(r != "." for r in spec.reads):
+        return read
+    files = [r for r in spec.reads if posixpath.splitext(r)[1] and not is_pattern(r)]
+    others = [r for r in files if r not in read]
+    if not read or not others or not set(read) <= set(files):
+        return spec.reads
+    notes.append(f"subtask {spec.id!r} reads {', '.join(read)}, the files subtask {reader.id!r} read on "
+                 f"{reader.application}, not {', '.join(others)}")
+    return tuple(r for r in spec.reads if r not in others)
 
 
 def _typed_tools(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:

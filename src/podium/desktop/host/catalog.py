@@ -35,6 +35,7 @@ class ToolInfo:
     computes: bool = False  # Tool.computes
     empty_part: bool = False  # Tool.empty_part
     summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
+    writes_names: bool = False  # Tool.writes_names
 
     @property
     def writes_named(self) -> bool:
@@ -103,7 +104,8 @@ class AppInfo:
                                   getattr(t, "unapproved", "") or "", bool(getattr(t, "names_its_writes", True)),
                                   bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)),
                                   bool(getattr(t, "empty_part", False)),
-                                  first_sentence(getattr(t, "description", "") or ""))
+                                  first_sentence(getattr(t, "description", "") or ""),
+                                  writes_names=bool(getattr(t, "writes_names", False)))
                          for t in listed))
 
     @property

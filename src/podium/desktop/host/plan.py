@@ -17,7 +17,9 @@ the planner can act on, when
   first made one subtask that writes that pattern: the request asked for the set, not its members.
 A subtask that reads files of several types, of which the request names some by their suffix ('the .txt
 files'), reads only those: the others came with a listing of the workspace. One that reads a folder the
-request never names reads the workspace instead: the planner picked it from the listing.
+request never names reads the workspace instead: the planner picked it from the listing. One on the
+application that opens any file that writes a text from files only other applications open, declaring no
+changing tool, expects the tool that writes the names of files: their names are all it can take from them.
 A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
 of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
 a chart is drawn over cells, so the rows go in first).
@@ -91,6 +93,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
                     for spec in resolved]
         if listed is not None:
             resolved = [_unnamed_folders(spec, request, catalog, listed, notes) for spec in resolved]
+        resolved = [_names_only(spec, catalog, notes) for spec in resolved]
         everything = {**kept, **{s.id: s for s in resolved}}
     # a subtask the host added (a writer of a file the request names) may use any tool of its application
     free = fixes.any_tool | ({s.id for s in resolved} - {s.id for s in fixes.subtasks})
@@ -420,6 +423,27 @@ def _reads_by_pattern(spec: SubtaskSpec, request: str, catalog: Catalog, written
     notes.append(f"subtask {spec.id!r} reads files of {pattern} one by one, a pattern the request names: it reads "
                  f"{pattern}" + (f", not {', '.join(left)} (the request names none of them)" if left else ""))
     return spec.model_copy(update={"reads": tuple(dict.fromkeys(reads))})
+
+
+def _names_only(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """A subtask on the application that opens any file, handed nothing, that writes one text file from files
+    of types only other applications own, and declares no tool that changes files, expects its application's
+    tool that writes the names of files: it cannot open those files, so their names are all it can take from
+    them (a text retyped from a listing holds its other entries too)."""
+    app = catalog.get(spec.application)
+    if app is None or app.file_types or spec.depends_on or len(spec.writes) != 1:
+        return spec
+    path = spec.writes[0]
+    namers = tuple(t.name for t in app.tools if t.writes_names)
+    if is_pattern(path) or not posixpath.splitext(path)[1] or catalog.owner(path) is not None or not namers \
+            or any((info := app.tool(t)) is not None and not info.read_only for t in spec.tools):
+        return spec
+    files = [r for r in own_sources(spec) if posixpath.splitext(r)[1]]
+    if not files or any(catalog.owner(r) is None for r in files):
+        return spec
+    notes.append(f"subtask {spec.id!r} writes {path} from {', '.join(files)}, which {spec.application} cannot "
+                 f"open: it expects {', '.join(namers)}, their names being all it can take from them")
+    return spec.model_copy(update={"tools": (*spec.tools, *namers)})
 
 
 def _unnamed_folders(spec: SubtaskSpec, request: str, catalog: Catalog, files: tuple[str, ...],
