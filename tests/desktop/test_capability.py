@@ -84,25 +84,25 @@ def move(source: str, target: str, target_kind: str = "create") -> CallFacts:
 
 
 def test_a_move_is_declared_by_its_two_ends() -> None:
-    # a file the subtask reads, moved into the folder it writes
-    assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["a.txt"]) == ()
-    assert holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["*.txt"]) == ()
+    # a declared file moved into a declared folder
+    assert holds([move("a.txt", "notes/a.txt")], writes=["*.txt", "notes"]) == ()
     # a declared file renamed to a new name in its folder, never carried elsewhere
     assert holds([move("draft_a.txt", "final_a.txt")], writes=["draft_*"]) == ()
     assert holds([move("docs/a.txt", "docs/b.txt")], writes=["docs/a.txt"]) == ()
     assert kinds(holds([move("report.docx", "shared/report.docx")], writes=["report.docx"])) == {
         HoldKind.UNDECLARED: ("shared/report.docx",)}
-    # a file the subtask neither reads nor writes is not moved into its folder unasked
-    assert kinds(holds([move("secret.txt", "notes/secret.txt")], writes=["notes"], reads=["a.txt"])) == {
+    # a file only read is not taken away: a copy and a move of it into the same folder have the same reads and
+    # the same destination, and only the move changes where the person had it
+    assert kinds(holds([move("a.txt", "notes/a.txt")], writes=["notes"])) == {HoldKind.UNDECLARED: ("a.txt",)}
+    assert kinds(holds([move("secret.txt", "notes/secret.txt")], writes=["notes", "a.txt"])) == {
         HoldKind.UNDECLARED: ("secret.txt",)}
     # nor is a declared file moved over one that exists, nor into an undeclared place that exists
     assert kinds(holds([move("a.txt", "b.txt", "replace")], writes=["a.txt"])) == {
         HoldKind.UNDECLARED: ("b.txt",), HoldKind.DESTRUCTIVE: ("b.txt",)}
-    # a read alone declares no destination
-    assert kinds(holds([move("a.txt", "elsewhere/a.txt")], writes=["notes"], reads=["a.txt"])) == {
+    assert kinds(holds([move("a.txt", "elsewhere/a.txt")], writes=["notes"])) == {
         HoldKind.UNDECLARED: ("a.txt", "elsewhere/a.txt")}
     # the protected stay protected, whichever end they are (a configuration file is one wherever it lies)
-    assert kinds(holds([move("podium.toml", "notes/podium.toml")], writes=["notes"], reads=["podium.toml"],
+    assert kinds(holds([move("podium.toml", "notes/podium.toml")], writes=["notes", "podium.toml"],
                        protected=["podium.toml"])) == {HoldKind.PROTECTED: ("podium.toml", "notes/podium.toml")}
 
 

@@ -6,10 +6,11 @@ are bounded by its subtask's declarations (CaMeL's capabilities, on paths). A pr
 the person's approval when it
 - changes a path its subtask does not declare, or one only data named (a write a re-plan added after the
   planner had seen results, which neither the request nor the first plan named): UNDECLARED / BY_DATA.
-  A move (or rename) is one change with two ends: it is declared when its destination is declared and its
-  source is a file the subtask declares it reads or writes (reads only data named do not count), or when its
-  source is declared and its destination is a new name in the same folder (a declared file renamed, never
-  carried elsewhere); nothing is lost either way;
+  A move (or rename) is one change with two ends, each a write: the file goes away from where the person
+  had it, so a copy and a move with the same reads and the same destination are told apart by the source's
+  declaration alone (reading a file is no leave to take it away). It is declared when both ends are, or when
+  its source is declared and its destination is a new name in the same folder (a declared file renamed, never
+  carried elsewhere);
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
   where it is a text that loses most of its lines (WIPES) or lines with nothing in their place (DROPS), or a
   path the person's words do not name (UNNAMED: the plan chose it, from the workspace's file names), that is
@@ -138,30 +139,26 @@ def _matches(path: str, pattern: str) -> bool:
     return len(names) >= len(wanted) and all(fnmatch.fnmatchcase(n, w) for n, w in zip(names, wanted, strict=False))
 
 
-def _moves(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[str, ...]) -> set[int]:
-    """The indexes of the effects that are both ends of a declared move (a source, then its destination)."""
+def _renames(effects: Sequence[EffectView], writes: tuple[str, ...]) -> set[int]:
+    """The indexes of the effects that are both ends of a declared rename: a declared source (a move), then a
+    new name beside it."""
     declared: set[int] = set()
     for i in range(len(effects) - 1):
         source, target = effects[i], effects[i + 1]
-        if Change(source.change) is not Change.MOVE or Change(target.change) is Change.MOVE:
-            continue
-        into = covered(target.path, writes) and covered(source.path, (*reads, *writes))
-        renamed = (covered(source.path, writes) and Change(target.change) is Change.CREATE
-                   and posixpath.dirname(source.path) == posixpath.dirname(target.path))
-        if into or renamed:
+        if (Change(source.change) is Change.MOVE and Change(target.change) is Change.CREATE
+                and covered(source.path, writes) and posixpath.dirname(source.path) == posixpath.dirname(target.path)):
             declared.update((i, i + 1))
     return declared
 
 
 def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Iterable[str] = (),
           created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False,
-          reads: Iterable[str] = (), named: Iterable[str] | None = None) -> tuple[Hold, ...]:
+          named: Iterable[str] | None = None) -> tuple[Hold, ...]:
     """Why these proposed calls wait for the person (none: they may run). `writes`: what the subtask
-    declares it writes and may change; `reads`: what it declares it reads; `untrusted`: what it declares
+    declares it writes and may change; `untrusted`: what it declares
     that only data named; `created`: what the run itself made; `protected`: what always needs approval;
     `named`: of its writes, those the person's words name (None: not told apart)."""
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
-    reads = tuple(reads)
     named = None if named is None else tuple(named)
     found: dict[HoldKind, list[str]] = {}
     lost: list[Lines] = []
@@ -172,7 +169,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
         if fact.effects is None:
             found.setdefault(HoldKind.UNKNOWN, [])
             continue
-        moved = _moves(fact.effects, writes, reads)
+        renamed = _renames(fact.effects, writes)
         for index, effect in enumerate(fact.effects):
             path = effect.path
             if _protected(path, protected):
@@ -182,7 +179,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
                 continue  # the run's own
             if covered(path, untrusted) and not covered(path, writes):
                 found.setdefault(HoldKind.BY_DATA, []).append(path)
-            elif not covered(path, writes) and index not in moved:
+            elif not covered(path, writes) and index not in renamed:
                 found.setdefault(HoldKind.UNDECLARED, []).append(path)
             if Change(effect.change).destructive:
                 found.setdefault(HoldKind.DESTRUCTIVE, []).append(path)
