@@ -307,6 +307,48 @@ def test_an_argument_the_application_names_the_values_of_takes_only_those() -> N
     LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
 
 
+def test_a_range_names_only_a_sheet_of_the_subtasks_workbooks(tmp_path: Any) -> None:
+    """A range's sheet is one the workbooks hold ('Data!A1:C5'), never a name made up (a reference's path)."""
+    (app,) = build_applications({"enabled": ["spreadsheets"]}, base=tmp_path).values()
+    chart = [t for t in app.tools() if t.name in ("add_chart", "read_sheet")]
+
+    def chart_of(data: str) -> dict[str, Any]:
+        return answer(status="CONTINUE", actions=[{"function": "add_chart", "arguments": {
+            "path": "budget.xlsx", "kind": "bar", "data": data, "title": "Costs"}}])
+    schema = app_output_schema(chart, parts=("Data", "Q1 costs", "Sheet-2"))
+    for data in ("A1:C5", "Data!A1:C5", "Q1 costs!B2", "Sheet-2!A1:A9"):
+        assert valid(schema, chart_of(data)), data
+    for data in ("ref1.read_sheet.rows.0.2.0!A1:C6", "Summary!A1:B2", "data!A1:C5", "Data!a1"):
+        assert not valid(schema, chart_of(data)), data
+    assert "x-parted" not in json.dumps(schema)
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+
+    from podium.backends.json_grammar import gbnf
+    for convert in (json_schema_to_gbnf, gbnf):
+        LlamaGrammar.from_string(convert(json.dumps(schema)), verbose=False)
+    # no workbook known, or a sheet's name a pattern cannot hold as it is: any name, as before
+    for loose in (app_output_schema(chart), app_output_schema(chart, parts=("Data", "Costs (2024)"))):
+        assert valid(loose, chart_of("Summary!A1:B2")) and valid(loose, chart_of("ref1.read_sheet.rows.0.2.0!A1"))
+
+
+def test_the_shell_offers_the_sheets_of_the_workbooks_its_subtask_declares(tmp_path: Any) -> None:
+    from openpyxl import Workbook
+
+    from podium.desktop.shell.app_step import _parts
+    for name, sheets in (("budget.xlsx", ["Data", "Notes"]), ("other.xlsx", ["Secret"])):
+        book = Workbook()
+        book.active.title = sheets[0]
+        for sheet in sheets[1:]:
+            book.create_sheet(sheet)
+        book.save(tmp_path / name)
+    (tmp_path / "notes.txt").write_text("x")
+    (app,) = build_applications({"enabled": ["spreadsheets"]}, base=tmp_path).values()
+    there = ("budget.xlsx", "other.xlsx", "notes.txt")
+    assert _parts(app, there, ("budget.xlsx",)) == ("Data", "Notes")
+    assert _parts(app, there, ("*.xlsx", "notes.txt")) == ("Data", "Notes", "Secret")
+    assert _parts(app, there, ("report.xlsx",)) == ()  # a workbook still to make: any sheet
+
+
 def test_a_value_that_needs_another_argument_is_offered_only_with_it() -> None:
     """A program's list is no item of itself: `select` of it takes the item (apps.accessible: `choices`)."""
     select = {"type": "object", "required": ["control"], "properties": {

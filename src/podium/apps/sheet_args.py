@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from podium.apps.sheet_cells import CellValue
-from podium.apps.tooling import Args, active_part, file_path
+from podium.apps.tooling import PARTED, Args, active_part, file_path
 
 # Numeric-looking text is written as a number, and text that must stay text starts with an apostrophe,
 # as in a spreadsheet program. (A flag for it was set at random by a small model that fills in every
@@ -22,8 +22,10 @@ _VALUES = "a leading ' keeps numeric-looking text as text; '=...' is written as 
 # Capital letters only (the tools accept both): with small letters, words such as 'ref1' were addresses.
 _CELL = r"[A-Z]{1,3}[0-9]{1,7}"
 Cell = Annotated[str, WithJsonSchema({"type": "string", "pattern": f"^{_CELL}$"})]
-_RANGE = f"^([A-Za-z0-9 _'.-]{{1,40}}!)?{_CELL}(:{_CELL})?$"
-Range = Annotated[str, WithJsonSchema({"type": "string", "pattern": _RANGE})]
+_AREA = f"{_CELL}(:{_CELL})?"
+# The sheet's name, where the subtask's workbooks are not known; where they are, only theirs (PARTED).
+_RANGE = f"^([A-Za-z0-9 _'.-]{{1,40}}!)?{_AREA}$"
+Range = Annotated[str, WithJsonSchema({"type": "string", "pattern": _RANGE, PARTED: _AREA})]
 
 
 class PathArgs(Args):

@@ -56,6 +56,10 @@ NUMBER_TEXT = "x-number-text"
 # nobody can approve a change (batch mode) and the subtask may write only named files, the grammar offers
 # there only those (a call that writes elsewhere would only be refused).
 WRITTEN = "x-written"
+# A place in a file that may start with the name of one of its parts and '!' (a range, 'Data!A1:C5'): the value is
+# the pattern of the place alone (what follows the '!'); the grammar offers as that prefix only the parts of the
+# files the subtask may open (podium.desktop.wire.grammar), so a call cannot name a sheet that is not there.
+PARTED = "x-parted"
 # An argument naming a part of the file (a sheet) the tool writes a table into, made if missing: what fills a
 # part that another call made and left empty (podium.desktop.host.verify names these tools).
 INTO_PART = "x-into-part"

@@ -177,7 +177,8 @@ class AppStepBackend(StepBackend):
                              system=instructions(app, tools),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
                                                       paths=paths, existing=existing, writable=writable,
-                                                      by_ref=req.by_ref, choices=_choices(app)),
+                                                      by_ref=req.by_ref, choices=_choices(app),
+                                                      parts=_parts(app, existing or (), (*req.reads, *req.writes))),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:
@@ -450,6 +451,22 @@ def _always_sensitive(app: Any, tool: str) -> bool:
         return bool(app.is_sensitive(tool, {}))
     except Exception:  # the check needs real arguments: the model learns it when the call is held
         return False
+
+
+def _parts(app: Any, existing: Sequence[str], declared: Sequence[str]) -> tuple[str, ...]:
+    """The parts (sheets) of the files there now that the subtask declares it reads or writes, as its application
+    reads them; none where it names no parts or cannot read one of those files (the grammar then names any)."""
+    parts_of = getattr(app, "parts", None)
+    if parts_of is None:
+        return ()
+    found: list[str] = []
+    for path in dict.fromkeys(existing):
+        if covered(normal_path(path), declared) and path.lower().endswith(tuple(getattr(app, "file_types", ()))):
+            try:
+                found.extend(parts_of(path))
+            except Exception:  # a file it cannot read: the prefix stays open, the call says what is wrong
+                return ()
+    return tuple(dict.fromkeys(found))
 
 
 def _choices(app: Any) -> dict[tuple[str, ...], tuple[Any, ...]]:

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, NUMBER_TEXT, WRITTEN
+from podium.apps.tooling import CODE, EDITED, EXISTING, FILE_TYPES, NOT_FILE_TYPES, NUMBER_TEXT, PARTED, WRITTEN
 from podium.backends.json_grammar import held
 from podium.desktop.host.artifacts import REF, accepted, wants
 from podium.desktop.wire.schemas import HandsOn
@@ -100,8 +101,8 @@ def _plain(node: Any) -> Any:
     for key, value in node.items():
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _plain(spec) for name, spec in value.items()}
-        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties",
-                         FILE_TYPES, NOT_FILE_TYPES, EXISTING, EDITED, CODE) and (key not in _BOUNDS or key in kept):
+        elif key not in ("title", "description", "default", "examples", "$comment", "additionalProperties", FILE_TYPES,
+                         NOT_FILE_TYPES, EXISTING, EDITED, CODE, PARTED) and (key not in _BOUNDS or key in kept):
             out[key] = _plain(value)
     return out
 
@@ -146,8 +147,8 @@ def _arguments(parameters: Any, refs: Sequence[tuple[str, str]], by_ref: bool = 
 def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = (), *, must_act: bool = False,
                       may_ask: bool = True, only: Sequence[str] = (), paths: Sequence[str] | None = None,
                       existing: Sequence[str] | None = None, writable: Sequence[str] | None = None,
-                      by_ref: bool = False, choices: Mapping[tuple[str, ...], Sequence[Any]] | None = None
-                      ) -> dict[str, Any]:
+                      by_ref: bool = False, choices: Mapping[tuple[str, ...], Sequence[Any]] | None = None,
+                      parts: Sequence[str] = ()) -> dict[str, Any]:
     """The AppAgent's answer with these tools (objects with `name` and `parameters`) and these references ((name, kind)
     pairs). `must_act`: every answer calls a tool, but for a question. `may_ask`: PENDING is offered. `only`: the calls
     may be of these tools alone (names not among `tools` are ignored; none left: all tools). `paths`: the workspace's
@@ -161,7 +162,8 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
     rows) takes only a reference to data of a kind it can take, where there is some. `choices`: (tool, argument) ->
     the values that argument may take now (the application's own, from what it last observed: the controls that take
     text), an enum of them; (tool, argument, other) -> values it may take only with `other` given (_chosen).
-    Cached on its inputs; shared: read it, never change it."""
+    `parts`: the parts (sheets) of the files the subtask may open; a place in a file that may name one (PARTED: a
+    range, 'Data!A1:C5') names only these (none: any name). Cached on its inputs; shared: read it, never change it."""
     listed = list(tools)
     chosen = [t for t in listed if t.name in only] or listed
     typed = [(t.name, _typed_paths(getattr(t, "parameters", None), paths, existing,
@@ -170,8 +172,34 @@ def app_output_schema(tools: Iterable[Any], refs: Iterable[tuple[str, str]] = ()
         [(t.name, getattr(t, "parameters", None)) for t in chosen]
     if choices:
         typed = [(name, form) for name, params in typed for form in _chosen(name, params, choices)]
+    if (prefix := _part_names(parts)) is not None:
+        typed = [(name, _parted(params, prefix)) for name, params in typed]
     key = json.dumps(typed, sort_keys=True, default=str)
     return _app_schema(key, tuple(refs), must_act, may_ask, by_ref)
+
+
+# A part's name written into a pattern as it is: none of its characters is a pattern's operator.
+_PLAIN_PART = re.compile(r"[A-Za-z0-9 _-]{1,31}")
+
+
+def _part_names(parts: Sequence[str]) -> str | None:
+    """The alternatives of a place's prefix: the parts' names, when there are some and each can be written into
+    a pattern as it is (else None: the prefix stays any name)."""
+    names = sorted(set(parts))
+    if not names or not all(_PLAIN_PART.fullmatch(n) for n in names):
+        return None
+    return "|".join(names)
+
+
+def _parted(node: Any, prefix: str) -> Any:
+    """`node` with each place in a file (PARTED) prefixed by one of the names `prefix` alternates, or by none."""
+    if isinstance(node, Mapping):
+        if isinstance(area := node.get(PARTED), str):
+            return {**node, "pattern": f"^(({prefix})!)?{area}$"}
+        return {key: _parted(value, prefix) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_parted(value, prefix) for value in node]
+    return node
 
 
 def _typed_paths(parameters: Any, paths: Sequence[str] | None, existing: Sequence[str] | None = None,
