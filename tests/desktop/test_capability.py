@@ -86,14 +86,18 @@ def move(source: str, target: str, target_kind: str = "create") -> CallFacts:
 def test_a_move_is_declared_by_its_two_ends() -> None:
     # a declared file moved into a declared folder
     assert holds([move("a.txt", "notes/a.txt")], writes=["*.txt", "notes"]) == ()
-    # a declared file renamed to a new name in its folder, never carried elsewhere
+    # a declared file renamed to a new name in its folder, never carried elsewhere; a file read, to a declared name
     assert holds([move("draft_a.txt", "final_a.txt")], writes=["draft_*"]) == ()
+    assert holds([move("draft_a.txt", "final_a.txt")], writes=["final_*"], reads=["draft_*"]) == ()
+    assert kinds(holds([move("draft_a.txt", "final_a.txt")], writes=["notes"], reads=["draft_*"])) == {
+        HoldKind.UNDECLARED: ("draft_a.txt", "final_a.txt")}
     assert holds([move("docs/a.txt", "docs/b.txt")], writes=["docs/a.txt"]) == ()
     assert kinds(holds([move("report.docx", "shared/report.docx")], writes=["report.docx"])) == {
         HoldKind.UNDECLARED: ("shared/report.docx",)}
     # a file only read is not taken away: a copy and a move of it into the same folder have the same reads and
     # the same destination, and only the move changes where the person had it
-    assert kinds(holds([move("a.txt", "notes/a.txt")], writes=["notes"])) == {HoldKind.UNDECLARED: ("a.txt",)}
+    assert kinds(holds([move("a.txt", "notes/a.txt")], writes=["notes"], reads=["*.txt"])) == {
+        HoldKind.UNDECLARED: ("a.txt",)}
     assert kinds(holds([move("secret.txt", "notes/secret.txt")], writes=["notes", "a.txt"])) == {
         HoldKind.UNDECLARED: ("secret.txt",)}
     # nor is a declared file moved over one that exists, nor into an undeclared place that exists

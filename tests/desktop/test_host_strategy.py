@@ -1158,8 +1158,8 @@ def test_a_write_a_replan_adds_after_seeing_data_is_held_as_named_by_data() -> N
     ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=replan), s)
     (step,) = dispatches(ops)
     assert s.run is not None and s.run.subtasks["3"].untrusted == ("public.xlsx",)
-    # reading what only data named changes nothing: only writes need the request's word (capability)
-    assert s.run.subtasks["4"].untrusted == ()
+    # a read only data named is no source a rename may take (capability)
+    assert s.run.subtasks["4"].untrusted == ("public.xlsx",)
     write = facts_of("write_rows", {"path": "public.xlsx", "rows": TABLE})
     (after,), s = STRATEGY.handle_response(step.agent, proposes("CONTINUE", write), s)
     assert "named only by what a file or a tool's result says" in app_request(after).note

@@ -6,11 +6,11 @@ are bounded by its subtask's declarations (CaMeL's capabilities, on paths). A pr
 the person's approval when it
 - changes a path its subtask does not declare, or one only data named (a write a re-plan added after the
   planner had seen results, which neither the request nor the first plan named): UNDECLARED / BY_DATA.
-  A move (or rename) is one change with two ends, each a write: the file goes away from where the person
-  had it, so a copy and a move with the same reads and the same destination are told apart by the source's
-  declaration alone (reading a file is no leave to take it away). It is declared when both ends are, or when
-  its source is declared and its destination is a new name in the same folder (a declared file renamed, never
-  carried elsewhere);
+  A move (or rename) is one change with two ends, each a write: it is declared when both ends are. A file
+  the subtask only reads is not carried into a folder: a copy and a move there have the same reads and the same
+  destination, and only the source's declaration tells them apart. A rename keeps the file in its folder: it is
+  declared when its source is and its destination is a new name beside it, or when the subtask reads the source
+  and declares that new name (reads only data named do not count);
 - would delete, overwrite or edit what the person already had (not what the run itself made): DESTRUCTIVE;
   where it is a text that loses most of its lines (WIPES) or lines with nothing in their place (DROPS), or a
   path the person's words do not name (UNNAMED: the plan chose it, from the workspace's file names), that is
@@ -139,26 +139,28 @@ def _matches(path: str, pattern: str) -> bool:
     return len(names) >= len(wanted) and all(fnmatch.fnmatchcase(n, w) for n, w in zip(names, wanted, strict=False))
 
 
-def _renames(effects: Sequence[EffectView], writes: tuple[str, ...]) -> set[int]:
-    """The indexes of the effects that are both ends of a declared rename: a declared source (a move), then a
-    new name beside it."""
+def _renames(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tuple[str, ...]) -> set[int]:
+    """The indexes of the effects that are both ends of a declared rename: a source (a move), then a new name
+    beside it, the source declared written, or read with the new name declared."""
     declared: set[int] = set()
     for i in range(len(effects) - 1):
         source, target = effects[i], effects[i + 1]
         if (Change(source.change) is Change.MOVE and Change(target.change) is Change.CREATE
-                and covered(source.path, writes) and posixpath.dirname(source.path) == posixpath.dirname(target.path)):
+                and posixpath.dirname(source.path) == posixpath.dirname(target.path)
+                and (covered(source.path, writes) or (covered(source.path, reads) and covered(target.path, writes)))):
             declared.update((i, i + 1))
     return declared
 
 
 def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Iterable[str] = (),
           created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False,
-          named: Iterable[str] | None = None) -> tuple[Hold, ...]:
+          reads: Iterable[str] = (), named: Iterable[str] | None = None) -> tuple[Hold, ...]:
     """Why these proposed calls wait for the person (none: they may run). `writes`: what the subtask
-    declares it writes and may change; `untrusted`: what it declares
+    declares it writes and may change; `reads`: what it declares it reads; `untrusted`: what it declares
     that only data named; `created`: what the run itself made; `protected`: what always needs approval;
     `named`: of its writes, those the person's words name (None: not told apart)."""
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
+    reads = tuple(reads)
     named = None if named is None else tuple(named)
     found: dict[HoldKind, list[str]] = {}
     lost: list[Lines] = []
@@ -169,7 +171,7 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
         if fact.effects is None:
             found.setdefault(HoldKind.UNKNOWN, [])
             continue
-        renamed = _renames(fact.effects, writes)
+        renamed = _renames(fact.effects, writes, reads)
         for index, effect in enumerate(fact.effects):
             path = effect.path
             if _protected(path, protected):

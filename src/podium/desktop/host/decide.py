@@ -138,7 +138,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
     def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
         return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
-                     created=created, protected=protected, asked=asked, named=named)
+                     created=created, protected=protected, asked=asked,
+                     reads=tuple(r for r in record.spec.reads if r not in record.untrusted), named=named)
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
     if asked and rules.CONFIRM_CAUSE in active and not held([facts[i] for i in run]):

@@ -236,10 +236,12 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         return finish_run(s, HostEvent.GIVE_UP, Reason(ReasonKind.PLAN_INVALID, str(exc), PLANNER))
     # What a plan made before any result declares is the person's request turned into paths; what a later
     # plan adds may come from what a file said, and waits for the person unless the request names it.
-    trusted = run.trusted if run.seen_data else (*run.trusted, *(p for spec in check.subtasks for p in spec.writes))
+    # Its reads too: a file read may be renamed to a declared new name beside it (capability).
+    trusted = run.trusted if run.seen_data else (*run.trusted, *(p for spec in check.subtasks
+                                                                 for p in (*spec.writes, *spec.reads)))
     records = dict(run.subtasks)
     for spec in check.subtasks:
-        untrusted = tuple(p for p in dict.fromkeys(spec.writes)
+        untrusted = tuple(p for p in dict.fromkeys((*spec.writes, *spec.reads))
                           if not covered(p, trusted) and not named_by(p, run.request))
         records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted)
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0, trusted=tuple(dict.fromkeys(trusted)))

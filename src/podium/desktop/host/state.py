@@ -116,7 +116,7 @@ class Proposal:
 class SubtaskRecord:
     spec: SubtaskSpec
     machine: SubtaskMachine = field(default_factory=SubtaskMachine)
-    untrusted: tuple[str, ...] = ()  # its declared writes that only data named (capability.BY_DATA)
+    untrusted: tuple[str, ...] = ()  # its declared writes and reads that only data named (capability.BY_DATA)
     agent: str | None = None
     steps: int = 0
     repairs: int = 0
@@ -186,7 +186,7 @@ class Run:
     schedule: GraphSchedule | None = None
     subtasks: Mapping[str, SubtaskRecord] = field(default_factory=dict)  # every subtask ever planned
     files: tuple[str, ...] | None = None  # the workspace's paths, as the planner's last step listed them
-    trusted: tuple[str, ...] = ()  # writes the request or a plan made before any result named
+    trusted: tuple[str, ...] = ()  # writes and reads the request or a plan made before any result named
     created: tuple[str, ...] = ()  # paths the run itself made: its own to change again
     seen_data: bool = False  # a subtask has handed results to the planner (later plans saw data)
     plan: tuple[str, ...] = ()
