@@ -735,11 +735,9 @@ def test_the_planner_reads_what_each_tool_does_and_a_record_keeps_every_field_of
     assert sheets is not None
     for tool in sheets.tools:  # every tool on a line of its own, with its description's first sentence
         assert f"\n- {tool.name}: {tool.summary}\n" in system
-    # a copy and a move are one tool: what becomes of the source is its AppAgent's required choice, and a
-    # planner declares a move's source among its writes (capability)
+    # a copy and a move are one tool: what becomes of the source is its AppAgent's required choice
     assert ("- copy_or_move: Copy or move a file or folder to a new path or into a folder: mode 'copy' keeps the "
-            "source where it is (like cp), mode 'move' takes it away (like mv, a rename too): it writes the source "
-            "too.\n") in system
+            "source where it is (like cp), mode 'move' takes it away (like mv, a rename too).\n") in system
     # the first sentence, up to its first ';': the planner gets what a tool does, its AppAgent the details
     assert first_sentence("Add a column (e.g. A = B * C) to a table; returns the values. More.") == \
         "Add a column (e.g. A = B * C) to a table."

@@ -145,8 +145,7 @@ class FilesApplication(ToolApplication):
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
                      unapproved=_NEW_NAME, effects=declared(self._names_effects), writes_names=True),
             ToolSpec("copy_or_move", "Copy or move a file or folder to a new path or into a folder: mode 'copy' "
-                     "keeps the source where it is (like cp), mode 'move' takes it away (like mv, a rename too): it "
-                     "writes the source too; a "
+                     "keeps the source where it is (like cp), mode 'move' takes it away (like mv, a rename too); a "
                      "pattern source takes every match into the folder, or nothing if any target is taken.",
                      CopyOrMoveArgs, self._transfer, unapproved=_NEW_NAME, effects=declared(self._transfer_effects)),
             ToolSpec("rename_pattern", "Rename the entries of a folder whose whole name matches a regular "

@@ -110,8 +110,7 @@ Then Comment.
 
 Each subtask declares:
 - reads: the workspace files it reads; writes: every path it creates or changes (a new file, a file it edits or \
-adds a sheet, a table or a paragraph to, a folder it fills, a file it moves or renames (where it was and \
-where it goes; a copy: only where it goes); many files by one pattern, as \
+adds a sheet, a table or a paragraph to, a folder it fills, a file it moves; many files by one pattern, as \
 '*.csv' or 'draft_*', changed by one subtask). \
 Its AppAgent may change nothing else without the person's approval. A file the workspace has already is changed \
 by its tools, never created again.
