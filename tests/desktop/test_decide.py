@@ -560,6 +560,19 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
                                                                                after="d3"),),
                      arguments={"into": "list.txt", "pattern": "*.xlsx", "path": "sub/"})]), None)
     assert from_sub.unused == ()
+    # a listing with its subfolders: its result lists the names it took (the pattern names no file of them)
+    recursive = missing(remember(SubtaskRecord(spec=listing), [], [ActionResult(
+        function="write_file_names", ok=True, changes=(EffectView(path="list.txt", change="create", after="d3"),),
+        arguments={"into": "list.txt", "pattern": "*.xlsx", "recursive": True},
+        content={"path": "list.txt", "names": ["a.xlsx", "sub/b.xlsx"], "count": 2})]), None)
+    assert recursive.unused == () and not recursive
+    # a name a read returned is no name a change took
+    read_only = missing(remember(SubtaskRecord(spec=listing), [], [
+        ActionResult(function="list_files", ok=True, arguments={"path": ".", "recursive": True}, read_only=True,
+                     content={"names": ["a.xlsx", "sub/b.xlsx"]}),
+        ActionResult(function="write_file_names", ok=True, arguments={"into": "list.txt", "pattern": "*.xlsx"},
+                     changes=(EffectView(path="list.txt", change="create", after="d3"),))]), None)
+    assert read_only.unused == ("sub/b.xlsx",)
     # no change yet (the write itself is missing), a subtask that hands data on, or a file it edits: not asked
     assert missing(seen, SHEETS).unused == ()
     handing = replace(after({"path": "all.xlsx", "rows": north}),

@@ -484,12 +484,18 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
     that only that file's data (among `read`: artifacts, each with the call that read it) has. Values shared
     with another file (a common header) prove nothing; what a file the subtask writes was read holding is no
     other file: it holds what the changes took. A file its changes moved away took itself: its content lives
-    on at the other path (a rename by an expression, which names no file)."""
+    on at the other path (a rename by an expression, which names no file); so did a change whose result lists it
+    among the names it took (a listing written by a pattern, subfolders and all, which names no file either)."""
     if any(_names(json.loads(key)[1], path) for key in record.done):
         return True
     if any(e.change == Change.MOVE.value and covered(p, (path,)) for p, e in record.changed.items()):
         return True
     read = list(read)
+    made = {name for name, key in record.names.items() if key in record.done}
+    if any(a.name.rpartition(".")[0] in made and getattr(a.kind, "value", a.kind) == Kind.NAMES.value
+           and isinstance(a.value, list) and normal_path(path) in {normal_path(str(v)) for v in a.value}
+           for a in read):
+        return True
     texts = _without(_wrote(record), (p for a in read for p in _QUOTED.findall(a.source)))
     own: set[str] = set()
     others: set[str] = set()
