@@ -50,6 +50,13 @@ def test_a_plan_names_only_real_applications_tools_and_files() -> None:
     assert valid(schema, plan(application="spreadsheets", tools=["add_chart"], writes=["new.xlsx"], reads=[]))
 
 
+def test_a_planner_with_nothing_to_approve_is_not_offered_confirm() -> None:
+    confirm = {"Observation": "", "Thought": "", "Status": "CONFIRM", "Comment": "The form is filled in"}
+    assert valid(host_output_schema(APPS, FILES), confirm)
+    assert not valid(host_output_schema(APPS, FILES, may_confirm=False), confirm)
+    assert valid(host_output_schema(APPS, FILES, may_confirm=False), plan())
+
+
 def test_each_status_carries_what_it_needs() -> None:
     schema = host_output_schema(APPS, FILES)
     head = {"Observation": "", "Thought": ""}

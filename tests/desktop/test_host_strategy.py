@@ -1522,6 +1522,10 @@ def test_with_the_rules_a_confirm_before_any_plan_is_questioned_once() -> None:
     (again,) = dispatches(ops)
     assert again.agent == "host" and "before planning anything" in host_request(again).note
     assert s.blackboard.trajectories[-1].rules == ("question-confirm-unplanned",) and not run_of(s).waiting
+    # and its answer is not offered CONFIRM, until it plans (grammar); the first ask offers it, as without the rules
+    assert not host_request(again).may_confirm
+    first, _ = STRATEGY.handle_ask(REQUEST, {}, "t1", init(rules=SMALL_LOCAL))
+    assert host_request(dispatches(first)[0]).may_confirm
     # asked once: a CONFIRM again goes to the person (here nobody: batch mode refuses it), as it does at once
     # without the rules
     for ops, end in (confirm(s), confirm(started())):

@@ -88,7 +88,9 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                               subtasks=views(run), plan=run.plan,
                               blackboard=s.blackboard.to_prompt(s.config.blackboard_chars, shown_request=run.request,
                                                                 hidden_agents={PLANNER}),
-                              answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t)
+                              answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t,
+                              may_confirm=not (rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked
+                                               and not run.subtasks))
     ops: list[Op] = []
     if s.planner_down:  # it went down earlier: a fresh one, started right before its step
         ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))

@@ -91,7 +91,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "FAIL whose changes show all of its subtask's declared work (the verifier would "
                                     "ask about nothing): a small model misreads its own results."),
     Rule("question-confirm-unplanned", "The planner's CONFIRM before it planned anything, with no command to run, "
-                                       "is questioned once: approval is for what a plan declares it changes (shown "
+                                       "is questioned once, and its next answer is not offered CONFIRM (grammar) "
+                                       "until it plans: approval is for what a plan declares it changes (shown "
                                        "before anything runs) and for any change it did not declare, so nothing is "
                                        "yet there to approve; a small planner read \"then confirm it\" (a dialog's "
                                        "button) as a request for the person's approval."),

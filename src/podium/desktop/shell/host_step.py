@@ -117,7 +117,8 @@ class HostStepBackend(StepBackend):
         catalog = self.catalog.only(names) if names else self.catalog
         applications = tuple((a.name, a.tool_names) for a in catalog.apps)
         step.prompt = Prompt(text=host_user(step.request, step.files, step.running), system=host_system(catalog),
-                             schema=host_output_schema(applications, (*step.files, ".")),
+                             schema=host_output_schema(applications, (*step.files, "."),
+                                                       may_confirm=step.request.may_confirm),
                              temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

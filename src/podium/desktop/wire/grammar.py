@@ -338,10 +338,11 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may
 
 
 @lru_cache(maxsize=32)
-def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = ()
-                       ) -> dict[str, Any]:
+def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = (),
+                       may_confirm: bool = True) -> dict[str, Any]:
     """The HostAgent's answer: the seed's fields the host acts on, one alternative per status, and the
-    typed subtask graph over these applications ((name, tool names) pairs) and workspace paths.
+    typed subtask graph over these applications ((name, tool names) pairs) and workspace paths; CONFIRM only
+    where `may_confirm`.
     `Current Sub-Task`, `Message`, `ControlLabel`, `ControlText` and `Plan` (the seed's one-subtask form)
     are accepted by `HostOutput` but not asked for: `Subtasks` carries the same, and every field a small
     model writes costs seconds."""
@@ -371,7 +372,7 @@ def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], fi
         _closed({**head, "Status": status("FAIL"), "Comment": _text(COMMENT_CHARS, 1)}),
         _closed({**head, "Status": status("PENDING"), "Questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
                  "Comment": _text(COMMENT_CHARS)}),
-        _closed({**head, "Status": status("CONFIRM"), "Comment": _text(COMMENT_CHARS, 1)}),
+        *([_closed({**head, "Status": status("CONFIRM"), "Comment": _text(COMMENT_CHARS, 1)})] if may_confirm else []),
         _closed({**head, "Status": status("CONTINUE"),
                  "Bash": {"type": "string", "enum": [name for name, _ in applications]},
                  "Comment": _text(COMMENT_CHARS)}),

@@ -242,6 +242,7 @@ class HostStepRequest(BaseModel):
     note: str = ""  # why the planner is asked now (verify, re-plan after a failure, approval given)
     feedback: str = ""  # why the previous answer was rejected
     temperature: float | None = None
+    may_confirm: bool = True  # CONFIRM is offered (grammar): not where nothing is there to approve
 
 
 class BashReport(BaseModel):
