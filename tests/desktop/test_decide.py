@@ -1005,6 +1005,19 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
     unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [unnamed]), [], [again]), into).copied
+    # where the result of a change that names no part says where it wrote (the sheet just added, now the active
+    # one), that part is what it names: the rows a read of another sheet gave, copied there, are a copy
+    def landed(sheet: str) -> ActionResult:
+        return unnamed.model_copy(update={"content": {"path": "scores.xlsx", "sheet": sheet, "range": "A1:B4"}})
+
+    source = active("Scores").model_copy(update={"content": {"path": "scores.xlsx", "sheet": "Scores",
+                                                             "range": "A1:B4", "rows": scores}})
+    assert missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [landed("Ranking")]),
+                   into).copied == ("scores.xlsx",)
+    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [landed("Scores")]),
+                       into).copied
+    assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [
+        landed("Ranking").model_copy(update={"arguments": {"path": "scores.xlsx", "rows": ranked}})]), into).copied
 
 
 def test_a_part_of_a_file_the_subtask_names_and_its_reads_left_out_is_work_not_done() -> None:

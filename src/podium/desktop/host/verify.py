@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, Change
+from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, READ_PART, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names
@@ -363,9 +363,9 @@ def _rewritten(declared: str, record: SubtaskRecord) -> bool:
 
 def _copied(record: SubtaskRecord) -> tuple[str, ...]:
     """The declared writes into which a successful change put a table (an argument of rows) into a part it
-    names (a sheet) that a read of the same file gave, cell for cell and in the same order (the rows from its
-    header on, title rows above it aside), from a part the change does not name: another sheet's rows copied
-    as they were."""
+    names (a sheet), or that its result says it wrote into (the active sheet, where it named none), that a read
+    of the same file gave, cell for cell and in the same order (the rows from its header on, title rows above it
+    aside), from a part the change does not name: another sheet's rows copied as they were."""
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
@@ -375,6 +375,9 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
     for key in record.done:
         args = json.loads(key)[1]
         named = {v for v in args.values() if isinstance(v, str)} if isinstance(args, dict) else set()
+        # a sheet just added is the active one, so rows written naming no sheet land there, as the result says
+        named |= {part.value for base, made in record.names.items() if made == key
+                  and (part := record.artifacts.get(f"{base}.{READ_PART}")) is not None and isinstance(part.value, str)}
         targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
         tables = [rows for v in (args.values() if isinstance(args, dict) else ()) if len(rows := _rows(v)) >= 2]
         for target in targets:
