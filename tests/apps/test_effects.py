@@ -169,22 +169,24 @@ async def test_spreadsheets_effects_parse_a_workbook_once_per_call(protected: Wo
         book.active.append(row)
     book.save(root / "w.xlsx")
     sheets = SpreadsheetsApplication(protected)
+    # a change confined to one sheet names it (`part`); one that adds a sheet names the sheet it makes
     cases = [
-        ("write_rows", {"path": "w.xlsx", "start": "A4", "rows": [["c", 3]]}, A),
-        ("write_rows", {"path": "w.xlsx", "start": "A2", "rows": [["z", 9]]}, E),
-        ("set_cell", {"path": "w.xlsx", "cell": "B2", "value": 1}, K),  # holds it already
+        ("write_rows", {"path": "w.xlsx", "start": "A4", "rows": [["c", 3]]}, Effect("w.xlsx", A, part="S")),
+        ("write_rows", {"path": "w.xlsx", "start": "A2", "rows": [["z", 9]]}, Effect("w.xlsx", E, part="S")),
+        ("set_cell", {"path": "w.xlsx", "cell": "B2", "value": 1}, Effect("w.xlsx", K, part="S")),  # holds it
         ("append_rows", {"path": "w.xlsx", "rows": [["c", 3]]}, A),
         ("add_totals_row", {"path": "w.xlsx"}, A),
         ("add_chart", {"path": "w.xlsx", "kind": "bar", "data": "A1:B3", "title": "t"}, A),
-        ("add_sheet", {"path": "w.xlsx", "name": "T"}, A),
-        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "descending"}, E),
+        ("add_sheet", {"path": "w.xlsx", "name": "T"}, Effect("w.xlsx", A, makes="T")),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "descending"}, Effect("w.xlsx", E, part="S")),
         ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "ascending"}, None),  # in order already
-        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "ascending", "target_sheet": "Sorted"}, A),
+        ("sort_rows", {"path": "w.xlsx", "by": "Amount", "order": "ascending", "target_sheet": "Sorted"},
+         Effect("w.xlsx", A, part="Sorted", makes="Sorted")),
         ("set_cell", {"path": "w.xlsx", "cell": "XFD1048576", "value": 1}, None),  # refused: past the limits
         ("create_workbook", {"path": "w.xlsx", "overwrite": True}, R),
     ]
     for tool, args, change in cases:
-        expected = () if change is None else (Effect("w.xlsx", change),)
+        expected = () if change is None else (change if isinstance(change, Effect) else Effect("w.xlsx", change),)
         assert sheets.effects(tool, args) == expected, (tool, args)
     # effects, sensitivity and the call itself parse the workbook once between them
     import openpyxl
@@ -236,7 +238,8 @@ async def test_writing_rows_or_appending_to_a_document_that_does_not_exist_makes
 
     book = load_workbook(root / "out" / "new.xlsx")
     assert book.sheetnames == ["Data"] and [[c.value for c in r] for r in book["Data"].iter_rows()] == rows["rows"]
-    assert sheets.effects("write_rows", {**rows, "rows": [["West", 4]], "start": "A3"}) == (Effect("out/new.xlsx", A),)
+    assert sheets.effects("write_rows", {**rows, "rows": [["West", 4]], "start": "A3"}) == (
+        Effect("out/new.xlsx", A, part="Data"),)
     para = {"path": "notes.docx", "paragraphs": ["First", "Second"]}
     assert documents.effects("add_paragraphs", para) == (Effect("notes.docx", C),)
     assert (await documents.call("add_paragraphs", para)).ok

@@ -35,6 +35,24 @@ def test_destroying_what_the_person_had_waits_even_when_declared() -> None:
     assert holds([change("a.txt", "move"), change("notes/a.txt", "create")], writes=["a.txt", "notes"]) == ()
 
 
+def test_a_part_the_run_added_to_the_persons_file_is_the_runs_own() -> None:
+    def edit(part: str) -> CallFacts:
+        return CallFacts(function="sort_rows", effects=(EffectView(path="scores.xlsx", change="edit", part=part),))
+
+    made = [("scores.xlsx", "Ranking")]
+    # a sort in place of the sheet the run added (and filled) loses nothing the person had: it runs
+    assert holds([edit("Ranking")], writes=["scores.xlsx"], made=made) == ()
+    # the person's own sheet of that file, a change of the whole file, or the sheet before the run made it: asked
+    for facts, parts in (([edit("Scores")], made), ([edit("")], made), ([edit("Ranking")], [])):
+        assert kinds(holds(facts, writes=["scores.xlsx"], made=parts)) == {HoldKind.DESTRUCTIVE: ("scores.xlsx",)}
+    # the sheet of another file of the same name is not that one
+    assert kinds(holds([edit("Ranking")], writes=["scores.xlsx"], made=[("old/scores.xlsx", "Ranking")])) == {
+        HoldKind.DESTRUCTIVE: ("scores.xlsx",)}
+    # and what the run owns is still not the protected paths' way round
+    assert kinds(holds([edit("Ranking")], writes=["scores.xlsx"], made=made, protected=["scores.xlsx"])) == {
+        HoldKind.PROTECTED: ("scores.xlsx",)}
+
+
 def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:
     edit = CallFacts(function="replace_text", effects=(
         EffectView(path="plan.txt", change="edit", removes=("due Monday",), adds=("due Friday",)),))

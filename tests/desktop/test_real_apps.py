@@ -15,6 +15,7 @@ from podium.apps.spreadsheets import SpreadsheetsApplication
 from podium.apps.workspace import Workspace
 from podium.backends.scripted import ScriptedBackend
 from podium.desktop import run_request
+from podium.desktop.shell.session import batch
 from tests.desktop.scripting import app, assign, host, ref, step_of, sub, verifying
 
 TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"]]
@@ -736,3 +737,51 @@ async def test_a_record_value_its_subtask_leaves_unwritten_is_asked_of_the_perso
     assert result.status == "FAIL" and "contacts.xlsx is unchanged" in subtask["reason"], subtask["reason"]
     assert [(q["question"], q["answered_by"]) for q in result.blackboard["questions"]] == [(question, "default")]
     assert (tmp_path / "contacts.xlsx").read_bytes() == before
+
+
+async def test_a_sheet_the_run_added_to_the_persons_workbook_is_its_own_to_sort_in_batch_mode(tmp_path: Path) -> None:
+    """A sort in place loses the order a sheet had: of the person's sheet, batch mode refuses it; of the sheet
+    the run added and filled, nothing of the person's is lost, so it runs unasked."""
+    rows = [["Name", "Score"], ["Ada", 71], ["Ben", 93], ["Cy", 85]]
+
+    def workbook() -> None:
+        book = openpyxl.Workbook()
+        book.active.title = "Scores"
+        for row in rows:
+            book.active.append(row)
+        book.save(tmp_path / "scores.xlsx")
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "done")
+        return assign(sub("1", "Add a sheet Ranking listing the scores from highest to lowest", "spreadsheets",
+                          reads=["scores.xlsx"], writes=["scores.xlsx"],
+                          tools=["add_sheet", "write_rows", "sort_rows"]))
+
+    def sheets(sheet: str) -> Any:
+        def answer(prompt: str) -> str:
+            if step_of(prompt) == 1:
+                return app("CONTINUE", ("add_sheet", {"path": "scores.xlsx", "name": "Ranking"}),
+                           ("write_rows", {"path": "scores.xlsx", "sheet": "Ranking", "start": "A1", "rows": rows}))
+            if step_of(prompt) == 2:
+                return app("FINISH", ("sort_rows", {"path": "scores.xlsx", "sheet": sheet, "by": "Score",
+                                                    "order": "descending"}), result="ranked")
+            return app("FINISH", result="ranked")
+        return answer
+
+    for sheet, sorted_ok in (("Ranking", True), ("Scores", False)):
+        (tmp_path / "scores.xlsx").unlink(missing_ok=True)
+        workbook()
+        result = await run_request("Rank the scores of scores.xlsx in a new sheet Ranking",
+                                   [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                                   app_models={"spreadsheets": ScriptedBackend(sheets(sheet))}, config=batch())
+        book = openpyxl.load_workbook(tmp_path / "scores.xlsx")
+        assert [[c.value for c in r] for r in book["Scores"].iter_rows()] == rows  # the person's sheet as it was
+        ranked = [[c.value for c in r] for r in book["Ranking"].iter_rows()]
+        if sorted_ok:
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert ranked == [rows[0], rows[2], rows[3], rows[1]]
+        else:
+            assert ranked == rows
+            assert any("sort_rows" in str(t["action"]) and "would delete, overwrite or replace what scores.xlsx "
+                       "already holds" in str(t["action"]) for t in result.trajectory), result.trajectory

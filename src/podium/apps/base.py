@@ -82,6 +82,10 @@ class Effect:
     drops: tuple[str, ...] = ()
     # Whether it leaves a text that held something holding nothing (blank)
     empties: bool = False
+    # The one part of the file (a sheet) the change is confined to; "" the file as a whole, or not known
+    part: str = ""
+    # The part it adds to the file, new and empty or filled by the call itself (a sheet): the run's own after
+    makes: str = ""
 
 
 @dataclass(frozen=True, slots=True)

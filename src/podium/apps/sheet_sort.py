@@ -133,14 +133,16 @@ def plan_sort(workbook: Any, args: SortArgs) -> SortPlan:
                     header_row=min_row + top, header=header, order=order, original=data)
 
 
-def sort_effect(workbook: Any, args: SortArgs) -> Change | None:
-    """What a sort does to its file: in place, values move to other cells (an EDIT: the order they had is
-    lost), or nothing when they are in order already; a sorted copy into another sheet is an ADD. Raises
-    ToolError when the call will be refused."""
+def sort_effect(workbook: Any, args: SortArgs) -> tuple[Change, str, str] | None:
+    """What a sort does to its file, the sheet it changes and the sheet it makes ("": none): in place, values
+    move to other cells (an EDIT of its sheet: the order they had is lost), or nothing when they are in order
+    already; a sorted copy into another sheet is an ADD (of a new sheet, where that one is not there yet).
+    Raises ToolError when the call will be refused."""
     plan = plan_sort(workbook, _direction(workbook, args)[0])
     if plan.in_place:
-        return Change.EDIT if plan.moves else None
-    return Change.ADD
+        return (Change.EDIT, plan.source, "") if plan.moves else None
+    target = plan.target or ""
+    return Change.ADD, target, "" if target in workbook.sheetnames else target
 
 
 def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:

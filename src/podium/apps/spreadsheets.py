@@ -26,6 +26,7 @@ import hashlib
 import io
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -146,7 +147,7 @@ class SpreadsheetsApplication(ToolApplication):
                      effects=declared(self._create_effects), new_only=True),
             ToolSpec("add_sheet", "Add an empty sheet and save (a sorted, filtered or grouped table goes into "
                      "the new sheet its own tool makes: target_sheet).", SheetArgs, self._add_sheet,
-                     effects=declared(self._add_effects), empty_part=True, edits=True),
+                     effects=declared(self._sheet_effects), empty_part=True, edits=True),
             ToolSpec("write_rows", "Write rows of values from a start cell and save (a new workbook if there is none).",
                      WriteArgs, self._write,
                      unapproved=_EMPTY_CELLS, effects=declared(self._write_effects)),
@@ -194,6 +195,10 @@ class SpreadsheetsApplication(ToolApplication):
         """Rows under a table, a Total row, a chart, a sheet: added, nothing the file holds is lost."""
         return (self.workspace.effect(self._existing(args.path), Change.ADD),)
 
+    def _sheet_effects(self, args: SheetArgs) -> tuple[Effect, ...]:
+        """A sheet added: the run's own from then on, though the file is the person's."""
+        return tuple(replace(e, makes=args.name) for e in self._add_effects(args))
+
     def _write_effects(self, args: WriteArgs) -> tuple[Effect, ...]:
         """EDIT when a cell's value would be written over, ADD into empty cells, KEEP when the cells hold the
         values already; a write that will be refused (rows, bounds) has none."""
@@ -211,11 +216,14 @@ class SpreadsheetsApplication(ToolApplication):
             change = Change.KEEP
         else:
             change = Change.ADD
-        return (self.workspace.effect(self._existing(args.path), change),)
+        return (replace(self.workspace.effect(self._existing(args.path), change), part=sheet.title),)
 
     def _sort_effects(self, args: SortArgs) -> tuple[Effect, ...]:
-        change = sort_effect(self._peek(args.path), args)
-        return () if change is None else (self.workspace.effect(self._existing(args.path), change),)
+        found = sort_effect(self._peek(args.path), args)
+        if found is None:
+            return ()
+        change, part, makes = found
+        return (replace(self.workspace.effect(self._existing(args.path), change), part=part, makes=makes),)
 
     def _copies(self, tool: str, args: Any) -> list[tuple[str, Any, str, str]]:
         try:

@@ -18,7 +18,8 @@ the person's approval when it
 - touches a protected path (the configuration, the journal): PROTECTED;
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
 - or the agent itself asks (CONFIRM): ASKED.
-What the run created is its own: changing it again needs no approval. `--yes` (auto_approve) grants
+What the run created is its own: changing it again needs no approval; so is a part it added to the person's
+file (a sheet), for a change its application confines to that part (EffectView.part). `--yes` (auto_approve) grants
 DESTRUCTIVE, UNKNOWN and ASKED (edits in place), never a path the plan did not declare nor a protected one,
 nor the loss of a text's lines (WIPES, DROPS), nor a destructive change of what the person did not name
 (UNNAMED): approved in advance is what the person asked for, in their words.
@@ -154,13 +155,15 @@ def _renames(effects: Sequence[EffectView], writes: tuple[str, ...], reads: tupl
 
 def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Iterable[str] = (),
           created: Iterable[str] = (), protected: Iterable[str] = (), asked: bool = False,
-          reads: Iterable[str] = (), named: Iterable[str] | None = None) -> tuple[Hold, ...]:
+          reads: Iterable[str] = (), named: Iterable[str] | None = None,
+          made: Iterable[tuple[str, str]] = ()) -> tuple[Hold, ...]:
     """Why these proposed calls wait for the person (none: they may run). `writes`: what the subtask
     declares it writes and may change; `reads`: what it declares it reads; `untrusted`: what it declares
-    that only data named; `created`: what the run itself made; `protected`: what always needs approval;
-    `named`: of its writes, those the person's words name (None: not told apart)."""
+    that only data named; `created`: what the run itself made; `made`: (path, part) of the parts the run
+    added to files (a sheet in the person's workbook); `protected`: what always needs approval; `named`: of its
+    writes, those the person's words name (None: not told apart)."""
     writes, untrusted, created, protected = tuple(writes), tuple(untrusted), tuple(created), tuple(protected)
-    reads = tuple(reads)
+    reads, made = tuple(reads), set(made)
     named = None if named is None else tuple(named)
     found: dict[HoldKind, list[str]] = {}
     lost: list[Lines] = []
@@ -177,8 +180,8 @@ def holds(facts: Sequence[CallFacts], *, writes: Iterable[str], untrusted: Itera
             if _protected(path, protected):
                 found.setdefault(HoldKind.PROTECTED, []).append(path)
                 continue
-            if covered(path, created):
-                continue  # the run's own
+            if covered(path, created) or (effect.part and (path, effect.part) in made):
+                continue  # the run's own: a file it made, or a change confined to a part it added
             if covered(path, untrusted) and not covered(path, writes):
                 found.setdefault(HoldKind.BY_DATA, []).append(path)
             elif not covered(path, writes) and index not in renamed:

@@ -49,7 +49,7 @@ class Decision:
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
-           created: Sequence[str], protected: Sequence[str], given: str = "",
+           created: Sequence[str], protected: Sequence[str], given: str = "", made: Sequence[tuple[str, str]] = (),
            tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "") -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
     `tools`: the names of every application's tools; `named`: the subtask's writes those words name; `data`:
@@ -138,7 +138,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
 
     def held(calls: Sequence[CallFacts], asked: bool = False) -> tuple[Hold, ...]:
         return holds([c for c in calls if not c.read_only], writes=writes, untrusted=record.untrusted,
-                     created=created, protected=protected, asked=asked,
+                     created=created, made=made, protected=protected, asked=asked,
                      reads=tuple(r for r in record.spec.reads if r not in record.untrusted), named=named)
 
     asked = output.status is AppStatus.CONFIRM and bool(run)
@@ -319,3 +319,8 @@ def observed(record: SubtaskRecord, seen: Sequence[ActionResult]) -> SubtaskReco
 def made(results: Sequence[ActionResult]) -> tuple[str, ...]:
     """The paths these results created (the run's own from now on)."""
     return tuple(e.path for r in results if r.ok for e in r.changes if e.before is None and e.after is not None)
+
+
+def made_parts(results: Sequence[ActionResult]) -> tuple[tuple[str, str], ...]:
+    """(path, part) of the parts these results added to files (a sheet): the run's own from now on."""
+    return tuple((e.path, e.makes) for r in results if r.ok for e in r.changes if e.makes)

@@ -188,6 +188,7 @@ class Run:
     files: tuple[str, ...] | None = None  # the workspace's paths, as the planner's last step listed them
     trusted: tuple[str, ...] = ()  # writes and reads the request or a plan made before any result named
     created: tuple[str, ...] = ()  # paths the run itself made: its own to change again
+    made: tuple[tuple[str, str], ...] = ()  # (path, part): parts the run added to a file (a sheet), its own too
     seen_data: bool = False  # a subtask has handed results to the planner (later plans saw data)
     plan: tuple[str, ...] = ()
     steps: int = 0

@@ -21,6 +21,7 @@ from podium.desktop.host.decide import (
     changed_nothing,
     decide,
     made,
+    made_parts,
     met_new_error,
     observed,
     progressed,
@@ -92,7 +93,8 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     asks it again with no rules to tell the calls a rule refused from those the mechanisms did."""
     run = run_of(s)
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
-    return decide(output, tuple(facts), record, active=s.rules, created=run.created, protected=s.config.protected,
+    return decide(output, tuple(facts), record, active=s.rules, created=run.created, made=run.made,
+                  protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
                   named=tuple(w for w in record.spec.writes if named_by(w, given)),
                   data=_read_data(run.subtasks.values(), record) if any(
@@ -200,7 +202,8 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         record = replace(record, dialog="")  # what it acted on changed: the next observation tells
     s = set_record(s, record)
     run = run_of(s)
-    s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))))
+    s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))),
+                 made=tuple(dict.fromkeys((*run.made, *made_parts(report.results)))))
     timings = {**proposal.timings_ms, **report.timings_ms}
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
     return _stepped(s, agent, sid, tuple(report.results), timings, errors, worked=worked, steered=steered)

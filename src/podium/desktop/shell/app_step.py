@@ -301,7 +301,7 @@ class AppStepBackend(StepBackend):
             return None
         return tuple(EffectView(path=normal_path(e.path), change=str(e.change.value),
                                 before=self._digest(normal_path(e.path)), removes=e.removes, adds=e.adds,
-                                wipes=e.wipes, drops=e.drops, empties=e.empties)
+                                wipes=e.wipes, drops=e.drops, empties=e.empties, part=e.part, makes=e.makes)
                      for e in found)
 
     async def _launch(self, req: AppStepRequest) -> None:
@@ -381,7 +381,8 @@ class AppStepBackend(StepBackend):
             return ActionResult(function=call.function, arguments=call.arguments, ok=False, read_only=read_only,
                                 error=f"{type(exc).__name__}: {exc}")
         changes = tuple(EffectView(path=e.path, change=e.change, before=before[e.path], after=self._digest(e.path),
-                                   hollow_before=hollow[e.path], hollow=self._hollow(e.path))
+                                   hollow_before=hollow[e.path], hollow=self._hollow(e.path), part=e.part,
+                                   makes=e.makes)
                         for e in call.effects) if result.ok else ()
         if result.ok and watched:
             changes += tuple(EffectView(path=w, change=(Change.CREATE if was is None else Change.EDIT).value,

@@ -74,6 +74,8 @@ class EffectView(BaseModel):
     wipes: bool = False  # it keeps less than half of a text's lines (podium.apps.approval.wipes)
     drops: tuple[str, ...] = ()  # the lines it removes with nothing in their place (approval.dropped)
     empties: bool = False  # it leaves a text that held something blank
+    part: str = ""  # the one part (a sheet) it is confined to; "" the file as a whole
+    makes: str = ""  # the part it adds (a sheet): the run's own from then on
 
 
 class Call(BaseModel):
