@@ -999,3 +999,32 @@ def test_a_text_written_from_files_only_other_applications_open_expects_the_tool
         check = check_plan(plan, real, asked, files)
         assert not any("expects write_file_names" in note for note in check.amended), check
         assert "write_file_names" not in check.subtasks[-1].tools, check
+
+
+def test_data_handed_to_no_subtask_goes_to_the_one_writer_with_no_source(tmp_path: Any) -> None:
+    from podium.apps import build_applications
+
+    real = Catalog.of(build_applications({"workspace": str(tmp_path),
+                                          "enabled": ["files", "documents", "spreadsheets"]}).values())
+    request = "Put the answers of survey.csv into a new workbook, survey.xlsx."
+    reader = spec("1", "files", reads=["survey.csv"], tools=["read_csv"], hands_on="table")
+    writer = spec("2", "spreadsheets", writes=["survey.xlsx"], tools=["write_rows"])
+    # listed before the reader it now waits for, it moves after it
+    for plan in ([reader, writer], [writer, reader]):
+        check = check_plan(plan, real, request, ("survey.csv",))
+        assert check.ok, check.problems
+        assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",))]
+        assert check.amended[-1] == ("subtask '2' waits for '1': it writes survey.xlsx with no source of its own, "
+                                     "and the table it hands on goes to no other subtask")
+    # a writer with a source of its own, two writers with none, a reader some subtask takes from, a folder
+    # written, a reader that waits for the writer: no data goes astray, or where it goes is not certain
+    own = writer.model_copy(update={"reads": ("notes.xlsx",)})
+    other = spec("3", "spreadsheets", writes=["other.xlsx"], tools=["write_rows"])
+    taken = spec("3", "files", "1", writes=["copy.txt"], tools=["write_file"])
+    folder = spec("2", "files", writes=["archive"], tools=["make_folder"])
+    after = reader.model_copy(update={"depends_on": ("2",), "reads": ("survey.xlsx",)})
+    files = ("survey.csv", "notes.xlsx")
+    for plan in ([reader, own], [reader, writer, other], [reader, writer, taken], [reader, folder],
+                 [writer, after]):
+        check = check_plan(plan, real, f"{request} notes.xlsx other.xlsx copy.txt archive", files)
+        assert not any("waits for" in n and "no source of its own" in n for n in check.amended), plan

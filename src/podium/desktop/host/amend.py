@@ -40,6 +40,8 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - a subtask that writes nothing and hands content only to subtasks whose tools all take files by path (a copy,
   a move; besides them, the folder they go into may be made) is left out: they take the files, not what the
   files say; one of them naming its files and more reads only those;
+- readers that hand data on to no subtask, beside exactly one writer of files with no source (none read, none
+  handed), hand it to that writer: it waits for them (a plan that forgot the dependency, not the work);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
@@ -95,7 +97,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
     fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
-             for spec in _unread(writing, catalog, notes)]
+             for spec in _unread(_handed_to_writer(writing, kept, catalog, notes), catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
     final = _merged(_ordered(fixed, kept, notes), catalog, notes)
     any_tool = frozenset(new.id for new in final if declared.get(new.id) and not new.tools)
@@ -494,6 +496,51 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
         what = "reads" if not first.writes else f"writes {', '.join(first.writes)}"
         notes.append(f"subtask {first.id!r} {what} for {then.id!r} alone on {then.application}: {then.id!r} does both")
         result = [both if s.id == then.id else s for s in result if s.id != first.id]
+
+
+def _handed_to_writer(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], catalog: Catalog,
+                      notes: list[str]) -> list[SubtaskSpec]:
+    """Readers that hand data on to no subtask, beside exactly one writer of files that has no source: no data
+    of its own to read, none handed to it. What the readers hand on goes nowhere and the writer has nothing to
+    write with, so that writer is where the data goes: it waits for them. A writer's application must have a
+    tool that writes what they hand on (a table into rows, a text into a file), and no reader may wait for the
+    writer (it would read what the writer made)."""
+    everything = {**kept, **{s.id: s for s in specs}}
+    waited = {d for s in everything.values() for d in s.depends_on}
+    loose = [s for s in specs if s.hands_on is not HandsOn.NOTHING and not s.writes and s.id not in waited]
+
+    def sourceless(spec: SubtaskSpec) -> bool:
+        return bool(spec.writes) and all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes) \
+            and not own_sources(spec) \
+            and all(everything[d].hands_on is HandsOn.NOTHING for d in before(spec.id, everything))
+
+    writers = [s for s in specs if sourceless(s)]
+    if not loose or len(writers) != 1:
+        return specs
+    (writer,) = writers
+    app = catalog.get(writer.application)
+    givers = [r for r in loose if writer.id not in before(r.id, everything) and app is not None
+              and any(takes(t, Kind(r.hands_on.value)) for t in app.tools if t.writes_named)]
+    if not givers:
+        return specs
+    notes.append(f"subtask {writer.id!r} waits for {', '.join(repr(r.id) for r in givers)}: it writes "
+                 f"{', '.join(writer.writes)} with no source of its own, and the "
+                 f"{' and '.join(dict.fromkeys(r.hands_on.value for r in givers))} "
+                 f"{'they hand' if len(givers) > 1 else 'it hands'} on goes to no other subtask")
+    linked = writer.model_copy(update={"depends_on": (*writer.depends_on, *(r.id for r in givers))})
+    return _in_order([linked if s.id == writer.id else s for s in specs])
+
+
+def _in_order(specs: list[SubtaskSpec]) -> list[SubtaskSpec]:
+    """The subtasks in the plan's order, each moved after those it waits for where a new wait put one before."""
+    result: list[SubtaskSpec] = []
+    todo = list(specs)
+    while todo:
+        ids = {s.id for s in todo}
+        ready = next((s for s in todo if not set(s.depends_on) & ids), todo[0])  # a cycle is the graph check's
+        result.append(ready)
+        todo.remove(ready)
+    return result
 
 
 def _transfer_tools(spec: SubtaskSpec, catalog: Catalog) -> bool:
