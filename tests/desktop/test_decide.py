@@ -10,6 +10,7 @@ from typing import Any
 
 from podium.apps.base import ENDED, OTHER_PARTS, READ_PART, TOOK_COLUMNS
 from podium.apps.tooling import EDITED, INTO_PART
+from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.capability import HoldKind
 from podium.desktop.host.catalog import AppInfo, ToolInfo
 from podium.desktop.host.decide import (
@@ -976,16 +977,31 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     # the rows under the title, typed again in their order (numbers as text too), into another sheet of the file
     copied = remember(seen, [], [wrote([[str(c) for c in r] for r in scores])])
     lacking = missing(copied, into)
-    assert lacking.copied == ("scores.xlsx",) and lacking.asked_once and lacking.only_soft and not lacking.work
+    assert lacking.copied == (("scores.xlsx", "scores.xlsx"),)
+    assert lacking.asked_once and lacking.only_soft and not lacking.work
     assert lacking.text() == ("what your calls wrote into scores.xlsx is a table it holds already, row for row in the "
                               "same order: a copy, nothing new. If your subtask orders, filters or computes those "
                               "rows, do that; sort_rows (by target_sheet) write a table into a sheet they name")
-    # the rows in another order, some of them, or into another file: new data there
+    # the rows in another order, or some of them: new data there
     ranked = [scores[0], scores[3], scores[2], scores[1]]
     assert not missing(remember(seen, [], [wrote(ranked)]), into).copied
     assert not missing(remember(seen, [], [wrote(scores[:3])]), into).copied
+    # typed again into another workbook, read there or handed on from a reader: a copy of scores.xlsx
     other = replace(seen, spec=spec.model_copy(update={"writes": ("ranking.xlsx",)}))
-    assert not missing(remember(other, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into).copied
+    assert missing(remember(other, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into).copied == (
+        ("ranking.xlsx", "scores.xlsx"),)
+    handed = ArtifactEntry(name="1.read_sheet.rows", kind="table", value=scores,
+                           source='read_sheet({"path": "scores.xlsx"})')
+    writer = SubtaskRecord(spec=spec.model_copy(update={"reads": (), "writes": ("ranking.xlsx",),
+                                                        "depends_on": ("1",)}))
+    lacking = missing(remember(writer, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into, [handed])
+    assert lacking.copied == (("ranking.xlsx", "scores.xlsx"),) and lacking.only_soft
+    assert lacking.text().startswith("what your calls wrote into ranking.xlsx is the table of scores.xlsx, row for "
+                                     "row in the same order: a copy, nothing new.")
+    assert not missing(remember(writer, [], [wrote(ranked, "ranking.xlsx", "Sheet1")]), into, [handed]).copied
+    # into a file of another type it is new there: a conversion (a CSV's rows into a workbook)
+    csv = handed.model_copy(update={"source": 'read_csv({"path": "scores.csv"})'})
+    assert not missing(remember(writer, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into, [csv]).copied
     # a read of the sheet the change wrote (a check of it) is not its source; a read of the source after the
     # change (the next step's observation) still is
     back = ActionResult(function="read_sheet", arguments={"path": "scores.xlsx", "sheet": "Ranking"}, ok=True,
@@ -1000,7 +1016,7 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
 
     written = remember(SubtaskRecord(spec=spec), [], [wrote(scores)])
     assert not missing(remember(written, [], [active("Ranking")]), into).copied
-    assert missing(remember(written, [], [active("Sheet1")]), into).copied == ("scores.xlsx",)
+    assert missing(remember(written, [], [active("Sheet1")]), into).copied == (("scores.xlsx", "scores.xlsx"),)
     # a change that names no part wrote where a read that names none reads (the active sheet)
     again = read.model_copy(update={"arguments": {"path": "scores.xlsx"}})
     unnamed = wrote(scores).model_copy(update={"arguments": {"path": "scores.xlsx", "rows": scores}})
@@ -1013,7 +1029,7 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     source = active("Scores").model_copy(update={"content": {"path": "scores.xlsx", "sheet": "Scores",
                                                              "range": "A1:B4", "rows": scores}})
     assert missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [landed("Ranking")]),
-                   into).copied == ("scores.xlsx",)
+                   into).copied == (("scores.xlsx", "scores.xlsx"),)
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [landed("Scores")]),
                        into).copied
     assert not missing(remember(remember(SubtaskRecord(spec=spec), [], [source]), [], [

@@ -79,9 +79,10 @@ class Missing:
     # the tools of its application that write a table into a part they name (`into`: that argument), for a
     # part it made empty: the ones that fill it
     fillers: tuple[tuple[str, str], ...] = ()
-    # declared writes into which a change put a table the file held already, row for row in the same order (read
-    # from another part of it): a copy of what is there, no new data; a question asked once (a copy may be asked)
-    copied: tuple[str, ...] = ()
+    # (declared write, the file the table came from) where a change put into it a table the subtask had, row for
+    # row in the same order: read from another part of the same file, or from (or handed on from) another file of
+    # its type. A copy of what is there, no new data; a question asked once (a copy may be what was asked)
+    copied: tuple[tuple[str, str], ...] = ()
     # the exit status of its program where an action of its closed it and the program ended with a failure (a
     # dialog cancelled): what the program was for was not done, and the program is gone
     ended: int = 0
@@ -136,9 +137,11 @@ class Missing:
             parts.append(f"{', '.join(self.hollow)} {'holds' if len(self.hollow) == 1 else 'hold'} nothing: your calls "
                          "made it and left it empty")
         if self.copied:
-            parts.append(f"what your calls wrote into {', '.join(self.copied)} is a table "
-                         f"{'it holds' if len(self.copied) == 1 else 'they hold'} already, row for row in the same "
-                         "order: a copy, nothing new. If your subtask orders, filters or computes those rows, do that")
+            what = "; ".join(f"what your calls wrote into {target} is " + (
+                "a table it holds already" if source == target else f"the table of {source}")
+                for target, source in self.copied)
+            parts.append(f"{what}, row for row in the same order: a copy, nothing new. If your subtask orders, "
+                         "filters or computes those rows, do that")
         if self.fillers and (self.copied or any(h.startswith("sheet ") for h in self.hollow)):
             parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
                          + " write a table into a sheet they name")
@@ -270,12 +273,16 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     computed = app is not None and any((info := app.tool(t)) is not None and info.computes for t in record.called)
     nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own_sources(spec)) \
         and set(unhanded) == handers and not computed
+    left = _left(record, given, tuple(handed_from))
+    # one source of several typed again as it was is a merge's first part where another source is left out: that
+    # one is what is asked about
+    copied = tuple(c for c in _copied(record, given) if c[0] == c[1] or not (unused or left))
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
-                   unsettled_errors, unhanded, handed_only, _left(record, given, tuple(handed_from)),
+                   unsettled_errors, unhanded, handed_only, left,
                    record.dialog if acted else "", *_unwritten(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
-                   _copied(record), (record.ended or 0) if acted else 0, _columns(record), _unread(record), nothing,
-                   _unlisted(record, given))
+                   copied, (record.ended or 0) if acted else 0, _columns(record), _unread(record),
+                   nothing, _unlisted(record, given))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -361,17 +368,21 @@ def _rewritten(declared: str, record: SubtaskRecord) -> bool:
                for path, e in record.changed.items())
 
 
-def _copied(record: SubtaskRecord) -> tuple[str, ...]:
-    """The declared writes into which a successful change put a table (an argument of rows) into a part it
-    names (a sheet), or that its result says it wrote into (the active sheet, where it named none), that a read
-    of the same file gave, cell for cell and in the same order (the rows from its header on, title rows above it
-    aside), from a part the change does not name: another sheet's rows copied as they were."""
+def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple[tuple[str, str], ...]:
+    """(declared write, source file) where a successful change put a table (an argument of rows) into the write,
+    row for row and in the same order as a table the subtask had (the rows from its header on, title rows above
+    it aside): one a read of the same file gave from a part the change does not name (it names a sheet, or its
+    result says it wrote into one: the active sheet, where it named none), or one read from, or handed on from,
+    another file of the same type (a workbook's rows typed again into a new workbook). A table moved to a file
+    of another type (a document's table into a workbook, a CSV's rows into a sheet) is new there: a conversion."""
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
     reads = [(_read_names(record, a), rows) for a in record.artifacts.values()
              if a.kind is Kind.TABLE and (rows := _rows(a.value))]
-    found: list[str] = []
+    reads += [(set(_QUOTED.findall(e.source)), rows) for e in given
+              if e.kind == Kind.TABLE.value and (rows := _rows(e.value))]
+    found: list[tuple[str, str]] = []
     for key in record.done:
         args = json.loads(key)[1]
         named = {v for v in args.values() if isinstance(v, str)} if isinstance(args, dict) else set()
@@ -380,14 +391,23 @@ def _copied(record: SubtaskRecord) -> tuple[str, ...]:
                   and (part := record.artifacts.get(f"{base}.{READ_PART}")) is not None and isinstance(part.value, str)}
         targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
         tables = [rows for v in (args.values() if isinstance(args, dict) else ()) if len(rows := _rows(v)) >= 2]
+
+        def same(read: list[tuple[str, ...]], tables: list[list[tuple[str, ...]]] = tables) -> bool:
+            return any(read[i:] == rows for i in range(len(read) - 1) for rows in tables)
+
         for target in targets:
             # the part it writes into (a sheet), which a read of the same file must not name: a read of that part
             # is of what the change wrote; a change that names none wrote where a read naming none reads
             parts = {n for n in named if not covered(n, (target,))}
-            if parts and any(any(covered(q, (target,)) for q in quoted) and not parts & quoted
-                   and any(read[i:] == rows for i in range(len(read) - 1) for rows in tables)
-                   for quoted, read in reads):
-                found.append(target)
+            kind = posixpath.splitext(target)[1].lower()
+            for quoted, read in reads:
+                files = [q for q in quoted if _TYPED.search(q)]
+                if any(covered(q, (target,)) for q in quoted):
+                    if parts and not parts & quoted and same(read):
+                        found.append((target, target))
+                elif kind and (source := next((q for q in files if posixpath.splitext(q)[1].lower() == kind),
+                                              None)) and same(read):
+                    found.append((target, normal_path(source)))
     return tuple(dict.fromkeys(found))
 
 
