@@ -800,6 +800,12 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
                        [ActionResult(function="write_file", arguments={"path": "dups.txt", "content": "yes"},
                                      ok=True, changes=(made,))])
     assert not missing(counted, counting, hold_data=True).nothing  # what a tool computed need not show
+    # where nothing of its data went in, its application's computing tools it never called are named
+    uncounted = missing(wrote_from_csv("The duplicates of members.csv"), counting, hold_data=True)
+    assert uncounted.computers == ("count_rows",)
+    assert uncounted.text().endswith("count_rows computes figures of a file's data (a sum, a count): write what "
+                                     "it returns, by reference")
+    assert "count_rows" not in missing(wrote_from_csv("Ana Ruiz"), counting).text()
 
 
 def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:

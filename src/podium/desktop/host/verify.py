@@ -100,6 +100,9 @@ class Missing:
     # paths in a text its changes wrote that name an entry of a folder a listing it had shows, and that the
     # listing does not hold (nor its own changes made): names made up, not read; a question asked once
     unlisted: tuple[str, ...] = ()
+    # its application's tools that compute from what a file holds (Tool.computes), none of them called: named
+    # where its changes hold nothing of its data (a figure of a table is theirs to work out, not the model's)
+    computers: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -164,6 +167,10 @@ class Missing:
         if self.nothing:
             parts.append("what you wrote holds nothing of any data you had: write what your subtask asks for, "
                          "made of that data")
+        if self.computers and (self.nothing or self.unused or self.unhanded):
+            one = len(self.computers) == 1
+            parts.append(f"{', '.join(self.computers)} {'computes' if one else 'compute'} figures of a file's data "
+                         f"(a sum, a count): write what {'it returns' if one else 'they return'}, by reference")
         if self.left:
             parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
                          "into your changes, while another of those files did")
@@ -282,7 +289,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    record.dialog if acted else "", *_unwritten(record, app),
                    tuple((t.name, into) for t in app.tools if (into := t.into_part)) if app is not None else (),
                    copied, (record.ended or 0) if acted else 0, _columns(record), _unread(record),
-                   nothing, _unlisted(record, given))
+                   nothing, _unlisted(record, given),
+                   tuple(t.name for t in app.tools if t.computes and t.name not in record.called
+                         and t.name not in record.tried) if app is not None else ())
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
