@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from podium.desktop.host.capability import Hold, HoldKind, Lines, auto_granted, covered, holds
-from podium.desktop.wire.messages import CallFacts, EffectView
+from podium.desktop.host.decide import made_parts
+from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView
 
 
 def change(path: str, kind: str = "add", function: str = "write", sensitive: bool = False) -> CallFacts:
@@ -51,6 +52,24 @@ def test_a_part_the_run_added_to_the_persons_file_is_the_runs_own() -> None:
     # and what the run owns is still not the protected paths' way round
     assert kinds(holds([edit("Ranking")], writes=["scores.xlsx"], made=made, protected=["scores.xlsx"])) == {
         HoldKind.PROTECTED: ("scores.xlsx",)}
+
+
+
+def test_a_part_stays_the_runs_own_until_a_change_of_the_whole_file() -> None:
+    def result(*changes: EffectView, ok: bool = True) -> ActionResult:
+        return ActionResult(function="tool", arguments={}, ok=ok, changes=changes)
+
+    added = result(EffectView(path="scores.xlsx", change="add", makes="Ranking"))
+    filled = result(EffectView(path="scores.xlsx", change="edit", part="Ranking"))
+    assert made_parts((), [added, filled]) == (("scores.xlsx", "Ranking"),)
+    # a sheet renamed or deleted, the file replaced: the person's sheet may now bear the added one's name
+    renamed = result(EffectView(path="scores.xlsx", change="edit"))
+    assert made_parts((("scores.xlsx", "Ranking"), ("other.xlsx", "Sum")), [renamed]) == (("other.xlsx", "Sum"),)
+    # added again after it, it is the run's again; a failed call or a change that loses nothing ends nothing
+    assert made_parts((), [added, renamed, added]) == (("scores.xlsx", "Ranking"),)
+    for kept in (result(EffectView(path="scores.xlsx", change="edit"), ok=False),
+                 result(EffectView(path="scores.xlsx", change="add"))):
+        assert made_parts((("scores.xlsx", "Ranking"),), [kept]) == (("scores.xlsx", "Ranking"),)
 
 
 def test_a_destructive_change_of_text_shows_the_person_what_it_loses() -> None:

@@ -19,7 +19,8 @@ the person's approval when it
 - changes something its application cannot describe (a tool without declared effects): UNKNOWN;
 - or the agent itself asks (CONFIRM): ASKED.
 What the run created is its own: changing it again needs no approval; so is a part it added to the person's
-file (a sheet), for a change its application confines to that part (EffectView.part). `--yes` (auto_approve) grants
+file (a sheet), for a change its application confines to that part (EffectView.part), until a change of the
+whole file that may lose what it held (a sheet renamed or deleted: decide.made_parts). `--yes` (auto_approve) grants
 DESTRUCTIVE, UNKNOWN and ASKED (edits in place), never a path the plan did not declare nor a protected one,
 nor the loss of a text's lines (WIPES, DROPS), nor a destructive change of what the person did not name
 (UNNAMED): approved in advance is what the person asked for, in their words.

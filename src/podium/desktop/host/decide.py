@@ -321,6 +321,14 @@ def made(results: Sequence[ActionResult]) -> tuple[str, ...]:
     return tuple(e.path for r in results if r.ok for e in r.changes if e.before is None and e.after is not None)
 
 
-def made_parts(results: Sequence[ActionResult]) -> tuple[tuple[str, str], ...]:
-    """(path, part) of the parts these results added to files (a sheet): the run's own from now on."""
-    return tuple((e.path, e.makes) for r in results if r.ok for e in r.changes if e.makes)
+def made_parts(made: Sequence[tuple[str, str]], results: Sequence[ActionResult]) -> tuple[tuple[str, str], ...]:
+    """(path, part) of the parts the run added to files (a sheet), the run's own, after these results: those
+    they added are, in their order; a change of a whole file that may lose what it held (a sheet renamed or
+    deleted, the file replaced) ends the file's: another sheet may now bear an added one's name."""
+    owned = list(made)
+    for e in (e for r in results if r.ok for e in r.changes):
+        if e.makes:
+            owned.append((e.path, e.makes))
+        elif not e.part and Change(e.change).destructive:
+            owned = [pair for pair in owned if pair[0] != e.path]
+    return tuple(dict.fromkeys(owned))

@@ -203,7 +203,7 @@ def _executed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     s = set_record(s, record)
     run = run_of(s)
     s = with_run(s, created=tuple(dict.fromkeys((*run.created, *made(report.results)))),
-                 made=tuple(dict.fromkeys((*run.made, *made_parts(report.results)))))
+                 made=made_parts(run.made, report.results))
     timings = {**proposal.timings_ms, **report.timings_ms}
     errors = "; ".join(f"{e.phase.value}: {e.detail}" for e in report.errors) or None
     return _stepped(s, agent, sid, tuple(report.results), timings, errors, worked=worked, steered=steered)
