@@ -24,7 +24,7 @@ from podium.desktop.host.decide import (
     remember,
 )
 from podium.desktop.host.state import SubtaskRecord
-from podium.desktop.host.verify import missing
+from podium.desktop.host.verify import literals, missing
 from podium.desktop.rules import RULES, SMALL_LOCAL, profile_rules, table
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, CallFacts, EffectView
@@ -1172,3 +1172,31 @@ def test_a_finish_is_asked_once_about_paths_it_wrote_that_the_folders_listing_do
         EffectView(path="exports/2022-01-sales.bak", change="create", after="d2"),), arguments={
         "source": "exports/2022-01-sales.csv", "destination": "exports/2022-01-sales.bak"})])
     assert not missing(copied, files).unlisted
+
+
+def test_a_value_the_request_quotes_written_with_other_case_or_punctuation_is_asked_about_once() -> None:
+    request = "Append the paragraph 'Signed off by finance on 12 June.' to report.docx, the person's file."
+    assert literals(request) == ("Signed off by finance on 12 June.",)
+    assert literals('Put "Room 4B" in C3, \u201cHall A\u201d in C4 and \u2018Closed\u2019 in C5') == (
+        "Room 4B", "Hall A", "Closed")
+    spec = SubtaskSpec(id="1", description="Append the paragraph", application="documents", writes=("report.docx",),
+                       tools=("add_paragraphs",))
+
+    def wrote(text: str) -> SubtaskRecord:
+        return remember(SubtaskRecord(spec=spec), [], [ActionResult(
+            function="add_paragraphs", arguments={"path": "report.docx", "paragraphs": [text]}, ok=True,
+            changes=(EffectView(path="report.docx", change="add", before="d1", after="d2"),))])
+
+    lacking = missing(wrote("Signed off by finance on 12 June"), None, request=request)
+    assert lacking.misquoted == (("Signed off by finance on 12 June.", "Signed off by finance on 12 June"),)
+    assert lacking.asked_once and lacking.only_soft and not lacking.work
+    assert lacking.text() == ("you wrote 'Signed off by finance on 12 June' where the request gives 'Signed off by "
+                              "finance on 12 June.': write it exactly as given, in place of what you wrote (answer "
+                              "FINISH again if it is meant to differ)")
+    assert missing(wrote("signed off by Finance on 12  June."), None, request=request).misquoted
+    # written as given (alone, or as a line of a longer text), or other words: nothing to ask
+    for text in ("Signed off by finance on 12 June.", "Minutes\nSigned off by finance on 12 June.",
+                 "Signed off by the board."):
+        assert not missing(wrote(text), None, request=request), text
+    # the file's name is no value written
+    assert not missing(wrote("Signed off by finance on 12 June"), None, request="Add 'report.docx' to it").misquoted

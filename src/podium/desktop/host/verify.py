@@ -33,6 +33,10 @@ from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 _QUOTED = re.compile(r'"([^"]+)"')  # the strings of a call's text, among them the paths it names
 _TYPED = re.compile(r"\.[A-Za-z]\w*$")  # a file's name by its type
 _WORD = re.compile(r"-?\d+(?:\.\d+)?|\w+")  # a written text's numbers and words, each whole
+# a span the person set in quotation marks: a value given to be written as it is (an apostrophe inside a word
+# opens none)
+_LITERAL = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u2018([^\u2019\n]+)\u2019|(?<!\w)'([^'\n]+)'(?!\w)")
+_LOOSE = re.compile(r"[\s.,;:!?'\"\u2018\u2019\u201c\u201d]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,19 +107,23 @@ class Missing:
     # its application's tools that compute from what a file holds (Tool.computes), none of them called: named
     # where its changes hold nothing of its data (a figure of a table is theirs to work out, not the model's)
     computers: tuple[str, ...] = ()
+    # (the value the request gives in quotation marks, what a change wrote instead): the same words but for
+    # case, spacing or punctuation (a full stop left out), where no change wrote it as given; asked once
+    misquoted: tuple[tuple[str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
-                    or self.unlisted)
+                    or self.unlisted or self.misquoted)
 
     @property
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.unwritten or self.copied or self.columns or self.unlisted)
+                    or self.dialog or self.late or self.unwritten or self.copied or self.columns or self.unlisted
+                    or self.misquoted)
 
     @property
     def only_soft(self) -> bool:
@@ -124,7 +132,8 @@ class Missing:
         had what it hands on without that tool, and is believed. A write that left its file as it was is not
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted) and not (
+                    or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted
+                    or self.misquoted) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing)
@@ -193,6 +202,9 @@ class Missing:
             parts.append(f"what you wrote names {', '.join(self.unlisted[:5])}, which the folder's listing you had "
                          "does not hold: write only paths the listing shows (answer FINISH again if those are "
                          "meant to be new)")
+        for given, wrote in self.misquoted:
+            parts.append(f"you wrote {wrote!r} where the request gives {given!r}: write it exactly as given, "
+                         "in place of what you wrote (answer FINISH again if it is meant to differ)")
         if self.ended:
             parts.append(f"your program ended with exit status {self.ended} after your last action: it was "
                          "cancelled or it failed, so what it was for is not done")
@@ -208,14 +220,16 @@ class Missing:
         if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=(), unwritten=(), unlisted=())
+                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
-            hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False) -> Missing:
+            hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False,
+            request: str = "") -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
-    subtasks declare they read. `hold_handed`: a writer that declares no source of its own is held to that data
+    subtasks declare they read; `request`: the person's words, whose quoted values a change is to write as
+    given. `hold_handed`: a writer that declares no source of its own is held to that data
     (rule unhanded-is-failure); `hold_data`: a writer whose changes hold nothing of any data it had, computing
     nothing, lacks its work (rule nothing-taken-is-failure)."""
     spec = record.spec
@@ -291,7 +305,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    copied, (record.ended or 0) if acted else 0, _columns(record), _unread(record),
                    nothing, _unlisted(record, given),
                    tuple(t.name for t in app.tools if t.computes and t.name not in record.called
-                         and t.name not in record.tried) if app is not None else ())
+                         and t.name not in record.tried) if app is not None else (),
+                   _misquoted(record, literals(request)))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -418,6 +433,33 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
                                               None)) and same(read):
                     found.append((target, normal_path(source)))
     return tuple(dict.fromkeys(found))
+
+
+def literals(text: str) -> tuple[str, ...]:
+    """The values a text sets in quotation marks (double, curly, or single ones not inside a word), in order."""
+    return tuple(dict.fromkeys(v.strip() for m in _LITERAL.finditer(text) for v in m.groups() if v and v.strip()))
+
+
+def _loose(text: str) -> str:
+    return _LOOSE.sub(" ", text).strip().casefold()
+
+
+def _misquoted(record: SubtaskRecord, given: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(value given, value written) for each quoted value of the request that no successful change wrote as it
+    is (a whole argument, or a line of one), while one wrote the same words but for case, spacing or
+    punctuation. A path is no value written: a file's name follows its own rules."""
+    if not given or not record.done:
+        return ()
+    written = [line.strip() for key in record.done for v in scalars(json.loads(key)[1])
+               if isinstance(v, str) and not covered(v, record.spec.writes) for line in (v, *v.splitlines())]
+    found = []
+    for value in given:
+        if value in written or not _loose(value):
+            continue
+        near = next((w for w in written if w != value and _loose(w) == _loose(value)), None)
+        if near is not None:
+            found.append((value, near))
+    return tuple(found)
 
 
 def _read_names(record: SubtaskRecord, table: Artifact) -> set[str]:
