@@ -337,6 +337,36 @@ def test_rules_refuse_a_repeated_failure_the_examples_data_and_a_copied_value() 
     assert given.run == (0,)
 
 
+def test_a_change_that_writes_its_instructions_out_is_refused() -> None:
+    request = "Copy the tasks from the table in kickoff.docx into tasks.txt, a line for each."
+
+    def text(content: str) -> CallFacts:
+        return CallFacts(function="write_file", arguments={"path": "tasks.txt", "content": content},
+                         effects=(EffectView(path="tasks.txt", change="create"),))
+
+    def writer(description: str) -> SubtaskRecord:
+        return SubtaskRecord(spec=SubtaskSpec(id="2", description=description, application="files",
+                                              writes=("tasks.txt",), tools=("write_file",)))
+
+    # the request written out, with other case and punctuation, or inside a longer text; the description too
+    for content in (request, request.upper().rstrip("."), f"Tasks:\n{request}\n", "write the tasks of subtask 1"):
+        decision = decide(answer(), [text(content)], writer("Write the tasks of subtask 1"),
+                          active=SMALL, created=(), protected=(), request=request)
+        assert decision.run == () and decision.fired == (rules.REQUEST_AS_DATA,), content
+        assert "holds the words of your instructions" in decision.skipped[0][1]
+    # the data itself, a value the request quotes, a short description as a phrase of the data, no rule: it runs
+    quoting = "Write 'Draft the project charter' into tasks.txt"
+    typing = "Type Call the plumber on Monday into notes.txt"
+    for content, description, active in (("Draft the project charter\nSet up the shared drive", "Copy", SMALL),
+                                         ("Call the plumber on Monday", "Call the plumber on Monday", SMALL),
+                                         ("Draft the project charter", quoting, SMALL),
+                                         ("Totals: 12 and 14", "Totals", SMALL),
+                                         (request, "Copy", frozenset())):
+        assert decide(answer(), [text(content)], writer(description), active=active, created=(),
+                      protected=(), request={quoting: quoting, "Call the plumber on Monday": typing}.get(
+                          description, request)).run == (0,), content
+
+
 def test_an_identifier_no_one_gave_is_asked_for_not_made_up() -> None:
     made_up = write().model_copy(update={"copies": (("C4", "info@vega.example", "", "Email of Vega SA (C4)"),)})
     # not a rule: no model may put a record's address there from nowhere

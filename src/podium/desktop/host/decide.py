@@ -50,8 +50,10 @@ class Decision:
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
            created: Sequence[str], protected: Sequence[str], given: str = "", made: Sequence[tuple[str, str]] = (),
-           tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "") -> Decision:
+           tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "",
+           request: str = "") -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
+    `request`: the request itself, an instruction as the subtask's description is;
     `tools`: the names of every application's tools; `named`: the subtask's writes those words name; `data`:
     what the run's reads found (its artifacts), which may give values too."""
     run: list[int] = []
@@ -126,7 +128,8 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: {fact.function} read this already in this subtask and nothing has changed since; "
                         "its result is above: use it to make what your subtask writes")
             continue
-        refusal = rules.refusal(fact, failed.get(key), active, given, tools)
+        refusal = rules.refusal(fact, failed.get(key), active, given, tools,
+                                instructions=(request, record.spec.description))
         if refusal is not None:
             rule, why, asked = refusal
             fired.append(rule)

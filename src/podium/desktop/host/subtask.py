@@ -94,6 +94,7 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     run = run_of(s)
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, made=run.made,
+                  request=run.request,
                   protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
                   named=tuple(w for w in record.spec.writes if named_by(w, given)),

@@ -112,6 +112,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("call-is-not-data", "A change whose text argument is a tool's call written out (`column_totals(data.csv)`) "
                              "or holds a placeholder (`{sum}`) the person did not write is refused: a small model "
                              "writes where a value comes from instead of the value."),
+    Rule("instruction-is-not-data", "A change whose text argument is the person's request or its subtask's "
+                                    "description written out (or holds one of 24 characters or more) is refused: "
+                                    "a small model writes what it was told to do where what that makes goes."),
     Rule("ref-after-call-as-data", "After a change was refused as holding a tool's call written out "
                                    "(call-is-not-data), each argument of its subtask's next answers that takes "
                                    "data (a text, rows) takes only a reference to data it was handed or read "

@@ -38,6 +38,7 @@ PLAN_READS = "plan-reads-without-model"
 VERIFIED_FINISH = "verified-graph-is-finish"
 PLAN_WRITES = "plan-writes-without-model"
 CALL_AS_DATA = "call-is-not-data"
+REQUEST_AS_DATA = "instruction-is-not-data"
 REF_AFTER_CALL = "ref-after-call-as-data"
 UNHANDED_FAIL = "unhanded-is-failure"
 NOTHING_FAIL = "nothing-taken-is-failure"
@@ -49,6 +50,8 @@ OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it
 
 _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(")
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
+_LOOSE = re.compile(r"[\W_]+")
+INSTRUCTION_CHARS = 24  # an instruction shorter than this, inside a longer text, may be a phrase of the data
 
 
 def _plain_reader(tool: ToolInfo | None) -> bool:
@@ -219,10 +222,33 @@ def called_in_data(arguments: Mapping[str, Any], tools: Set[str], given: str) ->
     return None
 
 
-def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str, tools: Set[str] = frozenset()
-            ) -> tuple[str, str, tuple[str, ...]] | None:
+def instruction_in_data(arguments: Mapping[str, Any], request: str, description: str = "") -> str | None:
+    """Rule instruction-is-not-data: the text argument of a change that is the person's request or the
+    subtask's description written out (case, spacing and punctuation aside), or holds one long enough to be no
+    phrase of the data: the model wrote what it was told to do where what that makes goes. A text the request
+    holds as a part of it is the person's, dictated (a line to type, which a description may repeat)."""
+    asked = _LOOSE.sub(" ", request).strip().casefold()
+    said = [loose for text in (request, description) if (loose := _LOOSE.sub(" ", text).strip().casefold())]
+    for name, value in arguments.items():
+        if not isinstance(value, str):
+            continue
+        text = _LOOSE.sub(" ", value).strip().casefold()
+        if not text or (text != asked and text in asked):
+            continue
+        if any(text == s or (len(s) >= INSTRUCTION_CHARS and s in text) for s in said):
+            return name
+    return None
+
+
+def refusal(fact: CallFacts, failed: str | None, active: frozenset[str], given: str, tools: Set[str] = frozenset(),
+            instructions: Sequence[str] = ()) -> tuple[str, str, tuple[str, ...]] | None:
     """(rule, why the call is not run, questions for the person) when a rule in force refuses it. `tools`: the
-    names of every application's tools."""
+    names of every application's tools; `instructions`: the person's request and the subtask's description."""
+    if REQUEST_AS_DATA in active and not fact.read_only \
+            and (where := instruction_in_data(fact.arguments, *instructions[:2])) is not None:
+        return REQUEST_AS_DATA, (f"not run: its {where} holds the words of your instructions, not what they ask "
+                                 "for: write the data your subtask makes, from what it was handed or read (by "
+                                 "reference where it has one)"), ()
     if CALL_AS_DATA in active and not fact.read_only:
         called = called_in_data(fact.arguments, tools, given)
         if called is not None:
