@@ -1096,6 +1096,18 @@ def test_a_part_of_a_file_the_subtask_names_and_its_reads_left_out_is_work_not_d
                             changes=(EffectView(path="crm.xlsx", change="add", before="d1", after="d2"),))
     assert not missing(remember(SubtaskRecord(spec=writer), [], [read("Active", ["Archive"]), appended]),
                        SHEETS).unread
+    # a description that names no part of the file: the part the person's request names is asked about once
+    vague = SubtaskRecord(spec=spec.model_copy(update={"description": "Read the customers of crm.xlsx"}))
+    request = "Before I clear the Archive sheet of crm.xlsx, list its customers in gone.txt"
+    lacking = missing(remember(vague, [], [read("Active", ["Archive", "Notes"])]), SHEETS, request=request)
+    assert lacking.overlooked == ("'Archive' of crm.xlsx",) and lacking.only_soft and not lacking.work
+    assert "the request names 'Archive' of crm.xlsx, which your reads left out" in lacking.text()
+    # read, named by the description, two named, or none: nothing to ask
+    for record, words in ((remember(vague, [], [read("Archive", ["Active", "Notes"])]), request),
+                          (remember(active, [], [read("Active", ["Archive", "Notes"])]), request),
+                          (remember(vague, [], [read("Active", ["Archive", "Notes"])]), "the Archive and Notes"),
+                          (remember(vague, [], [read("Active", ["Archive", "Notes"])]), "crm.xlsx")):
+        assert not missing(record, SHEETS, request=words).overlooked
 
 
 def test_a_short_number_handed_on_and_a_sum_of_a_table_read_are_data_taken() -> None:
@@ -1132,6 +1144,10 @@ def test_the_sheet_a_description_names_is_one_of_several_by_its_whole_name_and_c
     assert rules.described_part("Copy the Q1 rows under Q2", parts) is None  # two named: not this rule's choice
     assert rules.described_part("Add a row to Q12 of plan.xlsx", parts) is None
     assert rules.described_part("Add a row to the Q2 sheet", ("Q2",)) is None  # one sheet: nothing to choose
+    # naming none, the request given (for a read) chooses; naming one or two, the description is the word
+    assert rules.described_part("Read plan.xlsx", parts, "the Q2 sheet of plan.xlsx") == "Q2"
+    assert rules.described_part("Read the Q1 sheet", parts, "the Q2 sheet of plan.xlsx") == "Q1"
+    assert rules.described_part("Read plan.xlsx", parts, "Q1 and Q2 of plan.xlsx") is None
 
 
 def test_a_refused_call_is_done_by_the_tool_its_refusal_names_on_the_same_file() -> None:

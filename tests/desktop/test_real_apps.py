@@ -607,6 +607,44 @@ async def test_a_row_for_the_sheet_its_subtask_names_goes_into_that_sheet(tmp_pa
     assert "part-from-description" not in step["rules"] and first[-1] == ["Insurance", 640]
 
 
+async def test_a_read_that_names_no_sheet_reads_the_one_the_request_names(tmp_path: Path) -> None:
+    """Rule part-from-description: the planner's description dropped the sheet; the person's request names it.
+    A change is not moved so (the sheet a request names may be the source of a copy, not its target)."""
+    from podium.desktop import HostConfig
+
+    book = openpyxl.Workbook()
+    book.active.title = "Active"
+    book.active.append(["Customer"])
+    book.active.append(["Nordwind"])
+    archive = book.create_sheet("Archive")
+    archive.append(["Customer"])
+    archive.append(["Kestrel Print"])
+    book.save(tmp_path / "crm.xlsx")
+    request = "Before I clear the Archive sheet of crm.xlsx, tell me the customers on it"
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "read")
+        return assign(sub("1", "Read the customers of crm.xlsx", "spreadsheets", reads=["crm.xlsx"],
+                          tools=["read_sheet"], hands_on="table"))
+
+    def sheets(prompt: str) -> str:
+        return app("CONTINUE", ("read_sheet", {"path": "crm.xlsx"})) if step_of(prompt) == 1 else \
+            app("FINISH", result="read")
+
+    async def run(rules: str) -> dict[str, Any]:
+        result = await run_request(request, [SpreadsheetsApplication(Workspace.at(tmp_path))],
+                                   ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets)},
+                                   config=HostConfig(rules=rules))
+        # the model's read, after the one its plan made (the active sheet, the others left out)
+        return [t for t in result.trajectory if t["agent"] == "app-spreadsheets" and "read_sheet" in t["action"]][-1]
+
+    step = await run("small-local")
+    assert "part-from-description" in step["rules"] and "Kestrel Print" in step["outcome"], step
+    step = await run("none")
+    assert "part-from-description" not in step["rules"] and "Nordwind" in step["outcome"], step
+
+
 async def test_a_path_is_not_made_the_declared_new_file_for_a_tool_that_opens_one_that_exists(
         tmp_path: Path) -> None:
     """Rule path-from-declaration: a save names the file its subtask makes; an open cannot open it."""

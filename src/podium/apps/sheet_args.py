@@ -33,7 +33,7 @@ class PathArgs(Args):
 
 
 class ReadArgs(PathArgs):
-    sheet: str | None = Field(None, description="sheet name; the active sheet when omitted")
+    sheet: str | None = active_part("sheet name; the active sheet when omitted")
     range: Range | None = Field(None, description="e.g. 'A1:C10'; the whole used area when omitted")
     cached_values: bool = Field(False, description="formula results as last saved by a spreadsheet program")
 

@@ -110,12 +110,15 @@ class Missing:
     # (the value the request gives in quotation marks, what a change wrote instead): the same words but for
     # case, spacing or punctuation (a full stop left out), where no change wrote it as given; asked once
     misquoted: tuple[tuple[str, str], ...] = ()
+    # the part of a file it reads from that the person's request names, where its description names none of
+    # that file's parts and its reads took others (a planner's paraphrase dropped "the Archive sheet"): asked once
+    overlooked: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
-                    or self.unlisted or self.misquoted)
+                    or self.unlisted or self.misquoted or self.overlooked)
 
     @property
     def asked_once(self) -> bool:
@@ -123,7 +126,7 @@ class Missing:
         parts the calls made and left empty, computing tools not called."""
         return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.late or self.unwritten or self.copied or self.columns or self.unlisted
-                    or self.misquoted)
+                    or self.misquoted or self.overlooked)
 
     @property
     def only_soft(self) -> bool:
@@ -133,7 +136,7 @@ class Missing:
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted
-                    or self.misquoted) and not (
+                    or self.misquoted or self.overlooked) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing)
@@ -168,6 +171,10 @@ class Missing:
         if self.unread:
             parts.append(f"your subtask names {', '.join(self.unread)}, which your reads left out while they read "
                          "other parts of the file: read it by its name")
+        if self.overlooked:
+            parts.append(f"the request names {', '.join(self.overlooked)}, which your reads left out while they "
+                         "read other parts of the file: read it by its name if your subtask reads it (answer FINISH "
+                         "again if not)")
         if self.unused:
             parts.append(f"nothing of {', '.join(self.unused)}, which your subtask reads, went into your changes")
         if self.unhanded:
@@ -220,7 +227,7 @@ class Missing:
         if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=())
+                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -306,7 +313,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    nothing, _unlisted(record, given),
                    tuple(t.name for t in app.tools if t.computes and t.name not in record.called
                          and t.name not in record.tried) if app is not None else (),
-                   _misquoted(record, literals(request)))
+                   _misquoted(record, literals(request)), _overlooked(record, request))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -370,6 +377,20 @@ def _unread(record: SubtaskRecord) -> tuple[str, ...]:
     return tuple(f"{part!r} of {path}" for path, (read, others) in record.parts.items()
                  if not covered(path, record.spec.writes)
                  for part in others if part not in read and names(record.spec.description, part, exact_case=True))
+
+
+def _overlooked(record: SubtaskRecord, request: str) -> tuple[str, ...]:
+    """The one part of a file it reads from (not one it writes) that the request names by its whole name in its
+    own letter case, where its description names none of that file's parts and its reads took others."""
+    found = []
+    for path, (read, others) in record.parts.items():
+        every = (*read, *others)
+        if covered(path, record.spec.writes) or any(names(record.spec.description, p, exact_case=True) for p in every):
+            continue
+        named = [p for p in every if names(request, p, exact_case=True)]
+        if len(named) == 1 and named[0] in others and named[0] not in read:
+            found.append(f"{named[0]!r} of {path}")
+    return tuple(found)
 
 
 def _columns(record: SubtaskRecord) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:

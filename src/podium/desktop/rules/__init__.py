@@ -132,9 +132,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "subtask every declared read of which is or lies in one other folder, reads "
                                     "that folder: a small model lists the folder it was told to, then writes the "
                                     "names of the top one's files."),
-    Rule("part-from-description", "A changing call that names no sheet of a workbook of several, in a subtask whose "
-                                  "description names exactly one of them by its whole name, is made on that sheet: "
-                                  "a small model reads the sheet it was told to and appends to the active one."),
+    Rule("part-from-description", "A call that names no sheet of a workbook of several, in a subtask whose "
+                                  "description names exactly one of them by its whole name (for a read, naming "
+                                  "none: the request), is made on that sheet: a small model reads the sheet it was "
+                                  "told to and appends to the active one, or reads the active one."),
     Rule("handed-data-first", "A writer of files that declares no tool and no source of its own, only data handed "
                               "to it, is offered only the tools that change files taking that data (grammar) until "
                               "one succeeds, and forced onto them when a FINISH left its file unwritten: a small "

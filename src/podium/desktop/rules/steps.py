@@ -197,11 +197,14 @@ def read_places(reads: Sequence[str], writes: Sequence[str], is_folder: Callable
     return frozenset("" if p == "." else p for p in (p if is_folder(p) else posixpath.dirname(p) for p in paths))
 
 
-def described_part(description: str, parts: Sequence[str]) -> str | None:
+def described_part(description: str, parts: Sequence[str], request: str = "") -> str | None:
     """Rule part-from-description: the one part of a file (a sheet of a workbook of several) that a subtask's
-    description names by its whole name, in its own letter case ("the H2 sheet"); None where it names none
-    or more than one."""
+    description names by its whole name, in its own letter case ("the H2 sheet"), or, where it names none, the
+    one the person's `request` names (given for a read: a planner's paraphrase drops "the Archive sheet");
+    None where they name none or more than one."""
     named = [p for p in parts if names(description, p, exact_case=True)]
+    if not named and request:
+        named = [p for p in parts if names(request, p, exact_case=True)]
     return named[0] if len(parts) > 1 and len(named) == 1 else None
 
 

@@ -219,6 +219,13 @@ class AppStepBackend(StepBackend):
         if listed is not None:
             resolved = {**resolved, listed[0]: listed[1]}
             rewritten.append(FOLDER_FROM_DECLARATION)
+        # a read, which changes nothing, may take its sheet from the request where the description names none
+        named_part = self._described_part(tool, resolved, request.description,
+                                          request.request if tool.read_only else "") \
+            if PART_FROM_DESCRIPTION in request.rules else None
+        if named_part is not None:
+            resolved = {**resolved, named_part[0]: named_part[1]}
+            rewritten.append(PART_FROM_DESCRIPTION)
         if tool.read_only:
             path = resolved.get("path")
             absent = isinstance(path, str) and self.root is not None and self._digest(normal_path(path)) is None
@@ -233,11 +240,6 @@ class AppStepBackend(StepBackend):
             if target is not None:
                 resolved = {**resolved, "path": target}
                 rewritten.append(PATH_FROM_DECLARATION)
-        named_part = self._described_part(tool, resolved, request.description) \
-            if PART_FROM_DESCRIPTION in request.rules else None
-        if named_part is not None:
-            resolved = {**resolved, named_part[0]: named_part[1]}
-            rewritten.append(PART_FROM_DESCRIPTION)
         effects = self._effects(function, resolved)
         if effects == () and request.created and _overwrites(tool) and not resolved.get(OVERWRITE):
             # Refused for a file that exists: where that is a file the run made, writing it again needs no
@@ -272,7 +274,8 @@ class AppStepBackend(StepBackend):
         folder = declared_folder(resolved.get(argument), places)
         return None if folder is None else (argument, folder)
 
-    def _described_part(self, tool: Any, resolved: Mapping[str, Any], description: str) -> tuple[str, str] | None:
+    def _described_part(self, tool: Any, resolved: Mapping[str, Any], description: str, request: str = ""
+                        ) -> tuple[str, str] | None:
         """(argument, sheet) of rule part-from-description for a call that leaves its sheet to the active one
         (tooling.ACTIVE_PART) and names none in a reference either ('H2!A1')."""
         props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
@@ -285,7 +288,7 @@ class AppStepBackend(StepBackend):
             parts = tuple(parts_of(path))
         except Exception:  # a file that cannot be read: the call says so itself
             return None
-        part = described_part(description, parts)
+        part = described_part(description, parts, request)
         return None if part is None else (argument, part)
 
     def _effects(self, function: str, resolved: Mapping[str, Any]) -> tuple[EffectView, ...] | None:
