@@ -511,6 +511,9 @@ def test_a_finish_is_asked_once_about_a_declared_source_none_of_whose_data_went_
         "nothing of south.xlsx, which your subtask reads, went into your changes")
     # its changes took the other source by its path: the one left out is work not done, not a question
     assert one.untaken and not one.only_soft and one.work == one
+    # what it lacks is the other source, not a figure: its application's computing tools are not named
+    totals = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("column_totals", True, computes=True)))
+    assert "column_totals" not in missing(after({"path": "all.xlsx", "source": "north.xlsx"}), totals).text()
     # by values only (a computation may take from a file what does not show): asked once, then believed
     retyped = missing(after({"path": "all.xlsx", "rows": north}), SHEETS)
     assert retyped.unused == ("south.xlsx",) and not retyped.untaken and retyped.only_soft and not retyped.work

@@ -183,7 +183,8 @@ class Missing:
         if self.nothing:
             parts.append("what you wrote holds nothing of any data you had: write what your subtask asks for, "
                          "made of that data")
-        if self.computers and (self.nothing or self.unused or self.unhanded):
+        # not for a merge that took one of its sources: what it lacks is the other, not a figure
+        if self.computers and (self.nothing or self.unused or self.unhanded) and not (self.untaken or self.left):
             one = len(self.computers) == 1
             parts.append(f"{', '.join(self.computers)} {'computes' if one else 'compute'} figures of a file's data "
                          f"(a sum, a count): write what {'it returns' if one else 'they return'}, by reference")
