@@ -225,7 +225,7 @@ def called_in_data(arguments: Mapping[str, Any], tools: Set[str], given: str) ->
     return None
 
 
-def instruction_in_data(arguments: Mapping[str, Any], request: str, description: str = "") -> str | None:
+def instruction_in_data(arguments: Mapping[str, Any], request: str = "", description: str = "") -> str | None:
     """Rule instruction-is-not-data: the text argument of a change that is the person's request or the
     subtask's description written out (case, spacing and punctuation aside), or holds one long enough to be no
     phrase of the data: the model wrote what it was told to do where what that makes goes. A text the request
