@@ -1118,6 +1118,12 @@ def test_after_a_call_written_out_as_data_the_next_answers_give_data_by_referenc
     s = read_done(rules="none")
     (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", titled), s)
     assert not app_request(step).by_ref
+    # so is a change refused as its instructions written out (instruction-is-not-data)
+    s = read_done(rules="small-local")
+    told = run_of(s).request
+    said = facts_of("add_chart", {"path": "budget.xlsx", "kind": "bar", "title": told})
+    (step,), s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", said), s)
+    assert "holds the words of your instructions" in app_request(step).note and app_request(step).by_ref
 
 
 def test_a_fail_whose_changes_show_all_the_declared_work_is_questioned_once() -> None:

@@ -276,8 +276,8 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     # an action in a program (no file measured) after a FINISH was questioned is new work there: the next FINISH
     # is asked about again (the step limits bound them)
     acted = any(r.ok and not r.read_only and not r.changes for r in results)
-    by_ref = not changed and (record.by_ref or (rules.REF_AFTER_CALL in s.rules
-                                                and rules.CALL_AS_DATA in proposal.fired))
+    by_ref = not changed and (record.by_ref or (rules.REF_AFTER_CALL in s.rules and (
+        rules.CALL_AS_DATA in proposal.fired or rules.REQUEST_AS_DATA in proposal.fired)))
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only, by_ref=by_ref,
                        finish_checked=record.finish_checked and not acted)

@@ -116,10 +116,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "description written out (or holds one of 24 characters or more) is refused: "
                                     "a small model writes what it was told to do where what that makes goes."),
     Rule("ref-after-call-as-data", "After a change was refused as holding a tool's call written out "
-                                   "(call-is-not-data), each argument of its subtask's next answers that takes "
-                                   "data (a text, rows) takes only a reference to data it was handed or read "
-                                   "(grammar), until a change succeeds: told to give the data by reference, a "
-                                   "small model wrote the call out again."),
+                                   "(call-is-not-data) or its instructions (instruction-is-not-data), each "
+                                   "argument of its subtask's next answers that takes data (a text, rows) takes "
+                                   "only a reference to data it was handed or read (grammar), until a change "
+                                   "succeeds: told to give the data by reference, a small model wrote the same "
+                                   "text out again."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
