@@ -1004,7 +1004,7 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
                        reads=("scores.xlsx",), writes=("scores.xlsx",), tools=("add_sheet", "read_sheet"))
     into = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("add_sheet", False, empty_part=True),
                                                     ToolInfo("sort_rows", False, json.dumps(
-        {"type": "object", "properties": {"target_sheet": {"type": "string", INTO_PART: True}}}))))
+        {"type": "object", "properties": {"target_sheet": {"type": "string", INTO_PART: True}}}), reshapes=True)))
     read = ActionResult(function="read_sheet", arguments={"path": "scores.xlsx", "sheet": "Sheet1"}, ok=True,
                         read_only=True, content=[["Scores 2024"], [], *scores])
 
@@ -1019,8 +1019,12 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     assert lacking.copied == (("scores.xlsx", "scores.xlsx"),)
     assert lacking.asked_once and lacking.only_soft and not lacking.work
     assert lacking.text() == ("what your calls wrote into scores.xlsx is a table it holds already, row for row in the "
-                              "same order: a copy, nothing new. If your subtask orders, filters or computes those "
-                              "rows, do that; sort_rows (by target_sheet) write a table into a sheet they name")
+                              "same order: a copy, nothing new. If your subtask orders, filters, splits or computes "
+                              "those rows, do that with sort_rows; sort_rows (by target_sheet) write a table into a "
+                              "sheet they name")
+    # the application's tools that compute from a table are the other way to make something new of it
+    counting = replace(into, tools=(*into.tools, ToolInfo("find_duplicates", True, computes=True)))
+    assert "do that with sort_rows, find_duplicates;" in missing(copied, counting).text()
     # the rows in another order, or some of them: new data there
     ranked = [scores[0], scores[3], scores[2], scores[1]]
     assert not missing(remember(seen, [], [wrote(ranked)]), into).copied

@@ -113,6 +113,9 @@ class Tool:
     # Whether it writes the names of the files a folder holds, not what they hold: the one thing an application
     # that cannot open a file (another application owns its type) can take from it into a text.
     writes_names: bool = False
+    # Whether it writes a table's rows in another shape (ordered, filtered, split by a column's values, without
+    # duplicates): the tool for what a table typed again as it was does not do.
+    reshapes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

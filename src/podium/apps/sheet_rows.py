@@ -70,13 +70,15 @@ def specs(app: Any) -> list[ToolSpec]:
     return [
         ToolSpec("filter_rows", "The rows of a sheet's table that meet conditions (only the columns named, if "
                  "any); target_sheet writes them into a new sheet.", FilterArgs, edit_or_read(filter_rows),
-                 effects=declared(lambda a: _target_effects(app, a, picked_rows(app._peek(a.path), a))), edits=True),
+                 effects=declared(lambda a: _target_effects(app, a, picked_rows(app._peek(a.path), a))), edits=True,
+                 reshapes=True),
         ToolSpec("find_duplicates", "List the rows of a sheet's table that repeat an earlier row (all columns "
                  "equal, or the columns named).", DuplicatesArgs, lambda a: find_duplicates(app._peek(a.path), a),
                  read_only=True, computes=True),
         ToolSpec("remove_duplicate_rows", "Keep the first of each set of equal rows: into target_sheet, or in the "
                  "table itself.", RemoveArgs, lambda a: app._edit(a.path, lambda wb: remove_duplicate_rows(wb, a)),
-                 effects=declared(lambda a: _remove_effects(app, a)), edits=True),
+                 effects=declared(lambda a: _remove_effects(app, a)), edits=True,
+                 reshapes=True),
     ]
 
 

@@ -74,7 +74,8 @@ def specs(app: Any) -> list[ToolSpec]:
         ToolSpec("split_by_column", "Copy a sheet's table into one new sheet for each value of a column (rows "
                  "with that value, header first) and save.", SplitArgs,
                  lambda a: app._edit(a.path, lambda wb: split_by_column(wb, a)),
-                 effects=declared(lambda a: _split_effects(app, a)), edits=True),
+                 effects=declared(lambda a: _split_effects(app, a)), edits=True,
+                 reshapes=True),
         ToolSpec("merge_tables", "Add the rows of other sheets', workbooks' or .csv files' tables (all in one"
                  " call) under a sheet's table, columns matched by header; save.", AppendTableArgs,
                  lambda a: merge_tables(app, a), effects=declared(lambda a: _append_effects(app, a)), edits=True),

@@ -167,7 +167,7 @@ class SpreadsheetsApplication(ToolApplication):
                      self._sort,
                      unapproved="give target_sheet, the name of a new sheet: the sorted copy is written there, "
                                 "the rows stay where they are, and no approval is needed",
-                     effects=declared(self._sort_effects), edits=True),
+                     effects=declared(self._sort_effects), edits=True, reshapes=True),
             ToolSpec(
                 "add_chart",
                 "Add a native bar, column, line or pie chart over a table and save. Asked again for the chart it "

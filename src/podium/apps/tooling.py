@@ -142,6 +142,7 @@ class ToolSpec:
     computes: bool = False  # Tool.computes
     empty_part: bool = False  # Tool.empty_part
     writes_names: bool = False  # Tool.writes_names
+    reshapes: bool = False  # Tool.reshapes
     edits: bool = False  # its `path` names a file that must exist: it opens it, changes it and saves it (EDITED)
 
     def tool(self) -> Tool:
@@ -150,7 +151,8 @@ class ToolSpec:
         if self.edits and "path" in props:
             schema = {**schema, "properties": {**props, "path": {**props["path"], EDITED: True}}}
         return Tool(self.name, self.description, schema, self.read_only, self.unapproved,
-                    self.names_its_writes, self.new_only, self.computes, self.empty_part, self.writes_names)
+                    self.names_its_writes, self.new_only, self.computes, self.empty_part, self.writes_names,
+                    self.reshapes)
 
 
 def holding(lock: AbstractContextManager[Any], spec: ToolSpec) -> ToolSpec:

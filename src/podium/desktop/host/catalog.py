@@ -36,6 +36,7 @@ class ToolInfo:
     empty_part: bool = False  # Tool.empty_part
     summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
     writes_names: bool = False  # Tool.writes_names
+    reshapes: bool = False  # Tool.reshapes
 
     @property
     def writes_named(self) -> bool:
@@ -105,7 +106,8 @@ class AppInfo:
                                   bool(getattr(t, "new_only", False)), bool(getattr(t, "computes", False)),
                                   bool(getattr(t, "empty_part", False)),
                                   first_sentence(getattr(t, "description", "") or ""),
-                                  writes_names=bool(getattr(t, "writes_names", False)))
+                                  writes_names=bool(getattr(t, "writes_names", False)),
+                                  reshapes=bool(getattr(t, "reshapes", False)))
                          for t in listed))
 
     @property

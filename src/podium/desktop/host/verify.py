@@ -113,6 +113,9 @@ class Missing:
     # the part of a file it reads from that the person's request names, where its description names none of
     # that file's parts and its reads took others (a planner's paraphrase dropped "the Archive sheet"): asked once
     overlooked: tuple[str, ...] = ()
+    # its application's tools that write a table's rows in another shape (Tool.reshapes): named with a copy, as
+    # the way to order, filter or split what was typed again as it was
+    reshapers: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
@@ -155,8 +158,10 @@ class Missing:
             what = "; ".join(f"what your calls wrote into {target} is " + (
                 "a table it holds already" if source == target else f"the table of {source}")
                 for target, source in self.copied)
+            tools = (*self.reshapers, *self.computers)
+            how = f" with {', '.join(tools)}" if tools else ""
             parts.append(f"{what}, row for row in the same order: a copy, nothing new. If your subtask orders, "
-                         "filters or computes those rows, do that")
+                         f"filters, splits or computes those rows, do that{how}")
         if self.fillers and (self.copied or any(h.startswith("sheet ") for h in self.hollow)):
             parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
                          + " write a table into a sheet they name")
@@ -314,7 +319,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    nothing, _unlisted(record, given),
                    tuple(t.name for t in app.tools if t.computes and t.name not in record.called
                          and t.name not in record.tried) if app is not None else (),
-                   _misquoted(record, literals(request)), _overlooked(record, request))
+                   _misquoted(record, literals(request)), _overlooked(record, request),
+                   tuple(t.name for t in app.tools if t.reshapes) if app is not None else ())
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
