@@ -1421,6 +1421,34 @@ def test_a_total_computed_after_the_writers_last_change_is_asked_for_then_the_fi
     assert record.state is SubtaskState.FAIL and "column_totals ran after your last change" in record.reason.detail
 
 
+def test_the_force_rule_makes_a_writer_that_took_nothing_of_its_source_call_a_computing_tool() -> None:
+    files = AppInfo("files", "the file system", (".txt", ".csv"), (
+        ToolInfo("write_file", False), ToolInfo("read_csv", True, PATH_ONLY),
+        ToolInfo("column_totals", True, PATH_ONLY, computes=True)))
+    plan = [sub("1", "files", reads=["hours.csv"], writes=["total.txt"], tools=["write_file"])]
+    label = facts_of("write_file", {"path": "total.txt", "content": "Total hours: "}, change="create")
+    read = facts_of("read_csv", {"path": "hours.csv"}, read_only=True)
+
+    def finished(rules: str) -> AppStepRequest:
+        s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": Catalog((files,)),
+                              "config": HostConfig(rules=rules)})
+        _, s = STRATEGY.handle_ask("Add up the hours in hours.csv into total.txt", {}, "t1", s)
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("hours.csv",), Subtasks=plan), s)
+        for call, content in ((read, {"rows": [["Day", "Hours"], ["Mon", 7.5], ["Tue", 6.25]]}), (label, "ok")):
+            _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", call), s)
+            _, s = STRATEGY.handle_response("app-files", executed(ran(call, content)), s)
+        (asked,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="written"), s)
+        return app_request(asked)
+
+    # its label holds nothing of the file's rows and no tool computed a figure of them: the application's
+    # computing tool, which it never called, is named, and with the rules it is the one the next answer calls
+    asked = finished("small-local")
+    assert "column_totals computes figures of a file's data" in asked.note
+    assert asked.must_act and asked.offered == ("column_totals",)
+    told = finished("none")
+    assert "column_totals computes figures of a file's data" in told.note and told.offered == ()
+
+
 def test_a_reader_that_left_out_the_sheet_its_subtask_names_reads_it_and_hands_it_on_first() -> None:
     plan = [sub("1", "spreadsheets", reads=["budget.xlsx"], tools=["read_sheet"], hands_on="table",
                 description="Read the Archive sheet of budget.xlsx"),

@@ -386,7 +386,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # a declared changing tool never called is work not done (a FINISH again fails): it is what is forced
         wanted = (writing if missing.writes or missing.tools or missing.kept or missing.hollow or missing.unsettled
                   or missing.late else reading if missing.hands_on or missing.unread else missing.uncomputed or (
-                      _acting(app, record.called) if missing.dialog else ()) or taking)
+                      _acting(app, record.called) if missing.dialog else ()) or taking or missing.computing)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "

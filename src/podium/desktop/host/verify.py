@@ -117,6 +117,14 @@ class Missing:
     # the way to order, filter or split what was typed again as it was
     reshapers: tuple[str, ...] = ()
 
+    @property
+    def computing(self) -> tuple[str, ...]:
+        """The computing tools named as the way to its work: where its changes took nothing of a source (not
+        for a merge that took one of its sources: what it lacks is the other, not a figure)."""
+        if (self.nothing or self.unused or self.unhanded) and not (self.untaken or self.left):
+            return self.computers
+        return ()
+
     def __bool__(self) -> bool:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
@@ -188,10 +196,9 @@ class Missing:
         if self.nothing:
             parts.append("what you wrote holds nothing of any data you had: write what your subtask asks for, "
                          "made of that data")
-        # not for a merge that took one of its sources: what it lacks is the other, not a figure
-        if self.computers and (self.nothing or self.unused or self.unhanded) and not (self.untaken or self.left):
-            one = len(self.computers) == 1
-            parts.append(f"{', '.join(self.computers)} {'computes' if one else 'compute'} figures of a file's data "
+        if self.computing:
+            one = len(self.computing) == 1
+            parts.append(f"{', '.join(self.computing)} {'computes' if one else 'compute'} figures of a file's data "
                          f"(a sum, a count): write what {'it returns' if one else 'they return'}, by reference")
         if self.left:
             parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
