@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from podium.desktop.host import amend
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
@@ -251,8 +252,8 @@ def test_files_listed_one_by_one_become_the_pattern_the_request_names_for_them()
         check = check_plan([spec("1", "files", writes=writes, tools=["copy_or_move"])], CATALOG, request, FILES)
         assert check.ok and check.subtasks[0].writes == (pattern,), check
     # a later subtask waiting on merged ones waits on the one they became
-    check = check_plan([spec("1", "files", writes=["out/a.csv"], tools=["copy_or_move"]),
-                        spec("2", "files", writes=["out/b.csv"], tools=["copy_or_move"]),
+    check = check_plan([spec("1", "files", writes=["out/a.csv"], tools=["copy_or_move"], hands_on="names"),
+                        spec("2", "files", writes=["out/b.csv"], tools=["copy_or_move"], hands_on="names"),
                         spec("3", "documents", "1", "2", reads=["report.docx"], tools=["read_table"])],
                        CATALOG, "Put the .csv files away, then read report.docx", FILES)
     assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("3", ("1",))], check
@@ -1028,3 +1029,36 @@ def test_data_handed_to_no_subtask_goes_to_the_one_writer_with_no_source(tmp_pat
                  [writer, after]):
         check = check_plan(plan, real, f"{request} notes.xlsx other.xlsx copy.txt archive", files)
         assert not any("waits for" in n and "no source of its own" in n for n in check.amended), plan
+
+
+def test_a_wait_that_carries_no_data_and_orders_no_file_goes() -> None:
+    request = "Put 'Room 4B' into C3 of budget.xlsx; also add a table to report.docx"
+    reader = spec("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table")
+    cell = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"])
+    table = spec("3", "documents", "2", reads=["report.docx"], writes=["report.docx"], tools=["add_table"])
+    check = check_plan([reader, cell, table], CATALOG, request, FILES)
+    assert check.ok, check.problems
+    # the table no longer waits for the cell, which hands nothing on and writes no file of its; it still comes
+    # after the read of the document it changes, which it waited for through the cell
+    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ("1",))]
+    assert check.amended[-1] == ("subtask '3' does not wait for '2': no data and no file passes between them (it "
+                                 "waits for '1' directly, which must come first)")
+    alone = spec("3", "documents", "2", writes=["notes.docx"], tools=["add_table"])
+    check = check_plan([reader, cell, alone], CATALOG, f"{request} notes.docx", FILES)
+    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ())], check
+    # a wait stays for data handed on, for a file one writes and the other reads or writes, on one application,
+    # for one that writes nothing (what it says is its result); and where what must still come first hands
+    # on data of files the waiting subtask does not name
+    waits = [
+        [reader, cell.model_copy(update={"depends_on": ()}),
+         spec("3", "documents", "2", reads=["budget.xlsx"], writes=["report.docx"], tools=["add_table"])],
+        [reader, cell, spec("3", "spreadsheets", "2", writes=["notes.xlsx"], tools=["add_chart"])],
+        [reader, spec("2", "files", "1", reads=["notes/a.txt"], tools=["list_files"]),
+         spec("3", "spreadsheets", "2", writes=["notes.xlsx"], tools=["write_rows"])],
+        [spec("1", "documents", reads=["report.docx"], writes=["notes.docx"], tools=["add_table"],
+              hands_on="table"), cell, spec("3", "files", "2", reads=["notes.docx"], writes=["notes/b.txt"],
+                                             tools=["write_file"])],
+    ]
+    for plan in waits:
+        notes: list[str] = []
+        assert amend._unchained(plan, {}, notes) == plan and not notes, notes

@@ -43,6 +43,11 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - readers that hand data on to no subtask, beside exactly one writer of files with no source (none read, none
   handed), hand it to that writer: it waits for them (a plan that forgot the dependency, not the work);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
+- a new subtask waits for another of a different application that writes files and hands nothing on only where
+  their paths meet (one writes what the other reads or writes): a wait that carries neither data nor an order
+  of changes to a file goes (independent work runs at once, and one's failure does not skip the other), and
+  what the subtask still has to wait for through it, it waits for directly (a file read earlier that it
+  changes), unless that one hands on data from files not its own.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
 - a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
@@ -63,7 +68,7 @@ from dataclasses import dataclass
 
 from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import Kind, accepted, alternatives, wants
-from podium.desktop.host.capability import is_pattern
+from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
@@ -99,7 +104,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
     fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
              for spec in _unread(_handed_to_writer(writing, kept, catalog, notes), catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
-    final = _merged(_ordered(fixed, kept, notes), catalog, notes)
+    final = _unchained(_merged(_ordered(fixed, kept, notes), catalog, notes), kept, notes)
     any_tool = frozenset(new.id for new in final if declared.get(new.id) and not new.tools)
     return Amended(tuple(final), tuple(notes), any_tool)
 
@@ -662,6 +667,50 @@ def _ordered(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: l
             notes.append(f"subtask {spec.id!r} waits for {earlier.id!r}: both write {', '.join(shared)}")
         result.append(spec)
     return result
+
+
+def _meet(a: str, b: str) -> bool:
+    """Whether two declared paths may name a file in common (a pattern may meet any other)."""
+    return a == b or covered(a, (b,)) or covered(b, (a,)) or is_pattern(a) or is_pattern(b)
+
+
+def _ordering(earlier: SubtaskSpec, later: SubtaskSpec) -> bool:
+    """Whether the order of two subtasks matters to a file: one writes what the other reads or writes."""
+    return any(_meet(w, p) for w in earlier.writes for p in (*later.reads, *later.writes)) \
+        or any(_meet(r, w) for r in earlier.reads for w in later.writes)
+
+
+def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
+    """Each new subtask without the waits that carry nothing: on another application, for one that writes files
+    and hands nothing on, where no path of theirs meets. What it waited for through such a wait and must still
+    come first (an order of changes to a file), it waits for directly;
+    where that one hands on data from files the subtask does not name itself, every wait stays."""
+    everything = {**kept, **{s.id: s for s in specs}}
+    new = {s.id for s in specs}
+    result: dict[str, SubtaskSpec] = {}
+    for spec in specs:
+        def carries(dep: SubtaskSpec, spec: SubtaskSpec = spec) -> bool:
+            return dep.hands_on is not HandsOn.NOTHING or not dep.writes \
+                or dep.application == spec.application or _ordering(dep, spec)
+
+        keep = [d for d in spec.depends_on if d not in new or d not in everything or carries(everything[d])]
+        if len(keep) == len(spec.depends_on):
+            result[spec.id] = spec
+            continue
+        reached = {*keep, *(a for d in keep for a in before(d, {**everything, **result}))}
+        own = (*spec.reads, *spec.writes)
+        need = [a for a in sorted(before(spec.id, everything)) if a in new and a not in reached
+                and _ordering(everything[a], spec)]
+        if any(everything[a].hands_on is not HandsOn.NOTHING
+               and not all(any(_meet(r, p) for p in own) for r in everything[a].reads) for a in need):
+            result[spec.id] = spec
+            continue
+        dropped = [d for d in spec.depends_on if d not in keep]
+        notes.append(f"subtask {spec.id!r} does not wait for {', '.join(repr(d) for d in dropped)}: no data and no "
+                     "file passes between them" + (f" (it waits for {', '.join(repr(a) for a in need)} "
+                                                  "directly, which must come first)" if need else ""))
+        result[spec.id] = spec.model_copy(update={"depends_on": (*keep, *need)})
+    return [result[s.id] for s in specs]
 
 
 def before(sid: str, everything: Mapping[str, SubtaskSpec]) -> set[str]:
