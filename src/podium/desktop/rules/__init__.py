@@ -60,7 +60,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "content) or ask the person, where it may (grammar), and after one questioned for "
                                "data it never read, one of its application's reading tools, after one questioned "
                                "for sources left out where another was taken by its path, one of its declared "
-                               "tools that change files, and after one questioned "
+                               "tools that change files, after one questioned for a source none of whose data "
+                               "went in, one of the computing tools the question names, and after one questioned "
                                "for a dialog left open, one of its program's actions (those not taken yet): told in "
                                "words (and saying itself that the dialog needs its button), a small "
                                "model did not, and answered FINISH again, which fails work not done."),
