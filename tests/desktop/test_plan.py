@@ -1047,14 +1047,16 @@ def test_a_wait_that_carries_no_data_and_orders_no_file_goes() -> None:
     check = check_plan([reader, cell, alone], CATALOG, f"{request} notes.docx", FILES)
     assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ())], check
     # a wait stays for data handed on, for a file one writes and the other reads or writes, on one application,
-    # for one that writes nothing (what it says is its result); and where what must still come first hands
-    # on data of files the waiting subtask does not name
+    # for one that writes nothing (what it says is its result), for one that names no path (a program's actions
+    # may act on what the other wrote); and where what must still come first hands on data of files the
+    # waiting subtask does not name
     waits = [
         [reader, cell.model_copy(update={"depends_on": ()}),
          spec("3", "documents", "2", reads=["budget.xlsx"], writes=["report.docx"], tools=["add_table"])],
         [reader, cell, spec("3", "spreadsheets", "2", writes=["notes.xlsx"], tools=["add_chart"])],
         [reader, spec("2", "files", "1", reads=["notes/a.txt"], tools=["list_files"]),
          spec("3", "spreadsheets", "2", writes=["notes.xlsx"], tools=["write_rows"])],
+        [reader, cell, spec("3", "files", "2", tools=["list_files"])],
         [spec("1", "documents", reads=["report.docx"], writes=["notes.docx"], tools=["add_table"],
               hands_on="table"), cell, spec("3", "files", "2", reads=["notes.docx"], writes=["notes/b.txt"],
                                              tools=["write_file"])],

@@ -43,11 +43,11 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
 - readers that hand data on to no subtask, beside exactly one writer of files with no source (none read, none
   handed), hand it to that writer: it waits for them (a plan that forgot the dependency, not the work);
 - two new subtasks that write the same path and do not wait for each other run in the plan's order.
-- a new subtask waits for another of a different application that writes files and hands nothing on only where
-  their paths meet (one writes what the other reads or writes): a wait that carries neither data nor an order
-  of changes to a file goes (independent work runs at once, and one's failure does not skip the other), and
-  what the subtask still has to wait for through it, it waits for directly (a file read earlier that it
-  changes), unless that one hands on data from files not its own.
+- a new subtask that names paths waits for another of a different application that writes files and hands
+  nothing on only where their paths meet (one writes what the other reads or writes): a wait that carries
+  neither data nor an order of changes to a file goes (independent work runs at once, and one's failure does
+  not skip the other), and what the subtask still has to wait for through it, it waits for directly (a file
+  read earlier that it changes), unless that one hands on data from files not its own.
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
 - a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
@@ -681,8 +681,9 @@ def _ordering(earlier: SubtaskSpec, later: SubtaskSpec) -> bool:
 
 
 def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
-    """Each new subtask without the waits that carry nothing: on another application, for one that writes files
-    and hands nothing on, where no path of theirs meets. What it waited for through such a wait and must still
+    """Each new subtask that names paths, without the waits that carry nothing: on another application, for one
+    that writes files and hands nothing on, where no path of theirs meets (one that names none, a program's
+    actions, may act on what the other wrote: its waits stay). What it waited for through such a wait and must still
     come first (an order of changes to a file), it waits for directly;
     where that one hands on data from files the subtask does not name itself, every wait stays."""
     everything = {**kept, **{s.id: s for s in specs}}
@@ -690,7 +691,7 @@ def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes:
     result: dict[str, SubtaskSpec] = {}
     for spec in specs:
         def carries(dep: SubtaskSpec, spec: SubtaskSpec = spec) -> bool:
-            return dep.hands_on is not HandsOn.NOTHING or not dep.writes \
+            return dep.hands_on is not HandsOn.NOTHING or not dep.writes or not (spec.reads or spec.writes) \
                 or dep.application == spec.application or _ordering(dep, spec)
 
         keep = [d for d in spec.depends_on if d not in new or d not in everything or carries(everything[d])]
