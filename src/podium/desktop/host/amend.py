@@ -683,9 +683,9 @@ def _ordering(earlier: SubtaskSpec, later: SubtaskSpec) -> bool:
 def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:
     """Each new subtask that names paths, without the waits that carry nothing: on another application, for one
     that writes files and hands nothing on, where no path of theirs meets (one that names none, a program's
-    actions, may act on what the other wrote: its waits stay). What it waited for through such a wait and must still
-    come first (an order of changes to a file), it waits for directly;
-    where that one hands on data from files the subtask does not name itself, every wait stays."""
+    actions, may act on what the other wrote: its waits stay). What it waited for through such a wait and must
+    still come first (an order of changes to a file), it waits for directly; where that one hands on data from
+    files the subtask does not name itself, every wait stays."""
     everything = {**kept, **{s.id: s for s in specs}}
     new = {s.id for s in specs}
     result: dict[str, SubtaskSpec] = {}
@@ -694,7 +694,7 @@ def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes:
             return dep.hands_on is not HandsOn.NOTHING or not dep.writes or not (spec.reads or spec.writes) \
                 or dep.application == spec.application or _ordering(dep, spec)
 
-        keep = [d for d in spec.depends_on if d not in new or d not in everything or carries(everything[d])]
+        keep = [d for d in spec.depends_on if d not in new or carries(everything[d])]
         if len(keep) == len(spec.depends_on):
             result[spec.id] = spec
             continue
