@@ -1608,3 +1608,45 @@ def test_a_writer_of_plain_text_is_given_the_figures_of_the_table_files_it_read_
     listing = facts_of("list_files", {"path": "."}, read_only=True)
     entries = {"entries": [{"path": "a.txt", "kind": "file", "size": 3}, {"path": "b.txt", "kind": "file", "size": 5}]}
     assert not [name for name in offered(".", listing, entries) if ".sum." in name]
+
+
+def test_calls_behind_one_that_waited_are_decided_again_on_what_the_calls_before_them_left() -> None:
+    sheets = Catalog((AppInfo("spreadsheets", "sheets", (".xlsx",), (
+        ToolInfo("read_sheet", True), ToolInfo("write_rows", False), ToolInfo("add_sheet", False, empty_part=True))),))
+    plan = [sub("1", "spreadsheets", reads=["orders.xlsx"], writes=["orders.xlsx"], tools=["add_sheet", "write_rows"])]
+    add = facts_of("add_sheet", {"path": "orders.xlsx", "name": "North"}, change=None).model_copy(
+        update={"effects": (EffectView(path="orders.xlsx", change="add", makes="North"),)})
+    rows = {"path": "orders.xlsx", "rows": TABLE}
+    # measured before the sheet was added, the write names no sheet and lands on the person's active one
+    over = facts_of("write_rows", rows, change=None).model_copy(
+        update={"effects": (EffectView(path="orders.xlsx", change="edit", part="Orders"),)})
+
+    def added(rules: str) -> tuple[list[Any], HostState]:
+        s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC}, "catalog": sheets,
+                              "config": HostConfig(rules=rules)})
+        _, s = STRATEGY.handle_ask("Split orders.xlsx into a sheet per region", {}, "t1", s)
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("orders.xlsx",), Subtasks=plan), s)
+        (execute,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", add, over, result="split"), s)
+        assert [c.function for c in app_request(execute).calls] == ["add_sheet"]  # the write waits behind it
+        return STRATEGY.handle_response("app-spreadsheets", executed(ran(add)), s)
+
+    # with the rules, the write is proposed again as it was, without the model: its effects are measured anew
+    (again,), s = added("small-local")
+    planned = AppOutput.model_validate(app_request(again).planned)
+    assert [(a.function, a.arguments) for a in planned.actions] == [("write_rows", rows)]
+    assert planned.status is AppStatus.FINISH
+    # the sheet just added is the active one now: the write fills it, with no one's approval
+    into = facts_of("write_rows", rows, change=None).model_copy(
+        update={"effects": (EffectView(path="orders.xlsx", change="add", part="North"),)})
+    (execute,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", into, result="split"), s)
+    assert [(c.function, c.arguments) for c in app_request(execute).calls] == [("write_rows", rows)]
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(into)), s)
+    assert [t.rules for t in s.blackboard.trajectories if t.agent == "app-spreadsheets"][-1] == (
+        "deferred-calls-again",)
+    # held again, the step is the model's; without the rules, it is the model's at once
+    (again,), s = added("small-local")
+    (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", over, result="split"), s)
+    assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).planned is None
+    assert s.blackboard.trajectories[-1].outcome.startswith("left to the model")
+    (asked,), s = added("none")
+    assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).planned is None

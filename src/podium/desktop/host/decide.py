@@ -46,6 +46,9 @@ class Decision:
     fired: tuple[str, ...] = ()  # the named rules that fired
     failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again unchanged
     held_alone: tuple[str, ...] = ()  # the tools of the calls to run that wait for the person on their own
+    # the calls not run yet because one of them waits for the person while the calls before it run: their facts
+    # were gathered before those calls changed what they act on (a sheet the same answer adds)
+    deferred: tuple[int, ...] = ()
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
@@ -156,15 +159,17 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     waiting = [i for i in run if held([facts[i]])] if found and not asked else []
     free = [i for k, i in enumerate(run) if i not in waiting
             and (k < run.index(waiting[0]) or _apart(facts[i], [facts[w] for w in waiting]))] if waiting else []
+    deferred: tuple[int, ...] = ()
     if any(not facts[i].read_only for i in free):
         why = "; ".join(h.text() for h in held([facts[waiting[0]]]))
+        deferred = tuple(i for i in run if i not in free)
         skipped += [(i, f"not run yet: {facts[i].function} needs the person's approval ({why}) or may depend on a "
                         "call that does; the other calls ran: see what they did, then propose what is still needed",
-                     False) for i in run if i not in free]
+                     False) for i in deferred]
         run, found = free, ()
     alone = tuple(dict.fromkeys(facts[i].function for i in run if held([facts[i]])))
     return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
-                    tuple(dict.fromkeys(again)), alone)
+                    tuple(dict.fromkeys(again)), alone, deferred)
 
 
 def _apart(fact: CallFacts, others: Sequence[CallFacts]) -> bool:

@@ -157,7 +157,7 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     narrowed = (record.narrowed,) if record.narrowed and facts else ()
     proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *narrowed, *decision.fired),
                         failed_again=decision.failed_again, held_alone=decision.held_alone,
-                        timings_ms=dict(report.timings_ms),
+                        deferred=decision.deferred, timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")
     if questions := new_questions(record, decision.questions):
@@ -281,6 +281,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only, by_ref=by_ref,
                        finish_checked=record.finish_checked and not acted)
+    if rules.DEFERRED in s.rules and proposal.deferred and changed and not failed_change:
+        # the calls behind the one that waited, as the model gave them, decided on what the calls before them
+        # left (a write into the sheet just added); held again, the step is the model's
+        again = output.model_copy(update={"actions": tuple(output.actions[i] for i in proposal.deferred)})
+        return dispatch_propose(s, sid, answer=again, rule=rules.DEFERRED)
     if status is AppStatus.FINISH and not failed_change:
         # changes proposed that all found their work done, or repeated one made: an answer that did nothing
         did_nothing = not changed and (repeats > 0 or any(not r.read_only for r in results))

@@ -160,6 +160,12 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "its call unchanged."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
+    Rule("deferred-calls-again", "The calls of an answer not run because one of them waited for the person while "
+                                 "the calls before it ran are, once those changed files, its next answer as they "
+                                 "were, decided on the files as those calls left them (a write into the sheet "
+                                 "the same answer added, its effects first measured on the sheet that was active "
+                                 "before); held again, the step is the model's: asked to propose them again, a "
+                                 "small model wrote them worse (a region's rows became the whole table)."),
 )}
 
 

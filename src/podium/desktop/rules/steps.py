@@ -45,6 +45,7 @@ NOTHING_FAIL = "nothing-taken-is-failure"
 HANDED_FIRST = "handed-data-first"
 OPEN_FIRST = "open-before-acting"
 COLUMNS_AS_NAMED = "columns-as-named"
+DEFERRED = "deferred-calls-again"
 COLUMNS = "columns"  # the argument of a tool that takes only some columns of a table (podium.apps.sheet_args)
 OPEN = "open_file"  # a desktop program's tool that opens a workspace file in it (apps.desktop_apps)
 
