@@ -3,6 +3,7 @@ the table's data and a native bar chart out. The models are scripted; the files 
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -643,6 +644,49 @@ async def test_a_read_that_names_no_sheet_reads_the_one_the_request_names(tmp_pa
     assert "part-from-description" in step["rules"] and "Kestrel Print" in step["outcome"], step
     step = await run("none")
     assert "part-from-description" not in step["rules"] and "Nordwind" in step["outcome"], step
+
+
+async def test_rows_written_after_a_sheet_added_in_the_same_answer_go_into_that_sheet(tmp_path: Path) -> None:
+    """Rule part-just-added: an answer that adds a sheet and then writes rows naming none means the sheet it
+    just added (the one a spreadsheet program shows once it is inserted), not the person's active sheet."""
+    from podium.desktop import HostConfig
+
+    book = openpyxl.Workbook()
+    book.active.title = "Orders"
+    orders = [["Order", "Region"], [1, "North"], [2, "South"], [3, "North"]]
+    for row in orders:
+        book.active.append(row)
+    book.save(tmp_path / "orders.xlsx")
+    north, south = [orders[0], orders[1], orders[3]], [orders[0], orders[2]]
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "split")
+        return assign(sub("1", "Split the orders of orders.xlsx into a sheet per region", "spreadsheets",
+                          reads=["orders.xlsx"], writes=["orders.xlsx"], tools=["add_sheet", "write_rows"]))
+
+    def sheets(prompt: str) -> str:
+        return app("FINISH", ("add_sheet", {"path": "orders.xlsx", "name": "North"}),
+                   ("write_rows", {"path": "orders.xlsx", "rows": north}),
+                   ("add_sheet", {"path": "orders.xlsx", "name": "South"}),
+                   ("write_rows", {"path": "orders.xlsx", "rows": south}), result="split") \
+            if step_of(prompt) == 1 else app("FINISH", result="split")
+
+    async def run(rules: str) -> openpyxl.Workbook:
+        shutil.copy(tmp_path / "orders.xlsx", tmp_path / "kept.xlsx")
+        await run_request("Split the orders in orders.xlsx into a sheet per region",
+                          [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(plan),
+                          app_models={"spreadsheets": ScriptedBackend(sheets)}, config=HostConfig(rules=rules))
+        done = openpyxl.load_workbook(tmp_path / "orders.xlsx")
+        shutil.move(tmp_path / "kept.xlsx", tmp_path / "orders.xlsx")
+        return done
+
+    done = await run("small-local")
+    assert [list(r) for r in done["North"].values] == north and [list(r) for r in done["South"].values] == south
+    assert [list(r) for r in done["Orders"].values] == orders
+    # without the rule the rows go to the active sheet, the person's, which batch mode does not let them change
+    done = await run("none")
+    assert [list(r) for r in done["Orders"].values] == orders and not list(done["North"].values)
 
 
 async def test_a_path_is_not_made_the_declared_new_file_for_a_tool_that_opens_one_that_exists(

@@ -160,6 +160,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "its call unchanged."),
     Rule("sample-after-no-progress", "A step after one without progress is sampled instead of greedy: greedy "
                                      "decoding gives the same useless answer again."),
+    Rule("part-just-added", "A change that names no part of a file (it would take the active sheet), after a call "
+                            "of the same answer that adds a part to that file, goes into the part last added: a "
+                            "small model adds a sheet and writes its rows without naming it, as into the sheet a "
+                            "spreadsheet program shows once it is inserted."),
     Rule("deferred-calls-again", "The calls of an answer not run because one of them waited for the person while "
                                  "the calls before it ran are, once those changed files, its next answer as they "
                                  "were, decided on the files as those calls left them (a write into the sheet "

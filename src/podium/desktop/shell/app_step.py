@@ -37,6 +37,7 @@ from podium.desktop.host.capability import covered
 from podium.desktop.rules.steps import (
     FOLDER_FROM_DECLARATION,
     PART_FROM_DESCRIPTION,
+    PART_JUST_ADDED,
     PATH_FROM_DECLARATION,
     declared_folder,
     declared_target,
@@ -66,6 +67,16 @@ from podium.errors import ReasonKind
 
 # The argument by which a whole-file write asks to replace a file that exists (podium.apps: write_file, copy...).
 OVERWRITE = "overwrite"
+
+
+def _active_part(tool: Any, resolved: Mapping[str, Any]) -> str | None:
+    """The argument by which a call leaves its part (a sheet) to the active one (tooling.ACTIVE_PART), where it
+    names none, in that argument or in a reference either ('H2!A1')."""
+    props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
+    argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(ACTIVE_PART)), None)
+    if argument is None or resolved.get(argument) or any(isinstance(v, str) and "!" in v for v in resolved.values()):
+        return None
+    return argument
 
 
 def _overwrites(tool: Any) -> bool:
@@ -201,11 +212,14 @@ class AppStepBackend(StepBackend):
             if result.ok:
                 base = f"{step.request.subtask_id}.{result.function}"
                 data.update({a.name: a for a in artifacts.extract(base, result.content)})
-        step.facts = [await self._facts(action.function, action.arguments, data, step.request)
-                      for action in parsed.actions]
+        step.facts = []
+        for action in parsed.actions:
+            # the parts the answer's calls before this one add, by file: where a call that names none goes
+            added = {e.path: e.makes for f in step.facts for e in f.effects or () if e.makes}
+            step.facts.append(await self._facts(action.function, action.arguments, data, step.request, added))
 
     async def _facts(self, function: str, arguments: Mapping[str, Any], data: Mapping[str, artifacts.Artifact],
-                     request: AppStepRequest) -> CallFacts:
+                     request: AppStepRequest, added: Mapping[str, str] | None = None) -> CallFacts:
         app = self.application
         tool = next((t for t in app.tools() if t.name == function), None)
         if tool is None:
@@ -226,6 +240,11 @@ class AppStepBackend(StepBackend):
         if named_part is not None:
             resolved = {**resolved, named_part[0]: named_part[1]}
             rewritten.append(PART_FROM_DESCRIPTION)
+        elif PART_JUST_ADDED in request.rules and not tool.read_only and added \
+                and (argument := _active_part(tool, resolved)) is not None \
+                and isinstance(path := resolved.get("path"), str) and (part := added.get(normal_path(path))):
+            resolved = {**resolved, argument: part}
+            rewritten.append(PART_JUST_ADDED)
         if tool.read_only:
             path = resolved.get("path")
             absent = isinstance(path, str) and self.root is not None and self._digest(normal_path(path)) is None
@@ -278,11 +297,9 @@ class AppStepBackend(StepBackend):
                         ) -> tuple[str, str] | None:
         """(argument, sheet) of rule part-from-description for a call that leaves its sheet to the active one
         (tooling.ACTIVE_PART) and names none in a reference either ('H2!A1')."""
-        props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
-        argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(ACTIVE_PART)), None)
+        argument = _active_part(tool, resolved)
         path, parts_of = resolved.get("path"), getattr(self.application, "parts", None)
-        if argument is None or resolved.get(argument) or not isinstance(path, str) or parts_of is None \
-                or any(isinstance(v, str) and "!" in v for v in resolved.values()):
+        if argument is None or not isinstance(path, str) or parts_of is None:
             return None
         try:
             parts = tuple(parts_of(path))
