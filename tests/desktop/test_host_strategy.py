@@ -1650,3 +1650,34 @@ def test_calls_behind_one_that_waited_are_decided_again_on_what_the_calls_before
     assert s.blackboard.trajectories[-1].outcome.startswith("left to the model")
     (asked,), s = added("none")
     assert app_request(asked).kind is AppStepKind.PROPOSE and app_request(asked).planned is None
+
+
+def test_each_kind_of_question_asked_once_is_asked_even_after_another_was() -> None:
+    sheets = Catalog((AppInfo("spreadsheets", "sheets", (".xlsx",), (
+        ToolInfo("read_sheet", True), ToolInfo("write_rows", False), ToolInfo("add_sheet", False, empty_part=True))),))
+    plan = [sub("1", "spreadsheets", reads=["scores.xlsx"], writes=["scores.xlsx"], tools=["add_sheet", "read_sheet"])]
+    s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"spreadsheets": SPEC}, "catalog": sheets,
+                          "config": HostConfig(rules="none")})
+    _, s = STRATEGY.handle_ask("In scores.xlsx, add a sheet Ranking of the scores", {}, "t1", s)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("scores.xlsx",), Subtasks=plan), s)
+    scores = [["Name", "Score"], ["Dana", 71], ["Ben", 88]]
+    read = facts_of("read_sheet", {"path": "scores.xlsx", "sheet": "Scores"}, read_only=True)
+    add = facts_of("add_sheet", {"path": "scores.xlsx", "name": "Ranking"}, change=None).model_copy(
+        update={"effects": (EffectView(path="scores.xlsx", change="add", makes="Ranking"),)})
+    empty = ran(add).model_copy(update={"changes": (EffectView(
+        path="scores.xlsx", change="add", before="d1", after="d2", makes="Ranking", hollow=("Ranking",)),)})
+    for call, result in ((read, ran(read, {"rows": scores})), (add, empty)):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", call), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(result), s)
+    (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="added"), s)
+    assert "left it empty" in app_request(asked).note
+    # the rows typed into it as they were read: a copy, a kind not asked about yet, is asked about in turn
+    write = facts_of("write_rows", {"path": "scores.xlsx", "sheet": "Ranking", "rows": scores}, change=None)
+    write = write.model_copy(update={"effects": (EffectView(path="scores.xlsx", change="add", part="Ranking"),)})
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", write), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(write)), s)
+    (asked,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="ranked"), s)
+    assert "a copy, nothing new" in app_request(asked).note
+    # each asked once: a FINISH that stands is believed
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="ranked"), s)
+    assert run_of(s).subtasks["1"].state is SubtaskState.FINISH

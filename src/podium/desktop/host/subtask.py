@@ -346,7 +346,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         return ask(s, InteractionKind.QUESTION, agent, sid, questions=questions, summary=missing.text())
     # writes that left their files as they were and parts left empty are asked about once, even after another
     # question; only a part left empty is believed then (it may be what was asked)
-    if missing and (not record.finish_checked or changed or (missing.asked_once and not record.kept_checked)):
+    if missing and (not record.finish_checked or changed or not set(missing.soft_kinds) <= set(record.asked)):
         app = s.catalog.get(record.spec.application)
         reading = tuple(t for t in record.spec.tools if app is not None and (i := app.tool(t)) is not None
                         and i.read_only) or (tuple(t.name for t in app.tools if t.read_only) if app else ())
@@ -402,6 +402,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
                      "never make one up.")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
                            kept_checked=record.kept_checked or missing.asked_once, note=note,
+                           asked=tuple(dict.fromkeys((*record.asked, *missing.soft_kinds))),
                            only=wanted if force else ())
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)

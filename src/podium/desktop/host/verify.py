@@ -135,9 +135,13 @@ class Missing:
     def asked_once(self) -> bool:
         """What is asked about once even after another question: writes that left their files as they were,
         parts the calls made and left empty, computing tools not called."""
-        return bool(self.kept or self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
-                    or self.dialog or self.late or self.unwritten or self.copied or self.columns or self.unlisted
-                    or self.misquoted or self.overlooked)
+        return bool(self.soft_kinds)
+
+    @property
+    def soft_kinds(self) -> tuple[str, ...]:
+        """The kinds of what is asked once that it holds: each is asked about once, a kind found after another
+        was asked about (a copy written after an empty sheet was questioned) as well."""
+        return tuple(name for name in _ASKED_ONCE if getattr(self, name))
 
     @property
     def only_soft(self) -> bool:
@@ -241,6 +245,10 @@ class Missing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
                        copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=())
+
+
+_ASKED_ONCE = ("kept", "hollow", "uncomputed", "unused", "unhanded", "left", "dialog", "late", "unwritten", "copied",
+               "columns", "unlisted", "misquoted", "overlooked")
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
