@@ -16,7 +16,7 @@ import json
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, READ_PART, Change
@@ -39,6 +39,11 @@ _LITERAL = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u2018([^\u201
 _LOOSE = re.compile(r"[\s.,;:!?'\"\u2018\u2019\u201c\u201d]+")
 
 
+# the metadata of the fields of Missing that are asked about once each (Missing.soft_kinds)
+_ASKED_ONCE = "asked_once"
+ONCE = {_ASKED_ONCE: True}
+
+
 @dataclass(frozen=True, slots=True)
 class Missing:
     writes: tuple[str, ...] = ()  # declared writes no successful change touched
@@ -46,15 +51,17 @@ class Missing:
     hands_on: str = ""  # the declared kind of data, when none was read
     failed: tuple[str, ...] = ()  # declared changing tools called that never succeeded (a plan may be wrong
     # to want one: creating a workbook that exists fails, and the other tools do the work)
-    kept: tuple[str, ...] = ()  # declared writes whose changes left them as they were (they held it already)
+    # declared writes whose changes left them as they were (they held it already)
+    kept: tuple[str, ...] = field(default=(), metadata=ONCE)
     errors: tuple[str, ...] = ()  # the last error of each tool in `failed`, which says what to change
-    hollow: tuple[str, ...] = ()  # what its calls made and left holding nothing: a folder, a sheet, a file
+    # what its calls made and left holding nothing: a folder, a sheet, a file
+    hollow: tuple[str, ...] = field(default=(), metadata=ONCE)
     # declared tools that compute from what they read (Tool.computes), never called by a subtask that hands
     # data on: the plan chose them to derive what it hands on (a column's total, not the table it is in)
-    uncomputed: tuple[str, ...] = ()
+    uncomputed: tuple[str, ...] = field(default=(), metadata=ONCE)
     # declared reads (not among its writes) that no change of a subtask that hands nothing on took anything from:
     # not named by one, none of their own values in one (a merge that took one of its two sources)
-    unused: tuple[str, ...] = ()
+    unused: tuple[str, ...] = field(default=(), metadata=ONCE)
     # whether its changes took another declared source by its path: then one left out is work not done (a
     # merge of one of two workbooks), not a question about a source a computation may have used unseen
     untaken: bool = False
@@ -64,35 +71,35 @@ class Missing:
     unsettled_errors: tuple[str, ...] = ()
     # the subtasks that handed it data none of which went into its changes (it hands nothing on): as an unused
     # read, a question about it, asked once
-    unhanded: tuple[str, ...] = ()
+    unhanded: tuple[str, ...] = field(default=(), metadata=ONCE)
     # that data is its only declared source and is held to (rule unhanded-is-failure): then what it wrote came
     # from nowhere, and `unhanded` is work not done, not a question
     handed_only: bool = False
     # the files the subtasks it depends on read for it, of which its changes took nothing while they took from
     # another of them (a copy of one of three documents): as an unused read, a question asked once
-    left: tuple[str, ...] = ()
+    left: tuple[str, ...] = field(default=(), metadata=ONCE)
     # its program's dialog still open after its calls acted in the program (a form filled in, an item chosen,
     # and neither confirmed): a question asked once, a FINISH again leaves it open
-    dialog: str = ""
+    dialog: str = field(default="", metadata=ONCE)
     # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
     # its changes: computed and not written (a total worked out after the file got its label without it)
-    late: tuple[str, ...] = ()
+    late: tuple[str, ...] = field(default=(), metadata=ONCE)
     # declared computing tools of a writer that ran before one of its changes, nothing they computed in any of its
     # changes: asked once (a figure may only have guided the change: a threshold, a choice); late ones are in `late`
-    unwritten: tuple[str, ...] = ()
+    unwritten: tuple[str, ...] = field(default=(), metadata=ONCE)
     # the tools of its application that write a table into a part they name (`into`: that argument), for a
     # part it made empty: the ones that fill it
     fillers: tuple[tuple[str, str], ...] = ()
     # (declared write, the file the table came from) where a change put into it a table the subtask had, row for
     # row in the same order: read from another part of the same file, or from (or handed on from) another file of
     # its type. A copy of what is there, no new data; a question asked once (a copy may be what was asked)
-    copied: tuple[tuple[str, str], ...] = ()
+    copied: tuple[tuple[str, str], ...] = field(default=(), metadata=ONCE)
     # the exit status of its program where an action of its closed it and the program ended with a failure (a
     # dialog cancelled): what the program was for was not done, and the program is gone
     ended: int = 0
     # (tool, the columns its change took, those of them its subtask's description names) where it names some
     # and not the others: a question asked once (a chart of two of a table's four columns drawn over all four)
-    columns: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    columns: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = field(default=(), metadata=ONCE)
     # the parts of a file it reads from (not one it writes) that its description names and none of its reads
     # took, where they took others ("'Archive' of crm.xlsx", the active sheet read): what it has is not what
     # it was to read
@@ -103,16 +110,16 @@ class Missing:
     nothing: bool = False
     # paths in a text its changes wrote that name an entry of a folder a listing it had shows, and that the
     # listing does not hold (nor its own changes made): names made up, not read; a question asked once
-    unlisted: tuple[str, ...] = ()
+    unlisted: tuple[str, ...] = field(default=(), metadata=ONCE)
     # its application's tools that compute from what a file holds (Tool.computes), none of them called: named
     # where its changes hold nothing of its data (a figure of a table is theirs to work out, not the model's)
     computers: tuple[str, ...] = ()
     # (the value the request gives in quotation marks, what a change wrote instead): the same words but for
     # case, spacing or punctuation (a full stop left out), where no change wrote it as given; asked once
-    misquoted: tuple[tuple[str, str], ...] = ()
+    misquoted: tuple[tuple[str, str], ...] = field(default=(), metadata=ONCE)
     # the part of a file it reads from that the person's request names, where its description names none of
     # that file's parts and its reads took others (a planner's paraphrase dropped "the Archive sheet"): asked once
-    overlooked: tuple[str, ...] = ()
+    overlooked: tuple[str, ...] = field(default=(), metadata=ONCE)
     # its application's tools that write a table's rows in another shape (Tool.reshapes): named with a copy, as
     # the way to order, filter or split what was typed again as it was
     reshapers: tuple[str, ...] = ()
@@ -141,7 +148,7 @@ class Missing:
     def soft_kinds(self) -> tuple[str, ...]:
         """The kinds of what is asked once that it holds: each is asked about once, a kind found after another
         was asked about (a copy written after an empty sheet was questioned) as well."""
-        return tuple(name for name in _ASKED_ONCE if getattr(self, name))
+        return tuple(f.name for f in fields(self) if f.metadata.get(_ASKED_ONCE) and getattr(self, f.name))
 
     @property
     def only_soft(self) -> bool:
@@ -245,10 +252,6 @@ class Missing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
                        copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=())
-
-
-_ASKED_ONCE = ("kept", "hollow", "uncomputed", "unused", "unhanded", "left", "dialog", "late", "unwritten", "copied",
-               "columns", "unlisted", "misquoted", "overlooked")
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
