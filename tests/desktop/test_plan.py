@@ -1035,14 +1035,19 @@ def test_a_wait_that_carries_no_data_and_orders_no_file_goes() -> None:
     request = "Put 'Room 4B' into C3 of budget.xlsx; also add a table to report.docx"
     reader = spec("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table")
     cell = spec("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"])
+    edit = spec("1", "documents", reads=["report.docx"], writes=["report.docx"], tools=["add_table"])
     table = spec("3", "documents", "2", reads=["report.docx"], writes=["report.docx"], tools=["add_table"])
-    check = check_plan([reader, cell, table], CATALOG, request, FILES)
+    check = check_plan([edit, cell, table], CATALOG, request, FILES)
     assert check.ok, check.problems
-    # the table no longer waits for the cell, which hands nothing on and writes no file of its; it still comes
-    # after the read of the document it changes, which it waited for through the cell
-    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ("1",))]
+    # the table no longer waits for the cell, which hands nothing on and writes no file of its (nor the cell for
+    # the edit); it still comes after the earlier change of the document it changes, which it waited for through
+    # the cell
+    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ()), ("3", ("1",))]
     assert check.amended[-1] == ("subtask '3' does not wait for '2': no data and no file passes between them (it "
                                  "waits for '1' directly, which must come first)")
+    # where what must come first hands data on, a direct wait would hand it that data: every wait stays
+    check = check_plan([reader, cell, table], CATALOG, request, FILES)
+    assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ("2",))], check
     alone = spec("3", "documents", "2", writes=["notes.docx"], tools=["add_table"])
     check = check_plan([reader, cell, alone], CATALOG, f"{request} notes.docx", FILES)
     assert [(s.id, s.depends_on) for s in check.subtasks] == [("1", ()), ("2", ("1",)), ("3", ())], check

@@ -47,7 +47,7 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   nothing on only where their paths meet (one writes what the other reads or writes): a wait that carries
   neither data nor an order of changes to a file goes (independent work runs at once, and one's failure does
   not skip the other), and what the subtask still has to wait for through it, it waits for directly (a file
-  read earlier that it changes), unless that one hands on data from files not its own.
+  changed earlier that it reads), unless that one hands data on (a direct wait would hand it that data).
 - a subtask on a typed application that reads files of its type and of several other types besides (the
   workspace listed, not its sources) reads only the files its application opens;
 - a subtask on a typed application that writes, with a changing tool of its own, a path with no type that is
@@ -684,8 +684,8 @@ def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes:
     """Each new subtask that names paths, without the waits that carry nothing: on another application, for one
     that writes files and hands nothing on, where no path of theirs meets (one that names none, a program's
     actions, may act on what the other wrote: its waits stay). What it waited for through such a wait and must
-    still come first (an order of changes to a file), it waits for directly; where that one hands on data from
-    files the subtask does not name itself, every wait stays."""
+    still come first (an order of changes to a file), it waits for directly; where that one hands data on,
+    every wait stays (a direct wait would hand the subtask that data)."""
     everything = {**kept, **{s.id: s for s in specs}}
     new = {s.id for s in specs}
     result: dict[str, SubtaskSpec] = {}
@@ -699,11 +699,10 @@ def _unchained(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes:
             result[spec.id] = spec
             continue
         reached = {*keep, *(a for d in keep for a in before(d, {**everything, **result}))}
-        own = (*spec.reads, *spec.writes)
         need = [a for a in sorted(before(spec.id, everything)) if a in new and a not in reached
                 and _ordering(everything[a], spec)]
-        if any(everything[a].hands_on is not HandsOn.NOTHING
-               and not all(any(_meet(r, p) for p in own) for r in everything[a].reads) for a in need):
+        # waiting directly for one that hands data on would hand it that data, which the verifier holds it to
+        if any(everything[a].hands_on is not HandsOn.NOTHING for a in need):
             result[spec.id] = spec
             continue
         dropped = [d for d in spec.depends_on if d not in keep]
