@@ -150,9 +150,9 @@ class SubtaskRecord:
     restarts: int = 0
     idle: int = 0  # steps in a row without a call that succeeded
     finish_checked: bool = False  # a FINISH was questioned once already
-    kept_checked: bool = False  # a FINISH whose writes left their files as they were, or that left a part it
-    # made empty, was questioned once already
-    asked: tuple[str, ...] = ()  # the kinds of what is asked once (verify.Missing.soft_kinds) asked so far
+    # the kinds of what is asked once (verify.Missing.soft_kinds: writes that left their files as they were, a
+    # part made and left empty, ...) that a questioned FINISH was asked about so far
+    asked: tuple[str, ...] = ()
     fail_checked: bool = False  # a FAIL after a tool's error was questioned once already
     sampled: bool = False  # its next step is sampled (rule sample-after-no-progress)
     planned: str = ""  # the rule whose answer its pending PROPOSE carries in place of the model's

@@ -401,14 +401,13 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             note += (" If a value it needs is in none of your files and data, ask the person for it (PENDING): "
                      "never make one up.")
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
-                           kept_checked=record.kept_checked or missing.asked_once, note=note,
-                           asked=tuple(dict.fromkeys((*record.asked, *missing.soft_kinds))),
+                           asked=tuple(dict.fromkeys((*record.asked, *missing.soft_kinds))), note=note,
                            only=wanted if force else ())
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)
     lacking = missing.work  # a source it did not use, asked about once, is believed unneeded after
-    if lacking and (not lacking.only_soft or (did_nothing and record.kept_checked)):  # never done for work it lacks
+    if lacking and (not lacking.only_soft or (did_nothing and bool(record.asked))):  # never done for work it lacks
         reason = Reason(ReasonKind.FAILED, f"AppAgent {agent} (subtask {sid}) answered FINISH, but {lacking.text()}",
                         agent)
         if lacking.unhanded and lacking.handed_only:
