@@ -1253,3 +1253,53 @@ def test_a_value_the_request_quotes_written_with_other_case_or_punctuation_is_as
         assert not missing(wrote(text), None, request=request), text
     # the file's name is no value written
     assert not missing(wrote("Signed off by finance on 12 June"), None, request="Add 'report.docx' to it").misquoted
+
+
+def test_the_verifier_fails_rows_written_with_another_rows_value_in_a_text_cell() -> None:
+    """Rows typed again with an order given another order's region: rows of the data mixed up, named with the row
+    and the value the data holds, and held to (not believed on a FINISH again); rows as the data has them, a value
+    the request names, a number changed or a new value are none of that."""
+    orders = [["Order", "Region", "Product", "Amount"], [5001, "North", "Desk", 240], [5002, "South", "Chair", 95],
+              [5003, "East", "Lamp", 38], [5004, "North", "Shelf", 120]]
+    spec = SubtaskSpec(id="2", description="split the orders by region", application="spreadsheets",
+                       reads=("orders.xlsx",), writes=("orders.xlsx",), tools=("add_sheet", "write_rows"))
+    into = AppInfo("spreadsheets", "", (".xlsx",), (*SHEETS.tools, ToolInfo("split_by_column", False, reshapes=True)))
+    read = ActionResult(function="read_sheet", arguments={"path": "orders.xlsx", "sheet": "Orders"}, ok=True,
+                        read_only=True, content=orders)
+
+    def wrote(rows: list[list[Any]]) -> ActionResult:
+        return ActionResult(function="write_rows", arguments={"path": "orders.xlsx", "sheet": "North", "rows": rows},
+                            ok=True, changes=(EffectView(path="orders.xlsx", change="edit", before="d1", after="d2"),))
+
+    seen = remember(SubtaskRecord(spec=spec), [], [read])
+    mixed = [orders[0], orders[1], [5002, "North", "Chair", 95], orders[4]]
+    lacking = missing(remember(seen, [], [wrote(mixed)]), into)
+    assert lacking.mixed == ("(5002, Chair, 95) has Region 'North' there, 'South' in orders.xlsx",)
+    assert lacking.work and not lacking.only_soft and not lacking.asked_once
+    assert lacking.text().startswith("the rows your calls wrote mix up the rows of the table you had: (5002, Chair, "
+                                     "95) has Region 'North' there, 'South' in orders.xlsx. Write each row as your "
+                                     "data holds it, by reference where you can, or with split_by_column")
+    # handed on by a reader rather than read: the same
+    handed = ArtifactEntry(name="1.read_sheet.rows", kind="table", value=orders,
+                           source='read_sheet({"path": "orders.xlsx"})')
+    writer = SubtaskRecord(spec=spec.model_copy(update={"reads": (), "depends_on": ("1",)}))
+    assert missing(remember(writer, [], [wrote(mixed)]), into, [handed]).mixed
+    # the rows as the data holds them (a split done right), in any order
+    assert not missing(remember(seen, [], [wrote([orders[0], orders[4], orders[1]])]), into).mixed
+    # a value the request names is what it asks to change; a changed number, a new value, two cells changed
+    assert not missing(remember(seen, [], [wrote(mixed)]), into,
+                       request="Copy the orders, with order 5002 moved to North").mixed
+    for row in ([5002, "South", "Chair", 99], [5002, "West", "Chair", 95], [5002, "North", "Desk", 95]):
+        assert not missing(remember(seen, [], [wrote([orders[0], row])]), into).mixed
+    # a row of another table it had is no mix-up (a merge of two workbooks that share a customer)
+    other = ActionResult(function="read_sheet", arguments={"path": "more.xlsx"}, ok=True, read_only=True,
+                         content=[orders[0], [5002, "North", "Chair", 95], [5009, "West", "Desk", 240]])
+    assert not missing(remember(remember(seen, [], [other]), [], [wrote(mixed)]), into).mixed
+    # a read of the sheet the rows went into (a look at what was written) does not make them the data's rows
+    back = ActionResult(function="read_sheet", arguments={"path": "orders.xlsx", "sheet": "North"}, ok=True,
+                        read_only=True, content=mixed)
+    assert missing(remember(remember(seen, [], [wrote(mixed)]), [], [back]), into).mixed
+    # rows written into a file the subtask does not declare it writes are not its work to check
+    elsewhere = ActionResult(function="write_rows", arguments={"path": "other.xlsx", "rows": mixed}, ok=True,
+                             changes=(EffectView(path="other.xlsx", change="edit", before="d1", after="d2"),))
+    assert not missing(remember(seen, [], [elsewhere]), into).mixed

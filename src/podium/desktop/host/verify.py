@@ -36,6 +36,7 @@ _WORD = re.compile(r"-?\d+(?:\.\d+)?|\w+")  # a written text's numbers and words
 # a span the person set in quotation marks: a value given to be written as it is (an apostrophe inside a word
 # opens none)
 _LITERAL = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u2018([^\u2019\n]+)\u2019|(?<!\w)'([^'\n]+)'(?!\w)")
+_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*%?")  # a cell that holds a number, however written
 _LOOSE = re.compile(r"[\s.,;:!?'\"\u2018\u2019\u201c\u201d]+")
 
 
@@ -123,6 +124,10 @@ class Missing:
     # its application's tools that write a table's rows in another shape (Tool.reshapes): named with a copy, as
     # the way to order, filter or split what was typed again as it was
     reshapers: tuple[str, ...] = ()
+    # rows its changes wrote into a declared write that are rows of a table it had save one text cell, which
+    # holds another row's value of that column (an order given another order's region): rows mixed up, data
+    # made up from what it was given, never what a request asks (a value the request names aside)
+    mixed: tuple[str, ...] = ()
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -136,7 +141,7 @@ class Missing:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
-                    or self.unlisted or self.misquoted or self.overlooked)
+                    or self.unlisted or self.misquoted or self.overlooked or self.mixed)
 
     @property
     def asked_once(self) -> bool:
@@ -161,7 +166,7 @@ class Missing:
                     or self.misquoted or self.overlooked) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
-            or self.nothing)
+            or self.nothing or self.mixed)
 
     def text(self) -> str:
         parts = []
@@ -181,7 +186,13 @@ class Missing:
             how = f" with {', '.join(tools)}" if tools else ""
             parts.append(f"{what}, row for row in the same order: a copy, nothing new. If your subtask orders, "
                          f"filters, splits or computes those rows, do that{how}")
-        if self.fillers and (self.copied or any(h.startswith("sheet ") for h in self.hollow)):
+        if self.mixed:
+            tools = (*self.reshapers, *self.computers)
+            how = f", or with {', '.join(tools)}" if tools else ""
+            more = f" (and {len(self.mixed) - 1} more)" if len(self.mixed) > 1 else ""
+            parts.append(f"the rows your calls wrote mix up the rows of the table you had: {self.mixed[0]}{more}. "
+                         f"Write each row as your data holds it, by reference where you can{how}")
+        if self.fillers and (self.copied or self.mixed or any(h.startswith("sheet ") for h in self.hollow)):
             parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
                          + " write a table into a sheet they name")
         if self.tools or self.uncomputed:
@@ -338,7 +349,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    tuple(t.name for t in app.tools if t.computes and t.name not in record.called
                          and t.name not in record.tried) if app is not None else (),
                    _misquoted(record, literals(request)), _overlooked(record, request),
-                   tuple(t.name for t in app.tools if t.reshapes) if app is not None else ())
+                   tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
+                   mixed=_mixed(record, given, request))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -506,6 +518,73 @@ def _misquoted(record: SubtaskRecord, given: tuple[str, ...]) -> tuple[tuple[str
         if near is not None:
             found.append((value, near))
     return tuple(found)
+
+
+def _mixed(record: SubtaskRecord, given: Iterable[ArtifactEntry], request: str) -> tuple[str, ...]:
+    """Each row a successful change wrote into a declared write that is no row of a table the subtask had (read,
+    or handed on) but one of them with a single text cell changed to a value another of its rows holds in that
+    column, at least two other cells filled and alike: a row of the data with another row's value in it. A value
+    the request names may be the change it asks for, and is left alone. A read of the part a change wrote (a
+    look at what it wrote) is no source of that change's rows."""
+    spec = record.spec
+    tables = [(_read_names(record, a), a.source, rows) for a in record.artifacts.values()
+              if a.kind is Kind.TABLE and len(rows := _raw_rows(a.value)) >= 3]
+    tables += [(set(_QUOTED.findall(e.source)), e.source, rows) for e in given
+               if e.kind == Kind.TABLE.value and len(rows := _raw_rows(e.value)) >= 3]
+    if not spec.writes or not record.done or not tables:
+        return ()
+    found: list[str] = []
+    for key in record.done:
+        args = json.loads(key)[1]
+        named = {v for v in args.values() if isinstance(v, str)} if isinstance(args, dict) else set()
+        targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
+        if not targets:
+            continue
+        parts = {n for n in named if not any(covered(n, (w,)) for w in targets)}
+        sources = [(source, rows) for quoted, source, rows in tables
+                   if not (parts & quoted and any(covered(q, (w,)) for q in quoted for w in targets))]
+        for value in args.values():
+            for written in _raw_rows(value):
+                if any(written[0] == row for _, rows in sources for row, _ in rows):
+                    continue
+                for source, rows in sources:
+                    if said := _swapped(written, rows, request):
+                        file = next((q for q in _QUOTED.findall(source) if _TYPED.search(q)), "your data")
+                        found.append(said.replace("{source}", file))
+                        break
+    return tuple(dict.fromkeys(found))
+
+
+def _raw_rows(value: Any) -> list[tuple[tuple[str, ...], list[Any] | tuple[Any, ...]]]:
+    """A table's rows, each as normalized text (as `_rows`) beside the row as it was; [] for what is none."""
+    if not isinstance(value, list) or not all(isinstance(r, list | tuple) for r in value):
+        return []
+    return [(cells[0], row) for row in value if (cells := _rows([row]))]
+
+
+def _swapped(written: tuple[tuple[str, ...], Any], rows: list[tuple[tuple[str, ...], Any]], request: str) -> str:
+    """How a written row differs from the one row of a table it is but for a text cell that holds another row's
+    value of that column ("" where it is a row of the table, or no row is so near), with `{source}` to fill in."""
+    row, raw = written
+    if any(row == r for r, _ in rows):
+        return ""
+    header = next((original for r, original in rows if len(r) == len(row)), ())
+    for other, original in rows:
+        apart = [i for i, (a, b) in enumerate(zip(row, other, strict=False)) if a != b]
+        if len(other) != len(row) or len(apart) != 1:
+            continue
+        at = apart[0]
+        new, old = row[at], other[at]
+        if not new or not old or _NUMBER.fullmatch(new) or _NUMBER.fullmatch(old) \
+                or sum(1 for i, cell in enumerate(row) if i != at and cell) < 2:
+            continue
+        value = str(raw[at]).strip()
+        if names(request, value) or not any(len(r) > at and r[at] == new for r, _ in rows if r is not other):
+            continue
+        column = str(header[at]) if at < len(header) and header[at] not in (None, "") else f"column {at + 1}"
+        rest = ", ".join(str(c) for i, c in enumerate(raw) if i != at and c not in (None, ""))
+        return f"({rest}) has {column} {value!r} there, {str(original[at]).strip()!r} in {{source}}"
+    return ""
 
 
 def _read_names(record: SubtaskRecord, table: Artifact) -> set[str]:
