@@ -564,10 +564,8 @@ def _raw_rows(value: Any) -> list[tuple[tuple[str, ...], list[Any] | tuple[Any, 
 
 def _swapped(written: tuple[tuple[str, ...], Any], rows: list[tuple[tuple[str, ...], Any]], request: str) -> str:
     """How a written row differs from the one row of a table it is but for a text cell that holds another row's
-    value of that column ("" where it is a row of the table, or no row is so near), with `{source}` to fill in."""
+    value of that column ("" where no row is so near), with `{source}` to fill in; the row is none of the table's."""
     row, raw = written
-    if any(row == r for r, _ in rows):
-        return ""
     header = next((original for r, original in rows if len(r) == len(row)), ())
     for other, original in rows:
         apart = [i for i, (a, b) in enumerate(zip(row, other, strict=False)) if a != b]
