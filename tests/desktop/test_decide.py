@@ -862,6 +862,16 @@ def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_no
         changes=(EffectView(path="hours.txt", change="replace", before="d1", after="d2"),))])
     assert not missing(settled, files).late
     assert not missing(wrote, files).late
+    # a computing tool its plan did not declare, called after the last change, computed what the file still lacks
+    undeclared = replace(computed, spec=spec.model_copy(update={"tools": ("write_file",)}))
+    assert missing(undeclared, files).late == ("column_totals",) and not missing(undeclared, files).only_soft
+    # before a change, an undeclared computation may have only guided it: nothing to ask
+    first = remember(remember(SubtaskRecord(spec=undeclared.spec), [], [ActionResult(
+        function="column_totals", arguments=totals, ok=True, read_only=True,
+        content={"columns": {"Hours": {"sum": 33.25}}})]), [], [ActionResult(
+            function="write_file", arguments={**label, "content": "Hours are over budget"}, ok=True,
+            changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
+    assert not missing(first, files).late and not missing(first, files).unwritten
 
 
 def test_a_computation_none_of_whose_values_a_later_change_holds_is_asked_about_once() -> None:

@@ -82,8 +82,8 @@ class Missing:
     # its program's dialog still open after its calls acted in the program (a form filled in, an item chosen,
     # and neither confirmed): a question asked once, a FINISH again leaves it open
     dialog: str = field(default="", metadata=ONCE)
-    # declared computing tools of a writer that ran only after its last change, none of their numbers in any of
-    # its changes: computed and not written (a total worked out after the file got its label without it)
+    # computing tools of a writer (declared or not) that ran only after its last change, none of their numbers in
+    # any of its changes: computed and not written (a total worked out after the file got its label without it)
     late: tuple[str, ...] = field(default=(), metadata=ONCE)
     # declared computing tools of a writer that ran before one of its changes, nothing they computed in any of its
     # changes: asked once (a figure may only have guided the change: a threshold, a choice); late ones are in `late`
@@ -628,9 +628,9 @@ def _read_whole(record: SubtaskRecord) -> bool:
 
 
 def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The declared computing tools of a writer that hands nothing on, none of whose computed values (not those
-    a result repeats of its call's arguments) is in any of its changes: those whose calls all ran after its last
-    change (record.read holds what ran since: computed and never written, `late`), and the others."""
+    """The computing tools of a writer that hands nothing on, none of whose computed values (not those a result
+    repeats of its call's arguments) is in any of its changes: those whose calls all ran after its last change
+    (record.read holds what ran since: computed and never written, `late`), and the other declared ones."""
     spec = record.spec
     if app is None or not spec.writes or spec.hands_on is not HandsOn.NOTHING or not record.done:
         return (), ()
@@ -638,7 +638,9 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
     words = set(_WORD.findall(written))
     late: list[str] = []
     unwritten: list[str] = []
-    for tool in spec.tools:
+    # a computing tool its plan did not declare counts once it ran after the last change: the agent chose to
+    # compute what its file was still to hold (the label written first, the total worked out after)
+    for tool in dict.fromkeys((*spec.tools, *record.called)):
         info = app.tool(tool)
         calls = {key for key in record.names.values() if json.loads(key)[0] == tool}
         if info is None or not info.computes or not calls:
@@ -650,7 +652,10 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
         # a number computed is found however short (a count of 3), as a whole word
         numbers = {_number_text(v) for a in computed for v in scalars(a.value)} - {""}
         if values and not any(v in written for v in values) and not numbers & words:
-            (late if calls <= set(record.read) else unwritten).append(tool)
+            if calls <= set(record.read):
+                late.append(tool)
+            elif tool in spec.tools:
+                unwritten.append(tool)
     return tuple(late), tuple(unwritten)
 
 
