@@ -6,6 +6,7 @@
     python bench/tasks/run.py --list                               # the tasks and what each checks
     python bench/tasks/run.py --model local --record-scripts DIR   # ... and write each run as DIR/<task>.json
     python bench/tasks/run.py --scripts bench/tasks/scripts        # play each task's script, no rules
+    python bench/tasks/run.py --merge part1.json part2.json        # one table of a suite run in parts
 
 Every task runs in a fresh temporary folder with its own `podium` process (--batch: questions get the
 default answer, sensitive actions are refused, but for the edits in place a task's person approves with
@@ -14,7 +15,12 @@ Prints a line per task as it ends, then the table (with each run's tokens read a
 of prompt tokens a prompt cache served where the run reports it), the totals per family (original,
 reworded, new) and per category (tasks passed, safety tasks passed, false FINISH: the run said FINISH but
 its checker failed; ERROR runs), the originals against their rewordings, and the overall totals; writes
-everything as JSON (--json-out, default: a file in the temporary folder).
+everything as JSON (--json-out, default: a file in the temporary folder), after every task (with "complete":
+false until the last one ended, so a run stopped part way keeps what it measured), with the revision of podium
+it ran (the commit of the checkout its package is imported from; "-dirty" with local changes).
+
+--merge REPORT... shows and writes (--json-out) one report of a suite run in parts: reports of the same
+model, timeout and committed revision, each task in one of them only.
 
 --record-scripts DIR writes, after each task, its run's model answers as the host took them to
 DIR/<task>.json (`podium script`, from the journal the run wrote to: the default one, or the one --config
@@ -27,11 +33,13 @@ Exit code 0 when the suite ran (whatever the pass rate), 2 for a usage error.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
 import sys
 import tempfile
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,19 +47,24 @@ if __package__ in (None, ""):  # run as a script: make `bench.tasks` importable 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.tasks.runner import (
+    MergeError,
     Options,
     TaskResult,
     false_finish,
+    merge,
     report,
+    revision,
     run_suite,
     script_path,
     totals,
     write_json,
 )
-from bench.tasks.suite import select
+from bench.tasks.suite import TASKS, select
 from bench.tasks.task import Category, Family, Task
 from rich.console import Console
 from rich.table import Table
+
+import podium as podium_package
 
 
 def default_podium() -> list[str]:
@@ -83,7 +96,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="play each task from its script DIR/<task>.json with no compensation rules "
                              "(instead of --model)")
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
+    parser.add_argument("--merge", nargs="+", type=Path, default=[], metavar="REPORT",
+                        help="show and write one report of these reports' tasks (a suite run in parts)")
     args = parser.parse_args(argv)
+    if args.merge:
+        if args.model or args.scripts is not None or args.only or args.family or args.category or args.list:
+            parser.error("--merge reads reports: leave out --model, --scripts, --only, --family, --category, --list")
+        return args
     if args.scripts is not None:
         if args.model:
             parser.error("--scripts plays each task's script: leave out --model")
@@ -179,10 +198,43 @@ def totals_lines(results: list[TaskResult]) -> list[str]:
     return lines
 
 
+def show(console: Console, results: list[TaskResult], model: str) -> None:
+    console.print(results_table(results, model))
+    console.print(groups_table(results))
+    for line in totals_lines(results):
+        console.print(line)
+
+
+def merge_reports(console: Console, paths: list[Path], json_out: Path | None) -> int:
+    try:
+        reports = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+        results, fields = merge(reports)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # MergeError is a ValueError
+        why = str(exc) if isinstance(exc, MergeError) else f"not a report of this runner: {exc!r}"
+        console.print(f"error: {why}")
+        return 2
+    order = {t.name: i for i, t in enumerate(TASKS)}
+    results.sort(key=lambda r: order.get(r.task, len(order)))
+    console.print(f"{len(results)} task(s) from {len(paths)} report(s), model {fields['model']!r}, "
+                  f"revision {fields['revision']}")
+    show(console, results, fields["model"])
+    ran = {r.task for r in results}
+    missing = [t.name for t in TASKS if t.name not in ran]
+    if missing:
+        console.print(f"not in any report: {_names(missing)}")
+    if json_out is not None:
+        write_json({"schema": reports[0].get("schema"), **fields, "merged": [str(p) for p in paths],
+                    "totals": totals(results), "tasks": [asdict(r) for r in results]}, json_out)
+        console.print(f"JSON report: {json_out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     # Piped output (a log, CI) gets a wide table rather than Rich's 80 columns.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    if args.merge:
+        return merge_reports(console, args.merge, args.json_out)
     try:
         tasks = select(args.only, [Family(f) for f in args.family], [Category(c) for c in args.category])
     except KeyError as exc:
@@ -213,8 +265,10 @@ def main(argv: list[str] | None = None) -> int:
                       scripts=args.scripts.resolve() if args.scripts else None)
     started = datetime.now(UTC)
     json_out = args.json_out or Path(tempfile.gettempdir()) / f"podium-tasks-{started:%Y%m%d-%H%M%S}.json"
-    console.print(f"{len(tasks)} task(s), model {model!r}, podium: {shlex.join(podium)}, "
-                  f"timeout {args.timeout:.0f} s per task")
+    measured = revision(Path(podium_package.__file__).parent)
+    console.print(f"{len(tasks)} task(s), model {model!r}, podium: {shlex.join(podium)} (revision "
+                  f"{measured or 'unknown'}), timeout {args.timeout:.0f} s per task")
+    results: list[TaskResult] = []
 
     def started_one(number: int, task: Task) -> None:
         console.print(f"[{number}/{len(tasks)}] {task.name} ...", end=" ")
@@ -222,18 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     def ended_one(number: int, task: Task, result: TaskResult) -> None:
         console.print(f"{'pass' if result.passed else 'FAIL'} ({result.status}, {result.seconds:.0f} s): "
                       f"{result.reason}")
+        results.append(result)
+        write_json(report(results, options, started, unscripted, measured=measured, complete=False), json_out)
         if options.record_scripts is not None:
             console.print(f"  script: {result.script}" if result.script else
                           f"  no script written: {result.script_error}")
 
-    results = run_suite(tasks, options, on_result=ended_one, on_start=started_one)
-    console.print(results_table(results, model))
-    console.print(groups_table(results))
-    for line in totals_lines(results):
-        console.print(line)
+    run_suite(tasks, options, on_result=ended_one, on_start=started_one)
+    show(console, results, model)
     if unscripted:
         console.print(f"left out for want of a script: {_names(unscripted)}")
-    write_json(report(results, options, started, unscripted), json_out)
+    write_json(report(results, options, started, unscripted, measured=measured), json_out)
     console.print(f"JSON report: {json_out}")
     return 0
 

@@ -283,17 +283,70 @@ def totals(results: Sequence[TaskResult]) -> dict[str, Any]:
     }
 
 
+def revision(source: Path) -> str | None:
+    """The commit of the git checkout holding `source` (podium's package), with "-dirty" where its files differ
+    from that commit; None outside a checkout. What a report measured, so reports of one revision can be merged."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "--short=7", "HEAD")
+    if commit is None:
+        return None
+    return f"{commit}-dirty" if git("status", "--porcelain", "--untracked-files=no", "--", ".") else commit
+
+
 def report(results: Sequence[TaskResult], options: Options, started: datetime,
-           unscripted: Sequence[str] = ()) -> dict[str, Any]:
-    """The JSON report; `unscripted`: the tasks a scripted replay left out for want of a script."""
+           unscripted: Sequence[str] = (), *, measured: str | None = None, complete: bool = True) -> dict[str, Any]:
+    """The JSON report; `unscripted`: the tasks a scripted replay left out for want of a script; `measured`:
+    the revision of podium it ran (`revision`); `complete`: False while the suite still runs (a report written
+    after each task, so a run stopped part way keeps what it measured)."""
     return {
-        "schema": SCHEMA, "model": options.model, "podium": list(options.podium), "timeout": options.timeout,
+        "schema": SCHEMA, "model": options.model, "podium": list(options.podium), "revision": measured,
+        "timeout": options.timeout,
         "scripts": None if options.scripts is None else str(options.scripts), "unscripted": list(unscripted),
         "record_scripts": None if options.record_scripts is None else str(options.record_scripts),
         "started": started.isoformat(timespec="seconds"),
-        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "totals": totals(results), "tasks": [asdict(r) for r in results],
+        "finished": datetime.now(UTC).isoformat(timespec="seconds") if complete else None,
+        "complete": complete, "totals": totals(results), "tasks": [asdict(r) for r in results],
     }
+
+
+class MergeError(ValueError):
+    """Reports that do not make one measurement together."""
+
+
+def merge(reports: Sequence[dict[str, Any]]) -> tuple[list[TaskResult], dict[str, Any]]:
+    """The task results of several reports of one measurement (the suite run in parts, each part once): the
+    same model, timeout and revision of podium, a known revision without local changes, and no task in two
+    of them (a task run again is a second sample, not a part). With the fields the merged report keeps."""
+    if not reports:
+        raise MergeError("no report to merge")
+    first = reports[0]
+    for key in ("model", "revision", "timeout", "scripts"):
+        values = {json.dumps(r.get(key)) for r in reports}
+        if len(values) > 1:
+            raise MergeError(f"the reports differ in {key}: {', '.join(sorted(values))}")
+    measured = first.get("revision")
+    if not measured or str(measured).endswith("-dirty"):
+        raise MergeError(f"the reports measured {measured or 'an unknown revision'}: only a committed revision "
+                         "can be measured in parts")
+    results: list[TaskResult] = []
+    seen: set[str] = set()
+    for data in reports:
+        for row in data.get("tasks", []):
+            if row["task"] in seen:
+                raise MergeError(f"{row['task']} is in two of the reports")
+            seen.add(row["task"])
+            results.append(TaskResult(**row))
+    return results, {"model": first["model"], "revision": measured, "timeout": first["timeout"],
+                     "scripts": first.get("scripts"),
+                     "started": min(r["started"] for r in reports),
+                     "finished": max((r.get("finished") or r["started"]) for r in reports),
+                     "complete": all(r.get("complete", True) for r in reports)}
 
 
 def write_json(data: dict[str, Any], path: Path) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bench.tasks import run
+from bench.tasks import run, runner
 from bench.tasks.suite import TASKS
-from bench.tasks.task import RunInfo
+from bench.tasks.task import RunInfo, Task
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = shlex.join([sys.executable, str(Path(__file__).with_name("fake_podium.py"))])
@@ -111,6 +111,94 @@ def test_model_is_required() -> None:
         run.main(["--only", "sum_column"])
     assert exited.value.code == 2
 
+
+
+def test_the_report_is_written_after_every_task_and_a_stopped_run_keeps_what_it_measured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "report.json"
+    ran: list[str] = []
+    real = runner.run_task
+
+    def stopped_at_the_second(task: Task, options: runner.Options) -> runner.TaskResult:
+        if ran:
+            raise KeyboardInterrupt  # the person stops the suite during its second task
+        ran.append(task.name)
+        return real(task, options)
+
+    monkeypatch.setattr(runner, "run_task", stopped_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        run.main(["--model", "fake:finish", "--podium", FAKE, "--json-out", str(out), "--only", "refuse_delete_all",
+                  "list_docx_files"])
+    kept = json.loads(out.read_text())
+    assert [r["task"] for r in kept["tasks"]] == ran == ["list_docx_files"]
+    assert kept["complete"] is False and kept["finished"] is None and kept["totals"]["tasks"] == 1
+    assert kept["revision"] == runner.revision(ROOT / "src" / "podium")
+
+
+def test_the_revision_is_the_checkouts_commit_and_says_when_its_files_differ(tmp_path: Path) -> None:
+    assert runner.revision(tmp_path) is None  # no checkout
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "mod.py").write_text("x = 1\n")
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "one")
+    commit = git("rev-parse", "--short=7", "HEAD").strip()
+    assert runner.revision(repo / "pkg") == commit
+    (repo / "pkg" / "mod.py").write_text("x = 2\n")
+    assert runner.revision(repo / "pkg") == f"{commit}-dirty"
+
+
+def _part(tmp_path: Path, name: str, *tasks: str, revision: str = "abc1234", model: str = "fake:finish") -> Path:
+    data = run_suite(tmp_path, model, *tasks)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({**data, "revision": revision}))
+    return path
+
+
+def test_reports_of_a_suite_run_in_parts_merge_into_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = _part(tmp_path, "first", "list_docx_files", "refuse_delete_all")
+    second = _part(tmp_path, "second", "pending_missing_phone")
+    whole = run_suite(tmp_path, "fake:finish", "list_docx_files", "refuse_delete_all", "pending_missing_phone")
+    out = tmp_path / "merged.json"
+    capsys.readouterr()
+    assert run.main(["--merge", str(second), str(first), "--json-out", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    # in the suite's order, with the totals one run of the same tasks gives
+    assert [r["task"] for r in merged["tasks"]] == [r["task"] for r in whole["tasks"]]
+    for key in ("tasks", "passed", "safety_tasks", "safety_passed", "false_finish", "errors", "steps"):
+        assert merged["totals"][key] == whole["totals"][key], key
+    assert merged["revision"] == "abc1234" and merged["merged"] == [str(second), str(first)]
+    shown = capsys.readouterr().out
+    assert "3 task(s) from 2 report(s), model 'fake:finish', revision abc1234" in shown
+    assert "passed 1 of 3 tasks (33%)" in shown and "not in any report: " in shown
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"revision": "def5678"}, "the reports differ in revision"),
+    ({"model": "fake:ask"}, "the reports differ in model"),
+    ({"tasks": "again"}, "list_docx_files is in two of the reports"),
+    ({"revision": "abc1234-dirty"}, "only a committed revision can be measured in parts"),
+])
+def test_reports_that_are_no_one_measurement_are_not_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            change: dict[str, str], message: str) -> None:
+    first = _part(tmp_path, "first", "list_docx_files")
+    if change.get("tasks") == "again":
+        second = _part(tmp_path, "second", "list_docx_files")
+    else:
+        data = {**json.loads(_part(tmp_path, "second", "sum_column").read_text()), **change}
+        if "-dirty" in data["revision"]:
+            first.write_text(json.dumps({**json.loads(first.read_text()), "revision": data["revision"]}))
+        second = tmp_path / "second.json"
+        second.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert run.main(["--merge", str(first), str(second)]) == 2
+    assert message in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        run.main(["--merge", str(first), "--model", "local"])
 
 
 def test_run_info_reads_the_cli_summary_and_a_run_result() -> None:
