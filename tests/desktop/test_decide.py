@@ -1265,6 +1265,46 @@ def test_a_value_the_request_quotes_written_with_other_case_or_punctuation_is_as
     assert not missing(wrote("Signed off by finance on 12 June"), None, request="Add 'report.docx' to it").misquoted
 
 
+def test_a_handed_table_written_whole_into_a_text_where_its_parts_were_offered_is_asked_about_once() -> None:
+    members = [["Name", "Email", "Joined"], ["Ana Ruiz", "ana@mail.example", "2023-02-01"],
+               ["Tom Hale", "tom@mail.example", "2022-11-15"], ["Ana Ruiz", "ana@mail.example", "2023-02-01"],
+               ["Li Wei", "li@mail.example", 2024]]
+    given = [ArtifactEntry(name="1.read_sheet", kind="table", value=members),
+             ArtifactEntry(name="1.read_sheet.repeated_rows", kind="table", value=[members[0], members[1]]),
+             ArtifactEntry(name="1.read_sheet.column.Name", kind="names", value=["Ana Ruiz", "Tom Hale", "Li Wei"]),
+             ArtifactEntry(name="1.read_sheet.sum.Joined", kind="number", value=2024)]
+    spec = SubtaskSpec(id="2", description="List the duplicates in duplicates.txt", application="files",
+                       writes=("duplicates.txt",), depends_on=("1",), tools=("write_file",))
+
+    def wrote(content: str, tool: str = "write_file", key: str = "content") -> SubtaskRecord:
+        return remember(SubtaskRecord(spec=spec), [], [ActionResult(
+            function=tool, arguments={"path": "duplicates.txt", key: content}, ok=True,
+            changes=(EffectView(path="duplicates.txt", change="create", after="d1"),))])
+
+    # every row again, in another order and format: the whole table, where its parts were at hand
+    every = "Name,Email,Joined\nTom Hale,tom@mail.example,2022-11-15\nAna Ruiz,ana@mail.example,2023-02-01\n" \
+            "Li Wei - li@mail.example - 2024\nAna Ruiz,ana@mail.example,2023-02-01\n"
+    lacking = missing(wrote(every), None, given)
+    assert lacking.whole == (("duplicates.txt", "1.read_sheet", ("1.read_sheet.repeated_rows",
+                                                                  "1.read_sheet.column.Name")),)
+    assert lacking.asked_once and lacking.only_soft and not lacking.work
+    assert lacking.text().startswith(
+        'what you wrote into duplicates.txt is every row of the table {"ref": "1.read_sheet"}: if your subtask '
+        'writes only some of its rows or cells, write that part by reference ({"ref": "1.read_sheet.repeated_rows"}, '
+        '{"ref": "1.read_sheet.column.Name"}), else answer FINISH again')
+    # a part of it (the rows that repeat), a row left out, or the rows of a small table: nothing to ask
+    assert not missing(wrote("Ana Ruiz,ana@mail.example,2023-02-01\n"), None, given).whole
+    assert not missing(wrote(every.replace("Li Wei", "Li")), None, given).whole
+    small = [ArtifactEntry(name="1.read_sheet", kind="table", value=members[:3]), given[1]]
+    assert not missing(wrote(every), None, small).whole
+    # with no part offered, or written cell by cell (no text holds a row on a line), it is not asked either
+    assert not missing(wrote(every), None, given[:1]).whole
+    cells = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="write_rows", arguments={"path": "duplicates.txt", "rows": members}, ok=True,
+        changes=(EffectView(path="duplicates.txt", change="create", after="d1"),))])
+    assert not missing(cells, None, given).whole
+
+
 def test_the_verifier_fails_rows_written_with_another_rows_value_in_a_text_cell() -> None:
     """Rows typed again with an order given another order's region: rows of the data mixed up, named with the row
     and the value the data holds, and held to (not believed on a FINISH again); rows as the data has them, a value

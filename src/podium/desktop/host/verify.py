@@ -128,6 +128,10 @@ class Missing:
     # holds another row's value of that column (an order given another order's region): rows mixed up, data
     # made up from what it was given, never what a request asks (a value the request names aside)
     mixed: tuple[str, ...] = ()
+    # (declared write, the table handed on, the references to parts of it the subtask was offered) where a change
+    # wrote into a text every row of that table, each on a line of its own: the whole table where its parts were
+    # at hand (the rows that repeat, a column's cells); a question asked once (an export of it may be the work)
+    whole: tuple[tuple[str, str, tuple[str, ...]], ...] = field(default=(), metadata=ONCE)
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -141,7 +145,7 @@ class Missing:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
-                    or self.unlisted or self.misquoted or self.overlooked or self.mixed)
+                    or self.unlisted or self.misquoted or self.overlooked or self.mixed or self.whole)
 
     @property
     def asked_once(self) -> bool:
@@ -163,7 +167,7 @@ class Missing:
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted
-                    or self.misquoted or self.overlooked) and not (
+                    or self.misquoted or self.overlooked or self.whole) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing or self.mixed)
@@ -192,6 +196,11 @@ class Missing:
             more = f" (and {len(self.mixed) - 1} more)" if len(self.mixed) > 1 else ""
             parts.append(f"the rows your calls wrote mix up the rows of the table you had: {self.mixed[0]}{more}. "
                          f"Write each row as your data holds it, by reference where you can{how}")
+        for target, table, offered in self.whole:
+            refs = ", ".join(json.dumps({"ref": name}) for name in offered)
+            parts.append(f"what you wrote into {target} is every row of the table {json.dumps({'ref': table})}: if "
+                         f"your subtask writes only some of its rows or cells, write that part by reference ({refs}), "
+                         "else answer FINISH again")
         if self.fillers and (self.copied or self.mixed or any(h.startswith("sheet ") for h in self.hollow)):
             parts.append(", ".join(f"{tool} (by {into})" for tool, into in self.fillers)
                          + " write a table into a sheet they name")
@@ -262,7 +271,7 @@ class Missing:
         if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=())
+                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=(), whole=())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
@@ -350,7 +359,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                          and t.name not in record.tried) if app is not None else (),
                    _misquoted(record, literals(request)), _overlooked(record, request),
                    tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
-                   mixed=_mixed(record, given, request))
+                   mixed=_mixed(record, given, request), whole=_whole(record, given))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -553,6 +562,31 @@ def _mixed(record: SubtaskRecord, given: Iterable[ArtifactEntry], request: str) 
                         found.append(said.replace("{source}", file))
                         break
     return tuple(dict.fromkeys(found))
+
+
+def _whole(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(declared write, table, parts) for each table handed to the subtask (of three rows or more under its
+    header) that a successful change wrote whole into a text naming a declared write, each row on a line of its
+    own (its cells on that line, in any order or format), where parts of it were offered by reference (the rows
+    that repeat, a column's cells: the tables and lists named after it)."""
+    if not record.spec.writes or not record.done:
+        return ()
+    found: list[tuple[str, str, tuple[str, ...]]] = []
+    for entry in given:
+        rows = _rows(entry.value) if entry.kind == Kind.TABLE.value else []
+        parts = tuple(e.name for e in given if e.name.startswith(f"{entry.name}.")
+                      and e.kind in (Kind.TABLE.value, Kind.NAMES.value))
+        if len(rows) < 4 or not parts:
+            continue
+        for key in record.done:
+            texts = [v for v in scalars(json.loads(key)[1]) if isinstance(v, str)]
+            targets = [w for w in record.spec.writes if any(covered(t, (w,)) for t in texts)]
+            # one text holds the rows, each on a line (cells written one by one into a sheet are no such text)
+            if targets and any(all(any(all(c in line for c in row if c) for line in lines) for row in rows[1:])
+                               for t in texts if len(lines := t.casefold().splitlines()) >= len(rows) - 1):
+                found.append((targets[0], entry.name, parts))
+                break
+    return tuple(found)
 
 
 def _raw_rows(value: Any) -> list[tuple[tuple[str, ...], list[Any] | tuple[Any, ...]]]:
