@@ -230,6 +230,14 @@ async def test_a_totals_row_closing_the_range_is_left_out_of_the_chart(
     assert header.content["note"].startswith("C1 is the table's header row: the chart is of A1:C4 columns C")
     costs = next(c for c in charts_in(root / "t.xlsx", "Sheet1") if "Costs only" in " ".join(c.itertext()))
     assert costs.xpath(".//c:val//c:f/text()", namespaces=ns) == ["'Sheet1'!$C$2:$C$3"]
+    # the values under the header row, without it (and without the categories): the table's header names them
+    for values, series in (("B2:B3", ["'Sheet1'!$B$2:$B$3"]), ("A2:C3", ["'Sheet1'!$B$2:$B$3", "'Sheet1'!$C$2:$C$3"])):
+        under = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "pie", "data": values, "title": values})
+        assert under.ok and under.content["data"] == f"Sheet1!A1:{values[-2:]}", under.error
+        assert under.content["note"].startswith(f"{values} leaves out the table's header row: the chart is of A1:")
+        drawn = next(c for c in charts_in(root / "t.xlsx", "Sheet1") if values in " ".join(c.itertext()))
+        assert drawn.xpath(".//c:val//c:f/text()", namespaces=ns) == series
+        assert drawn.xpath(".//c:cat//c:f/text()", namespaces=ns)[0] == "'Sheet1'!$A$2:$A$3"
     await sheets.call("add_sheet", {"path": "t.xlsx", "name": "Blank"})
     blank = await sheets.call("add_chart", {"path": "t.xlsx", "kind": "bar", "data": "Blank!A1:B3", "title": "None"})
     assert blank.error == ("add_chart: Blank!A1:B3 is empty: write the rows into the sheet first (write_rows), then "

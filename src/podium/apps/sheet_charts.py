@@ -46,6 +46,8 @@ def place_chart(args: ChartArgs, data_sheet: Any, target: Any, area: str, free_r
     """Build the chart and add it to the target sheet, at the anchor asked or right of everything there
     from the first row free of other drawings; the result says where."""
     args, area, headers = _columns_named(args, data_sheet, area)
+    if not headers:
+        args, area, headers = _under_header(args, data_sheet, area)
     chart, built, series = build_chart(args, data_sheet, area)
     built[:0] = headers
     min_col, min_row, max_col, max_row = bounds(area)
@@ -90,6 +92,26 @@ def _columns_named(args: ChartArgs, sheet: Any, area: str) -> tuple[ChartArgs, s
     said = f" columns {', '.join(series)}" if series else ""
     return (args.model_copy(update={"columns": series}), whole,
             [f"{area} is the table's header row: the chart is of {whole}{said}"])
+
+
+def _under_header(args: ChartArgs, sheet: Any, area: str) -> tuple[ChartArgs, str, list[str]]:
+    """A range of a table's values from its first row under the header row on (the header left out, the first
+    column too or not) is a chart of those rows: the header row above names its columns and the table's first
+    column gives the categories, as a spreadsheet program's chart of a selection inside a table takes them. The
+    value columns it spans are the series (those `columns` names, where it names some). Anything else is left as
+    it is."""
+    table = find_table(sheet)
+    min_col, min_row, max_col, max_row = bounds(area)
+    if table is None or not table.has_header or min_row != table.top_row + 1 or max_row > table.last_row \
+            or not (table.first_col <= min_col and max_col <= table.last_col) or max_col == table.first_col:
+        return args, area, []
+    from openpyxl.utils.cell import get_column_letter
+
+    whole = area_of(table.first_col, table.top_row, max_col, max_row)
+    series = args.columns or [get_column_letter(c) for c in range(max(min_col, table.first_col + 1), max_col + 1)]
+    return (args.model_copy(update={"columns": series, "header_row": True, "categories_in_first_column": True}),
+            whole, [f"{area} leaves out the table's header row: the chart is of {whole} columns {', '.join(series)}, "
+                    "named by the header, by the first column's categories"])
 
 
 def _inside(cell: str, min_col: int, min_row: int, max_col: int, max_row: int) -> bool:
