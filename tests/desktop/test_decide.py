@@ -1270,8 +1270,8 @@ def test_a_handed_table_written_whole_into_a_text_where_its_parts_were_offered_i
                ["Tom Hale", "tom@mail.example", "2022-11-15"], ["Ana Ruiz", "ana@mail.example", "2023-02-01"],
                ["Li Wei", "li@mail.example", 2024]]
     given = [ArtifactEntry(name="1.read_sheet", kind="table", value=members),
-             ArtifactEntry(name="1.read_sheet.repeated_rows", kind="table", value=[members[0], members[1]]),
              ArtifactEntry(name="1.read_sheet.column.Name", kind="names", value=["Ana Ruiz", "Tom Hale", "Li Wei"]),
+             ArtifactEntry(name="1.read_sheet.repeated_rows", kind="table", value=[members[0], members[1]]),
              ArtifactEntry(name="1.read_sheet.sum.Joined", kind="number", value=2024)]
     spec = SubtaskSpec(id="2", description="List the duplicates in duplicates.txt", application="files",
                        writes=("duplicates.txt",), depends_on=("1",), tools=("write_file",))
@@ -1295,7 +1295,10 @@ def test_a_handed_table_written_whole_into_a_text_where_its_parts_were_offered_i
     # a part of it (the rows that repeat), a row left out, or the rows of a small table: nothing to ask
     assert not missing(wrote("Ana Ruiz,ana@mail.example,2023-02-01\n"), None, given).whole
     assert not missing(wrote(every.replace("Li Wei", "Li")), None, given).whole
-    small = [ArtifactEntry(name="1.read_sheet", kind="table", value=members[:3]), given[1]]
+    # a row typed again with its last cell dropped is still that row; a column of the rows alone is a part
+    assert missing(wrote(every.replace(",2022-11-15", "")), None, given).whole
+    assert not missing(wrote("Ana Ruiz\nTom Hale\nAna Ruiz\nLi Wei\n"), None, given).whole
+    small = [ArtifactEntry(name="1.read_sheet", kind="table", value=members[:3]), given[2]]
     assert not missing(wrote(every), None, small).whole
     # with no part offered, or written cell by cell (no text holds a row on a line), it is not asked either
     assert not missing(wrote(every), None, given[:1]).whole

@@ -567,26 +567,34 @@ def _mixed(record: SubtaskRecord, given: Iterable[ArtifactEntry], request: str) 
 def _whole(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """(declared write, table, parts) for each table handed to the subtask (of three rows or more under its
     header) that a successful change wrote whole into a text naming a declared write, each row on a line of its
-    own (its cells on that line, in any order or format), where parts of it were offered by reference (the rows
-    that repeat, a column's cells: the tables and lists named after it)."""
+    own (`_holds_row`: its cells on that line, in any order or format), where parts of it were offered by
+    reference (the rows that repeat, a column's cells: the tables and lists named after it)."""
     if not record.spec.writes or not record.done:
         return ()
     found: list[tuple[str, str, tuple[str, ...]]] = []
     for entry in given:
         rows = _rows(entry.value) if entry.kind == Kind.TABLE.value else []
-        parts = tuple(e.name for e in given if e.name.startswith(f"{entry.name}.")
-                      and e.kind in (Kind.TABLE.value, Kind.NAMES.value))
+        # its tables of rows first (the rows that repeat), then its columns' cells
+        parts = tuple(e.name for kind in (Kind.TABLE.value, Kind.NAMES.value) for e in given
+                      if e.name.startswith(f"{entry.name}.") and e.kind == kind)
         if len(rows) < 4 or not parts:
             continue
         for key in record.done:
             texts = [v for v in scalars(json.loads(key)[1]) if isinstance(v, str)]
             targets = [w for w in record.spec.writes if any(covered(t, (w,)) for t in texts)]
             # one text holds the rows, each on a line (cells written one by one into a sheet are no such text)
-            if targets and any(all(any(all(c in line for c in row if c) for line in lines) for row in rows[1:])
+            if targets and any(all(any(_holds_row(line, row) for line in lines) for row in rows[1:])
                                for t in texts if len(lines := t.casefold().splitlines()) >= len(rows) - 1):
                 found.append((targets[0], entry.name, parts))
                 break
     return tuple(found)
+
+
+def _holds_row(line: str, row: tuple[str, ...]) -> bool:
+    """Whether a line of text holds a row: its first cell and more than half of its cells (a row typed again with
+    a cell dropped at its end is still that row; one cell of a row of two or three is a list of that column)."""
+    cells = [c for c in row if c]
+    return bool(cells) and cells[0] in line and sum(c in line for c in cells) > len(cells) // 2
 
 
 def _raw_rows(value: Any) -> list[tuple[tuple[str, ...], list[Any] | tuple[Any, ...]]]:
