@@ -139,6 +139,19 @@ def test_calls_that_cannot_run_are_not_run() -> None:
     assert decide(answer(n=2), [read, write()], record(), active=frozenset(), created=(), protected=()).run == (1,)
     decision = decide(answer(n=2), [unknown, write()], record(), active=frozenset(), created=(), protected=())
     assert decision.run == () and "no tool 'explode'" in decision.skipped[0][1]
+    assert decision.blocked == (1,)  # never tried: an answer counting on it has not done it
+
+
+def test_a_repeated_failure_refused_does_not_hold_back_what_follows_it() -> None:
+    # the calls after it were proposed knowing it failed: they run (a dialog confirmed after a failed click)
+    key = call_key("write_rows", write().arguments)
+    failing = record(failed=((key, "sheet Q9 does not exist"),))
+    chart = CallFacts(function="add_chart", arguments={"path": "budget.xlsx"},
+                      effects=(EffectView(path="budget.xlsx", change="add"),))
+    decision = decide(answer(n=2), [write(), chart], failing, active=SMALL, created=(), protected=())
+    assert decision.run == (1,) and decision.fired == (rules.FAILED_CALL,) and decision.blocked == ()
+    # without the rule the failure is tried again, and a change that fails holds back what follows at run time
+    assert decide(answer(n=2), [write(), chart], failing, active=frozenset(), created=(), protected=()).run == (0, 1)
 
 
 def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:

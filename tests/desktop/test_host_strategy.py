@@ -250,6 +250,16 @@ def test_a_finished_subtask_hands_its_data_on_by_reference() -> None:
     assert s.run is None and STRATEGY.handle_status(s)["host"]["state"] == "idle"
 
 
+def test_what_a_result_repeats_of_its_calls_arguments_is_not_offered_as_data() -> None:
+    _, s = assigned()
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, {"path": "report.docx", "rows": TABLE})), s)
+    ops, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table.rows"}), s)
+    # the path it read is what the call was given: offered, it is a file's name written where the table belongs
+    names = [a.name for a in app_request(dispatches(ops)[-1]).artifacts]
+    assert "1.read_table.rows" in names and "1.read_table.path" not in names
+
+
 def test_a_reader_handing_on_a_value_chooses_it_among_the_figures_of_what_it_read() -> None:
     plan = [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="number"),
             sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"])]
@@ -398,6 +408,19 @@ def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once()
     assert any(isinstance(op, Reply) for op in ops)  # confirmed and verified: the request is done
     assert [(t.agent, t.status) for t in s.blackboard.trajectories[-3:-1]] == [
         ("app-dialog", "FINISH"), ("host", "FINISH")]
+
+
+def test_a_finish_that_came_with_calls_that_never_ran_is_not_one() -> None:
+    _, s = assigned()
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    # the write cannot run, so the chart after it is never tried: the FINISH counted on both
+    broken = WRITE.model_copy(update={"error": "unknown reference '9.x'"})
+    (again,), s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", broken, CHART, result="ok"), s)
+    note = app_request(again).note
+    assert "You answered FINISH with calls that did not run (add_chart(" in note and "9.x" in note
+    assert run_of(s).subtasks["2"].state is SubtaskState.CONTINUE
 
 
 def without_verified_finish(s: HostState) -> HostState:

@@ -536,6 +536,51 @@ async def test_data_a_writer_names_as_its_result_instead_of_writing_it_is_writte
             assert not (root / "old").is_file()
 
 
+async def test_a_writer_that_wrote_a_whole_table_and_names_a_part_of_it_as_its_result_gets_that_part(
+        tmp_path: Path) -> None:
+    """With the small model's rules, a writer whose text holds every row of the table handed to it, and whose
+    FINISH (after the question about it) names by reference a part of that table it was offered, gets that part
+    written in place of the whole."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig, batch
+
+    rows = [["Name", "Team"], ["Ada", "red"], ["Bea", "blue"], ["Ada", "red"], ["Cy", "red"], ["Dee", "blue"]]
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(tmp_path / "people.xlsx")
+
+    def plan(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "twice.txt lists them")
+        return assign(sub("1", "Read the people of people.xlsx", "spreadsheets", reads=["people.xlsx"],
+                          tools=["read_sheet"], hands_on="table"),
+                      sub("2", "Write the rows of subtask 1 that repeat into twice.txt", "files", "1",
+                          writes=["twice.txt"], tools=["write_file"]))
+
+    def sheets(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("read_sheet", {"path": "people.xlsx"}))
+        return app("FINISH", result="read")
+
+    def files(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            every = "\n".join(",".join(row) for row in rows)
+            return app("CONTINUE", ("write_file", {"path": "twice.txt", "content": every}))
+        return app("FINISH", result=ref("1.read_sheet.rows.repeated_rows"))
+
+    workspace = Workspace.at(tmp_path)
+    result = await run_request("List the people of people.xlsx that appear twice in twice.txt",
+                               [SpreadsheetsApplication(workspace), FilesApplication(workspace)],
+                               ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets),
+                                                                  "files": ScriptedBackend(files)},
+                               config=batch(HostConfig(rules="small-local", max_subtask_steps=5)))
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    fired = [r for t in result.trajectory if t["agent"] == "app-files" for r in t["rules"]]
+    assert "result-ref-is-content" in fired
+    assert (tmp_path / "twice.txt").read_text().splitlines() == ["Name\tTeam", "Ada\tred"]
+
+
 async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:
     """What the run made is its own: a whole-file write over it needs no approval, so no flag either; a file
     the person had is still refused without it."""

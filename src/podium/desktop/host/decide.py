@@ -49,6 +49,9 @@ class Decision:
     # the calls not run yet because one of them waits for the person while the calls before it run: their facts
     # were gathered before those calls changed what they act on (a sheet the same answer adds)
     deferred: tuple[int, ...] = ()
+    # the calls not run because a change before them in the step did not run: never tried, so an answer that
+    # came with them has not done what it proposed (a FINISH with them is not one)
+    blocked: tuple[int, ...] = ()
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
@@ -66,17 +69,19 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     again: list[str] = []
     failed = dict(record.failed)
     blocked = False  # a change of this step could not run: the calls after it may depend on it
+    unrun: list[int] = []
     answered: set[str] = set()  # the calls of this answer so far
     sourced = identities(f"{given}\n{data}")  # the identifiers the person or the files gave
 
-    def skip(index: int, why: str, done: bool = False) -> None:
+    def skip(index: int, why: str, done: bool = False, blocks: bool = True) -> None:
         nonlocal blocked
         skipped.append((index, why, done))
-        blocked = blocked or not (done or facts[index].read_only)
+        blocked = blocked or (blocks and not (done or facts[index].read_only))
 
     for index, fact in enumerate(facts):
         fired.extend(fact.rewritten)
         if blocked:
+            unrun.append(index)
             skip(index, "not run: a change before it in this step did not run, and this call may depend on it")
             continue
         if fact.error:
@@ -136,7 +141,9 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         if refusal is not None:
             rule, why, asked = refusal
             fired.append(rule)
-            skip(index, why)
+            # a failure proposed again changes nothing the model has not seen: the calls after it were proposed
+            # knowing it failed, so they do not wait on it
+            skip(index, why, blocks=rule != rules.FAILED_CALL)
             questions.extend(q for q in asked if q not in questions)
             continue
         run.append(index)
@@ -169,7 +176,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         run, found = free, ()
     alone = tuple(dict.fromkeys(facts[i].function for i in run if held([facts[i]])))
     return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
-                    tuple(dict.fromkeys(again)), alone, deferred)
+                    tuple(dict.fromkeys(again)), alone, deferred, tuple(unrun))
 
 
 def _apart(fact: CallFacts, others: Sequence[CallFacts]) -> bool:

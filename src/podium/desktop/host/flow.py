@@ -169,8 +169,15 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
     # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them;
     # of its own reads, the figures (the counts of values the text names first) before its tools' raw results.
     first = [*measured, *tables] if measures else [*tables, *measured]
-    given = [*first, *rest, *own_figures, *own]
+    given = [a for a in (*first, *rest, *own_figures, *own) if not _echo(a)]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
+
+
+def _echo(entry: ArtifactEntry) -> bool:
+    """A text a result repeats of its call's own arguments (the path it read): what the call was given, not
+    data it found. Offered as a reference, it is a file's name written where its data belongs."""
+    return entry.kind == artifacts.Kind.TEXT.value and isinstance(entry.value, str) \
+        and entry.value in _ARGUMENT.findall(entry.source)
 
 
 def handed_data(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[ArtifactEntry, ...]:

@@ -109,6 +109,7 @@ class Proposal:
     failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again
     held_alone: tuple[str, ...] = ()  # the tools of its calls that wait for the person on their own
     deferred: tuple[int, ...] = ()  # its calls not run yet behind one that waits for the person (Decision.deferred)
+    blocked: tuple[int, ...] = ()  # its calls not run behind a change that did not run (Decision.blocked)
     timings_ms: Mapping[str, float] = field(default_factory=dict)  # of its PROPOSE turn
     screenshot: str | None = None
 

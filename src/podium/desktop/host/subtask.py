@@ -157,7 +157,7 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     narrowed = (record.narrowed,) if record.narrowed and facts else ()
     proposal = Proposal(output, facts, decision.run, decision.skipped, fired=(*planned, *narrowed, *decision.fired),
                         failed_again=decision.failed_again, held_alone=decision.held_alone,
-                        deferred=decision.deferred, timings_ms=dict(report.timings_ms),
+                        deferred=decision.deferred, blocked=decision.blocked, timings_ms=dict(report.timings_ms),
                         screenshot=report.screenshot)
     s = update_subtask(s, sid, proposal=proposal, repairs=0, feedback="")
     if questions := new_questions(record, decision.questions):
@@ -286,6 +286,12 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
         # left (a write into the sheet just added); held again, the step is the model's
         again = output.model_copy(update={"actions": tuple(output.actions[i] for i in proposal.deferred)})
         return dispatch_propose(s, sid, answer=again, rule=rules.DEFERRED)
+    if status is AppStatus.FINISH and not failed_change and proposal.blocked:
+        # the answer proposed changes that were never tried: it said FINISH counting on them
+        unrun = ", ".join(call_text(proposal.facts[i].function, proposal.facts[i].arguments, 120)
+                          for i in proposal.blocked if i < len(proposal.facts))
+        return _go_on(s, agent, sid, output, results, proposal, worked=worked, steered=steered,
+                      said=f"You answered FINISH with calls that did not run ({unrun}), so the subtask is not done. ")
     if status is AppStatus.FINISH and not failed_change:
         # changes proposed that all found their work done, or repeated one made: an answer that did nothing
         did_nothing = not changed and (repeats > 0 or any(not r.read_only for r in results))
@@ -319,7 +325,10 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = missing_work(s, record, given)
-    if missing and (missing.unhanded or missing.writes) and chosen is not None and rules.RESULT_CONTENT in s.rules \
+    # (or, where its write holds the whole table it was handed, one of the parts of it it was offered)
+    parted = chosen is not None and chosen.name in {n for _, _, offered in missing.whole for n in offered}
+    if missing and (missing.unhanded or missing.writes or parted) and chosen is not None \
+            and rules.RESULT_CONTENT in s.rules \
             and chosen.name.split(".", 1)[0] in record.spec.depends_on \
             and not (isinstance(chosen.value, str) and json.dumps(chosen.value) in chosen.source):
         # the data it named, not a path its giver's call repeats, goes where it was to be written
@@ -487,7 +496,7 @@ def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple
     problems = [f"{r.function} failed: {r.error}" for r in results if not r.ok]
     problems += [why for _, why, done in (proposal.skipped if proposal else ()) if not done]
     note = said
-    if output.status is AppStatus.FINISH:
+    if output.status is AppStatus.FINISH and not said:
         note = "You answered FINISH, but a change failed, so the subtask is not done. "
     if problems:
         note += "In your last step: " + "; ".join(problems[:3]) + ". Fix the arguments or call another tool."

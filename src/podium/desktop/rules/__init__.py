@@ -99,7 +99,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                        "button) as a request for the person's approval."),
     Rule("result-ref-is-content", "A writer that hands nothing on and declares one write, whose FINISH names by "
                                   "reference data handed to it (not a path its giver's call repeats) while its "
-                                  "changes hold none of that data, gets as its next answer its application's tool "
+                                  "changes hold none of that data, or hold the whole table it names a part of, "
+                                  "gets as its next answer its application's tool "
                                   "that writes a text file whole, on that file with that data, and FINISH (not "
                                   "over a file the person has): a small model points at the data it means to write "
                                   "as its result instead of writing it."),
