@@ -810,6 +810,10 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     # held to the handed data (rule unhanded-is-failure), a writer with no source of its own lacks the work
     held = missing(wrote("members.xlsx\n"), None, given, hold_handed=True)
     assert held.handed_only and held.asked_once and not held.only_soft and held.work.unhanded == ("1",)
+    # one that wrote a value the person set in quotation marks took it from their words: still only asked
+    quoted = missing(wrote("Room 4B"), None, given, hold_handed=True, hold_data=True,
+                     request="Put 'Room 4B' into dups.txt")
+    assert quoted.unhanded == ("1",) and not quoted.handed_only and not quoted.nothing and not quoted.work
     # one that declares a source of its own may have written from it: still only asked
     reader = SubtaskRecord(spec=spec.model_copy(update={"reads": ("members.xlsx",)}))
     own = remember(reader, [], [ActionResult(function="write_file", arguments={"path": "dups.txt",

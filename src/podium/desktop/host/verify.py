@@ -340,11 +340,14 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # sort into it made it) leaves nothing another call did not fill
     adding = {t.name for t in app.tools if t.empty_part} if app is not None else set()
     unsettled, unsettled_errors = _unsettled(record, changing - adding, (*writes, *kept))
-    handed_only = hold_handed and not own_sources(spec)
+    # a value the person set in quotation marks, written as given, came from their words: the data handed to it
+    # was not its only source (a plan that chained two independent edits through a read)
+    quoted = bool(set(literals(request)) & set(_written(record)))
+    handed_only = hold_handed and not own_sources(spec) and not quoted
     handers = {e.name.split(".", 1)[0] for e in given} & set(spec.depends_on)
     computed = app is not None and any((info := app.tool(t)) is not None and info.computes for t in record.called)
     nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own_sources(spec)) \
-        and set(unhanded) == handers and not computed
+        and set(unhanded) == handers and not computed and not quoted
     left = _left(record, given, tuple(handed_from))
     # one source of several typed again as it was is a merge's first part where another source is left out: that
     # one is what is asked about
@@ -511,14 +514,19 @@ def _loose(text: str) -> str:
     return _LOOSE.sub(" ", text).strip().casefold()
 
 
+def _written(record: SubtaskRecord) -> list[str]:
+    """The texts its successful changes wrote (each whole argument and each of its lines), paths aside."""
+    return [line.strip() for key in record.done for v in scalars(json.loads(key)[1])
+            if isinstance(v, str) and not covered(v, record.spec.writes) for line in (v, *v.splitlines())]
+
+
 def _misquoted(record: SubtaskRecord, given: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(value given, value written) for each quoted value of the request that no successful change wrote as it
     is (a whole argument, or a line of one), while one wrote the same words but for case, spacing or
     punctuation. A path is no value written: a file's name follows its own rules."""
     if not given or not record.done:
         return ()
-    written = [line.strip() for key in record.done for v in scalars(json.loads(key)[1])
-               if isinstance(v, str) and not covered(v, record.spec.writes) for line in (v, *v.splitlines())]
+    written = _written(record)
     found = []
     for value in given:
         if value in written or not _loose(value):
