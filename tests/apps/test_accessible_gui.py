@@ -322,6 +322,13 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
         # read in screen order: each field right after its label
         assert re.search(r"label 'Name'$", lines[1]) and re.search(r": text \[.*editable.*\] = ''$", lines[2])
         combo = find(seen, r": combo box")
+        # a click on its OK would confirm it with every labelled field empty; not with those an earlier call of
+        # the same answer fills (by the field or by its label)
+        confirm = find(seen, r"push button 'OK'")
+        assert form.unfilled("click", {"control": confirm}) == ("Name", "Email", "Room")
+        earlier = [("set_text", {"control": find(seen, r": text")}), ("select", {"control": combo})]
+        assert form.unfilled("click", {"control": confirm}, earlier) == ("Email",)
+        assert form.unfilled("set_text", {"control": confirm}) == ()
         # set_text is offered the fields and the labels that name one, not the form's title
         takers = form.choices()[("set_text", "control")]
         assert {find(seen, r": text"), find(seen, r"label 'Name'$"), find(seen, r"label 'Room'$")} <= set(takers)
@@ -347,6 +354,9 @@ async def test_zenity_form_fields_a_combo_box_and_ok(session: dict[str, str], tm
             assert missing.error is not None and "'Green'" in missing.error  # the items it has are listed
             await ok(form, "select", control=combo, item="green")
         assert not form.is_sensitive("click", {"control": find(seen, r"push button 'OK'")})
+        # filled, no field is left empty by a confirmation
+        await ok(form, "observe")
+        assert form.unfilled("click", {"control": find(seen, r"push button 'OK'")}) == ()
         await ok(form, "click", control=find(seen, r"push button 'OK'"))
         assert (await until_file(tmp_path / "form.txt")).strip() == "Alice Martin|alice@example.org|Green"
     finally:

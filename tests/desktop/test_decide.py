@@ -154,6 +154,18 @@ def test_a_repeated_failure_refused_does_not_hold_back_what_follows_it() -> None
     assert decide(answer(n=2), [write(), chart], failing, active=frozenset(), created=(), protected=()).run == (0, 1)
 
 
+def test_a_confirmation_that_leaves_fields_empty_is_not_run_the_first_time() -> None:
+    click = CallFacts(function="click", arguments={"control": 9}, unfilled=("Room",))
+    decision = decide(answer(), [click], record(), active=SMALL, created=(), protected=())
+    assert decision.run == () and decision.fired == (rules.EMPTY_FIELDS,)
+    assert decision.warned == (call_key("click", {"control": 9}),)
+    assert "confirm the dialog with 'Room' left empty" in decision.skipped[0][1]
+    # proposed again, it is the agent's choice: it runs; without the rule it runs at once
+    warned = record(warned=decision.warned)
+    assert decide(answer(), [click], warned, active=SMALL, created=(), protected=()).run == (0,)
+    assert decide(answer(), [click], record(), active=frozenset(), created=(), protected=()).run == (0,)
+
+
 def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:
     absent = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True, absent=True)
     decision = decide(answer(n=2), [absent, write()], record(), active=frozenset(), created=(), protected=())

@@ -423,6 +423,24 @@ def test_a_finish_that_came_with_calls_that_never_ran_is_not_one() -> None:
     assert run_of(s).subtasks["2"].state is SubtaskState.CONTINUE
 
 
+def test_with_the_rules_a_confirmation_leaving_fields_empty_is_asked_about_once() -> None:
+    dialog = Catalog((AppInfo("dialog", "a form", (), (
+        ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
+        ToolInfo("click", False, names_its_writes=False))),))
+    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"dialog": SPEC}, "catalog": dialog,
+                              "config": HostConfig(rules="small-local")})
+    _, s = STRATEGY.handle_ask("Fill in the form with Alice and room Green, and confirm it", {}, "t1", state)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=[
+        sub("1", "dialog", tools=["set_text", "click"])]), s)
+    confirm = facts_of("click", {"control": 9}, None).model_copy(update={"unfilled": ("Room",)})
+    (again,), s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", confirm), s)
+    assert app_request(again).kind is AppStepKind.PROPOSE
+    assert "it would confirm the dialog with 'Room' left empty" in app_request(again).note
+    # the same click proposed again is the agent's choice: it runs
+    (execute,), s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", confirm), s)
+    assert app_request(execute).kind is AppStepKind.EXECUTE
+
+
 def without_verified_finish(s: HostState) -> HostState:
     """The profile's rules less verified-graph-is-finish: the planner is asked once every subtask ended, as it
     is when the request names a file no subtask made."""

@@ -33,6 +33,7 @@ import asyncio
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,17 @@ from podium.apps.accessible.bus import (
     accessibility_address,
 )
 from podium.apps.accessible.controls import MAX_CONTROLS, Control, ControlIds, Observation, number_ranges
-from podium.apps.accessible.roles import CHOOSERS, HOLDERS, LABELS, TEXT_ROLES, VALUED, Role, State, states_of
+from podium.apps.accessible.roles import (
+    CHOOSERS,
+    DIALOGS,
+    HOLDERS,
+    LABELS,
+    TEXT_ROLES,
+    VALUED,
+    Role,
+    State,
+    states_of,
+)
 from podium.apps.accessible.tree import Node, Snapshot, read_text, snapshot
 from podium.apps.base import ENDED, Change, Effect
 from podium.apps.desktop_apps import DesktopApplication, OpenArgs
@@ -400,6 +411,34 @@ class AccessibleApplication(DesktopApplication):
             return None
         field = listed[at + 1]
         return field if field.node.role in TEXT_ROLES or field.node.role in CHOOSERS else None
+
+    def unfilled(self, tool: str, arguments: Mapping[str, Any],
+                 earlier: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> tuple[str, ...]:
+        """The labels of the fields a click on a button of a dialog would leave empty: the text fields and combo
+        boxes a label names in that dialog (not in a file chooser, whose fields the toolkit fills), empty in the
+        latest observation and set by no call before it in the same answer (`earlier`: (tool, arguments))."""
+        latest = self.ids.latest
+        control = arguments.get("control")
+        if tool != "click" or latest is None or not isinstance(control, int):
+            return ()
+        listed = list(latest.controls)
+        button = next((c for c in listed if c.id == control), None)
+        window = None if button is None else latest.snapshot.window_of(button.node)
+        if button is None or button.node.role is not Role.PUSH_BUTTON or window is None \
+                or window.role not in DIALOGS - {Role.FILE_CHOOSER}:
+            return ()
+        set_before = {a.get("control") for t, a in earlier if t in ("set_text", "select")}
+        found = []
+        for label, field in pairwise(listed):
+            node = field.node
+            if label.node.role not in LABELS or node.window != button.node.window or not label.node.name.strip() \
+                    or label.id in set_before or field.id in set_before \
+                    or self.consequences.in_file_chooser(node.ref):
+                continue
+            if (node.role is Role.COMBO_BOX and not node.name.strip()) or (
+                    node.role in TEXT_ROLES and State.EDITABLE in node.states and not (node.text or "").strip()):
+                found.append(label.node.name.strip())
+        return tuple(found)
 
     async def _closed_menu_item(self, number: int) -> tuple[str, str] | None:
         """(menu, item) when the number is an item of a menu that is closed now."""

@@ -52,6 +52,7 @@ class Decision:
     # the calls not run because a change before them in the step did not run: never tried, so an answer that
     # came with them has not done what it proposed (a FINISH with them is not one)
     blocked: tuple[int, ...] = ()
+    warned: tuple[str, ...] = ()  # the keys of the calls not run for the fields they would leave empty
 
 
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
@@ -70,6 +71,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
     failed = dict(record.failed)
     blocked = False  # a change of this step could not run: the calls after it may depend on it
     unrun: list[int] = []
+    warned: list[str] = []
     answered: set[str] = set()  # the calls of this answer so far
     sourced = identities(f"{given}\n{data}")  # the identifiers the person or the files gave
 
@@ -146,6 +148,14 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, why, blocks=rule != rules.FAILED_CALL)
             questions.extend(q for q in asked if q not in questions)
             continue
+        if rules.EMPTY_FIELDS in active and fact.unfilled and key not in record.warned:
+            fired.append(rules.EMPTY_FIELDS)
+            warned.append(key)
+            fields = ", ".join(repr(f) for f in fact.unfilled)
+            skip(index, f"not run: it would confirm the dialog with {fields} left empty. Fill "
+                        f"{'it' if len(fact.unfilled) == 1 else 'them'} first with what your subtask gives (set_text "
+                        "on the label and the value), or propose this click again to confirm the dialog as it is")
+            continue
         run.append(index)
     writes = tuple(w for w in record.spec.writes if w not in record.untrusted)
 
@@ -176,7 +186,7 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
         run, found = free, ()
     alone = tuple(dict.fromkeys(facts[i].function for i in run if held([facts[i]])))
     return Decision(tuple(run), tuple(sorted(skipped)), found, tuple(questions), tuple(dict.fromkeys(fired)),
-                    tuple(dict.fromkeys(again)), alone, deferred, tuple(unrun))
+                    tuple(dict.fromkeys(again)), alone, deferred, tuple(unrun), tuple(warned))
 
 
 def _apart(fact: CallFacts, others: Sequence[CallFacts]) -> bool:

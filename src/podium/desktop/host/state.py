@@ -129,6 +129,7 @@ class SubtaskRecord:
     holds: tuple[Hold, ...] = ()
     artifacts: Mapping[str, Artifact] = field(default_factory=dict)  # what its calls read, by name
     names: Mapping[str, str] = field(default_factory=dict)  # artifact base name -> the call that made it
+    warned: tuple[str, ...] = ()  # calls not run once for the fields they would leave empty (call keys)
     done: tuple[str, ...] = ()  # the changes that succeeded (call keys): the same change is not made twice
     failed: tuple[tuple[str, str], ...] = ()  # (call key, error) since its last successful change
     # failed calls that a later call of the same tool on the same path did instead (a sheet named wrong, then

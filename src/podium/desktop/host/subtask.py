@@ -142,6 +142,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
     decision = step_decision(s, record, output, facts)
     if (settled := reaffirmed(record, facts, decision)) is not record:
         s = set_record(s, record := settled)
+    if decision.warned:  # asked once: the same call proposed again runs
+        s = set_record(s, record := replace(record, warned=(*record.warned, *decision.warned)))
     planned = (record.planned,) if record.planned else ()
     if planned:
         s = update_subtask(s, sid, planned="")

@@ -40,6 +40,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "\"then confirm it\" (a dialog's button) as a request for the person's approval."),
     Rule("failed-call-not-rerun", "A call identical to one that failed since the last successful change is not run "
                                   "again; its earlier error is reported: nothing changed that could fix it."),
+    Rule("empty-field-question", "A click on a button of a dialog whose labelled fields would be left empty (its "
+                                 "application names them) is not run the first time; the agent is told which, and "
+                                 "the same click proposed again runs: a small model confirms a form with a field of "
+                                 "the request left out, and a confirmed dialog cannot be taken back."),
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
                             "its last change is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),

@@ -216,10 +216,13 @@ class AppStepBackend(StepBackend):
         for action in parsed.actions:
             # the parts the answer's calls before this one add, by file: where a call that names none goes
             added = {e.path: e.makes for f in step.facts for e in f.effects or () if e.makes}
-            step.facts.append(await self._facts(action.function, action.arguments, data, step.request, added))
+            earlier = [(f.function, f.arguments) for f in step.facts]
+            step.facts.append(await self._facts(action.function, action.arguments, data, step.request, added,
+                                                earlier))
 
     async def _facts(self, function: str, arguments: Mapping[str, Any], data: Mapping[str, artifacts.Artifact],
-                     request: AppStepRequest, added: Mapping[str, str] | None = None) -> CallFacts:
+                     request: AppStepRequest, added: Mapping[str, str] | None = None,
+                     earlier: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> CallFacts:
         app = self.application
         tool = next((t for t in app.tools() if t.name == function), None)
         if tool is None:
@@ -276,8 +279,10 @@ class AppStepBackend(StepBackend):
                 copies = tuple(tuple(c) for c in app.copies(function, resolved))  # type: ignore[misc]
             except Exception:
                 copies = ()
+        # the fields a confirmation would leave empty, where the application can tell (a dialog's form)
+        unfilled = tuple(app.unfilled(function, resolved, earlier)) if hasattr(app, "unfilled") else ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies, rewritten=tuple(rewritten), taken=taken)
+                         effects=effects, copies=copies, rewritten=tuple(rewritten), taken=taken, unfilled=unfilled)
 
     def _declared_folder(self, tool: Any, resolved: Mapping[str, Any], request: AppStepRequest
                          ) -> tuple[str, str] | None:

@@ -167,6 +167,8 @@ class CallFacts(BaseModel):
     absent: bool = False  # a read whose `path` names nothing in the workspace
     # a change that would replace a file there already and is not told to (no overwrite): it changes nothing
     taken: bool = False
+    # the labels of the fields of a dialog it confirms (a button's click) that would be left empty
+    unfilled: tuple[str, ...] = ()
 
 
 class ActionResult(BaseModel):
