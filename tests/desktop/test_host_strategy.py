@@ -19,7 +19,7 @@ from podium.desktop.host.state import HostConfig, HostState
 from podium.desktop.host.strategy import HostStrategy
 from podium.desktop.person import Answer, Approval, ApprovalRequest, Cancel, Elapsed, Progress, Question, RunFinished
 from podium.desktop.rules import SMALL_LOCAL, profile_rules
-from podium.desktop.rules.steps import PLAN_READS, PLAN_WRITES, VERIFIED_FINISH
+from podium.desktop.rules.steps import PLAN_READS, PLAN_WRITES, REF_AFTER_UNWRITTEN, VERIFIED_FINISH
 from podium.desktop.shell.phases import Phase
 from podium.desktop.wire.messages import (
     ActionResult,
@@ -439,6 +439,30 @@ def test_with_the_rules_a_confirmation_leaving_fields_empty_is_asked_about_once(
     # the same click proposed again is the agent's choice: it runs
     (execute,), s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", confirm), s)
     assert app_request(execute).kind is AppStepKind.EXECUTE
+
+
+def test_with_the_rules_a_figure_computed_after_the_last_write_is_then_given_by_reference() -> None:
+    content = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "content": {
+        "type": "string", "contentMediaType": "text/plain"}}})
+    files = Catalog((AppInfo("files", "files", (".txt", ".csv"), (
+        ToolInfo("write_file", False, content), ToolInfo("column_totals", True, computes=True))),))
+    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": files,
+                              "config": HostConfig(rules="small-local")})
+    _, s = STRATEGY.handle_ask("Add up the hours in hours.csv and write the total into hours.txt", {}, "t1", state)
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("hours.csv",), Subtasks=[
+        sub("1", "files", reads=["hours.csv"], writes=["hours.txt"], tools=["write_file", "column_totals"])]), s)
+    label = facts_of("write_file", {"path": "hours.txt", "content": "Total hours: "}, "create")
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", label), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(label)), s)
+    totals = facts_of("column_totals", {"path": "hours.csv"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", totals), s)
+    _, s = STRATEGY.handle_response("app-files", executed(ran(totals, {"columns": {"Hours": {"sum": 33.25}}})), s)
+    (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="written"), s)
+    request = app_request(again)
+    # the total was worked out after the file got its label: the next data written is a reference
+    assert "column_totals" in request.note and request.by_ref
+    assert "1.column_totals.columns.Hours.sum" in [a.name for a in request.artifacts]
+    assert run_of(s).subtasks["1"].narrowed == REF_AFTER_UNWRITTEN  # recorded with the step it shapes
 
 
 def without_verified_finish(s: HostState) -> HostState:

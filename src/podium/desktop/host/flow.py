@@ -270,7 +270,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOu
             only, narrowed = opening, rules.OPEN_FIRST
     by_ref = record.by_ref and bool(given)
     if by_ref and not narrowed:
-        narrowed = rules.REF_AFTER_CALL
+        narrowed = record.by_ref_rule or rules.REF_AFTER_CALL
     # a forced choice leaves out the tools stuck since, too; where that leaves none, the application's others
     # are the choice (a refusal that names another tool for the work), and only where there are none either,
     # the stuck ones

@@ -145,7 +145,8 @@ class SubtaskRecord:
     refused: tuple[str, ...] = ()  # what was refused it, and it went on without
     declined: tuple[str, ...] = ()  # the tools of the changes refused it (not demanded of its FINISH)
     stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)
-    by_ref: bool = False  # its data arguments take only references (rule ref-after-call-as-data)
+    by_ref: bool = False  # its data arguments take only references (by_ref_rule, else ref-after-call-as-data)
+    by_ref_rule: str = ""  # the rule that made them so
     only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
     result: Any = None
     reason: Reason | None = None

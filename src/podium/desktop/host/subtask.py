@@ -282,6 +282,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
         rules.CALL_AS_DATA in proposal.fired or rules.REQUEST_AS_DATA in proposal.fired)))
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=() if changed else record.only, by_ref=by_ref,
+                       by_ref_rule=record.by_ref_rule if by_ref and record.by_ref else "",
                        finish_checked=record.finish_checked and not acted)
     if rules.DEFERRED in s.rules and proposal.deferred and changed and not failed_change:
         # the calls behind the one that waited, as the model gave them, decided on what the calls before them
@@ -411,9 +412,12 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         if record.may_ask and (missing.writes or missing.hollow):
             note += (" If a value it needs is in none of your files and data, ask the person for it (PENDING): "
                      "never make one up.")
+        # what a computing tool worked out and no change holds is given by reference: the next data written is one
+        by_ref = rules.REF_AFTER_UNWRITTEN in s.rules and bool(missing.late or missing.unwritten)
         s = update_subtask(s, sid, SubtaskEvent.STEP_CONTINUE, finish_checked=True,
                            asked=tuple(dict.fromkeys((*record.asked, *missing.soft_kinds))), note=note,
-                           only=wanted if force else ())
+                           only=wanted if force else (),
+                           **({"by_ref": True, "by_ref_rule": rules.REF_AFTER_UNWRITTEN} if by_ref else {}))
         if force:
             s = fired_rule(s, rules.FORCE_TOOL)
         return dispatch_propose(s, sid)

@@ -127,6 +127,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                    "only a reference to data it was handed or read (grammar), until a change "
                                    "succeeds: told to give the data by reference, a small model wrote the same "
                                    "text out again."),
+    Rule("ref-after-unwritten", "After a FINISH was questioned because what a computing tool of the subtask worked "
+                                "out is in none of its changes (a total computed after the file got its label), "
+                                "each argument of its next answers that takes data takes only a reference to data "
+                                "it was handed, read or computed (grammar), until a change succeeds: told what it "
+                                "left out, a small model wrote the same label again without the figure."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
