@@ -882,6 +882,24 @@ def test_of_a_step_asked_about_as_a_whole_only_the_calls_that_needed_approval_ar
     assert app_request(execute).kind is AppStepKind.EXECUTE
 
 
+def test_a_subtask_that_stops_progressing_is_judged_with_the_data_handed_to_it() -> None:
+    plan = [SEED[0], sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"])]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                    started(rules="small-local", max_idle_steps=2))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, TABLE)), s)
+    _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    # it writes something that holds none of the table it was handed, then makes no more progress
+    made_up = facts_of("write_rows", {"path": "budget.xlsx", "rows": [["report.docx"]]})
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", made_up), s)
+    _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(made_up)), s)
+    for _ in range(2):
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes(
+            "CONTINUE", CallFacts(function="explode", known=False)), s)
+    # its change was made, but of nothing it had: no FINISH for it
+    assert run_of(s).subtasks["2"].state is not SubtaskState.FINISH
+
+
 def test_a_question_asked_again_is_no_progress_and_ends_the_subtask_at_the_idle_limit() -> None:
     _, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED), s)

@@ -548,7 +548,8 @@ def idle_out(s: HostState, sid: str, agent: str, idle: int, last: str) -> HostSt
     """A subtask whose AppAgent made no progress for max_idle_steps in a row ends: FINISH when all it declared
     is done (the steps after it were extra), else LIMIT, with what its evidence lacks."""
     record = run_of(s).subtasks[sid]
-    missing = verify.missing(record, s.catalog.get(record.spec.application))
+    # judged as its FINISH would be: with the data handed to it and the person's words
+    missing = missing_work(s, record, handed(s, record)[1])
     if record.changed and not missing.work:
         return end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=(
             f"its declared changes were made ({', '.join(sorted(record.changed))}); then {idle} steps without "
