@@ -1317,6 +1317,10 @@ def test_a_handed_table_written_whole_into_a_text_where_its_parts_were_offered_i
     assert lacking.whole == (("duplicates.txt", "1.read_sheet", ("1.read_sheet.repeated_rows",
                                                                   "1.read_sheet.column.Name")),)
     assert lacking.asked_once and lacking.only_soft and not lacking.work
+    # held to the parts it was offered (rule whole-is-failure), standing by the whole table is work not done
+    held = missing(wrote(every), None, given, hold_whole=True)
+    assert held.held_whole and held.asked_once and not held.only_soft and held.work.whole == lacking.whole
+    assert not missing(wrote("Ana Ruiz,ana@mail.example,2023-02-01\n"), None, given, hold_whole=True)
     assert lacking.text().startswith(
         'what you wrote into duplicates.txt is every row of the table {"ref": "1.read_sheet"}: if your subtask '
         'writes only some of its rows or cells, write that part by reference ({"ref": "1.read_sheet.repeated_rows"}, '

@@ -540,7 +540,7 @@ async def test_a_writer_that_wrote_a_whole_table_and_names_a_part_of_it_as_its_r
         tmp_path: Path) -> None:
     """With the small model's rules, a writer whose text holds every row of the table handed to it, and whose
     FINISH (after the question about it) names by reference a part of that table it was offered, gets that part
-    written in place of the whole."""
+    written in place of the whole; one that stands by the whole table fails."""
     from podium.apps.files import FilesApplication
     from podium.desktop import HostConfig, batch
 
@@ -563,22 +563,29 @@ async def test_a_writer_that_wrote_a_whole_table_and_names_a_part_of_it_as_its_r
             return app("CONTINUE", ("read_sheet", {"path": "people.xlsx"}))
         return app("FINISH", result="read")
 
-    def files(prompt: str) -> str:
+    def files(prompt: str, named: bool) -> str:
         if step_of(prompt) == 1:
             every = "\n".join(",".join(row) for row in rows)
             return app("CONTINUE", ("write_file", {"path": "twice.txt", "content": every}))
-        return app("FINISH", result=ref("1.read_sheet.rows.repeated_rows"))
+        return app("FINISH", result=ref("1.read_sheet.rows.repeated_rows") if named else "done")
 
     workspace = Workspace.at(tmp_path)
-    result = await run_request("List the people of people.xlsx that appear twice in twice.txt",
-                               [SpreadsheetsApplication(workspace), FilesApplication(workspace)],
-                               ScriptedBackend(plan), app_models={"spreadsheets": ScriptedBackend(sheets),
-                                                                  "files": ScriptedBackend(files)},
-                               config=batch(HostConfig(rules="small-local", max_subtask_steps=5)))
-    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
-    fired = [r for t in result.trajectory if t["agent"] == "app-files" for r in t["rules"]]
-    assert "result-ref-is-content" in fired
-    assert (tmp_path / "twice.txt").read_text().splitlines() == ["Name\tTeam", "Ada\tred"]
+    for named in (True, False):
+        (tmp_path / "twice.txt").unlink(missing_ok=True)
+        result = await run_request("List the people of people.xlsx that appear twice in twice.txt",
+                                   [SpreadsheetsApplication(workspace), FilesApplication(workspace)],
+                                   ScriptedBackend(plan), app_models={
+                                       "spreadsheets": ScriptedBackend(sheets),
+                                       "files": ScriptedBackend(lambda prompt, named=named: files(prompt, named))},
+                                   config=batch(HostConfig(rules="small-local", max_subtask_steps=5)))
+        fired = [r for t in result.trajectory if t["agent"] == "app-files" for r in t["rules"]]
+        if named:
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert "result-ref-is-content" in fired
+            assert (tmp_path / "twice.txt").read_text().splitlines() == ["Name\tTeam", "Ada\tred"]
+        else:  # standing by the whole table, asked about once: not done (rule whole-is-failure)
+            assert not result.ok and "every row of the table" in str(result.reason)
+            assert "whole-is-failure" in [r for t in result.trajectory for r in t["rules"]]
 
 
 async def test_a_file_the_run_made_is_written_again_without_the_overwrite_flag(tmp_path: Path) -> None:

@@ -197,7 +197,8 @@ def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEn
                    and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
     return verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
                           hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from,
-                          hold_data=rules.NOTHING_FAIL in s.rules, request=run_of(s).request)
+                          hold_data=rules.NOTHING_FAIL in s.rules, request=run_of(s).request,
+                          hold_whole=rules.WHOLE_FAIL in s.rules)
 
 
 def own_figures_of(record: SubtaskRecord, text: str, plain: bool = False) -> tuple[artifacts.Artifact, ...]:

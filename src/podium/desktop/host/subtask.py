@@ -429,6 +429,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             s = fired_rule(s, rules.UNHANDED_FAIL)
         if lacking.nothing:
             s = fired_rule(s, rules.NOTHING_FAIL)
+        if lacking.whole and lacking.held_whole:
+            s = fired_rule(s, rules.WHOLE_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)

@@ -132,6 +132,8 @@ class Missing:
     # wrote into a text every row of that table, each on a line of its own: the whole table where its parts were
     # at hand (the rows that repeat, a column's cells); a question asked once (an export of it may be the work)
     whole: tuple[tuple[str, str, tuple[str, ...]], ...] = field(default=(), metadata=ONCE)
+    # held to the parts it was offered (rule whole-is-failure): then `whole` is work not done once asked about
+    held_whole: bool = False
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -170,7 +172,7 @@ class Missing:
                     or self.misquoted or self.overlooked or self.whole) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
-            or self.nothing or self.mixed)
+            or self.nothing or self.mixed or (self.whole and self.held_whole))
 
     def text(self) -> str:
         parts = []
@@ -271,18 +273,20 @@ class Missing:
         if self.untaken or self.nothing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
-                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=(), whole=())
+                       copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=(),
+                       whole=self.whole if self.held_whole else ())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
             hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False,
-            request: str = "") -> Missing:
+            request: str = "", hold_whole: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read; `request`: the person's words, whose quoted values a change is to write as
     given. `hold_handed`: a writer that declares no source of its own is held to that data
     (rule unhanded-is-failure); `hold_data`: a writer whose changes hold nothing of any data it had, computing
-    nothing, lacks its work (rule nothing-taken-is-failure)."""
+    nothing, lacks its work (rule nothing-taken-is-failure); `hold_whole`: a writer of a text holding every row of a
+    table handed to it, where parts of it were offered, is held to those parts (rule whole-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -362,7 +366,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                          and t.name not in record.tried) if app is not None else (),
                    _misquoted(record, literals(request)), _overlooked(record, request),
                    tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
-                   mixed=_mixed(record, given, request), whole=_whole(record, given))
+                   mixed=_mixed(record, given, request), whole=(whole := _whole(record, given)),
+                   held_whole=hold_whole and bool(whole))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:

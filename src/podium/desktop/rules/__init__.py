@@ -161,6 +161,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "whose calls computed anything ends FAIL when it answers FINISH again after "
                                      "being asked about it: a small model writes a listing, a path or a call "
                                      "written out where the data was to go, and stands by it."),
+    Rule("whole-is-failure", "A writer of a text that holds every row of a table handed to it, each on a line of its "
+                             "own, where parts of that table were offered to it (the rows that repeat, a column's "
+                             "cells), ends FAIL when it answers FINISH again after being asked about it: a small "
+                             "model types the whole table where the request asks for a part, and stands by it."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),
