@@ -95,6 +95,11 @@ async def test_an_overwrite_or_an_edit_of_text_says_which_lines_it_removes_and_a
     [replaced] = files.effects("replace_text", {"path": "server.conf", "find": "8080", "replace_with": "9090"})
     assert wiped.wipes and not edited.wipes and not replaced.wipes
     assert not over.wipes and not edit.wipes
+    # two lines both replaced are another text; one of two changed, or a single line, is an edit
+    (root / "shopping.txt").write_text("bread\nmilk\n")
+    [both] = files.effects("write_file", {"path": "shopping.txt", "content": "eggs\neggs\n", "overwrite": True})
+    [one] = files.effects("write_file", {"path": "shopping.txt", "content": "bread\neggs\n", "overwrite": True})
+    assert both.wipes and not one.wipes
     # a rewrite that keeps most lines but deletes one with nothing in its place drops it; blank lines aside,
     # a change of a line, or a block replaced by as many lines, drops nothing
     [lossy] = files.effects("write_file", {"path": "server.conf", "overwrite": True,

@@ -82,7 +82,7 @@ def text_change(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ..
     return _shown(removed), _shown(added)
 
 
-WIPED_FROM = 3  # lines a text has for a rewrite of it to count as wiping it
+WIPED_FROM = 2  # lines a text has for a rewrite of it to count as wiping it (one line edited is an edit)
 
 
 def wipes(before: str, after: str) -> bool:
