@@ -357,12 +357,18 @@ def test_a_program_that_opens_files_opens_the_declared_file_before_it_acts() -> 
     assert not first_step("none", "shopping.txt")[0].must_act
 
 
-def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once() -> None:
+def dialog_state(rules: str) -> HostState:
+    """A host whose one application is a dialog with a form (its actions name no file)."""
     dialog = Catalog((AppInfo("dialog", "a form", (), (
         ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
         ToolInfo("click", False, names_its_writes=False))),))
     state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"dialog": SPEC}, "catalog": dialog,
-                              "config": HostConfig(rules="none")})
+                              "config": HostConfig(rules=rules)})
+    return state
+
+
+def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once() -> None:
+    state = dialog_state("none")
     _, s = STRATEGY.handle_ask("Fill in the form with Alice and confirm it", {}, "t1", state)
     plan = [sub("1", "dialog", tools=["set_text"])]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
@@ -424,12 +430,8 @@ def test_a_finish_that_came_with_calls_that_never_ran_is_not_one() -> None:
 
 
 def test_with_the_rules_a_confirmation_leaving_fields_empty_is_asked_about_once() -> None:
-    dialog = Catalog((AppInfo("dialog", "a form", (), (
-        ToolInfo("observe", True), ToolInfo("set_text", False, names_its_writes=False),
-        ToolInfo("click", False, names_its_writes=False))),))
-    state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"dialog": SPEC}, "catalog": dialog,
-                              "config": HostConfig(rules="small-local")})
-    _, s = STRATEGY.handle_ask("Fill in the form with Alice and room Green, and confirm it", {}, "t1", state)
+    _, s = STRATEGY.handle_ask("Fill in the form with Alice and room Green, and confirm it", {}, "t1",
+                               dialog_state("small-local"))
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=[
         sub("1", "dialog", tools=["set_text", "click"])]), s)
     confirm = facts_of("click", {"control": 9}, None).model_copy(update={"unfilled": ("Room",)})

@@ -23,6 +23,16 @@ TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"]]
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
 
 
+def save_rows(path: Path, rows: list[list[Any]], sheet: str | None = None) -> None:
+    """A workbook whose active sheet (named `sheet`, where given) holds these rows."""
+    book = openpyxl.Workbook()
+    if sheet is not None:
+        book.active.title = sheet
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+
+
 def make_folder(root: Path) -> None:
     document = docx.Document()
     document.add_paragraph("Quarterly report")
@@ -545,10 +555,7 @@ async def test_a_writer_that_wrote_a_whole_table_and_names_a_part_of_it_as_its_r
     from podium.desktop import HostConfig, batch
 
     rows = [["Name", "Team"], ["Ada", "red"], ["Bea", "blue"], ["Ada", "red"], ["Cy", "red"], ["Dee", "blue"]]
-    book = openpyxl.Workbook()
-    for row in rows:
-        book.active.append(row)
-    book.save(tmp_path / "people.xlsx")
+    save_rows(tmp_path / "people.xlsx", rows)
 
     def plan(prompt: str) -> str:
         if verifying(prompt):
@@ -879,11 +886,7 @@ async def test_a_sheet_the_run_added_to_the_persons_workbook_is_its_own_to_sort_
     rows = [["Name", "Score"], ["Ada", 71], ["Ben", 93], ["Cy", 85]]
 
     def workbook() -> None:
-        book = openpyxl.Workbook()
-        book.active.title = "Scores"
-        for row in rows:
-            book.active.append(row)
-        book.save(tmp_path / "scores.xlsx")
+        save_rows(tmp_path / "scores.xlsx", rows, "Scores")
 
     def plan(prompt: str) -> str:
         if verifying(prompt):
