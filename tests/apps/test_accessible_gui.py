@@ -367,6 +367,8 @@ async def test_zenity_list_selection_and_a_slider(session: dict[str, str], tmp_p
     apps = dialog_apps(tmp_path, "zenity --list --title Pick --column Fruit Apple Banana Cherry > pick.txt; "
                                  "zenity --scale --title Volume --value 20 > volume.txt")
     dialog = apps["dialog"]
+    # a program of no document type that opens no file is offered no save
+    assert "save" not in {t.name for t in dialog.tools()} and "click" in {t.name for t in dialog.tools()}
     try:
         await dialog.launch()
         seen = await ok(dialog, "observe")

@@ -136,6 +136,10 @@ class AccessibleApplication(DesktopApplication):
                      "Prefer click, set_text, select and menu: keys act on whatever has the focus.", KeysArgs,
                      self._press_keys, effects=self._effects_of_keys, **acting),
         ]
+        if not (self.config.file_types or self.config.opens_files):
+            # a program of no document (a dialog, a form) saves no file: offered, `save` made a small model name
+            # a form's values as the path it writes
+            specs = [spec for spec in specs if spec.name != "save"]
         return specs + super()._specs()
 
     def _prefer(self) -> str:
