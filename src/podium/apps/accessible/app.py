@@ -33,7 +33,6 @@ import asyncio
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -433,12 +432,13 @@ class AccessibleApplication(DesktopApplication):
             return ()
         set_before = {a.get("control") for t, a in earlier if t in ("set_text", "select")}
         found = []
-        for label, field in pairwise(listed):
-            node = field.node
-            if label.node.role not in LABELS or node.window != button.node.window or not label.node.name.strip() \
+        for label in listed:
+            field = self._field_of(label.id)  # the field the label names, as set_text takes it
+            if field is None or field.node.window != button.node.window or not label.node.name.strip() \
                     or label.id in set_before or field.id in set_before \
-                    or self.consequences.in_file_chooser(node.ref):
+                    or self.consequences.in_file_chooser(field.node.ref):
                 continue
+            node = field.node
             if (node.role is Role.COMBO_BOX and not node.name.strip()) or (
                     node.role in TEXT_ROLES and State.EDITABLE in node.states and not (node.text or "").strip()):
                 found.append(label.node.name.strip())
