@@ -3,6 +3,7 @@ the table's data and a native bar chart out. The models are scripted; the files 
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -922,3 +923,51 @@ async def test_a_sheet_the_run_added_to_the_persons_workbook_is_its_own_to_sort_
             assert ranked == rows
             assert any("sort_rows" in str(t["action"]) and "would delete, overwrite or replace what scores.xlsx "
                        "already holds" in str(t["action"]) for t in result.trajectory), result.trajectory
+
+
+async def test_a_move_whose_sources_the_plan_only_reads_is_settled_from_the_request_before_it_runs(
+        tmp_path: Path) -> None:
+    """With the small model's rules, a plan whose subtask declares copy_or_move and only reads its sources is
+    held while the planner answers which mode the request asks for: "move" makes the sources writes, so the
+    move runs under --yes; "copy" leaves them reads, and a move of them is refused. Without the rule nothing is
+    asked, and the move of files the plan only reads is refused."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig, batch
+
+    for answer, rules in (("move", "small-local"), ("copy", "small-local"), (None, "none")):
+        root = tmp_path / f"{answer}-{rules}"
+        root.mkdir()
+        for name in ("a.txt", "b.txt", "keep.csv"):
+            (root / name).write_text(f"{name}\n")
+        choices: list[str] = []
+
+        def plan(prompt: str, choices: list[str] = choices, answer: str | None = answer) -> str:
+            if "Which mode does the request ask for" in prompt:
+                choices.append(prompt)
+                return json.dumps({"answer": answer})
+            if verifying(prompt):
+                return host("FINISH", "the .txt files are in notes")
+            return assign(sub("1", "Put the .txt files into notes", "files", reads=["*.txt"], writes=["notes"],
+                              tools=["copy_or_move"]))
+
+        def files(prompt: str) -> str:
+            if step_of(prompt) == 1:
+                return app("CONTINUE", ("copy_or_move", {"mode": "move", "source": "*.txt", "destination": "notes"}))
+            return app("FINISH", result="moved")
+
+        workspace = Workspace.at(root)
+        result = await run_request("Put the .txt files into a folder notes.", [FilesApplication(workspace)],
+                                   ScriptedBackend(plan), app_models={"files": ScriptedBackend(files)},
+                                   config=batch(HostConfig(rules=rules, max_subtask_steps=4), auto_approve=True))
+        fired = [r for t in result.trajectory for r in t["rules"]]
+        moved = (root / "notes" / "a.txt").exists() and not (root / "a.txt").exists()
+        if answer == "move":
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert moved and (root / "notes" / "b.txt").read_text() == "b.txt\n" and (root / "keep.csv").exists()
+            assert len(choices) == 1 and "*.txt" in choices[0] and "Put the .txt files into a folder notes." in \
+                choices[0]
+            assert "source-choice-asked" in fired
+        else:
+            assert not result.ok and not moved and (root / "a.txt").read_text() == "a.txt\n"
+            assert len(choices) == (1 if answer == "copy" else 0)
+            assert ("source-choice-asked" in fired) == (answer == "copy")

@@ -32,6 +32,7 @@ from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
 from podium.apps.tooling import (
+    SOURCE_GONE,
     Args,
     Content,
     ToolApplication,
@@ -90,7 +91,8 @@ class CopyOrMoveArgs(Args):
     # Two tools, copy and move, made a small planner choose between them by name, and it declared copy for
     # "move" requests; one tool leaves the choice to this argument, written right after the subtask's own verb.
     mode: Literal["copy", "move"] = Field(description="copy: the source stays where it is (like cp); move: it "
-                                                      "is no longer where it was (like mv, also a rename)")
+                                                      "is no longer where it was (like mv, also a rename)",
+                                          json_schema_extra={SOURCE_GONE: "move"})
     source: str = Field(description="a file or folder, or a pattern on the names of one folder ('*.txt', "
                         "'reports/*.xlsx')")
     destination: str = Field(description="the new path, or a folder to put it in under its own name (an existing "

@@ -72,6 +72,11 @@ LISTED_FOLDER = "x-listed-folder"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
+# On a required choice argument (a Literal without default): the option under which the call takes its
+# `source` away (a move). Only the request can say which option it wants, and only the option that takes the
+# source away makes the source a write (podium.desktop.host.capability), so a plan that declares the tool and
+# only reads its sources left that choice open.
+SOURCE_GONE = "x-source-gone"
 
 
 def file_path(description: str, *types: str, existing: bool = False, default: Any = ...) -> Any:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import EDITED, EXISTING, INTO_PART
+from podium.apps.tooling import EDITED, EXISTING, INTO_PART, SOURCE_GONE
 from podium.desktop.host.artifacts import wants
 from podium.errors import ConfigError
 
@@ -22,6 +22,16 @@ _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
 _ADDRESS = re.compile(r"\S*(?:@|://)\S*")
 SUMMARY_CHARS = 200  # the most of a tool's description the planner is shown
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceChoice:
+    """A tool's required choice of what becomes of its source: its `options`, of which `gone` takes it away."""
+
+    argument: str
+    options: tuple[str, ...]
+    gone: str
+    meaning: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +83,15 @@ class ToolInfo:
         """The argument naming the part (a sheet) it writes a table into (apps.tooling.INTO_PART), if any."""
         props = self.schema.get("properties", {})
         return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(INTO_PART)), None)
+
+    @property
+    def source_choice(self) -> SourceChoice | None:
+        """Its required argument whose option decides whether the call takes its source away (SOURCE_GONE)."""
+        required = set(self.schema.get("required", []))
+        for name, spec in self.schema.get("properties", {}).items():
+            if isinstance(spec, dict) and name in required and spec.get(SOURCE_GONE) in spec.get("enum", ()):
+                return SourceChoice(name, tuple(spec["enum"]), spec[SOURCE_GONE], spec.get("description", ""))
+        return None
 
     @property
     def schema(self) -> dict[str, Any]:

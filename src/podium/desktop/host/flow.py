@@ -19,7 +19,7 @@ from podium.desktop.host import artifacts, verify
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import Catalog, file_names
 from podium.desktop.host.fsm import HostEvent, SubtaskEvent, SubtaskState
-from podium.desktop.host.plan import data_takers, unplaced
+from podium.desktop.host.plan import data_takers, open_choice, unplaced
 from podium.desktop.host.run import (
     active,
     budget_reason,
@@ -48,6 +48,7 @@ from podium.desktop.wire.messages import (
     AppStepRequest,
     Call,
     CallFacts,
+    Choice,
     HostStepRequest,
     InputView,
     PlacingView,
@@ -90,7 +91,7 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                                                                 hidden_agents={PLANNER}),
                               answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t,
                               may_confirm=not (rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked
-                                               and not run.subtasks))
+                                               and not run.subtasks), choice=asked_choice(s))
     ops: list[Op] = []
     if s.planner_down:  # it went down earlier: a fresh one, started right before its step
         ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))
@@ -99,6 +100,16 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
     s = with_run(s, steps=run.steps + 1, planner_steps=run.planner_steps + 1, current="planner thinking",
                  planner_ask=(note, feedback, retry))
     return [*ops, Dispatch(PLANNER, Prompt(request.model_dump_json(), temperature=t), run.token)], s
+
+
+def asked_choice(s: HostState) -> Choice | None:
+    """The open choice of a held plan the planner settles next (Run.choosing's head)."""
+    held = run_of(s).choosing
+    if held is None:
+        return None
+    specs, asked = held
+    return next((choice for spec in specs if spec.id == asked[0]
+                 and (choice := open_choice(spec, offered(s))) is not None), None)
 
 
 # -- the AppAgents -------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from podium.desktop.host.artifacts import TAKES, Kind, names, wants
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
 from podium.desktop.host.verify import own_sources
+from podium.desktop.wire.messages import Choice
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 SHOWN_FILES = 12  # how many workspace paths a problem lists
@@ -104,6 +105,32 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         problems.extend(_request_files(request, listed, everything))
     problems.extend(_stray_writes(resolved, request, everything))
     return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), tuple(notes))
+
+
+def open_choice(spec: SubtaskSpec, catalog: Catalog) -> Choice | None:
+    """The choice a subtask's declarations leave open: it declares a tool whose option may take its source
+    away (ToolInfo.source_choice) and reads sources it does not write. A copy and a move have the same reads
+    and destination; only the sources' declaration tells them apart, so only the request can settle it."""
+    app = catalog.get(spec.application)
+    sources = tuple(p for p in spec.reads if not covered(p, spec.writes))
+    if app is None or not sources:
+        return None
+    for name in spec.tools:
+        tool = app.tool(name)
+        if tool is not None and (choice := tool.source_choice) is not None:
+            return Choice(subtask=spec.id, description=spec.description, tool=name, argument=choice.argument,
+                          options=choice.options, meaning=choice.meaning, sources=sources, writes=spec.writes)
+    return None
+
+
+def settle(spec: SubtaskSpec, catalog: Catalog, picked: str) -> SubtaskSpec:
+    """The subtask with its open choice settled as `picked`: the option that takes the sources away makes
+    them writes."""
+    choice, app = open_choice(spec, catalog), catalog.get(spec.application)
+    tool = None if choice is None or app is None else app.tool(choice.tool)
+    if choice is None or tool is None or tool.source_choice is None or picked != tool.source_choice.gone:
+        return spec
+    return spec.model_copy(update={"writes": (*spec.writes, *choice.sources)})
 
 
 def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:

@@ -17,6 +17,7 @@ from podium.desktop.host.capability import covered
 from podium.desktop.host.flow import (
     REPLAN,
     Result,
+    asked_choice,
     dispatch_planner,
     failures,
     finish_run,
@@ -30,7 +31,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import check_plan, named_by
+from podium.desktop.host.plan import check_plan, named_by, open_choice, settle
 from podium.desktop.host.run import fire, fired_rule, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
@@ -93,6 +94,8 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     if report.files is not None:
         s = with_run(s, files=report.files)
         run = run_of(s)
+    if run.choosing is not None:
+        return _settled(s, report)
     output = HostOutput.model_validate(report.output) if report.output is not None and report.status else None
     fired: tuple[str, ...] = ()
     if output is not None and EXAMPLE_RULE in s.rules:
@@ -230,17 +233,52 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     if check.amended:  # said where the plan is shown: the fixes are the host's, not the planner's words
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, action="plan amended by the host",
                         outcome="; ".join(check.amended))
+    # A choice only the request can settle is asked before anything runs, so its answer comes from the
+    # request alone, as the plan's own declarations do.
+    open_ = tuple(spec.id for spec in check.subtasks if open_choice(spec, offered(s)) is not None)
+    if rules.SOURCE_CHOICE in s.rules and open_ and not run.seen_data:
+        return dispatch_planner(with_run(s, choosing=(check.subtasks, open_)))
+    return _accept(s, check.subtasks)
+
+
+def _settled(s: HostState, report: HostStepReport) -> Result:
+    """The planner's answer to the choice asked: the held plan's subtask settled by it (unsettled, as declared,
+    when it gave none), then the next choice asked or the plan accepted."""
+    run = run_of(s)
+    assert run.choosing is not None
+    specs, asked = run.choosing
+    if report.failure is not None and report.failure.kind is ReasonKind.BUDGET_EXCEEDED:
+        return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, report.failure.detail, PLANNER))
+    spec = next(spec for spec in specs if spec.id == asked[0])
+    choice = asked_choice(s)
+    settled = spec if report.chosen is None else settle(spec, offered(s), report.chosen)
+    why = report.invalid or (report.failure.detail if report.failure else "no answer")
+    if choice is not None:
+        s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.SOURCE_CHOICE,),
+                        action=f"subtask {spec.id}: which {choice.argument} of {choice.tool} does the request ask for?",
+                        outcome=f"{report.chosen or f'not settled ({why})'}; it writes "
+                                f"{', '.join(settled.writes) or 'nothing'}")
+    specs = tuple(settled if other.id == spec.id else other for other in specs)
+    if asked[1:]:
+        return dispatch_planner(with_run(s, choosing=(specs, asked[1:])))
+    return _accept(with_run(s, choosing=None), specs)
+
+
+def _accept(s: HostState, specs: tuple[SubtaskSpec, ...]) -> Result:
+    """A plan that passed its checks scheduled: its subtasks recorded with what of their declarations is
+    trusted, the ready ones dispatched."""
+    run = run_of(s)
     try:
-        schedule = merge_schedule(run, check.subtasks)
+        schedule = merge_schedule(run, specs)
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
         return finish_run(s, HostEvent.GIVE_UP, Reason(ReasonKind.PLAN_INVALID, str(exc), PLANNER))
     # What a plan made before any result declares is the person's request turned into paths; what a later
     # plan adds may come from what a file said, and waits for the person unless the request names it.
     # Its reads too: a file read may be renamed to a declared new name beside it (capability).
-    trusted = run.trusted if run.seen_data else (*run.trusted, *(p for spec in check.subtasks
+    trusted = run.trusted if run.seen_data else (*run.trusted, *(p for spec in specs
                                                                  for p in (*spec.writes, *spec.reads)))
     records = dict(run.subtasks)
-    for spec in check.subtasks:
+    for spec in specs:
         untrusted = tuple(p for p in dict.fromkeys((*spec.writes, *spec.reads))
                           if not covered(p, trusted) and not named_by(p, run.request))
         records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted)

@@ -215,6 +215,8 @@ class Run:
     applications: tuple[str, ...] = ()  # offered to the planner; () means all
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
     intents: int = 0  # EXECUTE batches sent (their ids)
+    # a plan that passed its checks, held while the planner settles the choices it left open (the head is asked)
+    choosing: tuple[tuple[SubtaskSpec, ...], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

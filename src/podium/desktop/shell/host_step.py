@@ -28,13 +28,14 @@ from podium.desktop.host.plan import named_by
 from podium.desktop.shell.launch import Lifecycle, run_bash
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
-from podium.desktop.wire.grammar import MAX_LISTED, host_output_schema
+from podium.desktop.wire.grammar import MAX_LISTED, choice_schema, host_output_schema
 from podium.desktop.wire.messages import BashReport, HostStepReport, HostStepRequest, StepFailure, decode_host_request
-from podium.desktop.wire.prompts import host_system, host_user
-from podium.desktop.wire.schemas import HostOutput, HostStatus, normal_path
+from podium.desktop.wire.prompts import CHOICE_SYSTEM, choice_user, host_system, host_user
+from podium.desktop.wire.schemas import ChoiceOutput, HostOutput, HostStatus, normal_path
 from podium.errors import ReasonKind
 
 HOST_MAX_TOKENS = 768  # a plan is ~250 tokens; see APP_MAX_TOKENS
+CHOICE_MAX_TOKENS = 32  # {"answer": "<option>"}
 MAX_DEPTH = 3  # folders below the workspace root that are listed
 
 
@@ -67,6 +68,7 @@ class _Step:
         self.failure_kind: ReasonKind | None = None
         self.bash: BashReport | None = None
         self.screenshot: str | None = None
+        self.chosen: str | None = None
 
 
 class HostStepBackend(StepBackend):
@@ -101,13 +103,18 @@ class HostStepBackend(StepBackend):
             raw=step.answer.text if step.answer else "",
             invalid=None if step.invalid is None else step.invalid.message,
             failure=failure, bash=step.bash, running=dict(step.running),
-            files=None if self.workspace is None else tuple(normal_path(f) for f in step.files),
+            files=None if self.workspace is None or step.request.choice else tuple(normal_path(f) for f in step.files),
             errors=tuple(StepFailure(phase=e.phase, detail=e.detail) for e in run.errors if e is not run.failed),
             timings_ms={p.value: t for p, t in run.timings_ms.items()},
-            screenshot=step.screenshot)
+            screenshot=step.screenshot, chosen=step.chosen)
         yield Event.result(report.model_dump_json())
 
     async def _collect(self, step: _Step) -> None:
+        if (choice := step.request.choice) is not None:  # a question on the plan, from the request alone
+            step.prompt = Prompt(text=choice_user(step.request.request, choice), system=CHOICE_SYSTEM,
+                                 schema=choice_schema(choice.options), temperature=step.request.temperature,
+                                 max_tokens=CHOICE_MAX_TOKENS)
+            return
         step.running = dict(await self.lifecycle.running())
         if self.screenshots is not None:
             step.screenshot = await self.screenshots.capture("host", step.request.step)
@@ -123,7 +130,17 @@ class HostStepBackend(StepBackend):
 
     async def _think(self, session: Any, step: _Step) -> None:
         assert step.prompt is not None
+        choice = step.request.choice
         try:
+            if choice is not None:
+                picked = await think(self.model, session, step.prompt, ChoiceOutput)
+                step.answer, step.invalid = picked.answer, picked.invalid
+                if picked.output is not None and picked.output.answer in choice.options:
+                    step.chosen = picked.output.answer
+                elif picked.output is not None:
+                    step.invalid = OutputErrors(f"{picked.output.answer!r} is none of {', '.join(choice.options)}",
+                                                picked.answer.text)
+                return
             thought = await think(self.model, session, step.prompt, HostOutput)
         except ModelFailed as exc:
             step.failure_kind = exc.reason.kind

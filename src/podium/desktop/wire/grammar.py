@@ -338,6 +338,11 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may
 
 
 @lru_cache(maxsize=32)
+def choice_schema(options: Sequence[str]) -> dict[str, Any]:
+    """The answer to a Choice: one of its options, nothing else."""
+    return _closed({"answer": {"type": "string", "enum": list(options)}})
+
+
 def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = (),
                        may_confirm: bool = True) -> dict[str, Any]:
     """The HostAgent's answer: the seed's fields the host acts on, one alternative per status, and the

@@ -233,6 +233,22 @@ class SubtaskView(BaseModel):
     reason: str | None = None
 
 
+class Choice(BaseModel):
+    """A choice a plan left open that only the request can settle: the `argument` of the `tool` a subtask
+    declares, one of `options`, whose `meaning` the tool's own schema says."""
+
+    model_config = _MSG
+
+    subtask: str
+    description: str
+    tool: str
+    argument: str
+    options: tuple[str, ...]
+    meaning: str = ""
+    sources: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+
+
 class HostStepRequest(BaseModel):
     model_config = _MSG
 
@@ -247,6 +263,7 @@ class HostStepRequest(BaseModel):
     feedback: str = ""  # why the previous answer was rejected
     temperature: float | None = None
     may_confirm: bool = True  # CONFIRM is offered (grammar): not where nothing is there to approve
+    choice: Choice | None = None  # asked instead of a plan: one of its options is the whole answer
 
 
 class BashReport(BaseModel):
@@ -272,6 +289,7 @@ class HostStepReport(BaseModel):
     errors: tuple[StepFailure, ...] = ()
     timings_ms: dict[str, float] = Field(default_factory=dict)
     screenshot: str | None = None
+    chosen: str | None = None  # the option picked, when the step settled a Choice
 
 
 def decode_app_request(text: str) -> AppStepRequest:

@@ -16,7 +16,14 @@ from typing import Any
 from podium.desktop.blackboard import QA
 from podium.desktop.host.catalog import Catalog
 from podium.desktop.wire.grammar import PART_KINDS
-from podium.desktop.wire.messages import AppStepRequest, ArtifactView, HostStepRequest, InputView, summarize
+from podium.desktop.wire.messages import (
+    AppStepRequest,
+    ArtifactView,
+    Choice,
+    HostStepRequest,
+    InputView,
+    summarize,
+)
 from podium.desktop.wire.schemas import HandsOn
 
 # The examples are deliberately NOT a benchmark's request: they show the shape (declarations, a
@@ -165,6 +172,19 @@ def host_user(req: HostStepRequest, files: Sequence[str], running: Mapping[str, 
         parts.append(f"## Your previous answer was rejected\n{req.feedback}\nCorrect it.")
     parts.append("Answer with the JSON object only.")
     return "\n\n".join(parts)
+
+
+CHOICE_SYSTEM = ("You settle one choice in a plan made for the person's request. Only the request says what the "
+                 "person wants: answer from its words alone. Answer with ONE JSON object.")
+
+
+def choice_user(request: str, choice: Choice) -> str:
+    """The question of a Choice: which option the request asks for."""
+    into = f" into {', '.join(choice.writes)}" if choice.writes else ""
+    return (f"## Request\n{request}\n\n## Subtask {choice.subtask}\n{choice.description}\nIt calls {choice.tool} "
+            f"on {', '.join(choice.sources)}{into}. Its {choice.argument} is a choice: {choice.meaning}.\n\n"
+            f"Which {choice.argument} does the request ask for: {' or '.join(choice.options)}? Answer "
+            '{"answer": ...}.')
 
 
 def _type(spec: Any) -> str:

@@ -224,6 +224,12 @@ class HostOutput(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
+class ChoiceOutput(BaseModel):
+    """The planner's answer to a Choice (podium.desktop.wire.messages): one of its options."""
+
+    answer: str
+
+
 class Action(BaseModel):
     """One call of an application tool."""
 
