@@ -1069,3 +1069,24 @@ def test_a_wait_that_carries_no_data_and_orders_no_file_goes() -> None:
     for plan in waits:
         notes: list[str] = []
         assert amend._unchained(plan, {}, notes) == plan and not notes, notes
+
+
+def test_a_transfer_that_only_reads_its_sources_leaves_their_mode_open_until_settled(tmp_path: Any) -> None:
+    from podium.apps.files import FilesApplication
+    from podium.apps.workspace import Workspace
+    from podium.desktop.host.plan import open_choice, settle
+
+    catalog = Catalog.of([FilesApplication(Workspace.at(tmp_path))])
+    spec = SubtaskSpec(id="1", description="Put the logs into old", application="files", reads=("*.log", "a.txt"),
+                       writes=("old", "a.txt"), tools=("make_folder", "copy_or_move"))
+    choice = open_choice(spec, catalog)
+    assert choice is not None and (choice.tool, choice.argument, choice.options) == ("copy_or_move", "mode",
+                                                                                   ("copy", "move"))
+    assert choice.sources == ("*.log",) and "no longer where" in choice.meaning
+    assert settle(spec, catalog, "move").writes == ("old", "a.txt", "*.log")
+    assert settle(spec, catalog, "copy") == spec
+    moved = settle(spec, catalog, "move")
+    assert open_choice(moved, catalog) is None  # settled: nothing left open
+    # no transfer tool declared, or nothing only read: nothing to settle
+    assert open_choice(spec.model_copy(update={"tools": ("make_folder",)}), catalog) is None
+    assert open_choice(spec.model_copy(update={"reads": ()}), catalog) is None

@@ -18,7 +18,7 @@ from podium.apps.workspace import Workspace
 from podium.backends.scripted import ScriptedBackend
 from podium.desktop import run_request
 from podium.desktop.shell.session import batch
-from tests.desktop.scripting import app, assign, host, ref, step_of, sub, verifying
+from tests.desktop.scripting import Spy, app, assign, host, ref, step_of, sub, verifying
 
 TABLE = [["Quarter", "Revenue"], ["Q1", "120"], ["Q2", "135"], ["Q3", "150"]]
 REQUEST = "Extract the table from report.docx and create a bar chart of it in budget.xlsx"
@@ -928,23 +928,24 @@ async def test_a_sheet_the_run_added_to_the_persons_workbook_is_its_own_to_sort_
 async def test_a_move_whose_sources_the_plan_only_reads_is_settled_from_the_request_before_it_runs(
         tmp_path: Path) -> None:
     """With the small model's rules, a plan whose subtask declares copy_or_move and only reads its sources is
-    held while the planner answers which mode the request asks for: "move" makes the sources writes, so the
-    move runs under --yes; "copy" leaves them reads, and a move of them is refused. Without the rule nothing is
-    asked, and the move of files the plan only reads is refused."""
+    held while the planner answers, under a grammar of the mode's options, which mode the request asks for:
+    "move" makes the sources writes, so the move runs under --yes; "copy", or an answer that is no option,
+    leaves them reads, and a move of them is refused. Without the rule nothing is asked, and the move of files
+    the plan only reads is refused."""
     from podium.apps.files import FilesApplication
     from podium.desktop import HostConfig, batch
+    from podium.desktop.wire.prompts import CHOICE_SYSTEM
 
-    for answer, rules in (("move", "small-local"), ("copy", "small-local"), (None, "none")):
+    for answer, rules in (("move", "small-local"), ("copy", "small-local"), ("sideways", "small-local"),
+                          (None, "none")):
         root = tmp_path / f"{answer}-{rules}"
         root.mkdir()
         for name in ("a.txt", "b.txt", "keep.csv"):
             (root / name).write_text(f"{name}\n")
-        choices: list[str] = []
 
-        def plan(prompt: str, choices: list[str] = choices, answer: str | None = answer) -> str:
-            if "Which mode does the request ask for" in prompt:
-                choices.append(prompt)
-                return json.dumps({"answer": answer})
+        def plan(prompt: str, answer: str | None = answer) -> str:
+            if "say what becomes of" in prompt:
+                return json.dumps({"words": "Put the .txt files into a folder notes", "answer": answer})
             if verifying(prompt):
                 return host("FINISH", "the .txt files are in notes")
             return assign(sub("1", "Put the .txt files into notes", "files", reads=["*.txt"], writes=["notes"],
@@ -955,19 +956,39 @@ async def test_a_move_whose_sources_the_plan_only_reads_is_settled_from_the_requ
                 return app("CONTINUE", ("copy_or_move", {"mode": "move", "source": "*.txt", "destination": "notes"}))
             return app("FINISH", result="moved")
 
-        workspace = Workspace.at(root)
-        result = await run_request("Put the .txt files into a folder notes.", [FilesApplication(workspace)],
-                                   ScriptedBackend(plan), app_models={"files": ScriptedBackend(files)},
+        planner, mover = Spy(plan), Spy(files)
+        result = await run_request("Put the .txt files into a folder notes.", [FilesApplication(Workspace.at(root))],
+                                   planner, app_models={"files": mover},
                                    config=batch(HostConfig(rules=rules, max_subtask_steps=4), auto_approve=True))
         fired = [r for t in result.trajectory for r in t["rules"]]
+        choices = [p for p in planner.seen if p.system == CHOICE_SYSTEM]
         moved = (root / "notes" / "a.txt").exists() and not (root / "a.txt").exists()
+        assert ("source-choice-asked" in fired) == (rules == "small-local")
+        if rules == "small-local":
+            assert len(choices) == 1 and choices[0].schema is not None
+            assert choices[0].schema["properties"]["answer"]["enum"] == ["copy", "move"]
+            assert list(choices[0].schema["properties"]) == ["words", "answer"]  # the request's words first
+            assert "*.txt" in choices[0].text and "Put the .txt files into a folder notes." in choices[0].text
+            assert "Workspace files" not in choices[0].text  # the request and the plan, nothing listed or read
+        else:
+            assert not choices
+        # the settled option is the only one the AppAgent's grammar offers; unsettled, both
+        modes = {json.dumps(o) for p in mover.seen for o in _modes(p.schema)}
+        assert modes == ({json.dumps([answer])} if answer in ("copy", "move") else {json.dumps(["copy", "move"])})
         if answer == "move":
             assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
             assert moved and (root / "notes" / "b.txt").read_text() == "b.txt\n" and (root / "keep.csv").exists()
-            assert len(choices) == 1 and "*.txt" in choices[0] and "Put the .txt files into a folder notes." in \
-                choices[0]
-            assert "source-choice-asked" in fired
         else:
             assert not result.ok and not moved and (root / "a.txt").read_text() == "a.txt\n"
-            assert len(choices) == (1 if answer == "copy" else 0)
-            assert ("source-choice-asked" in fired) == (answer == "copy")
+        if answer == "sideways":
+            assert any(t["outcome"].startswith("not settled") for t in result.trajectory)
+
+
+def _modes(node: Any) -> list[Any]:
+    """Every enum of a `mode` argument in a grammar's schema."""
+    if isinstance(node, dict):
+        found = [node["mode"]["enum"]] if isinstance(node.get("mode"), dict) and "enum" in node["mode"] else []
+        return found + [m for value in node.values() for m in _modes(value)]
+    if isinstance(node, list):
+        return [m for value in node for m in _modes(value)]
+    return []

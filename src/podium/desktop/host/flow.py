@@ -107,8 +107,7 @@ def asked_choice(s: HostState) -> Choice | None:
     held = run_of(s).choosing
     if held is None:
         return None
-    specs, asked = held
-    return next((choice for spec in specs if spec.id == asked[0]
+    return next((choice for spec in held.specs if spec.id == held.asked[0]
                  and (choice := open_choice(spec, offered(s))) is not None), None)
 
 
@@ -317,6 +316,7 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOu
         note=record.note, feedback=record.feedback,
         offered=offered if tuple(offered) != tuple(tools) else (),
         must_act=record.ended is None and (bool(record.only) or narrowed == rules.OPEN_FIRST), by_ref=by_ref,
+        settled=record.settled,
         temperature=t, may_ask=record.may_ask, ended=record.ended,
         writable=writable,
         created=run.created,

@@ -118,8 +118,8 @@ def open_choice(spec: SubtaskSpec, catalog: Catalog) -> Choice | None:
     for name in spec.tools:
         tool = app.tool(name)
         if tool is not None and (choice := tool.source_choice) is not None:
-            return Choice(subtask=spec.id, description=spec.description, tool=name, argument=choice.argument,
-                          options=choice.options, meaning=choice.meaning, sources=sources, writes=spec.writes)
+            return Choice(subtask=spec.id, tool=name, argument=choice.argument, options=choice.options,
+                          meaning=choice.meaning, sources=sources)
     return None
 
 

@@ -11,7 +11,7 @@ missing, never a FINISH for work that was not done.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from podium.desktop.host.capability import covered
 from podium.desktop.host.flow import (
@@ -33,7 +33,7 @@ from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
 from podium.desktop.host.plan import check_plan, named_by, open_choice, settle
 from podium.desktop.host.run import fire, fired_rule, record_step, run_of, with_run
-from podium.desktop.host.state import PLANNER, HostState, InteractionKind, SubtaskRecord
+from podium.desktop.host.state import PLANNER, Held, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import HostStepReport, summarize
@@ -237,36 +237,39 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     # request alone, as the plan's own declarations do.
     open_ = tuple(spec.id for spec in check.subtasks if open_choice(spec, offered(s)) is not None)
     if rules.SOURCE_CHOICE in s.rules and open_ and not run.seen_data:
-        return dispatch_planner(with_run(s, choosing=(check.subtasks, open_)))
+        return dispatch_planner(with_run(s, choosing=Held(check.subtasks, open_)))
     return _accept(s, check.subtasks)
 
 
 def _settled(s: HostState, report: HostStepReport) -> Result:
-    """The planner's answer to the choice asked: the held plan's subtask settled by it (unsettled, as declared,
-    when it gave none), then the next choice asked or the plan accepted."""
-    run = run_of(s)
-    assert run.choosing is not None
-    specs, asked = run.choosing
+    """The planner's answer to the choice asked: the held plan's subtask settled by it (as declared, nothing
+    settled, when it gave none), then the next choice asked or the plan accepted."""
+    held = run_of(s).choosing
+    assert held is not None
     if report.failure is not None and report.failure.kind is ReasonKind.BUDGET_EXCEEDED:
         return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, report.failure.detail, PLANNER))
-    spec = next(spec for spec in specs if spec.id == asked[0])
+    spec = next(spec for spec in held.specs if spec.id == held.asked[0])
     choice = asked_choice(s)
-    settled = spec if report.chosen is None else settle(spec, offered(s), report.chosen)
-    why = report.invalid or (report.failure.detail if report.failure else "no answer")
+    settled, pins = spec, held.settled
+    if choice is not None and report.chosen in choice.options:
+        settled = settle(spec, offered(s), report.chosen)
+        pins = {**pins, spec.id: (*pins.get(spec.id, ()), (choice.tool, choice.argument, report.chosen))}
     if choice is not None:
+        why = report.invalid or (report.failure.detail if report.failure else "no answer")
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.SOURCE_CHOICE,),
                         action=f"subtask {spec.id}: which {choice.argument} of {choice.tool} does the request ask for?",
                         outcome=f"{report.chosen or f'not settled ({why})'}; it writes "
                                 f"{', '.join(settled.writes) or 'nothing'}")
-    specs = tuple(settled if other.id == spec.id else other for other in specs)
-    if asked[1:]:
-        return dispatch_planner(with_run(s, choosing=(specs, asked[1:])))
-    return _accept(with_run(s, choosing=None), specs)
+    specs = tuple(settled if other.id == spec.id else other for other in held.specs)
+    if held.asked[1:]:
+        return dispatch_planner(with_run(s, choosing=Held(specs, held.asked[1:], pins)))
+    return _accept(with_run(s, choosing=None), specs, pins)
 
 
-def _accept(s: HostState, specs: tuple[SubtaskSpec, ...]) -> Result:
+def _accept(s: HostState, specs: tuple[SubtaskSpec, ...],
+            settled: Mapping[str, tuple[tuple[str, str, str], ...]] | None = None) -> Result:
     """A plan that passed its checks scheduled: its subtasks recorded with what of their declarations is
-    trusted, the ready ones dispatched."""
+    trusted (and the choices the request settled for them), the ready ones dispatched."""
     run = run_of(s)
     try:
         schedule = merge_schedule(run, specs)
@@ -281,7 +284,7 @@ def _accept(s: HostState, specs: tuple[SubtaskSpec, ...]) -> Result:
     for spec in specs:
         untrusted = tuple(p for p in dict.fromkeys((*spec.writes, *spec.reads))
                           if not covered(p, trusted) and not named_by(p, run.request))
-        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted)
+        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted, settled=(settled or {}).get(spec.id, ()))
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0, trusted=tuple(dict.fromkeys(trusted)))
     s = fire(s, HostEvent.PLANNED_ASSIGN)
     return schedule_ready(s)

@@ -147,6 +147,9 @@ class SubtaskRecord:
     stuck: tuple[str, ...] = ()  # tools withheld from its grammar (rule withhold-stuck-tool)
     by_ref: bool = False  # its data arguments take only references (by_ref_rule, else ref-after-call-as-data)
     by_ref_rule: str = ""  # the rule that made them so
+    # (tool, argument, option): a choice of its tools' the request settled before anything ran (rule
+    # source-choice-asked); its calls' grammar takes only that option
+    settled: tuple[tuple[str, str, str], ...] = ()
     only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
     result: Any = None
     reason: Reason | None = None
@@ -179,6 +182,15 @@ class SubtaskRecord:
         """Whether its agent may ask the person: not once a question of its got only the default answer
         (nobody would answer another)."""
         return not any(qa.answered_by == DEFAULT_ANSWER for qa in self.answers)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A plan that passed its checks, held while the planner settles the choices it left open."""
+
+    specs: tuple[SubtaskSpec, ...]
+    asked: tuple[str, ...]  # the subtasks whose choice is still to settle; the head's is asked now
+    settled: Mapping[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)  # SubtaskRecord.settled
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,8 +227,7 @@ class Run:
     applications: tuple[str, ...] = ()  # offered to the planner; () means all
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
     intents: int = 0  # EXECUTE batches sent (their ids)
-    # a plan that passed its checks, held while the planner settles the choices it left open (the head is asked)
-    choosing: tuple[tuple[SubtaskSpec, ...], tuple[str, ...]] | None = None
+    choosing: Held | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,7 +188,7 @@ class AppStepBackend(StepBackend):
                              system=instructions(app, tools),
                              schema=app_output_schema(offered, refs, must_act=req.must_act, may_ask=req.may_ask,
                                                       paths=paths, existing=existing, writable=writable,
-                                                      by_ref=req.by_ref, choices=_choices(app),
+                                                      by_ref=req.by_ref, choices=_choices(app, req.settled),
                                                       parts=_parts(app, existing or (), (*req.reads, *req.writes))),
                              temperature=req.temperature, max_tokens=APP_MAX_TOKENS)
 
@@ -495,8 +495,10 @@ def _parts(app: Any, existing: Sequence[str], declared: Sequence[str]) -> tuple[
     return tuple(dict.fromkeys(found))
 
 
-def _choices(app: Any) -> dict[tuple[str, ...], tuple[Any, ...]]:
-    """The values the application says an argument may take now (a program's controls that take text), as
-    hashable tuples for the grammar's cache; none where it does not say."""
+def _choices(app: Any, settled: Sequence[tuple[str, str, str]] = ()) -> dict[tuple[str, ...], tuple[Any, ...]]:
+    """The values the application says an argument may take now (a program's controls that take text), and the
+    one option of each choice the request settled (tool, argument, option), as hashable tuples for the
+    grammar's cache."""
     choices = getattr(app, "choices", None)
-    return {} if choices is None else {key: tuple(values) for key, values in choices().items()}
+    own = {} if choices is None else {key: tuple(values) for key, values in choices().items()}
+    return {**own, **{(tool, name): (option,) for tool, name, option in settled}}

@@ -35,7 +35,7 @@ from podium.desktop.wire.schemas import ChoiceOutput, HostOutput, HostStatus, no
 from podium.errors import ReasonKind
 
 HOST_MAX_TOKENS = 768  # a plan is ~250 tokens; see APP_MAX_TOKENS
-CHOICE_MAX_TOKENS = 32  # {"answer": "<option>"}
+CHOICE_MAX_TOKENS = 96  # {"words": <at most CHOICE_WORDS characters>, "answer": "<option>"}
 MAX_DEPTH = 3  # folders below the workspace root that are listed
 
 

@@ -38,6 +38,7 @@ from podium.desktop.wire.schemas import HandsOn
 
 MAX_ACTIONS = 4  # per step: enough to write and chart in one go, short enough to keep a step reviewable
 MAX_SUBTASKS = 8
+CHOICE_WORDS = 100  # the request's words a Choice's answer quotes
 MAX_LISTED = 150  # workspace paths offered by name to `reads`; beyond that `reads` is free text
 OBSERVATION_CHARS = 160
 THOUGHT_CHARS = 300
@@ -339,8 +340,10 @@ def _app_schema(key: str, refs: tuple[tuple[str, str], ...], must_act: bool, may
 
 @lru_cache(maxsize=32)
 def choice_schema(options: Sequence[str]) -> dict[str, Any]:
-    """The answer to a Choice: one of its options, nothing else."""
-    return _closed({"answer": {"type": "string", "enum": list(options)}})
+    """The answer to a Choice: the request's words that settle it (quoted first: a small model that writes them
+    before it chooses chooses from them, not from where an option stands in the question), then one of its
+    options."""
+    return _closed({"words": _text(CHOICE_WORDS), "answer": {"type": "string", "enum": list(options)}})
 
 
 def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = (),

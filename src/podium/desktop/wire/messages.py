@@ -132,6 +132,7 @@ class AppStepRequest(BaseModel):
     created: tuple[str, ...] = ()  # the paths the run made: its own, written again with no one's approval
     must_act: bool = False  # its answer must call a tool
     by_ref: bool = False  # an argument that takes data takes only a reference to some (grammar.app_output_schema)
+    settled: tuple[tuple[str, str, str], ...] = ()  # (tool, argument, option): choices the request settled
     # whether its answer may ask the person: not once nobody answered it (batch mode), since asking
     # again can only be answered the same way
     may_ask: bool = True
@@ -240,13 +241,11 @@ class Choice(BaseModel):
     model_config = _MSG
 
     subtask: str
-    description: str
     tool: str
     argument: str
     options: tuple[str, ...]
     meaning: str = ""
     sources: tuple[str, ...] = ()
-    writes: tuple[str, ...] = ()
 
 
 class HostStepRequest(BaseModel):

@@ -179,12 +179,12 @@ CHOICE_SYSTEM = ("You settle one choice in a plan made for the person's request.
 
 
 def choice_user(request: str, choice: Choice) -> str:
-    """The question of a Choice: which option the request asks for."""
-    into = f" into {', '.join(choice.writes)}" if choice.writes else ""
-    return (f"## Request\n{request}\n\n## Subtask {choice.subtask}\n{choice.description}\nIt calls {choice.tool} "
-            f"on {', '.join(choice.sources)}{into}. Its {choice.argument} is a choice: {choice.meaning}.\n\n"
-            f"Which {choice.argument} does the request ask for: {' or '.join(choice.options)}? Answer "
-            '{"answer": ...}.')
+    """The question of a Choice: which option the request asks for, from the request alone (the planner's
+    paraphrase of it, the subtask's description, is left out: a small model reads its own words back)."""
+    options = " or ".join(json.dumps(o) for o in choice.options)
+    return (f"## Request\n{request}\n\nQuote the words of the request that say what becomes of "
+            f"{', '.join(choice.sources)}, then answer which it asks for: {choice.meaning}.\n"
+            f'{{"words": ..., "answer": {options}}}')
 
 
 def _type(spec: Any) -> str:

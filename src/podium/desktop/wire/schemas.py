@@ -225,8 +225,10 @@ class HostOutput(BaseModel):
 
 
 class ChoiceOutput(BaseModel):
-    """The planner's answer to a Choice (podium.desktop.wire.messages): one of its options."""
+    """The planner's answer to a Choice (podium.desktop.wire.messages): the request's words that settle it, then
+    one of its options."""
 
+    words: str = ""
     answer: str
 
 
