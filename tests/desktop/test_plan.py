@@ -1083,10 +1083,35 @@ def test_a_transfer_that_only_reads_its_sources_leaves_their_mode_open_until_set
     assert choice is not None and (choice.tool, choice.argument, choice.options) == ("copy_or_move", "mode",
                                                                                    ("copy", "move"))
     assert choice.sources == ("*.log",) and "no longer where" in choice.meaning
-    assert settle(spec, catalog, "move").writes == ("old", "a.txt", "*.log")
-    assert settle(spec, catalog, "copy") == spec
-    moved = settle(spec, catalog, "move")
-    assert open_choice(moved, catalog) is None  # settled: nothing left open
+    assert choice.about == "say what becomes of *.log" and choice.gone == "move"
+    assert settle(spec, choice, "move").writes == ("old", "a.txt", "*.log")
+    assert settle(spec, choice, "copy") == spec
+    assert open_choice(settle(spec, choice, "move"), catalog) is None  # settled: nothing left open
     # no transfer tool declared, or nothing only read: nothing to settle
     assert open_choice(spec.model_copy(update={"tools": ("make_folder",)}), catalog) is None
     assert open_choice(spec.model_copy(update={"reads": ()}), catalog) is None
+
+
+def test_a_new_file_named_only_by_its_stem_beside_a_named_file_of_its_type_is_a_part_or_a_file(tmp_path: Any) -> None:
+    from podium.apps.spreadsheets import SpreadsheetsApplication
+    from podium.apps.workspace import Workspace
+    from podium.desktop.host.plan import open_choice, settle
+    from podium.desktop.wire.messages import ChoiceKind
+
+    catalog = Catalog.of([SpreadsheetsApplication(Workspace.at(tmp_path))])
+    request = "Rank the runners in race.xlsx by their time, fastest first, on a new sheet called Results."
+    files = ("race.xlsx", "notes.txt")
+    spec = SubtaskSpec(id="2", description="Write the times into Results.xlsx", application="spreadsheets",
+                       reads=("race.xlsx",), writes=("Results.xlsx",), tools=("write_rows",))
+    choice = open_choice(spec, catalog, request, files)
+    assert choice is not None and choice.kind is ChoiceKind.PART and choice.options == ("sheet", "file")
+    assert choice.sources == ("Results.xlsx",) and choice.within == "race.xlsx" and choice.which == "which Results is"
+    as_part = settle(spec, choice, "sheet")
+    assert as_part.writes == ("race.xlsx",) and "Results is a sheet of race.xlsx" in as_part.description
+    assert settle(spec, choice, "file") == spec
+    assert open_choice(as_part, catalog, request, files) is None
+    # a file the request names whole, one that exists, or no file of its type named beside it: nothing open
+    assert open_choice(spec, catalog, request.replace("Results.", "Results.xlsx."), files) is None
+    assert open_choice(spec, catalog, request, (*files, "Results.xlsx")) is None
+    assert open_choice(spec.model_copy(update={"reads": ()}), catalog, request, files) is None
+    assert open_choice(spec, catalog, request.replace("race.xlsx", "the race workbook"), files) is None

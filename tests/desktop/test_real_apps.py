@@ -963,7 +963,7 @@ async def test_a_move_whose_sources_the_plan_only_reads_is_settled_from_the_requ
         fired = [r for t in result.trajectory for r in t["rules"]]
         choices = [p for p in planner.seen if p.system == CHOICE_SYSTEM]
         moved = (root / "notes" / "a.txt").exists() and not (root / "a.txt").exists()
-        assert ("source-choice-asked" in fired) == (rules == "small-local")
+        assert ("open-choice-asked" in fired) == (rules == "small-local")
         if rules == "small-local":
             assert len(choices) == 1 and choices[0].schema is not None
             assert choices[0].schema["properties"]["answer"]["enum"] == ["copy", "move"]
@@ -992,3 +992,46 @@ def _modes(node: Any) -> list[Any]:
     if isinstance(node, list):
         return [m for value in node for m in _modes(value)]
     return []
+
+
+async def test_a_new_sheet_planned_as_a_new_file_is_settled_from_the_request_before_it_runs(tmp_path: Path) -> None:
+    """Rule open-choice-asked: a plan that writes Results.xlsx, which the request names only as "Results", beside
+    race.xlsx, which it names and the subtask reads, is held while the planner answers whether Results is a file
+    or a sheet of race.xlsx; "sheet" makes the subtask write race.xlsx, and its AppAgent is told which sheet."""
+    from podium.desktop import HostConfig, batch
+
+    rows = [["Runner", "Minutes"], ["Okafor", 41.5], ["Lindqvist", 38.25]]
+    request = "Rank the runners in race.xlsx by their time, fastest first, on a new sheet called Results."
+    for answer in ("sheet", "file"):
+        root = tmp_path / answer
+        root.mkdir()
+        save_rows(root / "race.xlsx", rows, "Times")
+
+        def plan(prompt: str, answer: str = answer) -> str:
+            if "that name Results" in prompt:
+                return json.dumps({"words": "on a new sheet called Results", "answer": answer})
+            if verifying(prompt):
+                return host("FINISH", "ranked")
+            return assign(sub("1", "Rank the runners of race.xlsx into Results.xlsx", "spreadsheets",
+                              reads=["race.xlsx"], writes=["Results.xlsx"], tools=["sort_rows"]))
+
+        def sheets(prompt: str) -> str:
+            if step_of(prompt) > 1:
+                return app("FINISH", result="ranked")
+            if "writes: race.xlsx;" in prompt:  # its one subtask is the request, in the person's words
+                return app("CONTINUE", ("sort_rows", {"path": "race.xlsx", "sheet": "Times", "by": "Minutes",
+                                                      "order": "ascending", "target_sheet": "Results"}))
+            return app("CONTINUE", ("write_rows", {"path": "Results.xlsx", "rows": rows}))
+
+        result = await run_request(request, [SpreadsheetsApplication(Workspace.at(root))], ScriptedBackend(plan),
+                                   app_models={"spreadsheets": ScriptedBackend(sheets)},
+                                   config=batch(HostConfig(rules="small-local", max_subtask_steps=4),
+                                                auto_approve=True))
+        book = openpyxl.load_workbook(root / "race.xlsx")
+        if answer == "sheet":
+            assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+            assert [list(r) for r in book["Results"].values] == [rows[0], rows[2], rows[1]]
+            assert not (root / "Results.xlsx").exists()
+        else:
+            assert book.sheetnames == ["Times"] and (root / "Results.xlsx").exists()
+        assert any("which Results is?" in t["action"] for t in result.trajectory)

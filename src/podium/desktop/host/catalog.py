@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import EDITED, EXISTING, INTO_PART, SOURCE_GONE
+from podium.apps.tooling import ACTIVE_PART, EDITED, EXISTING, INTO_PART, SOURCE_GONE
 from podium.desktop.host.artifacts import wants
 from podium.errors import ConfigError
 
@@ -83,6 +83,13 @@ class ToolInfo:
         """The argument naming the part (a sheet) it writes a table into (apps.tooling.INTO_PART), if any."""
         props = self.schema.get("properties", {})
         return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(INTO_PART)), None)
+
+    @property
+    def active_part(self) -> str | None:
+        """The argument naming the part (a sheet) it works on, the active one when omitted (ACTIVE_PART): the
+        word for a part of its files."""
+        props = self.schema.get("properties", {})
+        return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(ACTIVE_PART)), None)
 
     @property
     def source_choice(self) -> SourceChoice | None:

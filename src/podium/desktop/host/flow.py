@@ -104,11 +104,12 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
 
 def asked_choice(s: HostState) -> Choice | None:
     """The open choice of a held plan the planner settles next (Run.choosing's head)."""
-    held = run_of(s).choosing
+    run = run_of(s)
+    held = run.choosing
     if held is None:
         return None
     return next((choice for spec in held.specs if spec.id == held.asked[0]
-                 and (choice := open_choice(spec, offered(s))) is not None), None)
+                 and (choice := open_choice(spec, offered(s), run.request, run.files)) is not None), None)
 
 
 # -- the AppAgents -------------------------------------------------------------------------------

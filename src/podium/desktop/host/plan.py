@@ -39,7 +39,7 @@ from podium.desktop.host.artifacts import TAKES, Kind, names, wants
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
 from podium.desktop.host.verify import own_sources
-from podium.desktop.wire.messages import Choice
+from podium.desktop.wire.messages import Choice, ChoiceKind
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
 SHOWN_FILES = 12  # how many workspace paths a problem lists
@@ -107,30 +107,58 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), tuple(notes))
 
 
-def open_choice(spec: SubtaskSpec, catalog: Catalog) -> Choice | None:
-    """The choice a subtask's declarations leave open: it declares a tool whose option may take its source
-    away (ToolInfo.source_choice) and reads sources it does not write. A copy and a move have the same reads
-    and destination; only the sources' declaration tells them apart, so only the request can settle it."""
+def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",
+                files: tuple[str, ...] | None = None) -> Choice | None:
+    """The choice a subtask's declarations leave open, which only the request can settle:
+    - SOURCE: it declares a tool whose option may take its source away (ToolInfo.source_choice) and reads
+      sources it does not write. A copy and a move have the same reads and destination; only the sources'
+      declaration tells them apart.
+    - PART: it writes a new file the request names only by its name without the suffix ("a new sheet called
+      Results" planned as Results.xlsx), beside a file of that type the request names and it reads or writes,
+      in an application whose tools write into a part of a file: a part of that file, or a file of its own."""
     app = catalog.get(spec.application)
-    sources = tuple(p for p in spec.reads if not covered(p, spec.writes))
-    if app is None or not sources:
+    if app is None:
         return None
-    for name in spec.tools:
+    sources = tuple(p for p in spec.reads if not covered(p, spec.writes))
+    for name in spec.tools if sources else ():
         tool = app.tool(name)
-        if tool is not None and (choice := tool.source_choice) is not None:
-            return Choice(subtask=spec.id, tool=name, argument=choice.argument, options=choice.options,
-                          meaning=choice.meaning, sources=sources)
+        if tool is not None and (found := tool.source_choice) is not None:
+            return Choice(subtask=spec.id, tool=name, argument=found.argument, options=found.options,
+                          gone=found.gone, meaning=found.meaning, about=f"say what becomes of {', '.join(sources)}",
+                          sources=sources)
+    # an application that writes tables into parts it names has parts; they are called what its tools call them
+    part = next((name for t in app.tools if (name := t.active_part)), None) \
+        if any(t.into_part for t in app.tools) else None
+    if part is None or files is None:
+        return None
+    named = {normal_path(n) for n in file_names(request)}
+    for path in spec.writes:
+        if path in files or path in named or is_pattern(path) or not named_by(path, request):
+            continue
+        stem, suffix = posixpath.splitext(posixpath.basename(path))
+        within = next((p for p in (*spec.reads, *spec.writes) if p in files and p in named
+                       and posixpath.splitext(p)[1].lower() == suffix.lower()), None)
+        if within is not None:
+            # the words before the name say what it is ("a new sheet called Results"); asked with the part
+            # first, a small model answers as they say more often than with the file first
+            return Choice(kind=ChoiceKind.PART, subtask=spec.id, argument=part, options=(part, "file"), gone=part,
+                          meaning=f"{part}: a {part} named {stem} in {within}; file: a new file {path}",
+                          about=f"name {stem}, with the words before it", which=f"which {stem} is",
+                          sources=(path,), within=within)
     return None
 
 
-def settle(spec: SubtaskSpec, catalog: Catalog, picked: str) -> SubtaskSpec:
-    """The subtask with its open choice settled as `picked`: the option that takes the sources away makes
-    them writes."""
-    choice, app = open_choice(spec, catalog), catalog.get(spec.application)
-    tool = None if choice is None or app is None else app.tool(choice.tool)
-    if choice is None or tool is None or tool.source_choice is None or picked != tool.source_choice.gone:
+def settle(spec: SubtaskSpec, choice: Choice, picked: str) -> SubtaskSpec:
+    """The subtask with its open choice settled as `picked`. The option that takes the sources away makes them
+    writes; a part of a file the request names writes that file, and its description says which part."""
+    if picked != choice.gone:
         return spec
-    return spec.model_copy(update={"writes": (*spec.writes, *choice.sources)})
+    if choice.kind is ChoiceKind.SOURCE:
+        return spec.model_copy(update={"writes": (*spec.writes, *choice.sources)})
+    stem = posixpath.splitext(posixpath.basename(choice.sources[0]))[0]
+    writes = tuple(dict.fromkeys(choice.within if w in choice.sources else w for w in spec.writes))
+    return spec.model_copy(update={"writes": writes, "description": (
+        f"{spec.description} ({stem} is a {choice.argument} of {choice.within}, not a file)")})
 
 
 def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:

@@ -235,8 +235,9 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
                         outcome="; ".join(check.amended))
     # A choice only the request can settle is asked before anything runs, so its answer comes from the
     # request alone, as the plan's own declarations do.
-    open_ = tuple(spec.id for spec in check.subtasks if open_choice(spec, offered(s)) is not None)
-    if rules.SOURCE_CHOICE in s.rules and open_ and not run.seen_data:
+    open_ = tuple(spec.id for spec in check.subtasks
+                  if open_choice(spec, offered(s), run.request, run.files) is not None)
+    if rules.OPEN_CHOICE in s.rules and open_ and not run.seen_data:
         return dispatch_planner(with_run(s, choosing=Held(check.subtasks, open_)))
     return _accept(s, check.subtasks)
 
@@ -252,12 +253,13 @@ def _settled(s: HostState, report: HostStepReport) -> Result:
     choice = asked_choice(s)
     settled, pins = spec, held.settled
     if choice is not None and report.chosen in choice.options:
-        settled = settle(spec, offered(s), report.chosen)
-        pins = {**pins, spec.id: (*pins.get(spec.id, ()), (choice.tool, choice.argument, report.chosen))}
+        settled = settle(spec, choice, report.chosen)
+        if choice.tool:  # the option its tool's calls take
+            pins = {**pins, spec.id: (*pins.get(spec.id, ()), (choice.tool, choice.argument, report.chosen))}
     if choice is not None:
         why = report.invalid or (report.failure.detail if report.failure else "no answer")
-        s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.SOURCE_CHOICE,),
-                        action=f"subtask {spec.id}: which {choice.argument} of {choice.tool} does the request ask for?",
+        s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.OPEN_CHOICE,),
+                        action=f"subtask {spec.id}: {choice.which}? ({' or '.join(choice.options)})",
                         outcome=f"{report.chosen or f'not settled ({why})'}; it writes "
                                 f"{', '.join(settled.writes) or 'nothing'}")
     specs = tuple(settled if other.id == spec.id else other for other in held.specs)

@@ -148,7 +148,7 @@ class SubtaskRecord:
     by_ref: bool = False  # its data arguments take only references (by_ref_rule, else ref-after-call-as-data)
     by_ref_rule: str = ""  # the rule that made them so
     # (tool, argument, option): a choice of its tools' the request settled before anything ran (rule
-    # source-choice-asked); its calls' grammar takes only that option
+    # open-choice-asked); its calls' grammar takes only that option
     settled: tuple[tuple[str, str, str], ...] = ()
     only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
     result: Any = None

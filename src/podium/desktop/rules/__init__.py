@@ -87,11 +87,13 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                       "by the call's real effects like any answer, it runs only where nothing "
                                       "waits for the person, else the model makes the step: a small model spends "
                                       "a call, sometimes a wrong one, on a call its plan already determines."),
-    Rule("source-choice-asked", "A plan whose subtask declares a tool that may take its sources away (a move) and "
-                                "only reads them is held while the planner answers, from the request alone, which "
-                                "option the request asks for: the one that takes them away makes them writes. A "
-                                "small planner leaves a move's sources out of its writes however the prompt says "
-                                "it; asked that one question it answers it."),
+    Rule("open-choice-asked", "A plan that leaves open a choice only the request can settle (a tool that may take "
+                              "sources its subtask only reads away, a move; a new file the request names only by "
+                              "its name without the suffix, beside a file of its type it names, whose application "
+                              "writes into sheets) is held while the planner answers it from the request alone, "
+                              "its words quoted first, under a grammar of the options. A small planner leaves a "
+                              "move's sources out of its writes, and plans a new sheet as a new file, however the "
+                              "prompt says it; asked that one question it answers it."),
     Rule("verified-graph-is-finish", "When every subtask ended FINISH, each checked against the files, and every "
                                      "file the request names exists, the request ends FINISH without asking the "
                                      "planner to confirm: a small planner confirmed such a run every time and only "

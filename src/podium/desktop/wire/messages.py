@@ -234,18 +234,30 @@ class SubtaskView(BaseModel):
     reason: str | None = None
 
 
+class ChoiceKind(StrEnum):
+    SOURCE = "source"  # what a declared tool makes of its sources, which the subtask only reads
+    PART = "part"  # whether a new path the request names only by its stem is a file or a part of a named file
+
+
 class Choice(BaseModel):
-    """A choice a plan left open that only the request can settle: the `argument` of the `tool` a subtask
-    declares, one of `options`, whose `meaning` the tool's own schema says."""
+    """A choice a plan left open that only the request can settle, one of `options`, each said in `meaning`:
+    SOURCE, the `argument` of the `tool` a subtask declares (its `gone` option takes the `sources` away, so
+    it makes them writes); PART, whether `sources` (one new path) is a file or a part (its `gone` option: an
+    `argument` of the application, a sheet) of `within`."""
 
     model_config = _MSG
 
+    kind: ChoiceKind = ChoiceKind.SOURCE
     subtask: str
-    tool: str
+    tool: str = ""
     argument: str
     options: tuple[str, ...]
+    gone: str
     meaning: str = ""
+    about: str = ""  # the request's words to quote ("say what becomes of *.txt")
+    which: str = "which it asks for"  # what the option answers
     sources: tuple[str, ...] = ()
+    within: str = ""
 
 
 class HostStepRequest(BaseModel):

@@ -182,8 +182,8 @@ def choice_user(request: str, choice: Choice) -> str:
     """The question of a Choice: which option the request asks for, from the request alone (the planner's
     paraphrase of it, the subtask's description, is left out: a small model reads its own words back)."""
     options = " or ".join(json.dumps(o) for o in choice.options)
-    return (f"## Request\n{request}\n\nQuote the words of the request that say what becomes of "
-            f"{', '.join(choice.sources)}, then answer which it asks for: {choice.meaning}.\n"
+    return (f"## Request\n{request}\n\nQuote the words of the request that {choice.about}, then answer "
+            f"{choice.which}: {choice.meaning}.\n"
             f'{{"words": ..., "answer": {options}}}')
 
 
