@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
+from podium.agent.events import Response
+from podium.apps.tooling import SOURCE_GONE
 from podium.backends.scripted import Crash, ScriptedBackend
 from podium.desktop import HostConfig, HostSession, run_request
+from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.person import Answer
 from podium.desktop.shell.session import batch
+from podium.desktop.wire.messages import HostStepReport
 from podium.ensemble.ops import Forward, ReplyError, Start
 from podium.errors import ConfigError, Reason, ReasonKind
 from tests.desktop.memapps import Documents, Spreadsheets
@@ -24,6 +29,7 @@ from tests.desktop.test_host_strategy import (
     dispatches,
     executed,
     host_request,
+    init,
     planner_says,
     proposes,
     ran,
@@ -309,3 +315,24 @@ async def test_a_planner_crash_is_restarted_once_and_a_later_request_gets_a_fres
     assert "You were restarted after a crash" in seen[1] and "You were restarted after a crash" in seen[3]
     assert [t["action"] for t in second.trajectory if t["agent"] == "host"][-3:] == [
         "planner down", "FINISH", "end of request"]
+
+
+def test_the_planner_down_while_it_settles_a_choice_is_asked_the_same_choice_again() -> None:
+    mode = {"type": "string", "enum": ["copy", "move"], "description": "copy keeps it; move takes it",
+            SOURCE_GONE: "move"}
+    schema = {"type": "object", "properties": {"mode": mode, "source": {"type": "string"},
+                                               "destination": {"type": "string"}},
+              "required": ["mode", "source", "destination"]}
+    files = AppInfo("files", "the file system", (), (ToolInfo("copy_or_move", False, json.dumps(schema)),))
+    _, s = STRATEGY.handle_ask("Move a.txt into old", {}, "t1", init(catalog=Catalog((files,)), rules="small-local"))
+    plan = [typed("1", "files", reads=["a.txt"], writes=["old"], tools=["copy_or_move"])]
+    (asked,), s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("a.txt",), Subtasks=plan), s)
+    choice = host_request(asked).choice
+    assert choice is not None and choice.sources == ("a.txt",) and choice.options == ("copy", "move")
+    ops, s = STRATEGY.handle_agent_down("host", DOWN, s)
+    assert ops_of(ops) == [("Start", "host"), ("Dispatch", "host")]
+    assert host_request(dispatches(ops)[0]).choice == choice
+    chosen = Response(HostStepReport(chosen="move", raw='{"words": "Move a.txt", "answer": "move"}').model_dump_json())
+    ops, s = STRATEGY.handle_response("host", chosen, s)
+    first = app_request(dispatches(ops)[0])
+    assert first.writes == ("old", "a.txt") and first.settled == (("copy_or_move", "mode", "move"),)
