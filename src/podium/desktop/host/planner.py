@@ -235,9 +235,9 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
                         outcome="; ".join(check.amended))
     # A choice only the request can settle is asked before anything runs, so its answer comes from the
     # request alone, as the plan's own declarations do.
-    open_ = tuple(spec.id for spec in check.subtasks
-                  if open_choice(spec, offered(s), run.request, run.files) is not None)
-    if rules.OPEN_CHOICE in s.rules and open_ and not run.seen_data:
+    open_ = () if rules.OPEN_CHOICE not in s.rules or run.seen_data else tuple(
+        spec.id for spec in check.subtasks if open_choice(spec, offered(s), run.request, run.files) is not None)
+    if open_:
         return dispatch_planner(with_run(s, choosing=Held(check.subtasks, open_)))
     return _accept(s, check.subtasks)
 
