@@ -1084,9 +1084,9 @@ def test_a_transfer_that_only_reads_its_sources_leaves_their_mode_open_until_set
                                                                                    ("copy", "move"))
     assert choice.sources == ("*.log",) and "no longer where" in choice.meaning
     assert choice.about == "say what becomes of *.log" and choice.gone == "move"
-    assert settle(spec, choice, "move").writes == ("old", "a.txt", "*.log")
-    assert settle(spec, choice, "copy") == spec
-    assert open_choice(settle(spec, choice, "move"), catalog) is None  # settled: nothing left open
+    assert settle(spec, choice, "move") == (spec.model_copy(update={"writes": ("old", "a.txt", "*.log")}), "")
+    assert settle(spec, choice, "copy") == (spec, "")
+    assert open_choice(settle(spec, choice, "move")[0], catalog) is None  # settled: nothing left open
     # no transfer tool declared, or nothing only read: nothing to settle
     assert open_choice(spec.model_copy(update={"tools": ("make_folder",)}), catalog) is None
     assert open_choice(spec.model_copy(update={"reads": ()}), catalog) is None
@@ -1106,9 +1106,9 @@ def test_a_new_file_named_only_by_its_stem_beside_a_named_file_of_its_type_is_a_
     choice = open_choice(spec, catalog, request, files)
     assert choice is not None and choice.kind is ChoiceKind.PART and choice.options == ("sheet", "file")
     assert choice.sources == ("Results.xlsx",) and choice.within == "race.xlsx" and choice.which == "which Results is"
-    as_part = settle(spec, choice, "sheet")
-    assert as_part.writes == ("race.xlsx",) and "Results is a sheet of race.xlsx" in as_part.description
-    assert settle(spec, choice, "file") == spec
+    as_part, said = settle(spec, choice, "sheet")
+    assert as_part.writes == ("race.xlsx",) and said == "Results is a sheet of race.xlsx, not a file"
+    assert settle(spec, choice, "file") == (spec, "")
     assert open_choice(as_part, catalog, request, files) is None
     # a file the request names whole, one that exists, or no file of its type named beside it: nothing open
     assert open_choice(spec, catalog, request.replace("Results.", "Results.xlsx."), files) is None

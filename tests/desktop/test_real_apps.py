@@ -1018,7 +1018,7 @@ async def test_a_new_sheet_planned_as_a_new_file_is_settled_from_the_request_bef
         def sheets(prompt: str) -> str:
             if step_of(prompt) > 1:
                 return app("FINISH", result="ranked")
-            if "writes: race.xlsx;" in prompt:  # its one subtask is the request, in the person's words
+            if "(Results is a sheet of race.xlsx, not a file)" in prompt:  # with the request, its one subtask
                 return app("CONTINUE", ("sort_rows", {"path": "race.xlsx", "sheet": "Times", "by": "Minutes",
                                                       "order": "ascending", "target_sheet": "Results"}))
             return app("CONTINUE", ("write_rows", {"path": "Results.xlsx", "rows": rows}))

@@ -302,7 +302,8 @@ def dispatch_propose(s: HostState, sid: str, planned: bool = True, answer: AppOu
     whole = len(run.subtasks) == 1 and not run.replans
     request = AppStepRequest(
         kind=AppStepKind.PROPOSE, application=record.spec.application, subtask_id=sid, step=record.steps + 1,
-        description=run.request if whole else record.spec.description, reads=record.spec.reads,
+        description=(run.request if whole else record.spec.description) + (f" ({record.said})" if record.said else ""),
+        reads=record.spec.reads,
         writes=record.spec.writes,
         tools=record.spec.tools, hands_on=record.spec.hands_on, request=run.request, inputs=inputs, artifacts=given,
         placing=placing,

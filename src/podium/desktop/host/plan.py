@@ -148,17 +148,16 @@ def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",
     return None
 
 
-def settle(spec: SubtaskSpec, choice: Choice, picked: str) -> SubtaskSpec:
-    """The subtask with its open choice settled as `picked`. The option that takes the sources away makes them
-    writes; a part of a file the request names writes that file, and its description says which part."""
+def settle(spec: SubtaskSpec, choice: Choice, picked: str) -> tuple[SubtaskSpec, str]:
+    """The subtask with its open choice settled as `picked`, and what its AppAgent is told of it. The option that
+    takes the sources away makes them writes; a part of a file the request names writes that file."""
     if picked != choice.gone:
-        return spec
+        return spec, ""
     if choice.kind is ChoiceKind.SOURCE:
-        return spec.model_copy(update={"writes": (*spec.writes, *choice.sources)})
+        return spec.model_copy(update={"writes": (*spec.writes, *choice.sources)}), ""
     stem = posixpath.splitext(posixpath.basename(choice.sources[0]))[0]
     writes = tuple(dict.fromkeys(choice.within if w in choice.sources else w for w in spec.writes))
-    return spec.model_copy(update={"writes": writes, "description": (
-        f"{spec.description} ({stem} is a {choice.argument} of {choice.within}, not a file)")})
+    return spec.model_copy(update={"writes": writes}), f"{stem} is a {choice.argument} of {choice.within}, not a file"
 
 
 def _application(spec: SubtaskSpec, catalog: Catalog) -> tuple[SubtaskSpec, list[str]]:

@@ -11,7 +11,7 @@ missing, never a FINISH for work that was not done.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from podium.desktop.host.capability import covered
 from podium.desktop.host.flow import (
@@ -251,11 +251,13 @@ def _settled(s: HostState, report: HostStepReport) -> Result:
         return finish_run(s, HostEvent.LIMIT, Reason(ReasonKind.BUDGET_EXCEEDED, report.failure.detail, PLANNER))
     spec = next(spec for spec in held.specs if spec.id == held.asked[0])
     choice = asked_choice(s)
-    settled, pins = spec, held.settled
+    settled, pins, said = spec, held.settled, held.said
     if choice is not None and report.chosen in choice.options:
-        settled = settle(spec, choice, report.chosen)
+        settled, told = settle(spec, choice, report.chosen)
         if choice.tool:  # the option its tool's calls take
             pins = {**pins, spec.id: (*pins.get(spec.id, ()), (choice.tool, choice.argument, report.chosen))}
+        if told:
+            said = {**said, spec.id: told}
     if choice is not None:
         why = report.invalid or (report.failure.detail if report.failure else "no answer")
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.OPEN_CHOICE,),
@@ -264,15 +266,14 @@ def _settled(s: HostState, report: HostStepReport) -> Result:
                                 f"{', '.join(settled.writes) or 'nothing'}")
     specs = tuple(settled if other.id == spec.id else other for other in held.specs)
     if held.asked[1:]:
-        return dispatch_planner(with_run(s, choosing=Held(specs, held.asked[1:], pins)))
-    return _accept(with_run(s, choosing=None), specs, pins)
+        return dispatch_planner(with_run(s, choosing=Held(specs, held.asked[1:], pins, said)))
+    return _accept(with_run(s, choosing=None), specs, Held(specs, (), pins, said))
 
 
-def _accept(s: HostState, specs: tuple[SubtaskSpec, ...],
-            settled: Mapping[str, tuple[tuple[str, str, str], ...]] | None = None) -> Result:
+def _accept(s: HostState, specs: tuple[SubtaskSpec, ...], held: Held | None = None) -> Result:
     """A plan that passed its checks scheduled: its subtasks recorded with what of their declarations is
-    trusted (and the choices the request settled for them), the ready ones dispatched."""
-    run = run_of(s)
+    trusted (and what the request settled for them, `held`), the ready ones dispatched."""
+    run, held = run_of(s), held or Held(specs, ())
     try:
         schedule = merge_schedule(run, specs)
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
@@ -286,7 +287,8 @@ def _accept(s: HostState, specs: tuple[SubtaskSpec, ...],
     for spec in specs:
         untrusted = tuple(p for p in dict.fromkeys((*spec.writes, *spec.reads))
                           if not covered(p, trusted) and not named_by(p, run.request))
-        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted, settled=(settled or {}).get(spec.id, ()))
+        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted, settled=held.settled.get(spec.id, ()),
+                                         said=held.said.get(spec.id, ""))
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0, trusted=tuple(dict.fromkeys(trusted)))
     s = fire(s, HostEvent.PLANNED_ASSIGN)
     return schedule_ready(s)

@@ -150,6 +150,7 @@ class SubtaskRecord:
     # (tool, argument, option): a choice of its tools' the request settled before anything ran (rule
     # open-choice-asked); its calls' grammar takes only that option
     settled: tuple[tuple[str, str, str], ...] = ()
+    said: str = ""  # what else the request settled for it, said with its description at every step
     only: tuple[str, ...] = ()  # its next answer must call one of these (rule force-missing-tool)
     result: Any = None
     reason: Reason | None = None
@@ -191,6 +192,7 @@ class Held:
     specs: tuple[SubtaskSpec, ...]
     asked: tuple[str, ...]  # the subtasks whose choice is still to settle; the head's is asked now
     settled: Mapping[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)  # SubtaskRecord.settled
+    said: Mapping[str, str] = field(default_factory=dict)  # SubtaskRecord.said
 
 
 @dataclass(frozen=True, slots=True)
