@@ -1766,3 +1766,36 @@ def test_each_kind_of_question_asked_once_is_asked_even_after_another_was() -> N
     # each asked once: a FINISH that stands is believed
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="ranked"), s)
     assert run_of(s).subtasks["1"].state is SubtaskState.FINISH
+
+
+def test_a_writer_whose_change_took_nothing_of_the_data_handed_to_it_then_gives_data_by_reference() -> None:
+    """Rule ref-after-nothing-taken: a writer whose only source is what a reader handed it, and whose change holds
+    none of it (the workbook's name where the names went), takes data only by reference from its next step on,
+    until a change holds some."""
+    files = AppInfo("files", "the file system", (), (ToolInfo("write_file", False, json.dumps({
+        "type": "object", "properties": {"path": {"type": "string"},
+                                         "content": {"type": "string", "contentMediaType": "text/plain"}},
+        "required": ["path", "content"]})),))
+    rows = [["Customer", "Left"], ["Kestrel Print", 2022], ["Acme Corp", 2023]]
+    for rules in ("small-local", "none"):
+        s = init(catalog=Catalog((*CATALOG.apps, files)), rules=rules)
+        _, s = STRATEGY.handle_ask("Write the customers of crm.xlsx into customers.txt", {}, "t1", s)
+        plan = [sub("1", "spreadsheets", reads=["crm.xlsx"], tools=["read_sheet"], hands_on="table"),
+                sub("2", "files", "1", writes=["customers.txt"], tools=["write_file"])]
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("crm.xlsx",), Subtasks=plan), s)
+        read = facts_of("read_sheet", {"path": "crm.xlsx"}, read_only=True)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", read), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", executed(ran(read, {"path": "crm.xlsx", "rows": rows})), s)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result={"ref": "1.read_sheet.rows"}), s)
+        wrong = facts_of("write_file", {"path": "customers.txt", "content": "crm.xlsx"}, change="create")
+        _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", wrong), s)
+        (after,), s = STRATEGY.handle_response("app-files", executed(ran(wrong)), s)
+        assert app_request(after).by_ref == (rules == "small-local")
+        if rules == "small-local":
+            right = facts_of("write_file", {"path": "customers.txt", "content": "Kestrel Print\nAcme Corp"},
+                             change="replace")
+            _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", right), s)
+            (then,), s = STRATEGY.handle_response("app-files", executed(ran(right)), s)
+            assert not app_request(then).by_ref  # a change that holds some of its data ends it
+            # recorded on the step it narrowed
+            assert "ref-after-nothing-taken" in [r for t in s.blackboard.trajectories for r in t.rules]

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from podium.desktop.host import verify
+from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import (
     Decision,
@@ -250,6 +251,14 @@ def _trajectory(s: HostState, agent: str, sid: str, status: str, proposal: Propo
     return remember_line(s, run_of(s).subtasks[sid].spec.application, line)
 
 
+def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> bool:
+    """A writer whose only source is the data handed to it, none of which its changes hold: it wrote what it was
+    not given (a file's name where the names went)."""
+    if not record.spec.writes or any(not covered(r, record.spec.writes) for r in record.spec.reads):
+        return False
+    return bool(missing_work(s, record, handed(s, record)[1]).unhanded)
+
+
 def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
              timings: dict[str, float] | None = None, error: str | None = None, worked: bool = False,
              steered: bool = False) -> Result:
@@ -280,9 +289,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     acted = any(r.ok and not r.read_only and not r.changes for r in results)
     by_ref = not changed and (record.by_ref or (rules.REF_AFTER_CALL in s.rules and (
         rules.CALL_AS_DATA in proposal.fired or rules.REQUEST_AS_DATA in proposal.fired)))
+    by_ref_rule = record.by_ref_rule if by_ref and record.by_ref else ""
+    if changed and rules.REF_AFTER_NOTHING in s.rules and _took_nothing_handed(s, record):
+        by_ref, by_ref_rule = True, rules.REF_AFTER_NOTHING
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
-                       only=() if changed else record.only, by_ref=by_ref,
-                       by_ref_rule=record.by_ref_rule if by_ref and record.by_ref else "",
+                       only=() if changed else record.only, by_ref=by_ref, by_ref_rule=by_ref_rule,
                        finish_checked=record.finish_checked and not acted)
     if rules.DEFERRED in s.rules and proposal.deferred and changed and not failed_change:
         # the calls behind the one that waited, as the model gave them, decided on what the calls before them
