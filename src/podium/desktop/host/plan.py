@@ -23,6 +23,9 @@ changing tool, expects the tool that writes the names of files: their names are 
 A subtask that changes files with a table or names handed to it, where none of its tools takes that kind
 of data, is not refused: its AppAgent is told which of its application's tools put the data in (`unplaced`;
 a chart is drawn over cells, so the rows go in first).
+A choice its declarations leave open that only the request can settle (`open_choice`: a copy or a move of
+what it only reads; a new file named only without its suffix, or a part of a named file) is no problem: the
+planner may be asked it before anything runs (rule open-choice-asked), and `settle` applies the answer.
 No check reads the meaning of a word: they compare paths, names and tool kinds.
 """
 
