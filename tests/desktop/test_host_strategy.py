@@ -1770,12 +1770,13 @@ def test_each_kind_of_question_asked_once_is_asked_even_after_another_was() -> N
 
 def test_a_writer_whose_change_took_nothing_of_the_data_handed_to_it_then_gives_data_by_reference() -> None:
     """Rule ref-after-nothing-taken: a writer whose only source is what a reader handed it, and whose change holds
-    none of it (the workbook's name where the names went), takes data only by reference from its next step on,
-    until a change holds some."""
+    none of it (the workbook's name where the names went), calls only the tools that take that data, by reference,
+    from its next step on, until a change succeeds."""
     files = AppInfo("files", "the file system", (), (ToolInfo("write_file", False, json.dumps({
         "type": "object", "properties": {"path": {"type": "string"},
                                          "content": {"type": "string", "contentMediaType": "text/plain"}},
-        "required": ["path", "content"]})),))
+        "required": ["path", "content"]})), ToolInfo("write_names", False, json.dumps({
+            "type": "object", "properties": {"into": {"type": "string"}, "pattern": {"type": "string"}}}))))
     rows = [["Customer", "Left"], ["Kestrel Print", 2022], ["Acme Corp", 2023]]
     for rules in ("small-local", "none"):
         s = init(catalog=Catalog((*CATALOG.apps, files)), rules=rules)
@@ -1791,6 +1792,9 @@ def test_a_writer_whose_change_took_nothing_of_the_data_handed_to_it_then_gives_
         _, s = STRATEGY.handle_response("app-files", proposes("CONTINUE", wrong), s)
         (after,), s = STRATEGY.handle_response("app-files", executed(ran(wrong)), s)
         assert app_request(after).by_ref == (rules == "small-local")
+        # and only the tools that take the data it was handed (not one that writes the names of files)
+        assert app_request(after).offered == (("write_file",) if rules == "small-local" else ())
+        assert app_request(after).must_act == (rules == "small-local")
         if rules == "small-local":
             right = facts_of("write_file", {"path": "customers.txt", "content": "Kestrel Print\nAcme Corp"},
                              change="replace")

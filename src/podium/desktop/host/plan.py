@@ -254,6 +254,11 @@ def data_takers(spec: SubtaskSpec, app: AppInfo | None, everything: Mapping[str,
         return ()
     if not all(posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
         return ()  # a folder is filled with files (a copy, a move), not with data
+    return handed_takers(spec, app, everything)
+
+
+def handed_takers(spec: SubtaskSpec, app: AppInfo, everything: Mapping[str, SubtaskSpec]) -> tuple[str, ...]:
+    """Its application's tools that change files taking the kinds of data the subtasks it waits for hand on."""
     kinds = {Kind(everything[d].hands_on.value) for d in spec.depends_on
              if d in everything and everything[d].hands_on is not HandsOn.NOTHING}
     return tuple(t.name for t in app.tools if not t.read_only and any(writes_data(t, k) for k in kinds))

@@ -43,7 +43,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import data_takers, named_by, writes_data
+from podium.desktop.host.plan import data_takers, handed_takers, named_by, writes_data
 from podium.desktop.host.run import (
     fired_rule,
     record_step,
@@ -251,12 +251,15 @@ def _trajectory(s: HostState, agent: str, sid: str, status: str, proposal: Propo
     return remember_line(s, run_of(s).subtasks[sid].spec.application, line)
 
 
-def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> bool:
-    """A writer whose only source is the data handed to it, none of which its changes hold: it wrote what it was
-    not given (a file's name where the names went)."""
-    if not record.spec.writes or any(not covered(r, record.spec.writes) for r in record.spec.reads):
-        return False
-    return bool(missing_work(s, record, handed(s, record)[1]).unhanded)
+def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> tuple[str, ...]:
+    """For a writer whose only source is the data handed to it, none of which its changes hold (it wrote what it
+    was not given: a file's name where the names went), the tools of its application that take that data."""
+    app = s.catalog.get(record.spec.application)
+    if app is None or not record.spec.writes or any(not covered(r, record.spec.writes) for r in record.spec.reads):
+        return ()
+    if not missing_work(s, record, handed(s, record)[1]).unhanded:
+        return ()
+    return handed_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
 
 
 def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
@@ -290,10 +293,11 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     by_ref = not changed and (record.by_ref or (rules.REF_AFTER_CALL in s.rules and (
         rules.CALL_AS_DATA in proposal.fired or rules.REQUEST_AS_DATA in proposal.fired)))
     by_ref_rule = record.by_ref_rule if by_ref and record.by_ref else ""
-    if changed and rules.REF_AFTER_NOTHING in s.rules and _took_nothing_handed(s, record):
-        by_ref, by_ref_rule = True, rules.REF_AFTER_NOTHING
+    only = () if changed else record.only
+    if changed and rules.REF_AFTER_NOTHING in s.rules and (takers := _took_nothing_handed(s, record)):
+        by_ref, by_ref_rule, only = True, rules.REF_AFTER_NOTHING, takers
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
-                       only=() if changed else record.only, by_ref=by_ref, by_ref_rule=by_ref_rule,
+                       only=only, by_ref=by_ref, by_ref_rule=by_ref_rule,
                        finish_checked=record.finish_checked and not acted)
     if rules.DEFERRED in s.rules and proposal.deferred and changed and not failed_change:
         # the calls behind the one that waited, as the model gave them, decided on what the calls before them

@@ -140,9 +140,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "it was handed, read or computed (grammar), until a change succeeds: told what it "
                                 "left out, a small model wrote the same label again without the figure."),
     Rule("ref-after-nothing-taken", "After a change of a writer whose only source is the data handed to it, that "
-                                    "holds none of that data, each argument of its next answers that takes data "
-                                    "takes only a reference to data it was handed (grammar), until a change holds "
-                                    "some: handed a sheet's names, a small model wrote the workbook's name."),
+                                    "holds none of that data, its next answers call only the tools that take that "
+                                    "data, each argument that takes data taking only a reference (grammar), until "
+                                    "a change succeeds: handed a sheet's names, a small model wrote the workbook's "
+                                    "name, then wrote the names of files instead."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "
