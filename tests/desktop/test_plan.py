@@ -8,6 +8,7 @@ from podium.desktop.host import amend
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
+from podium.desktop.wire.prompts import choice_user
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
 CATALOG = Catalog((
@@ -1083,7 +1084,7 @@ def test_a_transfer_that_only_reads_its_sources_leaves_their_mode_open_until_set
     assert choice is not None and (choice.tool, choice.argument, choice.options) == ("copy_or_move", "mode",
                                                                                    ("copy", "move"))
     assert choice.sources == ("*.log",) and "no longer where" in choice.meaning
-    assert choice.about == "say what becomes of *.log" and choice.gone == "move"
+    assert choice.gone == "move" and "say what becomes of *.log" in choice_user("Move the logs", choice)
     assert settle(spec, choice, "move") == (spec.model_copy(update={"writes": ("old", "a.txt", "*.log")}), "")
     assert settle(spec, choice, "copy") == (spec, "")
     assert open_choice(settle(spec, choice, "move")[0], catalog) is None  # settled: nothing left open
@@ -1105,7 +1106,9 @@ def test_a_new_file_named_only_by_its_stem_beside_a_named_file_of_its_type_is_a_
                        reads=("race.xlsx",), writes=("Results.xlsx",), tools=("write_rows",))
     choice = open_choice(spec, catalog, request, files)
     assert choice is not None and choice.kind is ChoiceKind.PART and choice.options == ("sheet", "file")
-    assert choice.sources == ("Results.xlsx",) and choice.within == "race.xlsx" and choice.which == "which Results is"
+    assert choice.sources == ("Results.xlsx",) and choice.within == "race.xlsx"
+    asked = choice_user(request, choice)
+    assert "name Results, with the words before it" in asked and "sheet: a sheet named Results in race.xlsx" in asked
     as_part, said = settle(spec, choice, "sheet")
     assert as_part.writes == ("race.xlsx",) and said == "Results is a sheet of race.xlsx, not a file"
     assert settle(spec, choice, "file") == (spec, "")

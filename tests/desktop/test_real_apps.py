@@ -1034,4 +1034,4 @@ async def test_a_new_sheet_planned_as_a_new_file_is_settled_from_the_request_bef
             assert not (root / "Results.xlsx").exists()
         else:
             assert book.sheetnames == ["Times"] and (root / "Results.xlsx").exists()
-        assert any("which Results is?" in t["action"] for t in result.trajectory)
+        assert any("which is Results? (sheet or file)" in t["action"] for t in result.trajectory)

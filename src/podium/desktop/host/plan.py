@@ -127,8 +127,7 @@ def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",
         tool = app.tool(name)
         if tool is not None and (found := tool.source_choice) is not None:
             return Choice(subtask=spec.id, tool=name, argument=found.argument, options=found.options,
-                          gone=found.gone, meaning=found.meaning, about=f"say what becomes of {', '.join(sources)}",
-                          sources=sources)
+                          gone=found.gone, meaning=found.meaning, sources=sources)
     # an application that writes tables into parts it names has parts; they are called what its tools call them
     part = next((name for t in app.tools if (name := t.active_part)), None) \
         if any(t.into_part for t in app.tools) else None
@@ -138,15 +137,13 @@ def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",
     for path in spec.writes:
         if path in files or path in named or is_pattern(path) or not named_by(path, request):
             continue
-        stem, suffix = posixpath.splitext(posixpath.basename(path))
+        suffix = posixpath.splitext(path)[1]
         within = next((p for p in (*spec.reads, *spec.writes) if p in files and p in named
                        and posixpath.splitext(p)[1].lower() == suffix.lower()), None)
         if within is not None:
-            # the words before the name say what it is ("a new sheet called Results"); asked with the part
-            # first, a small model answers as they say more often than with the file first
+            # asked with the part first: a small model answers as the request's words say more often than with
+            # the file first
             return Choice(kind=ChoiceKind.PART, subtask=spec.id, argument=part, options=(part, "file"), gone=part,
-                          meaning=f"{part}: a {part} named {stem} in {within}; file: a new file {path}",
-                          about=f"name {stem}, with the words before it", which=f"which {stem} is",
                           sources=(path,), within=within)
     return None
 

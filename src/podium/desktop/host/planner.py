@@ -37,7 +37,7 @@ from podium.desktop.host.state import PLANNER, Held, HostState, InteractionKind,
 from podium.desktop.host.subtask import repair_feedback
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import HostStepReport, summarize
-from podium.desktop.wire.prompts import HOST_EXAMPLE_FILES
+from podium.desktop.wire.prompts import HOST_EXAMPLE_FILES, choice_title
 from podium.desktop.wire.schemas import HostOutput, HostStatus, SubtaskSpec
 from podium.ensemble.strategies.graph import GraphInvalid
 from podium.errors import Reason, ReasonKind
@@ -261,7 +261,7 @@ def _settled(s: HostState, report: HostStepReport) -> Result:
     if choice is not None:
         why = report.invalid or (report.failure.detail if report.failure else "no answer")
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, fired=(rules.OPEN_CHOICE,),
-                        action=f"subtask {spec.id}: {choice.which}? ({' or '.join(choice.options)})",
+                        action=choice_title(choice),
                         outcome=f"{report.chosen or f'not settled ({why})'}; it writes "
                                 f"{', '.join(settled.writes) or 'nothing'}")
     specs = tuple(settled if other.id == spec.id else other for other in held.specs)

@@ -240,10 +240,11 @@ class ChoiceKind(StrEnum):
 
 
 class Choice(BaseModel):
-    """A choice a plan left open that only the request can settle, one of `options`, each said in `meaning`:
-    SOURCE, the `argument` of the `tool` a subtask declares (its `gone` option takes the `sources` away, so
-    it makes them writes); PART, whether `sources` (one new path) is a file or a part (its `gone` option: an
-    `argument` of the application, a sheet) of `within`."""
+    """A choice a plan left open that only the request can settle, one of `options`: SOURCE, the `argument` of the
+    `tool` a subtask declares, whose options the tool's schema says (`meaning`; its `gone` option takes the
+    `sources` away, so it makes them writes); PART, whether `sources` (one new path) is a file or a part (its
+    `gone` option: what the application calls a part, a sheet, in `argument`) of `within`. How it is asked is
+    podium.desktop.wire.prompts.choice_user's."""
 
     model_config = _MSG
 
@@ -254,8 +255,6 @@ class Choice(BaseModel):
     options: tuple[str, ...]
     gone: str
     meaning: str = ""
-    about: str = ""  # the request's words to quote ("say what becomes of *.txt")
-    which: str = "which it asks for"  # what the option answers
     sources: tuple[str, ...] = ()
     within: str = ""
 

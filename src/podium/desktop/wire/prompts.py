@@ -10,6 +10,7 @@ podium.desktop.wire.grammar's schemas, in the same order.
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from podium.desktop.wire.messages import (
     AppStepRequest,
     ArtifactView,
     Choice,
+    ChoiceKind,
     HostStepRequest,
     InputView,
     summarize,
@@ -182,9 +184,22 @@ def choice_user(request: str, choice: Choice) -> str:
     """The question of a Choice: which option the request asks for, from the request alone (the planner's
     paraphrase of it, the subtask's description, is left out: a small model reads its own words back)."""
     options = " or ".join(json.dumps(o) for o in choice.options)
-    return (f"## Request\n{request}\n\nQuote the words of the request that {choice.about}, then answer "
-            f"{choice.which}: {choice.meaning}.\n"
-            f'{{"words": ..., "answer": {options}}}')
+    if choice.kind is ChoiceKind.PART:
+        # the words before the name say what it is ("a new sheet called Results")
+        stem, path = posixpath.splitext(posixpath.basename(choice.sources[0]))[0], choice.sources[0]
+        quote, which = f"name {stem}, with the words before it", f"which {stem} is"
+        meaning = f"{choice.gone}: a {choice.gone} named {stem} in {choice.within}; file: a new file {path}"
+    else:
+        quote, which, meaning = f"say what becomes of {', '.join(choice.sources)}", "which it asks for", choice.meaning
+    return (f"## Request\n{request}\n\nQuote the words of the request that {quote}, then answer {which}: "
+            f"{meaning}.\n" + f'{{"words": ..., "answer": {options}}}')
+
+
+def choice_title(choice: Choice) -> str:
+    """The question of a Choice in a line of the trajectory."""
+    what = posixpath.splitext(posixpath.basename(choice.sources[0]))[0] if choice.kind is ChoiceKind.PART \
+        else f"the {choice.argument} of {choice.tool}"
+    return f"subtask {choice.subtask}: which is {what}? ({' or '.join(choice.options)})"
 
 
 def _type(spec: Any) -> str:
