@@ -239,7 +239,7 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
         spec.id for spec in check.subtasks if open_choice(spec, offered(s), run.request, run.files) is not None)
     if open_:
         return dispatch_planner(with_run(s, choosing=Held(check.subtasks, open_)))
-    return _accept(s, check.subtasks)
+    return _accept(s, Held(check.subtasks, ()))
 
 
 def _settled(s: HostState, report: HostStepReport) -> Result:
@@ -267,13 +267,13 @@ def _settled(s: HostState, report: HostStepReport) -> Result:
     specs = tuple(settled if other.id == spec.id else other for other in held.specs)
     if held.asked[1:]:
         return dispatch_planner(with_run(s, choosing=Held(specs, held.asked[1:], pins, said)))
-    return _accept(with_run(s, choosing=None), specs, Held(specs, (), pins, said))
+    return _accept(with_run(s, choosing=None), Held(specs, (), pins, said))
 
 
-def _accept(s: HostState, specs: tuple[SubtaskSpec, ...], held: Held | None = None) -> Result:
-    """A plan that passed its checks scheduled: its subtasks recorded with what of their declarations is
-    trusted (and what the request settled for them, `held`), the ready ones dispatched."""
-    run, held = run_of(s), held or Held(specs, ())
+def _accept(s: HostState, plan: Held) -> Result:
+    """A plan that passed its checks, its choices settled, scheduled: its subtasks recorded with what of their
+    declarations is trusted and what the request settled for them, the ready ones dispatched."""
+    run, specs = run_of(s), plan.specs
     try:
         schedule = merge_schedule(run, specs)
     except GraphInvalid as exc:  # the checks above should have caught it; never crash the session on a plan
@@ -287,8 +287,8 @@ def _accept(s: HostState, specs: tuple[SubtaskSpec, ...], held: Held | None = No
     for spec in specs:
         untrusted = tuple(p for p in dict.fromkeys((*spec.writes, *spec.reads))
                           if not covered(p, trusted) and not named_by(p, run.request))
-        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted, settled=held.settled.get(spec.id, ()),
-                                         said=held.said.get(spec.id, ""))
+        records[spec.id] = SubtaskRecord(spec=spec, untrusted=untrusted, settled=plan.settled.get(spec.id, ()),
+                                         said=plan.said.get(spec.id, ""))
     s = with_run(s, subtasks=records, schedule=schedule, plan_retries=0, trusted=tuple(dict.fromkeys(trusted)))
     s = fire(s, HostEvent.PLANNED_ASSIGN)
     return schedule_ready(s)

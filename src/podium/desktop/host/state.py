@@ -187,7 +187,8 @@ class SubtaskRecord:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """A plan that passed its checks, held while the planner settles the choices it left open."""
+    """A plan that passed its checks and the choices the request settled for it: held while the planner settles
+    those still open (`asked`), accepted when none is."""
 
     specs: tuple[SubtaskSpec, ...]
     asked: tuple[str, ...]  # the subtasks whose choice is still to settle; the head's is asked now

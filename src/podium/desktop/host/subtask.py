@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from podium.desktop.host import verify
-from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import (
     Decision,
@@ -255,7 +254,7 @@ def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> tuple[str, ...]
     """For a writer whose only source is the data handed to it, none of which its changes hold (it wrote what it
     was not given: a file's name where the names went), the tools of its application that take that data."""
     app = s.catalog.get(record.spec.application)
-    if app is None or not record.spec.writes or any(not covered(r, record.spec.writes) for r in record.spec.reads):
+    if app is None or not record.spec.writes or verify.own_sources(record.spec):
         return ()
     if not missing_work(s, record, handed(s, record)[1]).unhanded:
         return ()
