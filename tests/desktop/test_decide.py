@@ -870,8 +870,16 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
     assert "count_rows" not in missing(wrote_from_csv("Ana Ruiz"), counting).text()
 
 
+TEXT_WRITE = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "content": {
+    "type": "string", "contentMediaType": "text/plain"}}})
+# a listing of the files a pattern matches, written by the tool itself: no argument takes data
+NAMES_WRITE = json.dumps({"type": "object", "properties": {"into": {"type": "string"}, "path": {"type": "string"},
+                                                           "pattern": {"type": "string"}}})
+
+
 def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_not_done() -> None:
-    files = AppInfo("files", "", (), (ToolInfo("write_file", False), ToolInfo("column_totals", True, computes=True)))
+    files = AppInfo("files", "", (), (ToolInfo("write_file", False, TEXT_WRITE),
+                                      ToolInfo("column_totals", True, computes=True)))
     spec = SubtaskSpec(id="2", description="Write the total", application="files", reads=("hours.csv",),
                        writes=("hours.txt",), tools=("write_file", "column_totals"))
     label = {"path": "hours.txt", "content": "Total hours: "}
@@ -901,6 +909,24 @@ def test_a_computing_tool_that_ran_only_after_the_writers_last_change_is_work_no
             function="write_file", arguments={**label, "content": "Hours are over budget"}, ok=True,
             changes=(EffectView(path="hours.txt", change="create", after="d1"),))])
     assert not missing(first, files).late and not missing(first, files).unwritten
+
+
+def test_a_computation_after_changes_whose_content_their_tools_made_is_asked_about_once() -> None:
+    files = AppInfo("files", "", (), (ToolInfo("write_file_names", False, NAMES_WRITE, writes_names=True),
+                                      ToolInfo("column_totals", True, computes=True)))
+    spec = SubtaskSpec(id="2", description="List the files of 2022", application="files", reads=("exports",),
+                       writes=("list.txt",), tools=("write_file_names",))
+    listed = remember(SubtaskRecord(spec=spec), [], [ActionResult(
+        function="write_file_names", arguments={"into": "list.txt", "path": "exports", "pattern": "2022*"}, ok=True,
+        changes=(EffectView(path="list.txt", change="create", after="d1"),))])
+    looked = remember(listed, [], [ActionResult(
+        function="column_totals", arguments={"path": "exports/2022-01.csv"}, ok=True, read_only=True,
+        content={"columns": {"visits": {"sum": 301, "count": 1}}})])
+    # the listing is the tool's own work: no figure was left for the model to type, so the later look is a
+    # question asked once, and a FINISH that stands by it is believed
+    found = missing(looked, files)
+    assert found.unwritten == ("column_totals",) and not found.late
+    assert found.asked_once and found.only_soft and not found.work
 
 
 def test_a_computation_none_of_whose_values_a_later_change_holds_is_asked_about_once() -> None:

@@ -444,10 +444,8 @@ def test_with_the_rules_a_confirmation_leaving_fields_empty_is_asked_about_once(
 
 
 def test_with_the_rules_a_figure_computed_after_the_last_write_is_then_given_by_reference() -> None:
-    content = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "content": {
-        "type": "string", "contentMediaType": "text/plain"}}})
     files = Catalog((AppInfo("files", "files", (".txt", ".csv"), (
-        ToolInfo("write_file", False, content), ToolInfo("column_totals", True, computes=True))),))
+        ToolInfo("write_file", False, TEXT_WRITE), ToolInfo("column_totals", True, computes=True))),))
     state, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": files,
                               "config": HostConfig(rules="small-local")})
     _, s = STRATEGY.handle_ask("Add up the hours in hours.csv and write the total into hours.txt", {}, "t1", state)
@@ -491,6 +489,9 @@ def test_with_the_rules_a_verified_graph_ends_the_request_without_asking_the_pla
         assert (step.agent, step.status, step.rules) == ("host", "FINISH", (VERIFIED_FINISH,))
 
 
+# a file written whole from a text: its content takes data
+TEXT_WRITE = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "content": {
+    "type": "string", "contentMediaType": "text/plain"}}})
 PATH_ONLY = json.dumps({"type": "object", "properties": {"path": {"type": "string"}, "index": {"type": "integer"}},
                         "required": ["path"]})
 READERS = Catalog((
@@ -1482,7 +1483,7 @@ def test_a_writer_that_took_from_one_of_the_files_read_for_it_is_asked_about_the
 
 def test_a_total_computed_after_the_writers_last_change_is_asked_for_then_the_finish_fails() -> None:
     files = AppInfo("files", "the file system", (".txt", ".csv"), (
-        ToolInfo("write_file", False), ToolInfo("column_totals", True, PATH_ONLY, computes=True)))
+        ToolInfo("write_file", False, TEXT_WRITE), ToolInfo("column_totals", True, PATH_ONLY, computes=True)))
     s, _ = STRATEGY.init({"planner": SPEC, "app_agents": {"files": SPEC}, "catalog": Catalog((files,)),
                           "config": HostConfig(rules="none")})
     _, s = STRATEGY.handle_ask("Add up the hours in hours.csv into total.txt", {}, "t1", s)

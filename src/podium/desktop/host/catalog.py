@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import ACTIVE_PART, EDITED, EXISTING, INTO_PART, SOURCE_GONE
-from podium.desktop.host.artifacts import wants
+from podium.apps.tooling import ACTIVE_PART, CODE, EDITED, EXISTING, INTO_PART, SOURCE_GONE
+from podium.desktop.host.artifacts import TAKES, Kind, wants
 from podium.errors import ConfigError
 
 _FILE = re.compile(r"[\w\-./\\]*\w\.([A-Za-z][A-Za-z0-9]{1,4})\b")
@@ -99,6 +99,15 @@ class ToolInfo:
             if isinstance(spec, dict) and name in required and spec.get(SOURCE_GONE) in spec.get("enum", ()):
                 return SourceChoice(name, tuple(spec["enum"]), spec[SOURCE_GONE], spec.get("description", ""))
         return None
+
+    def takes(self, kind: Kind) -> bool:
+        """Whether it writes data of this kind, taken by reference: an argument of content, rows, a list or
+        a number takes it. A name, a label or a pattern (a plain string) may be given a text or a number too, but a
+        figure handed on is not written there (a folder's listing by a pattern, a path)."""
+        return not self.read_only and any(
+            kind in TAKES[shape] for spec in self.schema.get("properties", {}).values()
+            if not (isinstance(spec, Mapping) and spec.get(CODE))  # a command line is code, never data
+            for shape in wants(spec) if shape not in ("string", "literal"))
 
     @property
     def schema(self) -> dict[str, Any]:

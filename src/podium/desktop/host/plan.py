@@ -36,11 +36,10 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.apps.tooling import CODE
 from podium.desktop.host.amend import STRUCTURED, amend, before, opener_of, takes
-from podium.desktop.host.artifacts import TAKES, Kind, names, wants
+from podium.desktop.host.artifacts import Kind, names
 from podium.desktop.host.capability import covered, is_pattern
-from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo, file_names
+from podium.desktop.host.catalog import AppInfo, Catalog, file_names
 from podium.desktop.host.verify import own_sources
 from podium.desktop.wire.messages import Choice, ChoiceKind
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
@@ -258,16 +257,7 @@ def handed_takers(spec: SubtaskSpec, app: AppInfo, everything: Mapping[str, Subt
     """Its application's tools that change files taking the kinds of data the subtasks it waits for hand on."""
     kinds = {Kind(everything[d].hands_on.value) for d in spec.depends_on
              if d in everything and everything[d].hands_on is not HandsOn.NOTHING}
-    return tuple(t.name for t in app.tools if not t.read_only and any(writes_data(t, k) for k in kinds))
-
-
-def writes_data(tool: ToolInfo, kind: Kind) -> bool:
-    """Whether the tool writes data of this kind, taken by reference: an argument of content, rows, a list or
-    a number takes it. A name, a label or a pattern (a plain string) may be given a text or a number too, but a
-    figure handed on is not written there (a folder's listing by a pattern, a path)."""
-    return any(kind in TAKES[shape] for schema in tool.schema.get("properties", {}).values()
-               if not (isinstance(schema, Mapping) and schema.get(CODE))  # a command line is code, never data
-               for shape in wants(schema) if shape not in ("string", "literal"))
+    return tuple(t.name for t in app.tools if not t.read_only and any(t.takes(k) for k in kinds))
 
 
 @dataclass(frozen=True, slots=True)

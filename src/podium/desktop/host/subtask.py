@@ -42,7 +42,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import data_takers, handed_takers, named_by, writes_data
+from podium.desktop.host.plan import data_takers, handed_takers, named_by
 from podium.desktop.host.run import (
     fired_rule,
     record_step,
@@ -406,7 +406,7 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             # not a folder by the file's name (a folder is filled with files, by the tools that move them)
             kinds = {a.kind for a in record.artifacts.values()}
             writing = tuple(t for t in writing if (info := app.tool(t)) is not None
-                            and any(writes_data(info, k) for k in kinds)) or writing
+                            and any(info.takes(k) for k in kinds)) or writing
         if missing.hollow:  # a part left empty is filled by a tool that writes into it, not by one that adds another
             writing = _filling(writing, app) or _filling(changing, app) or writing
         elif writing and not _filling(writing, app):  # an empty part alone changes no content: those that do too

@@ -694,7 +694,11 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
     late: list[str] = []
     unwritten: list[str] = []
     # a computing tool its plan did not declare counts once it ran after the last change: the agent chose to
-    # compute what its file was still to hold (the label written first, the total worked out after)
+    # compute what its file was still to hold (the label written first, the total worked out after). Where no
+    # change took data (a listing, a sort or a copy made by its tool), no figure was left for the model to type:
+    # what it computed after them is asked about once, as a declared one is.
+    typed = any((info := app.tool(json.loads(key)[0])) is not None and any(info.takes(k) for k in Kind)
+                for key in record.done)
     for tool in dict.fromkeys((*spec.tools, *record.called)):
         info = app.tool(tool)
         calls = {key for key in record.names.values() if json.loads(key)[0] == tool}
@@ -707,9 +711,9 @@ def _unwritten(record: SubtaskRecord, app: AppInfo | None) -> tuple[tuple[str, .
         # a number computed is found however short (a count of 3), as a whole word
         numbers = {_number_text(v) for a in computed for v in scalars(a.value)} - {""}
         if values and not any(v in written for v in values) and not numbers & words:
-            if calls <= set(record.read):
+            if calls <= set(record.read) and typed:
                 late.append(tool)
-            elif tool in spec.tools:
+            elif tool in spec.tools or calls <= set(record.read):
                 unwritten.append(tool)
     return tuple(late), tuple(unwritten)
 
