@@ -1804,3 +1804,24 @@ def test_a_writer_whose_change_took_nothing_of_the_data_handed_to_it_then_gives_
             assert not app_request(then).by_ref  # a change that holds some of its data ends it
             # recorded on the step it narrowed
             assert "ref-after-nothing-taken" in [r for t in s.blackboard.trajectories for r in t.rules]
+
+
+def test_a_failed_calls_error_that_names_other_tools_narrows_the_next_answer_to_them() -> None:
+    def after_refusal(profile: str) -> tuple[AppStepRequest, HostState]:
+        s = read_done(rules=profile)
+        _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", CHART), s)
+        refused = ran(CHART, "add_chart: the range holds no numbers: write the rows first, with write_rows", ok=False)
+        (step,), s = STRATEGY.handle_response("app-spreadsheets", executed(
+            refused.model_copy(update={"instead": ("write_rows", "no_such_tool")})), s)
+        return app_request(step), s
+
+    request, s = after_refusal("small-local")
+    # only the application's tools it names, as a choice the grammar leaves (the unknown one dropped)
+    assert request.offered == ("write_rows",) and request.must_act
+    assert "tool-its-error-names" in s.blackboard.trajectories[-1].rules
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)
+    (after,), s = STRATEGY.handle_response("app-spreadsheets", executed(ran(WRITE)), s)
+    assert app_request(after).offered == ()  # a change succeeded: every tool again
+    # without the rule the error's words are the only guide
+    plain, _ = after_refusal("none")
+    assert plain.offered == () and not plain.must_act

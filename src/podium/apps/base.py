@@ -120,10 +120,12 @@ class Tool:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """The outcome of one call: `content` is JSON-serialisable; `error` is set when the call failed."""
+    """The outcome of one call: `content` is JSON-serialisable; `error` is set when the call failed, and
+    `instead` names the tools its error sends the caller to (ToolError.instead)."""
 
     content: Any = None
     error: str | None = None
+    instead: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -395,7 +395,7 @@ class FilesApplication(ToolApplication):
     def _existing_file(self, path: str) -> Path:
         resolved = self._existing(path)
         if resolved.is_dir():
-            raise ToolError(f"{path!r} is a folder; use list_files")
+            raise ToolError(f"{path!r} is a folder; use list_files", instead=("list_files",))
         return Path(os.path.realpath(resolved))
 
     def _writable_target(self, path: str, overwrite: bool) -> Path:

@@ -88,7 +88,7 @@ def check_rows(rows: list[list[CellValue]], start: str) -> None:
             and _ADDRESS.fullmatch(row[0].strip()) and start.upper() in ("A1", row[0].strip().upper()):
         raise ToolError(f"{row[0]!r} is a cell address written as a value: to write {row[1]!r} into cell "
                         f"{row[0]}, call set_cell with cell={row[0]!r} (text that only looks like an "
-                        "address is written with a leading apostrophe)")
+                        "address is written with a leading apostrophe)", instead=("set_cell",))
 
 
 _REFERENCE = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]{1,7}(?::\$?[A-Z]{1,3}\$?[0-9]{1,7})?|\$?[A-Z]{1,3}:\$?[A-Z]{1,3}"

@@ -126,7 +126,7 @@ def _by_headers(workbook: Any, title: str, formula: str) -> None:
                         f"{table.header_row + 1}-{table.last_row}): a cell's formula refers to cells (e.g. "
                         f"{by_cells(formula, table, table.header_row + 1)} for row {table.header_row + 1}); for a "
                         "column computed on every row, call add_formula_column with its header and this formula, "
-                        "which takes headers")
+                        "which takes headers", instead=("add_formula_column",))
 
 
 MAX_SAID = 4  # cells a refused formula's message shows

@@ -21,7 +21,13 @@ from podium.errors import PodiumError
 
 
 class ToolError(PodiumError):
-    """A tool call failed in a way the caller can act on; the message says what and what to do."""
+    """A tool call failed in a way the caller can act on; the message says what and what to do. `instead`: the
+    tools of the same application that do what the call was after, where the message sends the caller to them
+    (a value, not only words, so that a host can offer them)."""
+
+    def __init__(self, message: str, *, instead: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instead = instead
 
 
 class Args(BaseModel):
@@ -289,7 +295,7 @@ class ToolApplication:
                 if inspect.isawaitable(content):
                     content = await content
         except ToolError as exc:
-            return ToolResult(error=f"{tool}: {exc}")
+            return ToolResult(error=f"{tool}: {exc}", instead=exc.instead)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             return ToolResult(error=f"{tool}: {exc.strerror or exc}{where}")

@@ -261,6 +261,13 @@ def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> tuple[str, ...]
     return handed_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
 
 
+def _instead(s: HostState, record: SubtaskRecord, results: tuple[ActionResult, ...]) -> tuple[str, ...]:
+    """The tools of the subtask's application that its failed calls' errors send it to, not stuck."""
+    app = s.catalog.get(record.spec.application)
+    named = dict.fromkeys(t for r in results if not r.ok for t in r.instead)
+    return tuple(t for t in named if app is not None and app.tool(t) is not None and t not in record.stuck)
+
+
 def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ...],
              timings: dict[str, float] | None = None, error: str | None = None, worked: bool = False,
              steered: bool = False) -> Result:
@@ -295,6 +302,9 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     only = () if changed else record.only
     if changed and rules.REF_AFTER_NOTHING in s.rules and (takers := _took_nothing_handed(s, record)):
         by_ref, by_ref_rule, only = True, rules.REF_AFTER_NOTHING, takers
+    if not changed and rules.ERROR_NAMES_TOOL in s.rules and (named := _instead(s, record, results)):
+        only = named
+        s = fired_rule(s, rules.ERROR_NAMES_TOOL)
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
                        only=only, by_ref=by_ref, by_ref_rule=by_ref_rule,
                        finish_checked=record.finish_checked and not acted)

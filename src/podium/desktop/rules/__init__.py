@@ -144,6 +144,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "data, each argument that takes data taking only a reference (grammar), until "
                                     "a change succeeds: handed a sheet's names, a small model wrote the workbook's "
                                     "name, then wrote the names of files instead."),
+    Rule("tool-its-error-names", "After a step that changed nothing, in which a call failed with an error that "
+                                 "sends it to other tools of its application (ToolError.instead: a formula over a "
+                                 "column's header is add_formula_column's, not a cell's), its next answers call "
+                                 "only those tools (grammar) until a change succeeds: told so in words, a small "
+                                 "model repeated the refused call."),
     Rule("copy-is-question", "A value copied into a record's empty cell from another record of the same column is "
                              "not written; the person is asked for it: a small model fills gaps with a neighbour's."),
     Rule("no-example-copy", "An answer that carries the data of the prompt's worked example is refused: a small "

@@ -415,7 +415,7 @@ class AppStepBackend(StepBackend):
                              for w, was in around.items() if (now := self._digest(w)) != was)
         return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
                             content=jsonable(result.content), error=result.error, read_only=read_only,
-                            changes=changes)
+                            changes=changes, instead=result.instead)
 
     def _is_file(self, path: str) -> bool:
         """Whether a workspace path names a regular file now (not followed out of the workspace)."""

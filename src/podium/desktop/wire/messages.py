@@ -183,6 +183,7 @@ class ActionResult(BaseModel):
     read_only: bool = False
     ran: bool = True  # False: not run (a call before it in the batch failed)
     changes: tuple[EffectView, ...] = ()  # what it changed, measured (digests before and after)
+    instead: tuple[str, ...] = ()  # the tools its error sends it to (apps.tooling.ToolError.instead)
 
     @property
     def left_out(self) -> str:
