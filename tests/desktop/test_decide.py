@@ -1415,3 +1415,13 @@ def test_the_verifier_fails_rows_written_with_another_rows_value_in_a_text_cell(
     elsewhere = ActionResult(function="write_rows", arguments={"path": "other.xlsx", "rows": mixed}, ok=True,
                              changes=(EffectView(path="other.xlsx", change="edit", before="d1", after="d2"),))
     assert not missing(remember(seen, [], [elsewhere]), into).mixed
+
+
+def test_a_declared_read_in_a_subfolder_is_below_the_folder_a_call_lists() -> None:
+    reads = ("finance/q1.xlsx", "budget.xlsx")
+    assert rules.reaches_below(".", reads, ()) and rules.reaches_below(None, ("**/*.xlsx",), ())
+    assert rules.reaches_below("exports", ("exports/2022/a.csv",), ())
+    # the folder's own files, another folder's, or a read that is also its write: nothing below
+    assert not rules.reaches_below("finance", reads, ()) and not rules.reaches_below(".", ("budget.xlsx",), ())
+    assert not rules.reaches_below("exports", ("exports", "exports/a.csv"), ())
+    assert not rules.reaches_below(".", ("out/list.txt",), ("out/list.txt",))

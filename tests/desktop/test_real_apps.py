@@ -273,6 +273,42 @@ async def test_a_listing_left_to_the_top_folder_lists_the_one_folder_its_subtask
         "2022-01-sales.csv", "2022-06-returns.csv"]
 
 
+async def test_a_listing_of_a_folder_whose_subfolders_hold_declared_reads_takes_them_in(tmp_path: Path) -> None:
+    """Rule reach-declared-reads: a listing left to the top folder's own files, in a subtask that declares
+    reading files in its subfolders, reaches into them (apps.tooling.SUBFOLDERS)."""
+    from podium.apps.files import FilesApplication
+    from podium.desktop import HostConfig
+
+    for name in ("budget.xlsx", "finance/q1.xlsx", "hr/leave.xlsx", "archive/2023/q4.xlsx", "notes.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    request = "I need every spreadsheet anywhere under this folder, one per line, in sheets.txt."
+
+    def planner(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "listed")
+        return assign(sub("1", "List every spreadsheet", "files", reads=["finance/q1.xlsx", "hr/leave.xlsx"],
+                          writes=["sheets.txt"], tools=["write_file_names"]))
+
+    def files(prompt: str) -> str:
+        if step_of(prompt) == 1:
+            return app("CONTINUE", ("write_file_names", {"into": "sheets.txt", "pattern": "*.xlsx"}))
+        return app("FINISH", result="sheets.txt lists them")
+
+    async def listed(profile: str) -> tuple[list[str], list[str]]:
+        (tmp_path / "sheets.txt").unlink(missing_ok=True)
+        result = await run_request(request, [FilesApplication(Workspace.at(tmp_path))], ScriptedBackend(planner),
+                                   app_models={"files": ScriptedBackend(files)}, config=HostConfig(rules=profile))
+        step = next(t for t in result.trajectory if t["agent"] == "app-files")
+        return (tmp_path / "sheets.txt").read_text(encoding="utf-8").split(), step["rules"]
+
+    names, fired = await listed("small-local")
+    assert sorted(names) == ["archive/2023/q4.xlsx", "budget.xlsx", "finance/q1.xlsx", "hr/leave.xlsx"]
+    assert "reach-declared-reads" in fired
+    names, fired = await listed("none")  # the call as the model made it: the top folder's own
+    assert names == ["budget.xlsx"] and "reach-declared-reads" not in fired
+
+
 async def test_podiums_own_files_are_not_listed_to_the_planner_unless_the_request_names_them(tmp_path: Path) -> None:
     (tmp_path / "podium.toml").write_text("[host]\n", encoding="utf-8")
     (tmp_path / "shopping.txt").write_text("bread\n", encoding="utf-8")

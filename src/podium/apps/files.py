@@ -41,6 +41,7 @@ from podium.apps.tooling import (
     excluding,
     listed_folder,
     other_path,
+    subfolders,
     written_path,
 )
 from podium.apps.workspace import CONFIG_NAME, Workspace, is_regular, open_regular
@@ -58,7 +59,7 @@ class ListArgs(Args):
     path: str = listed_folder("folder, relative to the workspace root")
     pattern: str | None = Field(None, description="keep the names that match: a glob on the whole name "
                                 "('*.docx'), or else a regular expression searched in the name ('\\.txt$', 'report')")
-    recursive: bool = False
+    recursive: bool = subfolders("the subfolders' files too, at every depth")
 
 
 class NamesArgs(ListArgs):

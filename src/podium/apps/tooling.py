@@ -75,6 +75,9 @@ ACTIVE_PART = "x-active-part"
 # A folder argument a tool reads, the workspace's top folder when omitted (the rule folder-from-declaration
 # names it for a call that omits it where every file its subtask declares it reads lies in one other folder).
 LISTED_FOLDER = "x-listed-folder"
+# The flag of such a tool under which the call reaches into the folder's subfolders too (the rule
+# reach-declared-reads sets it for a call whose subtask declares reading what lies in them).
+SUBFOLDERS = "x-subfolders"
 # An argument that is code the tool runs (a command line, its argv): data handed on is never passed there by
 # reference (podium.desktop.host.artifacts), so what a file or a tool result says cannot become a command.
 CODE = "x-code"
@@ -112,6 +115,11 @@ def active_part(description: str) -> Any:
 def listed_folder(description: str) -> Any:
     """A folder argument the tool reads, the workspace's top folder when omitted (LISTED_FOLDER)."""
     return Field(".", description=description, json_schema_extra={LISTED_FOLDER: True})
+
+
+def subfolders(description: str) -> Any:
+    """The flag of a folder-reading tool that takes its subfolders in too (SUBFOLDERS); off when omitted."""
+    return Field(False, description=description, json_schema_extra={SUBFOLDERS: True})
 
 
 def other_path(description: str, *types: str) -> Any:

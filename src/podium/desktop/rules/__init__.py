@@ -161,6 +161,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "subtask every declared read of which is or lies in one other folder, reads "
                                     "that folder: a small model lists the folder it was told to, then writes the "
                                     "names of the top one's files."),
+    Rule("reach-declared-reads", "A call of a tool that reads a folder without its subfolders, in a subtask that "
+                                 "declares reading files (or a pattern) in one of them, takes the subfolders in "
+                                 "(apps.tooling.SUBFOLDERS): asked for every spreadsheet under a folder, a small "
+                                 "model listed the top folder's alone, twice."),
     Rule("part-from-description", "A call that names no sheet of a workbook of several, in a subtask whose "
                                   "description names exactly one of them by its whole name (for a read, naming "
                                   "none: the request), is made on that sheet: a small model reads the sheet it was "

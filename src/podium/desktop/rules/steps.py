@@ -41,6 +41,7 @@ PLAN_WRITES = "plan-writes-without-model"
 OPEN_CHOICE = "open-choice-asked"
 REF_AFTER_NOTHING = "ref-after-nothing-taken"
 ERROR_NAMES_TOOL = "tool-its-error-names"
+REACH_READS = "reach-declared-reads"
 EMPTY_FIELDS = "empty-field-question"
 CALL_AS_DATA = "call-is-not-data"
 REQUEST_AS_DATA = "instruction-is-not-data"
@@ -197,6 +198,14 @@ def declared_folder(given: Any, places: Collection[str]) -> str | None:
     if given not in (None, "", ".", "./"):
         return None  # a folder named: the model's to name
     return next(iter(places)) if len(places) == 1 and "" not in places else None
+
+
+def reaches_below(folder: Any, reads: Sequence[str], writes: Sequence[str]) -> bool:
+    """Rule reach-declared-reads: whether a path its subtask declares it reads (and does not write), a file or
+    a pattern, lies in a subfolder of `folder` (the workspace's top one for nothing or ".")."""
+    top = posixpath.normpath(folder) if isinstance(folder, str) and folder.strip() else "."
+    parents = (posixpath.dirname(posixpath.normpath(r)) for r in reads if r not in writes)
+    return any(p not in ("", ".") if top == "." else p.startswith(f"{top}/") for p in parents)
 
 
 def read_places(reads: Sequence[str], writes: Sequence[str], is_folder: Callable[[str], bool]) -> frozenset[str]:

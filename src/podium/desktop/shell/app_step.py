@@ -30,7 +30,7 @@ from podium.agent.backend import Backend, Prompt, prompt_text
 from podium.agent.events import Event
 from podium.apps.base import Change
 from podium.apps.hollow import hollow_parts
-from podium.apps.tooling import ACTIVE_PART, EXISTING, LISTED_FOLDER
+from podium.apps.tooling import ACTIVE_PART, EXISTING, LISTED_FOLDER, SUBFOLDERS
 from podium.backends.structured import OutputErrors
 from podium.desktop.host import artifacts
 from podium.desktop.host.capability import covered
@@ -39,9 +39,11 @@ from podium.desktop.rules.steps import (
     PART_FROM_DESCRIPTION,
     PART_JUST_ADDED,
     PATH_FROM_DECLARATION,
+    REACH_READS,
     declared_folder,
     declared_target,
     described_part,
+    reaches_below,
     read_places,
 )
 from podium.desktop.shell.host_step import workspace_names
@@ -69,11 +71,16 @@ from podium.errors import ReasonKind
 OVERWRITE = "overwrite"
 
 
+def _marked(tool: Any, marker: str) -> str | None:
+    """The tool's argument whose schema carries this marker (apps.tooling), if any."""
+    props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
+    return next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(marker)), None)
+
+
 def _active_part(tool: Any, resolved: Mapping[str, Any]) -> str | None:
     """The argument by which a call leaves its part (a sheet) to the active one (tooling.ACTIVE_PART), where it
     names none, in that argument or in a reference either ('H2!A1')."""
-    props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
-    argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(ACTIVE_PART)), None)
+    argument = _marked(tool, ACTIVE_PART)
     if argument is None or resolved.get(argument) or any(isinstance(v, str) and "!" in v for v in resolved.values()):
         return None
     return argument
@@ -236,6 +243,11 @@ class AppStepBackend(StepBackend):
         if listed is not None:
             resolved = {**resolved, listed[0]: listed[1]}
             rewritten.append(FOLDER_FROM_DECLARATION)
+        folder, deep = _marked(tool, LISTED_FOLDER), _marked(tool, SUBFOLDERS)
+        if REACH_READS in request.rules and folder is not None and deep is not None and not resolved.get(deep) \
+                and reaches_below(resolved.get(folder), request.reads, request.writes):
+            resolved = {**resolved, deep: True}
+            rewritten.append(REACH_READS)
         # a read, which changes nothing, may take its sheet from the request where the description names none
         named_part = self._described_part(tool, resolved, request.description,
                                           request.request if tool.read_only else "") \
@@ -288,9 +300,7 @@ class AppStepBackend(StepBackend):
                          ) -> tuple[str, str] | None:
         """(argument, folder) of rule folder-from-declaration for a call that leaves a folder it reads
         (tooling.LISTED_FOLDER) to the workspace's top one."""
-        props = tool.parameters.get("properties", {}) if isinstance(tool.parameters, Mapping) else {}
-        argument = next((n for n, spec in props.items() if isinstance(spec, Mapping) and spec.get(LISTED_FOLDER)),
-                        None)
+        argument = _marked(tool, LISTED_FOLDER)
         if argument is None or self.root is None:
             return None
         root = self.root
