@@ -542,13 +542,8 @@ def _go_on(s: HostState, agent: str, sid: str, output: AppOutput, results: tuple
     note = said
     if output.status is AppStatus.FINISH and not said:
         note = "You answered FINISH, but a change failed, so the subtask is not done. "
-    # calls left out as done already: said as such, not as a step that ran nothing (which reads as a call lost)
-    repeated = [why for _, why, done in (proposal.skipped if proposal else ()) if done]
     if problems:
         note += "In your last step: " + "; ".join(problems[:3]) + ". Fix the arguments or call another tool."
-    elif repeated and not worked and not results and not said:
-        note += ("In your last step: " + "; ".join(repeated[:3]) + ". That work is done: call the tool that does the "
-                 "next part of your subtask, or FINISH.")
     elif not worked and not results and not said:
         note += "Your last step ran no call. Call the tool that does the next part of your subtask, or FINISH."
     if idle >= s.config.max_idle_steps:
