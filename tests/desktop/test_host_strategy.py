@@ -1825,25 +1825,3 @@ def test_a_failed_calls_error_that_names_other_tools_narrows_the_next_answer_to_
     # without the rule the error's words are the only guide
     plain, _ = after_refusal("none")
     assert plain.offered == () and not plain.must_act
-
-
-def test_a_program_action_proposed_again_after_it_succeeded_is_withheld_until_a_change() -> None:
-    def repeated(profile: str) -> tuple[AppStepRequest, HostState]:
-        _, s = STRATEGY.handle_ask("Choose Banana in the list and confirm", {}, "t1", dialog_state(profile))
-        plan = [sub("1", "dialog", tools=["set_text"])]
-        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
-        chosen = facts_of("set_text", {"control": 4, "text": "Banana"}, None)
-        _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", chosen), s)
-        _, s = STRATEGY.handle_response("app-dialog", executed(ran(chosen)), s)
-        (step,), s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", chosen), s)
-        return app_request(step), s
-
-    request, s = repeated("small-local")
-    assert request.offered == ("observe", "click")  # the repeated action left out of the grammar
-    assert "withhold-repeated-action" in s.blackboard.trajectories[-1].rules
-    confirm = facts_of("click", {"control": 8}, None)
-    _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", confirm), s)
-    (after,), s = STRATEGY.handle_response("app-dialog", executed(ran(confirm)), s)
-    assert app_request(after).offered == ()  # the click changed the program: every tool again
-    plain, _ = repeated("none")
-    assert plain.offered == ()

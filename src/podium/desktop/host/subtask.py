@@ -261,15 +261,6 @@ def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> tuple[str, ...]
     return handed_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
 
 
-def _repeated_actions(s: HostState, record: SubtaskRecord, proposal: Proposal) -> tuple[str, ...]:
-    """The program actions (tools naming no file they write) of the step that were not run because the same
-    call had succeeded before."""
-    app = s.catalog.get(record.spec.application)
-    return tuple(dict.fromkeys(
-        name for index, _, done in proposal.skipped if done and index < len(proposal.facts)
-        and app is not None and (info := app.tool(name := proposal.facts[index].function)) is not None and info.acts))
-
-
 def _instead(s: HostState, record: SubtaskRecord, results: tuple[ActionResult, ...]) -> tuple[str, ...]:
     """The tools of the subtask's application that its failed calls' errors send it to, not stuck."""
     app = s.catalog.get(record.spec.application)
@@ -301,9 +292,6 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     stuck = record.stuck
     if rules.STUCK_TOOL in s.rules and proposal.failed_again:
         stuck = tuple(dict.fromkeys((*stuck, *proposal.failed_again)))
-    if rules.REPEATED_ACTION in s.rules and (repeated := _repeated_actions(s, record, proposal)):
-        stuck = tuple(dict.fromkeys((*stuck, *repeated)))
-        s = fired_rule(s, rules.REPEATED_ACTION)
     changed = any(r.ok and not r.read_only and not changed_nothing(r) for r in results)
     # an action in a program (no file measured) after a FINISH was questioned is new work there: the next FINISH
     # is asked about again (the step limits bound them)

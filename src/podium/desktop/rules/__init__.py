@@ -51,10 +51,6 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                 "refused, is left out of the grammar until a change succeeds, a forced choice too (all "
                                 "of it stuck: the application's other tools): told to call something else, a small "
                                 "model did not."),
-    Rule("withhold-repeated-action", "A program's action (a tool that names no file it writes: a click, a choice in "
-                                     "a list) proposed again after it succeeded with the same arguments is left out "
-                                     "of the grammar until a change succeeds: having chosen an item in a dialog, a "
-                                     "small model chose it again and again instead of confirming it."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged or a declared "
                                "changing tool was never called, the next answer must call one of the declared "
                                "tools never called (with the tools that name the file they "
