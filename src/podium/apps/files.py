@@ -59,7 +59,7 @@ class ListArgs(Args):
     path: str = listed_folder("folder, relative to the workspace root")
     pattern: str | None = Field(None, description="keep the names that match: a glob on the whole name "
                                 "('*.docx'), or else a regular expression searched in the name ('\\.txt$', 'report')")
-    recursive: bool = subfolders("the subfolders' files too, at every depth")
+    recursive: bool = subfolders()
 
 
 class NamesArgs(ListArgs):

@@ -117,9 +117,11 @@ def listed_folder(description: str) -> Any:
     return Field(".", description=description, json_schema_extra={LISTED_FOLDER: True})
 
 
-def subfolders(description: str) -> Any:
-    """The flag of a folder-reading tool that takes its subfolders in too (SUBFOLDERS); off when omitted."""
-    return Field(False, description=description, json_schema_extra={SUBFOLDERS: True})
+def subfolders() -> Any:
+    """The flag of a folder-reading tool that takes its subfolders in too (SUBFOLDERS); off when omitted. It has
+    no description of its own: a planned tool's arguments are described to the model one by one, and a longer
+    listing there changed which pattern a small model wrote."""
+    return Field(False, json_schema_extra={SUBFOLDERS: True})
 
 
 def other_path(description: str, *types: str) -> Any:
