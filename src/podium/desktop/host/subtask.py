@@ -261,7 +261,7 @@ def _took_nothing_handed(s: HostState, record: SubtaskRecord) -> tuple[str, ...]
     return handed_takers(record.spec, app, {r.spec.id: r.spec for r in run_of(s).subtasks.values()})
 
 
-def _instead(s: HostState, record: SubtaskRecord, results: tuple[ActionResult, ...]) -> tuple[str, ...]:
+def _sent_to(s: HostState, record: SubtaskRecord, results: tuple[ActionResult, ...]) -> tuple[str, ...]:
     """The tools of the subtask's application that its failed calls' errors send it to, not stuck."""
     app = s.catalog.get(record.spec.application)
     named = dict.fromkeys(t for r in results if not r.ok for t in r.instead)
@@ -302,7 +302,7 @@ def _stepped(s: HostState, agent: str, sid: str, results: tuple[ActionResult, ..
     only = () if changed else record.only
     if changed and rules.REF_AFTER_NOTHING in s.rules and (takers := _took_nothing_handed(s, record)):
         by_ref, by_ref_rule, only = True, rules.REF_AFTER_NOTHING, takers
-    if not changed and rules.ERROR_NAMES_TOOL in s.rules and (named := _instead(s, record, results)):
+    if not changed and rules.ERROR_NAMES_TOOL in s.rules and (named := _sent_to(s, record, results)):
         only = named
         s = fired_rule(s, rules.ERROR_NAMES_TOOL)
     s = update_subtask(s, sid, proposal=None, note="", stuck=() if changed else stuck,
