@@ -8,7 +8,8 @@ confined:
 
 - the system folders (/usr, /etc, /opt, the /bin and /lib links) read-only, with the credential files
   of /etc masked; everything else (home folders, /var, /run, /mnt, /srv, other projects) absent;
-  a private, size-limited /tmp, which is also HOME; a fresh /dev and /proc;
+  a private, size-limited /tmp, which is also HOME; a fresh /dev (read-only but for its devices and a
+  size-limited /dev/shm) and /proc;
 - the workspace read-only, writable, or absent (`Access`), and the protected paths inside it (the
   configuration, the journal) read-only even when the workspace is writable: a write fails with EROFS,
   a rename or a delete with EBUSY (they are mount points, and so are the folders holding them);
@@ -244,6 +245,13 @@ class Sandbox:
         if sync_fd is not None:
             options += ["--sync-fd", str(sync_fd)]
         options += mounts.arguments()
+        # bwrap's /dev is a tmpfs of its own with no size, writable by the sandbox's root: files written there
+        # (or in its /dev/shm) live in the machine's memory past every limit /tmp has. /dev/shm gets a private
+        # tmpfs of the /tmp size (where bwrap cannot size one, none: shared memory then fails), and /dev itself
+        # is made read-only; its devices are mounts of their own, so /dev/null and the rest still take writes.
+        if "--size" in found.options:
+            options += ["--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm"]
+        options += ["--remount-ro", "/dev"]
         inside = cwd if cwd is not None else workspace if workspace is not None and access is not Access.NONE \
             else Path(HOME)
         options += ["--chdir", str(inside), "--"]
