@@ -51,6 +51,7 @@ MAX_LISTED = 2000
 FILE_SUFFIXES = frozenset({".txt", ".md", ".csv", ".json", ".docx", ".xlsx", ".pdf", ".html", ".xml", ".log",
                            ".yaml", ".yml", ".toml", ".ini", ".py", ".doc", ".xls", ".pptx", ".odt", ".ods"})
 DEFAULT_READ_BYTES = 200_000
+CARRIED_BUDGET = 10_000  # entries of a copied folder looked through for configuration files
 CONFIG_FILE = CONFIG_NAME
 _NEW_NAME = "a destination no file has yet (a new name or folder) replaces nothing and needs no approval"
 
@@ -218,7 +219,25 @@ class FilesApplication(ToolApplication):
                 effects.append(self.workspace.effect(source, Change.MOVE))
             effects.append(self.workspace.effect(target, Change.REPLACE if os.path.lexists(target)
                                                  else Change.CREATE))
+            if source.is_dir() and not source.is_symlink():
+                effects += self._carried_configs(source, target)
         return tuple(effects)
+
+    def _carried_configs(self, source: Path, target: Path) -> list[Effect]:
+        """The configuration files a folder copied or moved to `target` puts there: each one is a podium.toml
+        a run in that folder would read, so the call is protected like writing one by name (the target folder
+        does not exist yet, so nothing else about it says so). Past CARRIED_BUDGET entries the folder is assumed
+        to hold one, as the approval of a folder's move assumes."""
+        found: list[Effect] = []
+        seen = 0
+        for folder, dirs, files in os.walk(source):  # links are not followed: a link is copied as a link
+            seen += len(dirs) + len(files)
+            if seen > CARRIED_BUDGET:
+                return [self.workspace.effect(target / CONFIG_NAME, Change.CREATE)]
+            if CONFIG_NAME in files or CONFIG_NAME in dirs:
+                found.append(self.workspace.effect(target / os.path.relpath(folder, source) / CONFIG_NAME,
+                                                   Change.CREATE))
+        return found
 
     def _rename_effects(self, args: RenameArgs) -> tuple[Effect, ...]:
         folder, plan = self._rename_plan(args)
