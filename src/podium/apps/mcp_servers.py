@@ -34,6 +34,7 @@ from typing import Any, Literal
 from podium.apps.base import Change, Effect, Tool, ToolResult
 from podium.apps.limits import MAX_RESULT_CHARS, within
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
+from podium.apps.shell import absent_protected, remove_created
 from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
 
@@ -108,6 +109,8 @@ class McpApplication:
         self._failure: BaseException | None = None
         self._broken = False  # the connection was lost (the server died): not running any more
         self._errlog: Any = None
+        # The protected paths absent when a server that may write the workspace started (shell.absent_protected)
+        self._absent: dict[Path, tuple[Path, bool]] = {}
 
     # -- Application ---------------------------------------------------------------------------
     def tools(self) -> list[Tool]:
@@ -144,6 +147,8 @@ class McpApplication:
             self._owner, self._failure, self._broken, self._tools = None, None, False, {}
         if self.config.sandbox is not None:
             self._confined(self.config.sandbox)  # refused before anything starts, with the reason
+        if self.workspace is not None and self.config.sandbox is not None and self.config.workspace is Access.WRITE:
+            self._absent = absent_protected(self.workspace)
         # The server's stderr, kept to explain a failed start; closed by aclose().
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.name}")
@@ -176,7 +181,20 @@ class McpApplication:
             self._broken = not await _answers_ping(session)
             gone = "; the connection to the server is lost (launch it again)" if self._broken else ""
             return ToolResult(error=f"{self.name}.{tool} failed: {_describe(exc)}{gone}")
+        moved = self._undo_created()
+        if moved:
+            return ToolResult(error=f"refused: {self.name}.{tool} created {', '.join(moved)}: podium protects that "
+                                    "path (its configuration, which the next run would read, or its journal's files), "
+                                    "and no server may create it")
         return _tool_result(result)
+
+    def _undo_created(self) -> list[str]:
+        """Move aside what the server created at a protected path that was absent when it started: its sandbox
+        shows only existing protected paths read-only (a mount needs something to mount over). Checked after each
+        call and once the server has ended, so that no run after this one reads a configuration it made."""
+        if not self._absent or self.workspace is None:
+            return []
+        return remove_created(self.workspace, self._absent)
 
     # -- connection lifetime -------------------------------------------------------------------
     async def aclose(self) -> None:
@@ -189,6 +207,8 @@ class McpApplication:
                     self._owner.cancel()
                     await asyncio.gather(self._owner, return_exceptions=True)
         self._session = None
+        with contextlib.suppress(OSError):  # the server has ended: what it made at an absent protected path goes aside
+            self._undo_created()
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
