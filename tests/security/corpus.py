@@ -5,6 +5,7 @@ from __future__ import annotations
 from tests.security import (  # noqa: F401  (each module registers its probes)
     probes_approval,
     probes_boundary,
+    probes_bypass,
     probes_files,
     probes_mcp,
     probes_shell,
