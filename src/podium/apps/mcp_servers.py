@@ -34,8 +34,7 @@ from typing import Any, Literal
 from podium.apps.base import Change, Effect, Tool, ToolResult
 from podium.apps.limits import MAX_RESULT_CHARS, within
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
-from podium.apps.shell import absent_protected, remove_created
-from podium.apps.workspace import Workspace
+from podium.apps.workspace import Absent, Workspace, absent_protected, created_refusal, remove_created
 from podium.errors import ConfigError, StartFailed
 
 Confirm = Literal["writes", "all", "none"]
@@ -109,8 +108,8 @@ class McpApplication:
         self._failure: BaseException | None = None
         self._broken = False  # the connection was lost (the server died): not running any more
         self._errlog: Any = None
-        # The protected paths absent when a server that may write the workspace started (shell.absent_protected)
-        self._absent: dict[Path, tuple[Path, bool]] = {}
+        # The protected paths absent when a server that may write the workspace started (workspace.absent_protected)
+        self._absent: Absent = {}
 
     # -- Application ---------------------------------------------------------------------------
     def tools(self) -> list[Tool]:
@@ -183,9 +182,7 @@ class McpApplication:
             return ToolResult(error=f"{self.name}.{tool} failed: {_describe(exc)}{gone}")
         moved = self._undo_created()
         if moved:
-            return ToolResult(error=f"refused: {self.name}.{tool} created {', '.join(moved)}: podium protects that "
-                                    "path (its configuration, which the next run would read, or its journal's files), "
-                                    "and no server may create it")
+            return ToolResult(error=created_refusal(f"{self.name}.{tool}", moved, "server"))
         return _tool_result(result)
 
     def _undo_created(self) -> list[str]:

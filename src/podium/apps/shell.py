@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import os
 import signal
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -25,7 +24,7 @@ from podium.apps.lifecycle import group_members
 from podium.apps.sandbox import Access, Sandbox, watch
 from podium.apps.shell_policy import CommandRefused, ShellPolicy, Vetted
 from podium.apps.tooling import CODE, Args, ToolApplication, ToolError, ToolSpec
-from podium.apps.workspace import Workspace
+from podium.apps.workspace import Workspace, absent_protected, created_refusal, remove_created
 
 # Exit statuses of a sandboxed program killed by a limit's signal (128 + the signal).
 _LIMIT_SIGNALS = {128 + signal.SIGXCPU: "its CPU time limit", 128 + signal.SIGXFSZ: "its file size limit"}
@@ -105,9 +104,7 @@ class ShellApplication(ToolApplication):
         program = vetted.argv[0]
         moved = remove_created(self.workspace, absent)
         if moved:
-            return ToolResult(outcome, f"refused: {program} created {', '.join(moved)}: podium protects that path "
-                                       "(its configuration, which the next run would read, or its journal's "
-                                       "files), and no command may create it")
+            return ToolResult(outcome, created_refusal(program, moved, "command"))
         bounds = ""
         if self.sandbox.enabled:
             bounds = (f" (it ran sandboxed: the workspace {'read-only' if access is Access.READ else 'writable'}, "
@@ -128,52 +125,6 @@ class ShellApplication(ToolApplication):
         if outcome["exit_code"] != 0:
             return ToolResult(outcome, f"{program} exited with status {outcome['exit_code']}{bounds}")
         return outcome
-
-
-def absent_protected(workspace: Workspace) -> dict[Path, tuple[Path, bool]]:
-    """The protected paths nothing is at yet (links followed), each with what a command would have to create
-    to put something there (its shallowest missing folder, or itself) and whether a link is there already.
-
-    The sandbox shows an existing protected path read-only, but a mount needs something to mount over: one
-    that does not exist (no podium.toml in the workspace, a journal's -wal or -journal between sessions) is
-    writable like the rest, and a podium.toml made there is the configuration the next run reads, a -wal or
-    a hot -journal is what SQLite replays into the journal. Mounting a placeholder would leave it in the
-    person's workspace, so `remove_created` undoes such a creation once the command has ended instead."""
-    absent: dict[Path, tuple[Path, bool]] = {}
-    for path in workspace.protected_paths():
-        if os.path.exists(path):
-            continue
-        made = path
-        for folder in path.relative_to(workspace.root).parents:  # deepest first: the last missing is the top one
-            if folder != Path(".") and not os.path.lexists(workspace.root / folder):
-                made = workspace.root / folder
-        absent[path] = (made, os.path.islink(path))
-    return absent
-
-
-def remove_created(workspace: Workspace, absent: dict[Path, tuple[Path, bool]]) -> list[str]:
-    """Undo what a finished command created at a protected path `absent_protected` found absent (every process
-    of the sandbox has ended with it, so nothing recreates it behind our back): it is moved aside under a name
-    nothing reads ('podium.toml.refused'), not deleted, since a move may have brought the person's own file
-    there. A new dangling link there counts: whatever later made its target would become the configuration.
-    Returns what was moved, as 'protected path -> aside', workspace-relative. Nothing outside the workspace is
-    touched, and no link is followed."""
-    moved: list[str] = []
-    for path, (made, was_link) in absent.items():
-        if not (os.path.exists(path) or (not was_link and os.path.lexists(path))):
-            continue
-        # The protected paths are physical (their folders held no link when the workspace was made): a link among
-        # their folders now is the command's redirect, and moving that link (never where it points) undoes it.
-        folders = [workspace.root / f for f in reversed(path.relative_to(workspace.root).parents) if f != Path(".")]
-        redirect = next((folder for folder in folders if os.path.islink(folder)), None)
-        target = redirect or (made if os.path.lexists(made) else path)
-        aside = target.with_name(f"{target.name}.refused")
-        count = 1
-        while os.path.lexists(aside):
-            aside, count = target.with_name(f"{target.name}.refused-{count}"), count + 1
-        os.rename(target, aside)  # renames the entry itself: a link stays a link
-        moved.append(f"{workspace.relative(path)!r} (moved aside to {workspace.relative(aside)!r})")
-    return moved
 
 
 async def run_vetted(

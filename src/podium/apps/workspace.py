@@ -203,6 +203,68 @@ class Workspace:
         )
 
 
+# -- protected paths nothing is at yet -----------------------------------------------------------
+# The sandbox shows an existing protected path read-only, but a mount needs something to mount over: one that
+# does not exist (no podium.toml in the workspace, a journal's -wal or -journal between sessions) is writable
+# like the rest of a writable workspace, and a podium.toml made there is the configuration the next run reads,
+# a -wal or a hot -journal is what SQLite replays into the journal. Mounting a placeholder would leave it in
+# the person's workspace, so whatever starts a sandboxed process that may write the workspace (the shell's
+# command, an untrusted MCP server, a desktop program) takes `absent_protected` before it starts and undoes a
+# creation there with `remove_created` after it ran.
+
+# A protected path found absent -> (what a process would have to create to put something there, whether a
+# link was there already).
+Absent = dict[Path, tuple[Path, bool]]
+
+
+def absent_protected(workspace: Workspace) -> Absent:
+    """The protected paths nothing is at yet (links followed), each with what a process would have to create
+    to put something there (its shallowest missing folder, or itself) and whether a link is there already."""
+    absent: Absent = {}
+    for path in workspace.protected_paths():
+        if os.path.exists(path):
+            continue
+        made = path
+        for folder in path.relative_to(workspace.root).parents:  # deepest first: the last missing is the top one
+            if folder != Path(".") and not os.path.lexists(workspace.root / folder):
+                made = workspace.root / folder
+        absent[path] = (made, os.path.islink(path))
+    return absent
+
+
+def remove_created(workspace: Workspace, absent: Absent) -> list[str]:
+    """Undo what a process created at a protected path `absent_protected` found absent: it is moved aside under
+    a name nothing reads ('podium.toml.refused'), not deleted, since a move may have brought the person's own
+    file there. A new dangling link there counts: whatever later made its target would become the
+    configuration. Called once the process has ended (every process of its sandbox with it, so nothing
+    recreates it behind our back), and after each call to one that keeps running (what it makes again is
+    moved aside again, to 'NAME.refused-1'...). Returns what was moved, as "'protected path' (moved aside to
+    'aside')", workspace-relative. Nothing outside the workspace is touched, and no link is followed."""
+    moved: list[str] = []
+    for path, (made, was_link) in absent.items():
+        if not (os.path.exists(path) or (not was_link and os.path.lexists(path))):
+            continue
+        # The protected paths are physical (their folders held no link when the workspace was made): a link among
+        # their folders now is the process's redirect, and moving that link (never where it points) undoes it.
+        folders = [workspace.root / f for f in reversed(path.relative_to(workspace.root).parents) if f != Path(".")]
+        redirect = next((folder for folder in folders if os.path.islink(folder)), None)
+        target = redirect or (made if os.path.lexists(made) else path)
+        aside = target.with_name(f"{target.name}.refused")
+        count = 1
+        while os.path.lexists(aside):
+            aside, count = target.with_name(f"{target.name}.refused-{count}"), count + 1
+        os.rename(target, aside)  # renames the entry itself: a link stays a link
+        moved.append(f"{workspace.relative(path)!r} (moved aside to {workspace.relative(aside)!r})")
+    return moved
+
+
+def created_refusal(who: str, moved: list[str], kind: str) -> str:
+    """The error of a call after which `remove_created` moved `moved` aside: `who` created them, and no `kind`
+    ("command", "server", "program") may."""
+    return (f"refused: {who} created {', '.join(moved)}: podium protects that path (its configuration, which the "
+            f"next run would read, or its journal's files), and no {kind} may create it")
+
+
 def open_regular(path: Path, shown: str) -> BinaryIO:
     """`path` opened for reading if it is a regular file; else PathRefused naming it as `shown` and what it
     is. Checked on the path, then on the descriptor opened non-blocking: a FIFO swapped in between is
