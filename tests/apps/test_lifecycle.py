@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from podium.apps import display
 from podium.apps.desktop_apps import DesktopApplication
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes, running_processes
+from podium.apps.sandbox import Access
 from podium.apps.workspace import Workspace
 from podium.errors import ConfigError, StartFailed
 from tests import xserver
@@ -86,6 +88,30 @@ async def test_unknown_or_relative_programs_are_refused(no_display) -> None:
         await Lifecycle().launch(DesktopAppConfig("tricky", ("./sleep", "1")))
     with pytest.raises(ConfigError, match="command"):
         DesktopAppConfig("empty", ())
+
+
+async def test_what_appears_at_a_protected_path_after_a_writing_program_ended_is_not_its_doing(
+        tmp_path: Path, no_display) -> None:
+    """A program allowed to write the workspace is checked after each call for a protected path it created
+    (tests/security/probes_bypass.py tries that); once it has ended and been checked, a podium.toml made
+    afterwards (by the person, by an approved tool) is left where it is, and the calls do not fail for it."""
+    root = tmp_path / "work"
+    root.mkdir()
+    config = DesktopAppConfig("quick", ("sh", "-c", "sleep 0.5"), process=f"podium-quick-{uuid.uuid4().hex[:8]}",
+                              workspace_access=Access.WRITE)
+    lifecycle = Lifecycle()
+    app = DesktopApplication(config, lifecycle, Workspace.at(root))
+    await app.launch()
+    for _ in range(100):
+        if lifecycle.exit_status(config) is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert lifecycle.exit_status(config) == 0
+    assert (await app.call("status", {})).ok  # it made nothing
+    (root / "podium.toml").write_text("[apps]\n")
+    assert (await app.call("status", {})).ok and (root / "podium.toml").read_text() == "[apps]\n"
+    await lifecycle.stop_launched()
+    assert lifecycle.undo_created("quick") == [] and (root / "podium.toml").exists()
 
 
 def test_processes_are_listed() -> None:

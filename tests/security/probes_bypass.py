@@ -302,3 +302,69 @@ async def server_creates_config(ctx: Context) -> Verdict:
 
 
 add("mcp/server-creates-a-missing-config", "mcp", server_creates_config)
+
+
+# -- desktop programs allowed to write the workspace: the same absent protected paths ------------------------
+def program_creates(script: str, relative: str, when: str, setup: Setup = plain) -> Callable[[Context],
+                                                                                          Awaitable[Verdict]]:
+    """A desktop program configured with `workspace = "write"` (a `sh -c script` standing for an editor, named
+    so that no process on the machine passes for it, launched with no display to wait on) creates `relative`,
+    a protected path absent when it was launched: while it runs and its application's next call is made
+    (`when` "running"), after it ended by itself ("ended"), or as it is closed ("close"). Blocked when nothing
+    is at `relative` after that call and the call failed naming it."""
+
+    async def attack(ctx: Context) -> Verdict:
+        import asyncio
+        import uuid
+
+        from podium.apps.registry import build_applications
+
+        setup(ctx)
+        target = ctx.root / relative
+        apps = build_applications({"workspace": str(ctx.root), "enabled": [], "desktop": {"scribble": {
+            "command": ["sh", "-c", script], "process": f"podium-probe-{uuid.uuid4().hex[:8]}",
+            "workspace": "write"}}}, protect=[ctx.root / JOURNAL])
+        app = apps["scribble"]
+
+        async def until(done: Callable[[], bool]) -> None:
+            for _ in range(100):
+                if done():
+                    return
+                await asyncio.sleep(0.1)
+
+        shown = os.environ.pop("DISPLAY", None)
+        try:
+            await app.launch()
+            if when != "close":
+                await until(lambda: os.path.lexists(target))  # it made it (no call has been made since)
+            if when == "ended":
+                await until(lambda: app.lifecycle.exit_status(app.config) is not None)
+            result = await app.call("close" if when == "close" else "status", {})
+            there = os.path.lexists(target)
+        finally:
+            await apps.aclose()
+            if shown is not None:
+                os.environ["DISPLAY"] = shown
+        if there:
+            return Verdict(False, "sandbox", f"a desktop program created {relative}: {result.error or result.content}")
+        if relative not in (result.error or ""):
+            return Verdict(False, "sandbox", f"{relative} is not there, but the call did not say it was refused: "
+                                             f"{result.error or result.content}")
+        return Verdict(True, "sandbox", result.error or "")
+
+    return attack
+
+
+def no_config_left(ctx: Context) -> None:
+    (ctx.root / "podium.toml").unlink()
+
+
+for name, script, relative, when, setup in [
+    ("creates-a-config-while-it-runs", "echo '[shell]' > podium.toml; exec sleep 30", "podium.toml", "running",
+     no_config_left),
+    ("creates-a-config-and-ends", "sleep 1; cp notes.txt podium.toml", "podium.toml", "ended", no_config_left),
+    ("creates-a-config-folder", "mkdir -p podium.toml/x; exec sleep 30", "podium.toml", "running", no_config_left),
+    ("creates-a-journal-wal-as-it-is-closed", f"trap 'echo x > {JOURNAL}-wal; exit 0' TERM; "
+                                              "while :; do sleep 0.2; done", f"{JOURNAL}-wal", "close", plain),
+]:
+    add(f"desktop/program-{name}", "desktop", program_creates(script, relative, when, setup), timeout=60)

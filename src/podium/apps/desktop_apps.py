@@ -4,7 +4,9 @@ Its tools tell its state and open a workspace file in it; `launch()` starts it t
 Lifecycle when it is not running and waits until it is up, in its sandbox. Closing it is sensitive (the
 application's own sensitive action), and only ever closes what this session launched. Opening a file
 changes nothing while the program sees the workspace read-only; a program allowed to write there (or run
-without a sandbox) may change the file it opened: an EDIT, so that asks for approval.
+without a sandbox) may change the file it opened: an EDIT, so that asks for approval. A sandboxed program
+allowed to write there may still not create a protected path that was absent when it was launched: after
+each call (its close included), what it made there is moved aside and the call fails saying so.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from pydantic import Field
 
 from podium.apps import approval, display
 from podium.apps.approval import declared
-from podium.apps.base import Change, Effect
+from podium.apps.base import Change, Effect, ToolResult
 from podium.apps.lifecycle import DesktopAppConfig, Lifecycle, find_processes
 from podium.apps.sandbox import Access
 from podium.apps.tooling import EXISTING, NOT_FILE_TYPES, Args, ToolApplication, ToolError, ToolSpec
-from podium.apps.workspace import Workspace
+from podium.apps.workspace import Workspace, created_refusal
 
 
 class NoArgs(Args):
@@ -74,6 +76,16 @@ class DesktopApplication(ToolApplication):
             return ()  # refused
         writes = not self.config.sandbox.enabled or self.config.workspace_access is Access.WRITE
         return (self.workspace.effect(path, Change.EDIT),) if writes else ()
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """The call, then what its program (running, ended, or stopped by it) created at a protected path absent
+        when it was launched moved aside: whichever tool ran, the program may have written meanwhile."""
+        result = await super().call(tool, arguments)
+        moved = await asyncio.to_thread(self.lifecycle.undo_created, self.name)
+        if not moved:
+            return result
+        error = created_refusal(self.name, moved, "program")
+        return ToolResult(result.content, f"{error}; {result.error}" if result.error else error, result.instead)
 
     async def is_running(self) -> bool:
         return await asyncio.to_thread(self.lifecycle.is_running, self.config)

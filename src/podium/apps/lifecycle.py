@@ -14,6 +14,10 @@ through a filtering proxy started for the launch (desktop_bus.py). The sandbox k
 process group that is launched, so a stop's SIGTERM reaches it and it can close cleanly. Each launch has a
 private folder (the proxy's sockets, the program's error output) removed when the program is stopped; a
 program that fails to come up is reported with the last lines it wrote to its error output.
+
+A sandbox shows only the protected paths that exist read-only (workspace.absent_protected says why): for a
+program that may write the workspace, those absent at its launch are noted, and what it created there is
+moved aside (`undo_created`) after each call of its application and once it is stopped.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import psutil
 from podium.apps import desktop_bus, display
 from podium.apps.desktop_bus import BusAccess, BusProxy
 from podium.apps.sandbox import SAFE_PATH, Access, Limits, Sandbox, SandboxUnavailable
-from podium.apps.workspace import Workspace
+from podium.apps.workspace import Absent, Workspace, absent_protected, remove_created
 from podium.errors import ConfigError, StartFailed
 
 # A desktop program runs as long as the person uses it: no CPU-time or address-space limit (an office
@@ -120,6 +124,9 @@ class Launched:
     extra_args: tuple[str, ...] = field(default_factory=tuple)
     folder: Path | None = None  # private to this launch: the bus proxy's sockets, the error output
     bus: BusProxy | None = None
+    workspace: Workspace | None = None
+    # The protected paths absent when it was launched, if it may write the workspace (workspace.absent_protected)
+    absent: Absent = field(default_factory=dict)
 
     @property
     def pid(self) -> int:
@@ -191,6 +198,8 @@ class Lifecycle:
 
     def __init__(self) -> None:
         self._launched: list[Launched] = []
+        # What was moved aside when a launch was stopped, by application, until `undo_created` reports it
+        self._refused: dict[str, list[str]] = {}
 
     def launched(self) -> list[Launched]:
         return [entry for entry in self._launched if entry.process.returncode is None or group_members(entry.pid)]
@@ -229,6 +238,10 @@ class Lifecycle:
         executable = config.executable()
         folder = Path(tempfile.mkdtemp(prefix="podium-launch-", dir=_runtime_dir()))
         bus: BusProxy | None = None
+        # Taken before it starts: what is absent now and there later, it made (or the person did meanwhile: the
+        # path is moved aside, not deleted, and the error names it).
+        writes = config.sandbox.enabled and config.workspace_access is Access.WRITE
+        absent = absent_protected(workspace) if writes and workspace is not None else {}
         try:
             argv, env, bus = await self._command(config, executable, extra_args, workspace, folder, accessibility)
             started = time.time()
@@ -252,7 +265,8 @@ class Lifecycle:
         finally:
             if bus is not None:
                 bus.handed_over()
-        entry = Launched(config, process, started, extra_args=tuple(extra_args), folder=folder, bus=bus)
+        entry = Launched(config, process, started, extra_args=tuple(extra_args), folder=folder, bus=bus,
+                         workspace=workspace, absent=absent)
         self._launched.append(entry)
         try:
             entry.window = await self._wait_until_up(entry)
@@ -341,7 +355,34 @@ class Lifecycle:
         try:
             await self._stop_group(entry, grace)
         finally:
+            # its processes have ended: what it made at an absent protected path goes aside, reported by the
+            # call that stopped it (its application's close) or the next one
+            moved = self._undo(entry)
+            if moved:
+                self._refused.setdefault(entry.config.name, []).extend(moved)
             await _discard(entry.bus, entry.folder)
+
+    def undo_created(self, name: str) -> list[str]:
+        """Move aside what this session's launches of the application `name` created at a protected path that
+        was absent when each was launched (workspace.remove_created), and say what was moved: now, or when one
+        of them was stopped since the last time this was asked. Its application asks after each of its calls."""
+        moved = self._refused.pop(name, [])
+        for entry in list(self._launched):  # (asked from a thread: a copy)
+            if entry.config.name == name:
+                moved += self._undo(entry)
+        return moved
+
+    def _undo(self, entry: Launched) -> list[str]:
+        if not entry.absent or entry.workspace is None:
+            return []
+        ended = entry.process.returncode is not None and not group_members(entry.pid)
+        try:
+            moved = remove_created(entry.workspace, entry.absent)
+        except OSError as exc:  # left there: the call fails all the same, saying so
+            moved = [f"a protected path, which could not be moved aside ({exc})"]
+        if ended:
+            entry.absent = {}  # nothing of it runs any more: what appears there later is not its doing
+        return moved
 
     async def _stop_group(self, entry: Launched, grace: float) -> None:
         pgid = entry.pid
