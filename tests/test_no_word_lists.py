@@ -24,6 +24,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("apps/registry.py", "BUILTINS"): "the names of the built-in applications a configuration may enable",
     ("apps/mcp_servers.py", "known"): "the keys an [apps.mcp] entry of podium.toml may have: configuration, "
                                       "checked to name a misspelt key",
+    ("apps/base.py", "PLACES"): "keys of podium's own tool results whose numbers locate data (a header's row, a "
+                                "paragraph's index), never words of a request",
     ("desktop/wire/grammar.py", "_DATA_SHAPES"): "the shapes of a tool's parameter schema that carry data (the "
                                                  "names artifacts.wants gives a schema), not words of a request",
 }

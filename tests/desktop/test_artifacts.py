@@ -17,6 +17,7 @@ from podium.desktop.host.artifacts import (
     kind_of,
     records,
     resolve,
+    selections,
     unnamed_columns,
 )
 
@@ -230,3 +231,21 @@ def test_columns_a_text_names_are_the_only_ones_measured() -> None:
     assert "1.column_totals.column.Place" in named  # no text column is named: all of them
     # a name inside another word is not the column's
     assert "1.column_totals.sum.Trip" in {a.name for a in figures(table, "Write the trips' costly part")}
+
+
+def test_the_rows_of_a_value_the_text_names_are_a_table_of_their_own() -> None:
+    staff = Artifact("1.read_sheet", Kind.TABLE, [["Name", "Dept", "Pay"], ["Ann", "Sales", 50], ["Bob", "IT", 60],
+                                                  ["Cy", "Sales", 55], ["Di", "HR", 40]])
+    chosen = selections(staff, "Put only the Sales people of staff.xlsx into team.xlsx")
+    assert [(a.name, a.kind, a.value) for a in chosen] == [
+        ("1.read_sheet.where.Dept.Sales", Kind.TABLE, [["Name", "Dept", "Pay"], ["Ann", "Sales", 50],
+                                                       ["Cy", "Sales", 55]])]
+    # each value named, in the order the text names them; a file's name names no value (sales.xlsx)
+    assert [a.name for a in selections(staff, "the HR and the Sales rows")] == [
+        "1.read_sheet.where.Dept.HR", "1.read_sheet.where.Dept.Sales"]
+    assert not selections(staff, "Copy staff.xlsx into sales.xlsx")
+    # a column whose values do not repeat is no category: a name is a row, not a part of the table
+    assert not selections(staff, "Give Ann a raise")
+    # among the figures, after the counts of the values named
+    names_ = [a.name for a in figures(staff, "How many Sales people are there?")]
+    assert names_[:2] == ["1.read_sheet.count.Dept.Sales", "1.read_sheet.where.Dept.Sales"]

@@ -1199,6 +1199,10 @@ def test_a_short_number_handed_on_and_a_sum_of_a_table_read_are_data_taken() -> 
     total = ArtifactEntry(name="1.column_stats.count", kind="number", value=14, source=count.source)
     assert missing(wrote(SubtaskRecord(spec=spec), "open.txt", "Open tickets: 16"), None,
                    [count, total]).unhanded == ("1",)
+    # a number that says where the data lies (the header's row) is none of it: a lone "1" written took nothing
+    header = ArtifactEntry(name="1.column_totals.header_row", kind="number", value=1, source=count.source)
+    assert missing(wrote(SubtaskRecord(spec=spec), "open.txt", "1"), None, [count, header]).unhanded == ("1",)
+    assert not missing(wrote(SubtaskRecord(spec=spec), "open.txt", "6"), None, [count, header])
     # a writer that read a table itself and wrote the sum of one of its columns took from that file
     summed = SubtaskSpec(id="1", description="Add up the Hours of hours.csv into hours.txt", application="files",
                          reads=("hours.csv",), writes=("hours.txt",), tools=("read_csv", "write_file"))
@@ -1425,3 +1429,27 @@ def test_a_declared_read_in_a_subfolder_is_below_the_folder_a_call_lists() -> No
     assert not rules.reaches_below("finance", reads, ()) and not rules.reaches_below(".", ("budget.xlsx",), ())
     assert not rules.reaches_below("exports", ("exports", "exports/a.csv"), ())
     assert not rules.reaches_below(".", ("out/list.txt",), ("out/list.txt",))
+
+
+def test_a_table_written_with_the_rows_of_values_the_request_does_not_name_is_work_not_done() -> None:
+    staff = [["Name", "Dept", "Pay"], ["Ann", "Sales", 50], ["Bob", "IT", 60], ["Cy", "Sales", 55], ["Di", "HR", 40]]
+    given = [ArtifactEntry(name="1.read_sheet", kind="table", value=staff, source='read_sheet({"path": "staff.xlsx"})')]
+    spec = SubtaskSpec(id="2", description="Write the table of subtask 1 into team.xlsx", application="spreadsheets",
+                       writes=("team.xlsx",), depends_on=("1",), tools=("write_rows",))
+    request = "Make team.xlsx with only the Sales department's people from staff.xlsx"
+
+    def wrote(rows: list[list[Any]]) -> SubtaskRecord:
+        return remember(SubtaskRecord(spec=spec), [], [ActionResult(
+            function="write_rows", arguments={"path": "team.xlsx", "rows": rows}, ok=True,
+            changes=(EffectView(path="team.xlsx", change="create", after="d1"),))])
+
+    every = missing(wrote(staff), None, given, request=request)
+    assert every.unselected == (("team.xlsx", ("1.read_sheet.where.Dept.Sales",)),)
+    assert not every.only_soft and every.work.unselected == every.unselected  # a FINISH again fails
+    assert 'the rows it names are {"ref": "1.read_sheet.where.Dept.Sales"}' in every.text()
+    # the rows of the value named, or of no value named, or a request that names none: nothing missing
+    assert not missing(wrote([staff[0], staff[1], staff[3]]), None, given, request=request)
+    assert not missing(wrote(staff), None, given, request="Copy staff.xlsx into team.xlsx").unselected
+    # the rows of every value but one the request names (those it leaves out) hold none of its rows
+    assert not missing(wrote([staff[0], staff[2], staff[4]]), None, given,
+                       request="Put everyone but the Sales people into team.xlsx").unselected

@@ -195,6 +195,19 @@ def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> 
         "1.read_table.column.Quarter": ["Q1"]}
 
 
+def test_a_workbook_writer_is_given_the_rows_of_a_value_the_request_names_before_the_whole_table() -> None:
+    staff = [["Name", "Dept"], ["Ann", "Sales"], ["Bob", "IT"], ["Cy", "Sales"]]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=SEED),
+                                    started("Put the Sales people of report.docx into budget.xlsx"))
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(READ, staff)), s)
+    ops, _ = STRATEGY.handle_response("app-documents", proposes("FINISH", result={"ref": "1.read_table"}), s)
+    request = app_request(dispatches(ops)[-1])
+    assert [(a.name, a.value) for a in request.artifacts] == [
+        ("1.read_table.where.Dept.Sales", [["Name", "Dept"], ["Ann", "Sales"], ["Cy", "Sales"]]),
+        ("1.read_table", staff)]
+
+
 def test_a_result_naming_a_figure_of_its_inputs_hands_that_value_on() -> None:
     # the figures handed to a subtask are its data as much as what it read: naming one is that value
     _, s = measured()

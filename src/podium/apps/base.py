@@ -58,6 +58,11 @@ TOOK_COLUMNS = "took_columns"
 READ_PART = "sheet"
 OTHER_PARTS = "other_sheets"
 
+# A result's keys whose number says where something is (a table's header row, a paragraph's index, the control
+# acted on, a process's id), not what a file holds: no data a later subtask takes, so never evidence, to the host's
+# verifier, that a text a writer wrote came from it (a header on row 1 and a lone "1" written).
+PLACES = frozenset({"header_row", "first_row", "row", "column", "index", "paragraph", "control", "pid"})
+
 # A read's result key: the empty cells of a record (a row holding other values) under a named column, each as
 # {"cell", "column", "row"} (the row's label). A subtask whose description names such a column and that leaves
 # the file it writes as it was has the person asked for those values (the host's verifier): a value nobody gave

@@ -84,6 +84,7 @@ def kind_of(value: Any) -> Kind | None:
 
 
 _KEY = re.compile(r"^[A-Za-z_][\w\-]{0,40}$")
+_FILE_NAME = re.compile(r"[\w.\-/]*\w\.[A-Za-z]\w*")  # a path in a text, by its type's letters
 
 
 def records(value: Any) -> list[list[Any]] | None:
@@ -189,7 +190,7 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
             count = Artifact(f"{table.name}.count.{_key(header, i)}.{_key((value,), 0)}", Kind.NUMBER, n,
                              f"the rows whose {header[i]!r} is {value!r}")
             (asked if names(text, value) else found).append(count)
-    found[:0] = asked
+    found[:0] = [*asked, *selections(table, text)]
     seen: set[tuple[str, ...]] = set()
     repeated: dict[tuple[str, ...], list[Any]] = {}
     for row in body:
@@ -200,6 +201,26 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
     if repeated:
         found.append(Artifact(f"{table.name}.repeated_rows", Kind.TABLE, [header, *repeated.values()],
                               "the rows that appear more than once, each once"))
+    return tuple(found)
+
+
+def selections(table: Artifact, text: str) -> tuple[Artifact, ...]:
+    """The rows of a table whose cell under a column of a few repeating values (a department, a status) is a value
+    `text` names, header first, one table per value named (`1.read_sheet.where.Dept.Sales`): the part of the data
+    a request that names one of those values is about, at hand by reference, so that no model types the table
+    again with the other values' rows in it."""
+    columns = _columns(table)
+    if columns is None or not text:
+        return ()
+    text = _FILE_NAME.sub(" ", text)  # a file's name is no value of a cell (sales.xlsx names no Sales row)
+    found = []
+    for i in [i for i in columns.texts if _categories(columns.cells[i])]:
+        named = [v for v in {c.strip() for c in columns.cells[i] if not _blank(c)} if names(text, v)]
+        for value in sorted(named, key=lambda v: text.casefold().find(v.casefold())):  # as the text names them
+            rows = [r for r in columns.body if i < len(r) and isinstance(r[i], str) and r[i].strip() == value]
+            found.append(Artifact(f"{table.name}.where.{_key(columns.header, i)}.{_key((value,), 0)}",
+                                  Kind.TABLE, [list(columns.header), *(list(r) for r in rows)],
+                                  f"the rows whose {columns.header[i]!r} is {value!r}, header first"))
     return tuple(found)
 
 

@@ -142,6 +142,7 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
     inputs: list[InputView] = []
     tables: list[ArtifactEntry] = []
     measured: list[ArtifactEntry] = []
+    selected: list[ArtifactEntry] = []
     rest: list[ArtifactEntry] = []
     text = f"{run_of(s).request}\n{record.spec.description}"
     # figures are for a subtask that hands on or writes plain text (a total, a name, a list); one that writes
@@ -158,10 +159,11 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                 rest.append(a)
                 continue
             tables.append(a)
+            table = artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)
             if measures:
-                table = artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value)
-                measured.extend(ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
-                                for f in artifacts.figures(table, text))
+                measured.extend(_entries(artifacts.figures(table, text)))
+            else:  # the rows of the values the text names are a table too, what such a writer takes
+                selected.extend(_entries(artifacts.selections(table, text)))
     # of several tables, first those read by the calls that named most of what the text names (the sheet the
     # request names, over the active one read before it)
     tables.sort(key=lambda a: -sum(artifacts.names(text, v) for v in set(_ARGUMENT.findall(a.source))))
@@ -173,15 +175,22 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
            for a in reversed(list(record.artifacts.values()))]
     # a reader that hands on a value (a number, a name, a list), or a writer of plain text, chooses it among
     # the figures of what it read
-    own_figures = [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source)
-                   for f in own_figures_of(record, text, plain=measures)]
+    own_figures = _entries(own_figures_of(record, text, plain=measures))
     # What a subtask is given first is what its model takes most often (it takes the first fitting value it
-    # sees): the tables, for a writer of a workbook or a document; their figures, for one that writes plain
-    # text or hands on a value (a total, a name, the repeated rows), the whole table still offered after them;
-    # of its own reads, the figures (the counts of values the text names first) before its tools' raw results.
-    first = [*measured, *tables] if measures else [*tables, *measured]
+    # sees): the tables, for a writer of a workbook or a document, after the rows of the values the text names
+    # (artifacts.selections); their figures, for one that writes plain text or hands on a value (a total, a name,
+    # the repeated rows), the whole table still offered after them; of its own reads, the figures (the counts of
+    # values the text names first) before its tools' raw results.
+    if not measures:
+        selected.extend(_entries(f for a in record.artifacts.values() if a.kind is artifacts.Kind.TABLE
+                                 for f in artifacts.selections(a, text)))
+    first = [*measured, *tables] if measures else [*selected, *tables, *measured]
     given = [a for a in (*first, *rest, *own_figures, *own) if not _echo(a)]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
+
+
+def _entries(found: Iterable[artifacts.Artifact]) -> list[ArtifactEntry]:
+    return [ArtifactEntry(name=f.name, kind=f.kind.value, value=f.value, source=f.source) for f in found]
 
 
 def _echo(entry: ArtifactEntry) -> bool:

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, READ_PART, Change
+from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, PLACES, READ_PART, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names
+from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names, selections
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -134,6 +134,12 @@ class Missing:
     whole: tuple[tuple[str, str, tuple[str, ...]], ...] = field(default=(), metadata=ONCE)
     # held to the parts it was offered (rule whole-is-failure): then `whole` is work not done once asked about
     held_whole: bool = False
+    # (declared write, the references to the rows the text names) where a change wrote into it rows of a table it
+    # had with a value the request or its description names under a column of a few repeating values and rows
+    # with the column's other values: the whole table where the person named the part it is about (the Sales
+    # department's people asked for, every department's written). Rows cannot be taken back out of it by
+    # writing the right ones: work not done
+    unselected: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -147,7 +153,8 @@ class Missing:
         return bool(self.writes or self.tools or self.hands_on or self.failed or self.kept or self.hollow
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
-                    or self.unlisted or self.misquoted or self.overlooked or self.mixed or self.whole)
+                    or self.unlisted or self.misquoted or self.overlooked or self.mixed or self.whole
+                    or self.unselected)
 
     @property
     def asked_once(self) -> bool:
@@ -172,7 +179,7 @@ class Missing:
                     or self.misquoted or self.overlooked or self.whole) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
-            or self.nothing or self.mixed or (self.whole and self.held_whole))
+            or self.nothing or self.mixed or (self.whole and self.held_whole) or self.unselected)
 
     def text(self) -> str:
         parts = []
@@ -198,6 +205,10 @@ class Missing:
             more = f" (and {len(self.mixed) - 1} more)" if len(self.mixed) > 1 else ""
             parts.append(f"the rows your calls wrote mix up the rows of the table you had: {self.mixed[0]}{more}. "
                          f"Write each row as your data holds it, by reference where you can{how}")
+        for target, refs in self.unselected:
+            parts.append(f"what your calls wrote into {target} holds rows of a table whose values the request names "
+                         f"together with the rows of its other values: the rows it names are "
+                         f"{', '.join(json.dumps({'ref': r}) for r in refs)}, and only those belong there")
         for target, table, offered in self.whole:
             refs = ", ".join(json.dumps({"ref": name}) for name in offered)
             parts.append(f"what you wrote into {target} is every row of the table {json.dumps({'ref': table})}: if "
@@ -338,7 +349,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
         uncomputed = tuple(t for t in spec.tools if (info := app.tool(t)) is not None and info.computes
                        and t not in record.called and t not in record.tried)
     unused, untaken = _unused(record)
-    given = tuple(given)
+    given = tuple(e for e in given if not _placed(e))
     unhanded = _unhanded(record, given)
     # a part only added empty (a sheet) holds no content to settle: a failure to add it again (it is there: the
     # sort into it made it) leaves nothing another call did not fill
@@ -367,7 +378,8 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    _misquoted(record, literals(request)), _overlooked(record, request),
                    tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
                    mixed=_mixed(record, given, request), whole=(whole := _whole(record, given)),
-                   held_whole=hold_whole and bool(whole))
+                   held_whole=hold_whole and bool(whole),
+                   unselected=_unselected(record, given, f"{request}\n{spec.description}"))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -603,6 +615,36 @@ def _whole(record: SubtaskRecord, given: tuple[ArtifactEntry, ...]) -> tuple[tup
     return tuple(found)
 
 
+def _unselected(record: SubtaskRecord, given: Iterable[ArtifactEntry], text: str
+                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(declared write, the references to the rows `text` names) where a successful change wrote into a declared
+    write, as an argument of rows, rows of a table the subtask had (read, or handed on) both with a value `text`
+    names under a column of a few repeating values (artifacts.selections) and with the column's other values."""
+    spec = record.spec
+    if not spec.writes or not record.done:
+        return ()
+    tables = [a for a in record.artifacts.values() if a.kind is Kind.TABLE]
+    tables += [Artifact(e.name, Kind.TABLE, e.value, e.source) for e in given if e.kind == Kind.TABLE.value]
+    picks: list[tuple[tuple[str, ...], set[tuple[str, ...]], set[tuple[str, ...]]]] = []
+    for table in tables:
+        by_column: dict[str, list[Artifact]] = {}
+        for chosen in selections(table, text):
+            by_column.setdefault(chosen.name.rsplit(".", 2)[-2], []).append(chosen)
+        for chosen_rows in by_column.values():
+            header, kept = _rows(chosen_rows[0].value)[:1], {r for c in chosen_rows for r in _rows(c.value)[1:]}
+            picks.append((tuple(c.name for c in chosen_rows), kept, set(_rows(table.value)) - kept - set(header)))
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for key in record.done:
+        args = json.loads(key)[1]
+        if not isinstance(args, dict) or not picks:
+            continue
+        named = {v for v in args.values() if isinstance(v, str)}
+        written = {row for v in args.values() for row in _rows(v)}
+        found += [(target, refs) for target in spec.writes if any(covered(n, (target,)) for n in named)
+                  for refs, kept, others in picks if written & kept and written & others]
+    return tuple(dict.fromkeys(found))
+
+
 def _holds_row(line: str, row: tuple[str, ...]) -> bool:
     """Whether a line of text holds a row: its first cell and more than half of its cells (a row typed again with
     a cell dropped at its end is still that row; one cell of a row of two or three is a list of that column)."""
@@ -757,6 +799,7 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
            and isinstance(a.value, list) and normal_path(path) in {normal_path(str(v)) for v in a.value}
            for a in read):
         return True
+    read = [a for a in read if not _placed(a)]
     texts = _without(_wrote(record), (p for a in read for p in _QUOTED.findall(a.source)))
     own: set[str] = set()
     others: set[str] = set()
@@ -771,6 +814,11 @@ def _took(record: SubtaskRecord, path: str, read: Iterable[Any]) -> bool:
         elif not any(covered(p, record.spec.writes) for p in paths):
             others.update(values)
     return any(v in texts for v in own - others) or bool((numbers - {""}) & set(_WORD.findall(texts)))
+
+
+def _placed(artifact: Any) -> bool:
+    """Whether an artifact is a place its call reported (apps.base.PLACES: a header's row number), not data."""
+    return str(artifact.name).rpartition(".")[2] in PLACES
 
 
 def _names(arguments: Any, path: str) -> bool:
@@ -797,16 +845,19 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     words = set(_WORD.findall(texts))
     by_subtask: dict[str, set[str]] = {}
     taken: set[str] = set()
+    counted: set[str] = set()  # the subtasks that handed a number on
     for entry in handed:
         dep = entry.name.split(".", 1)[0]
         # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
         values = _data(entry, texts) - _values(_QUOTED.findall(entry.source))
         by_subtask.setdefault(dep, set()).update(values)
         # a number handed on is its data however short (a count of 6), found as a whole word
-        if entry.kind == Kind.NUMBER.value and _number_text(entry.value) in words:
-            taken.add(dep)
+        if entry.kind == Kind.NUMBER.value and (number := _number_text(entry.value)):
+            counted.add(dep)
+            if number in words:
+                taken.add(dep)
     return tuple(dep for dep, values in by_subtask.items()
-                 if values and dep not in taken and not any(v in texts for v in values))
+                 if (values or dep in counted) and dep not in taken and not any(v in texts for v in values))
 
 
 def _without(text: str, paths: Iterable[str]) -> str:
