@@ -1118,3 +1118,22 @@ def test_a_new_file_named_only_by_its_stem_beside_a_named_file_of_its_type_is_a_
     assert open_choice(spec, catalog, request, (*files, "Results.xlsx")) is None
     assert open_choice(spec.model_copy(update={"reads": ()}), catalog, request, files) is None
     assert open_choice(spec, catalog, request.replace("race.xlsx", "the race workbook"), files) is None
+
+
+def test_one_path_renamed_with_a_tool_of_name_patterns_is_the_tool_that_takes_one_path(tmp_path: Any) -> None:
+    from podium.apps.files import FilesApplication
+    from podium.apps.workspace import Workspace
+    from podium.desktop.host.plan import open_choice
+
+    catalog = Catalog.of([FilesApplication(Workspace.at(tmp_path))])
+    one = SubtaskSpec(id="1", description="Rename draft.txt to final.txt", application="files", reads=("draft.txt",),
+                      writes=("final.txt",), tools=("rename_pattern",))
+    check = check_plan([one], catalog, "Rename draft.txt to final.txt", ["draft.txt"])
+    assert check.ok and check.subtasks[0].tools == ("copy_or_move",), check
+    assert "copy_or_move, not rename_pattern, which picks names by a pattern" in check.amended[0]
+    # and its source's fate is the request's to say, as for any transfer
+    assert open_choice(check.subtasks[0], catalog) is not None
+    # a set of names (a pattern read), or several paths: the pattern is the work
+    many = one.model_copy(update={"reads": ("draft_*.txt",), "writes": ("final_*.txt",)})
+    assert check_plan([many], catalog, "Rename draft_*.txt to final_*", ["draft_a.txt"]).subtasks[0].tools == (
+        "rename_pattern",)

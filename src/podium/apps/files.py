@@ -32,6 +32,7 @@ from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
 from podium.apps.tooling import (
+    BY_PATTERN,
     SOURCE_GONE,
     Args,
     Content,
@@ -110,7 +111,8 @@ class CopyOrMoveArgs(Args):
 class RenameArgs(Args):
     folder: str = "."
     # Searched, as `rename 's/^draft_/final_/'` does: the model's own call was ^draft_ -> final_.
-    pattern: str = Field(description="regular expression searched in each name of the folder, e.g. '^draft_'")
+    pattern: str = Field(description="regular expression searched in each name of the folder, e.g. '^draft_'",
+                         json_schema_extra={BY_PATTERN: True})
     replacement: str = Field(description=r"what replaces the first match, with \1 or \g<name> for groups")
     dry_run: bool = False
 

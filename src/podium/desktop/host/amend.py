@@ -29,6 +29,9 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   file whole;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
+- a subtask that takes one path to another (one read, one write, neither a pattern) with a tool that picks
+  names by a pattern (a rename by a regular expression) expects its application's tool that takes one path to
+  another instead (a copy or a move, whose choice the request settles): one name needs no pattern;
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
 - a subtask that declares tools changing the file they name (on an application of any file: editing the file
@@ -101,7 +104,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
                                               catalog, notes), every, catalog, files, notes)
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
-    fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
+    fixed = [_existing(_edits_its_read(_one_path(spec, catalog, notes), catalog, files, notes), catalog, files, notes)
              for spec in _unread(_handed_to_writer(writing, kept, catalog, notes), catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
     final = _unchained(_merged(_ordered(fixed, kept, notes), catalog, notes), kept, notes)
@@ -652,6 +655,23 @@ def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, 
     notes.append(f"subtask {spec.id!r} does not expect {', '.join(making)}: {', '.join(spec.writes)} "
                  f"{'exists' if len(spec.writes) == 1 else 'exist'} already")
     return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in making)})
+
+
+def _one_path(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+    """One path taken to another with a tool that picks entries by a pattern over their names: the application's
+    tool that takes one path to another (a source choice) does it, with no pattern to write."""
+    app = catalog.get(spec.application)
+    if app is None or len(spec.reads) != 1 or len(spec.writes) != 1 or "." in (*spec.reads, *spec.writes) \
+            or any(is_pattern(p) for p in (*spec.reads, *spec.writes)):
+        return spec
+    patterned = [t for t in spec.tools if (info := app.tool(t)) is not None and info.by_pattern]
+    taking = [t.name for t in app.tools if t.source_choice is not None]
+    if not patterned or not taking:
+        return spec
+    notes.append(f"subtask {spec.id!r} takes one path, {spec.reads[0]}, to {spec.writes[0]}: {', '.join(taking)}, "
+                 f"not {', '.join(patterned)}, which picks names by a pattern")
+    return spec.model_copy(update={"tools": tuple(dict.fromkeys(taking[0] if t in patterned else t
+                                                                for t in spec.tools))})
 
 
 def _ordered(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:

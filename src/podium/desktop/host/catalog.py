@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import ACTIVE_PART, CODE, EDITED, EXISTING, INTO_PART, SOURCE_GONE
+from podium.apps.tooling import ACTIVE_PART, BY_PATTERN, CODE, EDITED, EXISTING, INTO_PART, SOURCE_GONE
 from podium.desktop.host.artifacts import TAKES, Kind, wants
 from podium.errors import ConfigError
 
@@ -90,6 +90,12 @@ class ToolInfo:
         word for a part of its files."""
         props = self.schema.get("properties", {})
         return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(ACTIVE_PART)), None)
+
+    @property
+    def by_pattern(self) -> bool:
+        """Whether it picks the entries it works on by a pattern over their names (apps.tooling.BY_PATTERN)."""
+        return any(isinstance(spec, dict) and spec.get(BY_PATTERN)
+                   for spec in self.schema.get("properties", {}).values())
 
     @property
     def source_choice(self) -> SourceChoice | None:
