@@ -249,3 +249,10 @@ def test_the_rows_of_a_value_the_text_names_are_a_table_of_their_own() -> None:
     # among the figures, after the counts of the values named
     names_ = [a.name for a in figures(staff, "How many Sales people are there?")]
     assert names_[:2] == ["1.read_sheet.count.Dept.Sales", "1.read_sheet.where.Dept.Sales"]
+
+
+def test_a_text_of_several_lines_has_its_lines_and_words_counted() -> None:
+    found = {a.name: (a.kind, a.value) for a in extract("1.read_file", {"path": "log.txt", "text": "a b\nc\n\nd\n"})}
+    assert found["1.read_file.text.lines"] == (Kind.NUMBER, 4) and found["1.read_file.text.words"] == (Kind.NUMBER, 4)
+    # a text of one line is its own count: nothing to add
+    assert not any(n.endswith((".lines", ".words")) for n in {a.name for a in extract("1.read_file", {"text": "x"})})

@@ -1453,3 +1453,18 @@ def test_a_table_written_with_the_rows_of_values_the_request_does_not_name_is_wo
     # the rows of every value but one the request names (those it leaves out) hold none of its rows
     assert not missing(wrote([staff[0], staff[2], staff[4]]), None, given,
                        request="Put everyone but the Sales people into team.xlsx").unselected
+
+
+def test_a_count_of_a_texts_lines_is_data_taken_from_the_file_and_a_made_up_one_is_not() -> None:
+    spec = SubtaskSpec(id="1", description="Write how many lines log.txt has into lines.txt", application="files",
+                       reads=("log.txt",), writes=("lines.txt",), tools=("read_file", "write_file"))
+    read = ActionResult(function="read_file", arguments={"path": "log.txt"}, ok=True, read_only=True,
+                        content={"path": "log.txt", "text": "a\nb\nc\nd\ne\nf\ng\n"})
+
+    def wrote(content: str) -> SubtaskRecord:
+        return remember(remember(SubtaskRecord(spec=spec), [], [read]), [], [ActionResult(
+            function="write_file", arguments={"path": "lines.txt", "content": content}, ok=True,
+            changes=(EffectView(path="lines.txt", change="create", after="d1"),))])
+
+    assert not missing(wrote("7"), None)
+    assert missing(wrote("14"), None).unused == ("log.txt",)

@@ -32,6 +32,7 @@ REF = "ref"
 _REF_KEYS = (REF, "$ref")  # "$ref" too: a model that knows JSON Schema writes it
 MAX_DEPTH = 3  # parts of a result named by key: 1.read_document.tables.0
 MAX_PARTS = 8  # list items named by index
+LINES, WORDS = "lines", "words"  # a text's counts, named after it: 1.read_file.text.lines
 
 
 class Kind(StrEnum):
@@ -122,6 +123,10 @@ def _parts(name: str, value: Any, depth: int, listed: bool = False) -> Iterator[
         yield name, kind, value
         if kind is Kind.TEXT and (rows := delimited(value)) is not None:
             yield f"{name}.table", Kind.TABLE, rows
+        if kind is Kind.TEXT and len(lines := value.splitlines()) >= 2:
+            # how long a text is, counted: a model that counts a file's lines by eye gets them wrong
+            yield f"{name}.{LINES}", Kind.NUMBER, len(lines)
+            yield f"{name}.{WORDS}", Kind.NUMBER, len(value.split())
     if depth >= MAX_DEPTH:
         return
     if isinstance(value, Mapping):
