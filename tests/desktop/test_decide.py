@@ -166,6 +166,23 @@ def test_a_confirmation_that_leaves_fields_empty_is_not_run_the_first_time() -> 
     assert decide(answer(), [click], record(), active=frozenset(), created=(), protected=()).run == (0,)
 
 
+def test_rows_of_every_value_where_the_request_names_some_are_not_written_the_first_time() -> None:
+    from podium.desktop.host.artifacts import Artifact, Kind, named_rows
+
+    staff = [["Name", "Dept"], ["Ann", "Sales"], ["Bob", "IT"], ["Cy", "Sales"]]
+    picks = named_rows([Artifact("1.read_sheet", Kind.TABLE, staff)], "Only the Sales people into budget.xlsx")
+    every = write(rows=staff)
+    decision = decide(answer(), [every], record(), active=SMALL, created=(), protected=(), picks=picks)
+    assert decision.run == () and decision.fired == (rules.ROWS_AS_NAMED,)
+    assert '{"ref": "1.read_sheet.where.Dept.Sales"}' in decision.skipped[0][1]
+    # the rows named run; proposed again, every row is the agent's choice; without the rule it runs at once
+    named = write(rows=[staff[0], staff[1], staff[3]])
+    assert decide(answer(), [named], record(), active=SMALL, created=(), protected=(), picks=picks).run == (0,)
+    warned = record(warned=decision.warned)
+    assert decide(answer(), [every], warned, active=SMALL, created=(), protected=(), picks=picks).run == (0,)
+    assert decide(answer(), [every], record(), active=frozenset(), created=(), protected=(), picks=picks).run == (0,)
+
+
 def test_a_read_of_the_new_file_the_subtask_writes_is_not_run() -> None:
     absent = CallFacts(function="read_sheet", arguments={"path": "budget.xlsx"}, read_only=True, absent=True)
     decision = decide(answer(n=2), [absent, write()], record(), active=frozenset(), created=(), protected=())

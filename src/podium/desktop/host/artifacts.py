@@ -19,7 +19,7 @@ import csv
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -227,6 +227,48 @@ def selections(table: Artifact, text: str) -> tuple[Artifact, ...]:
                                   Kind.TABLE, [list(columns.header), *(list(r) for r in rows)],
                                   f"the rows whose {columns.header[i]!r} is {value!r}, header first"))
     return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class NamedRows:
+    """Of a table, under one column of a few repeating values, the rows of the values a text names (`refs`: their
+    tables, `selections`) and the rows of its other values, each row as its cells' text, case aside."""
+
+    refs: tuple[str, ...]
+    named: frozenset[tuple[str, ...]]
+    others: frozenset[tuple[str, ...]]
+
+    def mixed_in(self, value: Any) -> bool:
+        """Whether rows (an argument of rows) hold both rows of the values named and rows of the others: the
+        whole table where the text names a part of it."""
+        rows = {_row_key(r) for r in value if isinstance(r, list | tuple)} if isinstance(value, list) else set()
+        return bool(rows & self.named) and bool(rows & self.others)
+
+
+def named_rows(tables: Iterable[Artifact], text: str) -> tuple[NamedRows, ...]:
+    """For each table and each of its columns under which `text` names values (selections), the rows named and
+    the others."""
+    found = []
+    for table in tables:
+        by_column: dict[str, list[Artifact]] = {}
+        for chosen in selections(table, text):
+            by_column.setdefault(chosen.name.rsplit(".", 2)[-2], []).append(chosen)
+        if not by_column:
+            continue
+        every = {_row_key(r) for r in table.value if isinstance(r, list | tuple)}
+        for chosen in by_column.values():
+            named = {_row_key(r) for c in chosen for r in c.value[1:]}
+            header = _row_key(chosen[0].value[0])
+            found.append(NamedRows(tuple(c.name for c in chosen), frozenset(named),
+                                   frozenset(every - named - {header})))
+    return tuple(found)
+
+
+def _row_key(row: Sequence[Any]) -> tuple[str, ...]:
+    cells = [_cell(c).strip().casefold() for c in row]
+    while cells and not cells[-1]:
+        cells.pop()
+    return tuple(cells)
 
 
 def _header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:

@@ -58,11 +58,12 @@ class Decision:
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
            created: Sequence[str], protected: Sequence[str], given: str = "", made: Sequence[tuple[str, str]] = (),
            tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "",
-           request: str = "") -> Decision:
+           request: str = "", picks: Sequence[artifacts.NamedRows] = ()) -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
     `request`: the request itself, an instruction as the subtask's description is;
     `tools`: the names of every application's tools; `named`: the subtask's writes those words name; `data`:
-    what the run's reads found (its artifacts), which may give values too."""
+    what the run's reads found (its artifacts), which may give values too; `picks`: the rows of its tables that
+    the request or its description names by a value (rule rows-as-named)."""
     run: list[int] = []
     skipped: list[tuple[int, str, bool]] = []
     fired: list[str] = []
@@ -147,6 +148,15 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             # knowing it failed, so they do not wait on it
             skip(index, why, blocks=rule != rules.FAILED_CALL)
             questions.extend(q for q in asked if q not in questions)
+            continue
+        if rules.ROWS_AS_NAMED in active and not fact.read_only and key not in record.warned and (refs := next(
+                (p.refs for p in picks if any(p.mixed_in(v) for v in fact.arguments.values())), None)):
+            fired.append(rules.ROWS_AS_NAMED)
+            warned.append(key)
+            named_refs = ", ".join(json.dumps({"ref": r}) for r in refs)
+            skip(index, f"not run: its rows are those of every value of a column, where your subtask names some of "
+                        f"them: the rows it names are {named_refs}. Write those, by reference; or propose this "
+                        "call again to write every row")
             continue
         if rules.EMPTY_FIELDS in active and fact.unfilled and key not in record.warned:
             fired.append(rules.EMPTY_FIELDS)

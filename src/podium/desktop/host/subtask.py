@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from podium.desktop.host import verify
+from podium.desktop.host import artifacts, verify
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import (
     Decision,
@@ -35,6 +35,7 @@ from podium.desktop.host.flow import (
     end_subtask,
     finish_run,
     handed,
+    handed_data,
     idle_out,
     missing_work,
     named_data,
@@ -93,8 +94,11 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     asks it again with no rules to tell the calls a rule refused from those the mechanisms did."""
     run = run_of(s)
     given = " ".join((run.request, *(qa.answer for qa in record.answers)))
+    picks = artifacts.named_rows(verify.tables_of(record, handed_data(s, record, handed(s, record)[1])),
+                                 f"{run.request}\n{record.spec.description}") \
+        if rules.ROWS_AS_NAMED in s.rules and any(not f.read_only for f in facts) else ()
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, made=run.made,
-                  request=run.request,
+                  request=run.request, picks=picks,
                   protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
                   named=tuple(w for w in record.spec.writes if named_by(w, given)),

@@ -22,7 +22,7 @@ from typing import Any
 from podium.apps.base import EMPTY_CELLS, OPEN_DIALOG, PLACES, READ_PART, Change
 from podium.apps.hollow import WHOLE
 from podium.desktop.blackboard import ArtifactEntry
-from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, names, selections
+from podium.desktop.host.artifacts import Artifact, Kind, figures, kind_of, named_rows, names
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import scalars
@@ -619,30 +619,26 @@ def _unselected(record: SubtaskRecord, given: Iterable[ArtifactEntry], text: str
                 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(declared write, the references to the rows `text` names) where a successful change wrote into a declared
     write, as an argument of rows, rows of a table the subtask had (read, or handed on) both with a value `text`
-    names under a column of a few repeating values (artifacts.selections) and with the column's other values."""
+    names under a column of a few repeating values and with the column's other values (artifacts.named_rows)."""
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
-    tables = [a for a in record.artifacts.values() if a.kind is Kind.TABLE]
-    tables += [Artifact(e.name, Kind.TABLE, e.value, e.source) for e in given if e.kind == Kind.TABLE.value]
-    picks: list[tuple[tuple[str, ...], set[tuple[str, ...]], set[tuple[str, ...]]]] = []
-    for table in tables:
-        by_column: dict[str, list[Artifact]] = {}
-        for chosen in selections(table, text):
-            by_column.setdefault(chosen.name.rsplit(".", 2)[-2], []).append(chosen)
-        for chosen_rows in by_column.values():
-            header, kept = _rows(chosen_rows[0].value)[:1], {r for c in chosen_rows for r in _rows(c.value)[1:]}
-            picks.append((tuple(c.name for c in chosen_rows), kept, set(_rows(table.value)) - kept - set(header)))
+    picks = named_rows(tables_of(record, given), text)
     found: list[tuple[str, tuple[str, ...]]] = []
-    for key in record.done:
+    for key in record.done if picks else ():
         args = json.loads(key)[1]
-        if not isinstance(args, dict) or not picks:
+        if not isinstance(args, dict):
             continue
         named = {v for v in args.values() if isinstance(v, str)}
-        written = {row for v in args.values() for row in _rows(v)}
-        found += [(target, refs) for target in spec.writes if any(covered(n, (target,)) for n in named)
-                  for refs, kept, others in picks if written & kept and written & others]
+        found += [(target, pick.refs) for target in spec.writes if any(covered(n, (target,)) for n in named)
+                  for pick in picks if any(pick.mixed_in(v) for v in args.values())]
     return tuple(dict.fromkeys(found))
+
+
+def tables_of(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> list[Artifact]:
+    """The tables a subtask has: those it read and those handed to it."""
+    return [*(a for a in record.artifacts.values() if a.kind is Kind.TABLE),
+            *(Artifact(e.name, Kind.TABLE, e.value, e.source) for e in given if e.kind == Kind.TABLE.value)]
 
 
 def _holds_row(line: str, row: tuple[str, ...]) -> bool:

@@ -44,6 +44,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                  "application names them) is not run the first time; the agent is told which, and "
                                  "the same click proposed again runs: a small model confirms a form with a field of "
                                  "the request left out, and a confirmed dialog cannot be taken back."),
+    Rule("rows-as-named", "A change whose rows hold those of a table the subtask has both of a value the request "
+                          "or its description names under a column of a few repeating values and of the column's "
+                          "other values is not run the first time; the agent is told the reference to the rows named, "
+                          "and the same call proposed again runs: a small model types the whole table where the "
+                          "person named a part of it, and rows written into a file cannot be taken back out."),
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
                             "its last change is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),
