@@ -1131,8 +1131,8 @@ def test_one_path_renamed_with_a_tool_of_name_patterns_is_the_tool_that_takes_on
     check = check_plan([one], catalog, "Rename draft.txt to final.txt", ["draft.txt"])
     assert check.ok and check.subtasks[0].tools == ("copy_or_move",), check
     assert "copy_or_move, not rename_pattern, which picks names by a pattern" in check.amended[0]
-    # and its source's fate is the request's to say, as for any transfer
-    assert open_choice(check.subtasks[0], catalog) is not None
+    # a rename takes its source away: the plan chose so, so the source is a write (the verifier holds a copy short)
+    assert check.subtasks[0].writes == ("final.txt", "draft.txt") and open_choice(check.subtasks[0], catalog) is None
     # a set of names (a pattern read), or several paths: the pattern is the work
     many = one.model_copy(update={"reads": ("draft_*.txt",), "writes": ("final_*.txt",)})
     assert check_plan([many], catalog, "Rename draft_*.txt to final_*", ["draft_a.txt"]).subtasks[0].tools == (

@@ -112,7 +112,7 @@ class RenameArgs(Args):
     folder: str = "."
     # Searched, as `rename 's/^draft_/final_/'` does: the model's own call was ^draft_ -> final_.
     pattern: str = Field(description="regular expression searched in each name of the folder, e.g. '^draft_'",
-                         json_schema_extra={BY_PATTERN: True})
+                         json_schema_extra={BY_PATTERN: Change.MOVE.value})
     replacement: str = Field(description=r"what replaces the first match, with \1 or \g<name> for groups")
     dry_run: bool = False
 

@@ -86,8 +86,9 @@ CODE = "x-code"
 # source away makes the source a write (podium.desktop.host.capability), so a plan that declares the tool and
 # only reads its sources left that choice open.
 SOURCE_GONE = "x-source-gone"
-# An argument that picks the entries a call works on by a pattern over their names (a regular expression): the
-# tool is for sets of names, and a single path it is given is another tool's (podium.desktop.host.amend).
+# An argument that picks the entries a call works on by a pattern over their names (a regular expression), its
+# value what the call does to them (a Change: "move" for a rename): the tool is for sets of names, and a single
+# path it is given is another tool's (podium.desktop.host.amend).
 BY_PATTERN = "x-by-pattern"
 
 

@@ -69,6 +69,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from podium.apps.base import Change
 from podium.apps.tooling import FILE_TYPES
 from podium.desktop.host.artifacts import Kind, accepted, alternatives, wants
 from podium.desktop.host.capability import covered, is_pattern
@@ -664,14 +665,18 @@ def _one_path(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskS
     if app is None or len(spec.reads) != 1 or len(spec.writes) != 1 or "." in (*spec.reads, *spec.writes) \
             or any(is_pattern(p) for p in (*spec.reads, *spec.writes)):
         return spec
-    patterned = [t for t in spec.tools if (info := app.tool(t)) is not None and info.by_pattern]
+    patterned = {t: info.by_pattern for t in spec.tools if (info := app.tool(t)) is not None and info.by_pattern}
     taking = [t.name for t in app.tools if t.source_choice is not None]
     if not patterned or not taking:
         return spec
+    # a tool that moves what it picks (a rename) was chosen to take the source away: its path is a write too
+    gone = Change.MOVE.value in patterned.values()
     notes.append(f"subtask {spec.id!r} takes one path, {spec.reads[0]}, to {spec.writes[0]}: {', '.join(taking)}, "
-                 f"not {', '.join(patterned)}, which picks names by a pattern")
-    return spec.model_copy(update={"tools": tuple(dict.fromkeys(taking[0] if t in patterned else t
-                                                                for t in spec.tools))})
+                 f"not {', '.join(patterned)}, which picks names by a pattern"
+                 + (f"; it takes {spec.reads[0]} away, as {', '.join(patterned)} would" if gone else ""))
+    return spec.model_copy(update={
+        "tools": tuple(dict.fromkeys(taking[0] if t in patterned else t for t in spec.tools)),
+        "writes": (*spec.writes, spec.reads[0]) if gone else spec.writes})
 
 
 def _ordered(specs: list[SubtaskSpec], kept: Mapping[str, SubtaskSpec], notes: list[str]) -> list[SubtaskSpec]:

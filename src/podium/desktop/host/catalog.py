@@ -92,10 +92,11 @@ class ToolInfo:
         return next((name for name, spec in props.items() if isinstance(spec, dict) and spec.get(ACTIVE_PART)), None)
 
     @property
-    def by_pattern(self) -> bool:
-        """Whether it picks the entries it works on by a pattern over their names (apps.tooling.BY_PATTERN)."""
-        return any(isinstance(spec, dict) and spec.get(BY_PATTERN)
-                   for spec in self.schema.get("properties", {}).values())
+    def by_pattern(self) -> str | None:
+        """What it does to the entries it picks by a pattern over their names (apps.tooling.BY_PATTERN: a Change's
+        value), if it picks them so."""
+        return next((str(spec[BY_PATTERN]) for spec in self.schema.get("properties", {}).values()
+                     if isinstance(spec, dict) and spec.get(BY_PATTERN)), None)
 
     @property
     def source_choice(self) -> SourceChoice | None:
