@@ -218,6 +218,18 @@ def test_a_result_naming_a_figure_of_its_inputs_hands_that_value_on() -> None:
     assert handed.artifacts[0].name == "1.read_table.sum.Sales" and handed.artifacts[0].value == 10
 
 
+def test_a_result_in_words_that_quotes_one_value_of_its_data_hands_that_value_on() -> None:
+    # "the total is '10'": the figure it quotes is what it hands on, as if named by reference
+    _, s = measured()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="The total of Sales is '10'"), s)
+    handed = s.blackboard.result_of("2")
+    assert handed is not None and handed.named == "1.read_table.sum.Sales" and handed.result == 10
+    # a value quoted that none of its data holds is no number handed on: the FINISH is questioned
+    _, s = measured()
+    _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="It is '17'"), s)
+    assert s.blackboard.result_of("2") is None and run_of(s).subtasks["2"].state is SubtaskState.CONTINUE
+
+
 def test_with_nobody_to_approve_an_agent_is_told_what_it_may_change() -> None:
     s = read_done()
     (writer,) = dispatches(STRATEGY.handle_response("app-documents", proposes(

@@ -449,13 +449,34 @@ def named_data(record: SubtaskRecord, result: Any, text: str = "",
                  if g.name == name), None)
 
 
+def quoted_data(record: SubtaskRecord, result: Any, text: str = "",
+                given: Iterable[ArtifactEntry] = ()) -> artifacts.Artifact | None:
+    """The one value of its data (its own, its figures, or handed to it) that a result in words of a subtask that
+    hands data on sets in quotation marks ("the product that costs the most is 'Desk'"): what it hands on is that
+    value, as if named by reference."""
+    if record.spec.hands_on is HandsOn.NOTHING or not isinstance(result, str):
+        return None
+    quoted = set(verify.literals(result))
+    pool = [*record.artifacts.values(), *own_figures_of(record, text),
+            *(artifacts.Artifact(g.name, artifacts.Kind(g.kind), g.value, g.source) for g in given)]
+    found = {a.name: a for a in pool if a.kind in (artifacts.Kind.TEXT, artifacts.Kind.NUMBER)
+             and _said(a.value) in quoted}
+    return next(iter(found.values())) if len({str(a.value) for a in found.values()}) == 1 else None
+
+
+def _said(value: Any) -> str:
+    """A value as words say it (a whole number without its '.0')."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip()
+
+
 def handed_on(record: SubtaskRecord, result: Any, text: str = "",
               given: Iterable[ArtifactEntry] = ()) -> tuple[Any, tuple[ArtifactEntry, ...], str]:
     """A finished subtask's result (a reference resolved to its value), the data it hands on (what the result
     names, its own or handed to it, first; else all it read) and the name of what the result names ("")."""
     entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
                     for a in record.artifacts.values())
-    chosen = named_data(record, result, text, given)
+    given = tuple(given)
+    chosen = named_data(record, result, text, given) or quoted_data(record, result, text, given)
     if chosen is not None:
         return chosen.value, (ArtifactEntry(name=chosen.name, kind=chosen.kind.value, value=chosen.value,
                                             source=chosen.source), *(e for e in entries if e.name != chosen.name)), \

@@ -39,6 +39,7 @@ from podium.desktop.host.flow import (
     idle_out,
     missing_work,
     named_data,
+    quoted_data,
     settle,
 )
 from podium.desktop.host.fsm import STEP_EVENTS, HostEvent, SubtaskEvent
@@ -353,7 +354,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
     record = run_of(s).subtasks[sid]
     # a result that names one of its data (its own figures too) is that value
     given = handed(s, record)[1]
-    chosen = named_data(record, output.result, f"{run_of(s).request}\n{record.spec.description}", given)
+    text = f"{run_of(s).request}\n{record.spec.description}"
+    chosen = named_data(record, output.result, text, given) or quoted_data(record, output.result, text, given)
     record = replace(record, result=output.result if chosen is None else chosen.value)
     missing = missing_work(s, record, given)
     # (or, where its write holds the whole table it was handed, one of the parts of it it was offered)
