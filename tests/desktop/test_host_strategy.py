@@ -12,7 +12,9 @@ from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.apps.base import ENDED
 from podium.apps.tooling import EDITED, EXISTING
+from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
+from podium.desktop.host.flow import quoted_data
 from podium.desktop.host.fsm import SubtaskState
 from podium.desktop.host.run import run_of
 from podium.desktop.host.state import HostConfig, HostState
@@ -224,6 +226,11 @@ def test_a_result_in_words_that_quotes_one_value_of_its_data_hands_that_value_on
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="The total of Sales is '10'"), s)
     handed = s.blackboard.result_of("2")
     assert handed is not None and handed.named == "1.read_table.sum.Sales" and handed.result == 10
+    # the path its read was given is no value of its data, quoted or not
+    record = run_of(measured()[1]).subtasks["2"]
+    echo = ArtifactEntry(name="1.read_table.path", kind="text", value="report.docx",
+                         source='read_table({"path": "report.docx"})')
+    assert quoted_data(record, "Read 'report.docx'", "", [echo]) is None
     # a value quoted that none of its data holds is no number handed on: the FINISH is questioned
     _, s = measured()
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("FINISH", result="It is '17'"), s)

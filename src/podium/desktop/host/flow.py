@@ -452,15 +452,16 @@ def named_data(record: SubtaskRecord, result: Any, text: str = "",
 def quoted_data(record: SubtaskRecord, result: Any, text: str = "",
                 given: Iterable[ArtifactEntry] = ()) -> artifacts.Artifact | None:
     """The one value of its data (its own, its figures, or handed to it) that a result in words of a subtask that
-    hands data on sets in quotation marks ("the product that costs the most is 'Desk'"): what it hands on is that
-    value, as if named by reference."""
-    if record.spec.hands_on is HandsOn.NOTHING or not isinstance(result, str):
+    hands on a value (a number, a text) sets in quotation marks ("the product that costs the most is 'Desk'"): what
+    it hands on is that value, as if named by reference."""
+    if record.spec.hands_on not in (HandsOn.NUMBER, HandsOn.TEXT) or not isinstance(result, str):
         return None
     quoted = set(verify.literals(result))
     pool = [*record.artifacts.values(), *own_figures_of(record, text),
             *(artifacts.Artifact(g.name, artifacts.Kind(g.kind), g.value, g.source) for g in given)]
+    # what a result repeats of its call's arguments (the path it read) is what the call was given, not its data
     found = {a.name: a for a in pool if a.kind in (artifacts.Kind.TEXT, artifacts.Kind.NUMBER)
-             and _said(a.value) in quoted}
+             and _said(a.value) in quoted and _said(a.value) not in _ARGUMENT.findall(a.source)}
     return next(iter(found.values())) if len({str(a.value) for a in found.values()}) == 1 else None
 
 
