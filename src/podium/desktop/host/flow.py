@@ -171,8 +171,7 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
         unnamed = frozenset().union(*(artifacts.unnamed_columns(
             artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text) for a in tables))
         rest = [a for a in rest if not unnamed & set(a.name.split(".")[1:])]
-    own = [ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
-           for a in reversed(list(record.artifacts.values()))]
+    own = _entries(reversed(list(record.artifacts.values())))
     # a reader that hands on a value (a number, a name, a list), or a writer of plain text, chooses it among
     # the figures of what it read
     own_figures = _entries(own_figures_of(record, text, plain=measures))
@@ -474,14 +473,11 @@ def handed_on(record: SubtaskRecord, result: Any, text: str = "",
               given: Iterable[ArtifactEntry] = ()) -> tuple[Any, tuple[ArtifactEntry, ...], str]:
     """A finished subtask's result (a reference resolved to its value), the data it hands on (what the result
     names, its own or handed to it, first; else all it read) and the name of what the result names ("")."""
-    entries = tuple(ArtifactEntry(name=a.name, kind=a.kind.value, value=a.value, source=a.source)
-                    for a in record.artifacts.values())
+    entries = tuple(_entries(record.artifacts.values()))
     given = tuple(given)
     chosen = named_data(record, result, text, given) or quoted_data(record, result, text, given)
     if chosen is not None:
-        return chosen.value, (ArtifactEntry(name=chosen.name, kind=chosen.kind.value, value=chosen.value,
-                                            source=chosen.source), *(e for e in entries if e.name != chosen.name)), \
-            chosen.name
+        return chosen.value, (*_entries([chosen]), *(e for e in entries if e.name != chosen.name)), chosen.name
     if artifacts.is_ref(result):
         return f"(it named {artifacts.ref_name(result)}, which is none of its data)", entries, ""
     return result, entries, ""
