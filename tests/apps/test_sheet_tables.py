@@ -48,6 +48,23 @@ async def test_append_matches_columns_by_header(sheets: SpreadsheetsApplication,
     assert (await call_checked(sheets, root, "merge_tables", call)).content["unchanged"] is True
 
 
+async def test_a_merge_under_a_table_that_shares_no_column_is_refused(sheets: SpreadsheetsApplication,
+                                                                       root: Path) -> None:
+    # a row of data typed where a header belongs: the sources' rows would go beside it, under columns of their own
+    workbook(root / "all.xlsx", {"Sheet1": [["Vega SA", "Brighton", 2020], ["Acme Corp", None, None]]})
+    workbook(root / "north.xlsx", {"Customers": [["Customer", "City", "Since"], ["Nimbus", "Leeds", 2019]]})
+    before = (root / "all.xlsx").read_bytes()
+    result = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "Sheet1",
+                                                                "source": "north.xlsx"})
+    assert "has none of the source's columns ['Customer', 'City', 'Since']" in str(result.error)
+    assert (root / "all.xlsx").read_bytes() == before
+    # into a sheet of its own, the same merge makes the table
+    done = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "sheet": "Customers",
+                                                              "source": "north.xlsx"})
+    assert done.ok and values(root / "all.xlsx", "Customers") == [["Customer", "City", "Since"],
+                                                                  ["Nimbus", "Leeds", 2019]]
+
+
 async def test_append_from_another_workbook_and_a_csv(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook(root / "all.xlsx", {"All": ORDERS[:2]})
     workbook(root / "more.xlsx", {"Data": [ORDERS[0], ORDERS[2], ["sum", None, "=SUM(C2:C2)", None]]})

@@ -211,6 +211,11 @@ def _plan(app: Any, workbook: Any, args: AppendTableArgs) -> dict[str, Any]:
             columns.append(next_col)
             added.append(name)
             next_col += 1
+    if len(added) == len(names):
+        # rows set under none of the table's columns, beside it: two tables side by side, not one
+        raise ToolError(f"the table of sheet {existing!r} (its header {[h for h in table.header if h]}) has none of "
+                        f"the source's columns {names}: a merge adds rows under the columns the tables share. Merge "
+                        "into a sheet of its own (a sheet name that holds nothing yet)")
     closing = totals_row(workbook[existing], table)
     rows, styles, held = _not_held(workbook[existing], table, closing, columns, rows, styles, counts, args.each())
     return {"title": existing, "new": False, "header": names, "rows": rows, "styles": styles, "columns": columns,
