@@ -1485,3 +1485,23 @@ def test_a_count_of_a_texts_lines_is_data_taken_from_the_file_and_a_made_up_one_
 
     assert not missing(wrote("7"), None)
     assert missing(wrote("14"), None).unused == ("log.txt",)
+
+
+def test_a_change_that_brings_a_file_back_to_an_earlier_state_undoes_the_changes_between() -> None:
+    spec = SubtaskSpec(id="1", description="Rank the runners on Results", application="spreadsheets",
+                       writes=("race.xlsx",), tools=("write_rows", "sort_rows"))
+    app = AppInfo("spreadsheets", tools=(ToolInfo("write_rows", False), ToolInfo("sort_rows", False)))
+
+    def change(record: SubtaskRecord, tool: str, before: str, after: str, **arguments: Any) -> SubtaskRecord:
+        return remember(record, [], [ActionResult(function=tool, arguments={"path": "race.xlsx", **arguments},
+                                                  ok=True, changes=(EffectView(path="race.xlsx", change="edit",
+                                                                               before=before, after=after),))])
+
+    written = change(SubtaskRecord(spec=spec), "write_rows", "d0", "unsorted", sheet="Results")
+    ranked = change(written, "sort_rows", "unsorted", "sorted", by="Minutes")
+    assert not missing(ranked, app)
+    # the table written again over its sort: the file holds what it held before the sort, which is undone
+    again = change(ranked, "write_rows", "sorted", "unsorted", sheet="Results", start="A1")
+    assert "sort_rows" not in again.called and missing(again, app).tools == ("sort_rows",)
+    # sorted once more, the work stands again
+    assert not missing(change(again, "sort_rows", "unsorted", "sorted", by="Minutes", order="ascending"), app)

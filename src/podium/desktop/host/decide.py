@@ -214,6 +214,8 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
     corrected = list(record.corrected)
     inert = list(record.inert)
     changed = dict(record.changed)
+    states = list(record.states)
+    reverted: set[str] = set()
     found = dict(record.artifacts)
     names = dict(record.names)
     by_call = {call_key(f.function, f.arguments): f for f in facts}
@@ -264,11 +266,24 @@ def remember(record: SubtaskRecord, facts: Sequence[CallFacts], results: Sequenc
                 earlier = changed.get(effect.path)
                 changed[effect.path] = effect if earlier is None else earlier.model_copy(
                     update={"after": effect.after, "change": effect.change, "hollow": effect.hollow})
+                if effect.after is not None:
+                    # back to what an earlier change left (measured equal): the changes since are undone (a table
+                    # written again, unsorted, over its sort), and their work is to be made again
+                    mine = [(i, k) for i, (p, k, after) in enumerate(states) if p == effect.path]
+                    back = next((n for n, (i, _) in enumerate(mine) if states[i][2] == effect.after), None)
+                    undone = {k for _, k in mine[back + 1:]} - {key} if back is not None else set()
+                    reverted |= undone
+                    done = [k for k in done if k not in undone]
+                    states = [s for s in states if s[1] not in undone]
+                    states.append((effect.path, key, effect.after))
         base = artifacts.base_name(record.spec.id, result.function, names, key)
         names[base] = key
         for item in artifacts.extract(base, result.content, call_text(result.function, result.arguments)):
             found[item.name] = item
-    return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)),
+    # a changing tool none of whose changes stands (undone since) did none of its work
+    gone = {json.loads(k)[0] for k in reverted} - {json.loads(k)[0] for k in done}
+    called = [c for c in called if c not in gone]
+    return replace(record, done=tuple(dict.fromkeys(done)), called=tuple(dict.fromkeys(called)), states=tuple(states),
                    tried=tuple(dict.fromkeys(tried)), read=tuple(dict.fromkeys(read)),
                    failed=tuple(failed)[-MAX_FAILED:], corrected=tuple(dict.fromkeys(corrected)),
                    inert=tuple(dict.fromkeys(inert))[-MAX_FAILED:], changed=changed,

@@ -139,6 +139,9 @@ class SubtaskRecord:
     # successful change of a path they name did their work another way (corrected)
     inert: tuple[str, ...] = ()
     changed: Mapping[str, EffectView] = field(default_factory=dict)  # path -> what its calls did to it
+    # (path, change's call key, the path's digest after it), in order: a change that brings a path back to what it
+    # held after an earlier one undid the changes between
+    states: tuple[tuple[str, str, str], ...] = ()
     called: tuple[str, ...] = ()  # the tools whose calls succeeded
     tried: tuple[str, ...] = ()  # the tools whose calls ran and failed
     read: tuple[str, ...] = ()  # the reads that succeeded since its last change (call keys): again, no progress
