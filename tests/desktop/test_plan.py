@@ -1137,3 +1137,20 @@ def test_one_path_renamed_with_a_tool_of_name_patterns_is_the_tool_that_takes_on
     many = one.model_copy(update={"reads": ("draft_*.txt",), "writes": ("final_*.txt",)})
     assert check_plan([many], catalog, "Rename draft_*.txt to final_*", ["draft_a.txt"]).subtasks[0].tools == (
         "rename_pattern",)
+
+
+def test_renames_one_by_one_of_a_pattern_the_request_names_stay_renames_by_that_pattern(tmp_path: Any) -> None:
+    from podium.apps.files import FilesApplication
+    from podium.apps.workspace import Workspace
+
+    catalog = Catalog.of([FilesApplication(Workspace.at(tmp_path))])
+    files = ["draft_budget.txt", "draft_letter.txt", "draft_plan.txt", "drafts.txt", "readme.txt"]
+    request = ("Rename every file whose name starts with 'draft_' so that it starts with 'final_' instead (for "
+               "example draft_plan.txt becomes final_plan.txt).")
+    each = [SubtaskSpec(id=str(n), description=f"Rename {name} to final_{name}", application="files",
+                        reads=(name,), writes=(f"final_{name}",), tools=("rename_pattern",))
+            for n, name in enumerate(files, 1)]
+    check = check_plan(each, catalog, request, files)
+    assert check.ok, check.problems
+    (one,) = check.subtasks
+    assert one.tools == ("rename_pattern",) and one.writes == ("final_*",), one

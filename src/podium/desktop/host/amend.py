@@ -29,9 +29,10 @@ A small planner often gets a declaration wrong in a way the catalogue settles wi
   file whole;
 - a subtask that declares writes and only tools that read may use any tool of its application (the writes
   say what it changes; the capabilities bound it by them);
-- a subtask that takes one path to another (one read, one write, neither a pattern) with a tool that picks
-  names by a pattern (a rename by a regular expression) expects its application's tool that takes one path to
-  another instead (a copy or a move, whose choice the request settles): one name needs no pattern;
+- (`one_path`, applied by the plan's checks once the subtasks of a pattern the request names are one) a subtask
+  that takes one path to another (one read, one write, neither a pattern) with a tool that picks names by a
+  pattern (a rename by a regular expression) expects its application's tool that takes one path to another
+  instead: one name needs no pattern; where the pattern tool moves what it picks, the source is a write too;
 - a subtask whose every write exists already does not expect a tool that only makes new paths (a new
   workbook, document or folder: on a path that exists it fails or replaces it);
 - a subtask that declares tools changing the file they name (on an application of any file: editing the file
@@ -105,7 +106,7 @@ def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, Sub
                                               catalog, notes), every, catalog, files, notes)
                        for spec in split], catalog, notes)
     declared = {spec.id: spec.tools for spec in specs}
-    fixed = [_existing(_edits_its_read(_one_path(spec, catalog, notes), catalog, files, notes), catalog, files, notes)
+    fixed = [_existing(_edits_its_read(spec, catalog, files, notes), catalog, files, notes)
              for spec in _unread(_handed_to_writer(writing, kept, catalog, notes), catalog, notes)]
     # ordered, two writers of one file on one application may be one subtask's work
     final = _unchained(_merged(_ordered(fixed, kept, notes), catalog, notes), kept, notes)
@@ -658,9 +659,11 @@ def _existing(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, 
     return spec.model_copy(update={"tools": tuple(t for t in spec.tools if t not in making)})
 
 
-def _one_path(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+def one_path(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
     """One path taken to another with a tool that picks entries by a pattern over their names: the application's
-    tool that takes one path to another (a source choice) does it, with no pattern to write."""
+    tool that takes one path to another (a source choice) does it, with no pattern to write. Made once the subtasks
+    that take the members of a pattern the request names one by one are one subtask of that pattern
+    (podium.desktop.host.plan): what is left takes one path."""
     app = catalog.get(spec.application)
     if app is None or len(spec.reads) != 1 or len(spec.writes) != 1 or "." in (*spec.reads, *spec.writes) \
             or any(is_pattern(p) for p in (*spec.reads, *spec.writes)):

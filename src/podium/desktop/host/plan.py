@@ -36,7 +36,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podium.desktop.host.amend import STRUCTURED, amend, before, opener_of, takes
+from podium.desktop.host.amend import STRUCTURED, amend, before, one_path, opener_of, takes
 from podium.desktop.host.artifacts import Kind, names
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, file_names
@@ -88,7 +88,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
     everything = {**kept, **{s.id: s for s in resolved}}
     notes = list(fixes.notes)
     if not problems:
-        resolved = _by_pattern(resolved, request, everything, notes)
+        resolved = [one_path(spec, catalog, notes) for spec in _by_pattern(resolved, request, everything, notes)]
         if listed is not None:
             resolved = _named_output(resolved, request, listed, kept, catalog, notes)
         written = {w for s in {**kept, **{s.id: s for s in resolved}}.values() for w in s.writes}
