@@ -264,8 +264,13 @@ def named_rows(tables: Iterable[Artifact], text: str) -> tuple[NamedRows, ...]:
     return tuple(found)
 
 
+def said(value: Any) -> str:
+    """A value as words say it (a whole number without its '.0')."""
+    return _cell(value).strip()
+
+
 def _row_key(row: Sequence[Any]) -> tuple[str, ...]:
-    cells = [_cell(c).strip().casefold() for c in row]
+    cells = [said(c).casefold() for c in row]
     while cells and not cells[-1]:
         cells.pop()
     return tuple(cells)

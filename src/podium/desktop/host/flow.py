@@ -460,13 +460,8 @@ def quoted_data(record: SubtaskRecord, result: Any, text: str = "",
             *(artifacts.Artifact(g.name, artifacts.Kind(g.kind), g.value, g.source) for g in given)]
     # what a result repeats of its call's arguments (the path it read) is what the call was given, not its data
     found = {a.name: a for a in pool if a.kind in (artifacts.Kind.TEXT, artifacts.Kind.NUMBER)
-             and _said(a.value) in quoted and _said(a.value) not in _ARGUMENT.findall(a.source)}
+             and artifacts.said(a.value) in quoted and artifacts.said(a.value) not in _ARGUMENT.findall(a.source)}
     return next(iter(found.values())) if len({str(a.value) for a in found.values()}) == 1 else None
-
-
-def _said(value: Any) -> str:
-    """A value as words say it (a whole number without its '.0')."""
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip()
 
 
 def handed_on(record: SubtaskRecord, result: Any, text: str = "",
