@@ -448,6 +448,31 @@ def test_a_finish_that_leaves_the_dialog_it_filled_in_open_is_asked_about_once()
         ("app-dialog", "FINISH"), ("host", "FINISH")]
 
 
+def test_with_the_rules_a_subtask_that_writes_no_file_and_leaves_its_dialog_open_fails() -> None:
+    typed = facts_of("set_text", {"control": 2, "text": "65"}, None)
+    observed = (ActionResult(function="observe", ok=True, read_only=True, content={
+        "windows": [{"title": "Volume", "role": "dialog"}], "controls": [],
+        "open_dialog": {"window": "Volume", "button": 4}}),)
+
+    def twice(rules: str) -> HostState:
+        _, s = STRATEGY.handle_ask("Set the volume to 65 and confirm", {}, "t1", dialog_state(rules))
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=[
+            sub("1", "dialog", tools=["set_text"])]), s)
+        _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed), s)
+        _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
+        (asked,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=observed, result="ok"), s)
+        assert "its dialog 'Volume' is still open (its default button is 4)" in app_request(asked).note
+        _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=observed, result="ok"), s)
+        return s
+
+    # the dialog is the subtask's only effect: set and never confirmed, nothing was done
+    held = twice("small-local")
+    assert run_of(held).subtasks["1"].state is SubtaskState.FAIL
+    assert any("dialog-is-failure" in t.rules for t in held.blackboard.trajectories)
+    # without the rule a FINISH again is believed: a dialog may be left open on purpose
+    assert run_of(twice("none")).subtasks["1"].state is SubtaskState.FINISH
+
+
 def test_a_finish_that_came_with_calls_that_never_ran_is_not_one() -> None:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

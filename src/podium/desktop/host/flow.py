@@ -217,7 +217,7 @@ def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEn
     return verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
                           hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from,
                           hold_data=rules.NOTHING_FAIL in s.rules, request=run_of(s).request,
-                          hold_whole=rules.WHOLE_FAIL in s.rules)
+                          hold_whole=rules.WHOLE_FAIL in s.rules, hold_dialog=rules.DIALOG_FAIL in s.rules)
 
 
 def own_figures_of(record: SubtaskRecord, text: str, plain: bool = False) -> tuple[artifacts.Artifact, ...]:

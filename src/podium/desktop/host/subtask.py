@@ -461,6 +461,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             s = fired_rule(s, rules.NOTHING_FAIL)
         if lacking.whole and lacking.held_whole:
             s = fired_rule(s, rules.WHOLE_FAIL)
+        if lacking.dialog and lacking.held_dialog:
+            s = fired_rule(s, rules.DIALOG_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)

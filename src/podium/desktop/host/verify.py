@@ -140,6 +140,9 @@ class Missing:
     # department's people asked for, every department's written). Rows cannot be taken back out of it by
     # writing the right ones: work not done
     unselected: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # `dialog` where it declares no file it writes, so what it does is what that dialog confirms (rule
+    # dialog-is-failure): work not done once asked about
+    held_dialog: bool = False
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -179,7 +182,8 @@ class Missing:
                     or self.misquoted or self.overlooked or self.whole) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
-            or self.nothing or self.mixed or (self.whole and self.held_whole) or self.unselected)
+            or self.nothing or self.mixed or (self.whole and self.held_whole) or (self.dialog and self.held_dialog)
+            or self.unselected)
 
     def text(self) -> str:
         parts = []
@@ -247,7 +251,10 @@ class Missing:
         if self.left:
             parts.append(f"nothing of {', '.join(self.left)}, which the subtasks yours depends on read for it, went "
                          "into your changes, while another of those files did")
-        if self.dialog:
+        if self.dialog and self.held_dialog:
+            parts.append(f"{self.dialog}: your subtask writes no file, so what it does is what that dialog "
+                         "confirms: confirm it with its button")
+        elif self.dialog:
             parts.append(f"{self.dialog}: confirm it with its button if your subtask is to, or answer FINISH "
                          "again to leave it open")
         if self.late:
@@ -283,21 +290,24 @@ class Missing:
         unless its changes took the other sources by their paths)."""
         if self.untaken or self.nothing:
             return self
-        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(), dialog="",
+        return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(),
+                       dialog=self.dialog if self.held_dialog else "",
                        copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=(),
                        whole=self.whole if self.held_whole else ())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
             hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False,
-            request: str = "", hold_whole: bool = False) -> Missing:
+            request: str = "", hold_whole: bool = False, hold_dialog: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read; `request`: the person's words, whose quoted values a change is to write as
     given. `hold_handed`: a writer that declares no source of its own is held to that data
     (rule unhanded-is-failure); `hold_data`: a writer whose changes hold nothing of any data it had, computing
     nothing, lacks its work (rule nothing-taken-is-failure); `hold_whole`: a writer of a text holding every row of a
-    table handed to it, where parts of it were offered, is held to those parts (rule whole-is-failure)."""
+    table handed to it, where parts of it were offered, is held to those parts (rule whole-is-failure);
+    `hold_dialog`: one that declares no file it writes is held to confirming the dialog it acted in (rule
+    dialog-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -379,6 +389,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
                    mixed=_mixed(record, given, request), whole=(whole := _whole(record, given)),
                    held_whole=hold_whole and bool(whole),
+                   held_dialog=hold_dialog and acted and not any(w != "." for w in spec.writes),
                    unselected=_unselected(record, given, f"{request}\n{spec.description}"))
 
 

@@ -191,6 +191,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                              "own, where parts of that table were offered to it (the rows that repeat, a column's "
                              "cells), ends FAIL when it answers FINISH again after being asked about it: a small "
                              "model types the whole table where the request asks for a part, and stands by it."),
+    Rule("dialog-is-failure", "A subtask that declares no file it writes, acted in its program, and leaves the "
+                              "program's dialog open ends FAIL when it answers FINISH again after being asked about "
+                              "it: what such a subtask does is what the dialog confirms, and a small model sets the "
+                              "dialog's values and stands by them without pressing its button."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),
