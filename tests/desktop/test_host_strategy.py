@@ -1646,7 +1646,8 @@ def test_the_forced_choice_for_a_new_file_leaves_out_the_tools_that_open_one_tha
         ToolInfo("set_text", False, names_its_writes=False),
         ToolInfo("open_file", False, json.dumps({"type": "object", "properties": {"path": {**path, EXISTING: True}}})),
         ToolInfo("save", False, json.dumps({"type": "object", "properties": {"path": path}}))))
-    plan = [sub("1", "editor", writes=["notes.txt"], tools=["set_text"])]
+    plan = [{**sub("1", "editor", writes=["notes.txt"], tools=["set_text"]),
+             "description": "Type 'Call the plumber' into the editor"}]
     _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=("todo.txt",), Subtasks=plan),
                                     started("Type 'Call the plumber' into the editor and save it as notes.txt",
                                             rules="small-local", catalog=Catalog((editor,))))
@@ -1709,6 +1710,31 @@ def test_with_the_rules_a_confirm_before_any_plan_is_questioned_once() -> None:
         assert not dispatches(ops) and end.run is None
         assert "The form is filled in" in end.blackboard.trajectories[-1].outcome
         assert "refused" in end.blackboard.trajectories[-1].outcome
+
+
+def test_with_the_rules_a_first_plan_that_leaves_out_a_quoted_value_is_sent_back_once() -> None:
+    request = "Put 'Room 4B' into C3 of budget.xlsx and end report.docx with 'The venue is confirmed.'"
+    dropped = [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table"),
+               {**sub("2", "spreadsheets", "1", writes=["budget.xlsx"], tools=["write_rows"]),
+                "description": "Write the table of report.docx into budget.xlsx"}]
+    ops, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=dropped),
+                                      started(request, rules=SMALL_LOCAL))
+    (again,) = dispatches(ops)
+    assert again.agent == "host" and not run_of(s).subtasks
+    assert "leaves out 'Room 4B', 'The venue is confirmed.', which the request gives" in host_request(again).feedback
+    assert s.blackboard.trajectories[-1].rules == ("quoted-values-planned",)
+    # sent back once: the same plan again is taken, as it is at once without the rules
+    for state in (s, started(request)):
+        ops, end = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=dropped), state)
+        assert {d.agent for d in dispatches(ops)} == {"app-documents"} and set(run_of(end).subtasks) == {"1", "2"}
+    # a plan whose descriptions say the values (case and the closing full stop aside) is taken at once
+    said = [{**sub("1", "spreadsheets", writes=["budget.xlsx"], tools=["set_cell"]),
+             "description": "Write Room 4B into C3 of budget.xlsx"},
+            {**sub("2", "documents", writes=["report.docx"], tools=["add_paragraph"]),
+             "description": "Add the paragraph 'the venue is confirmed' at the end of report.docx"}]
+    ops, end = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=said),
+                                        started(request, rules=SMALL_LOCAL))
+    assert set(run_of(end).subtasks) == {"1", "2"}
 
 
 def test_with_the_rule_a_writer_whose_changes_hold_nothing_of_its_data_fails_after_its_question() -> None:

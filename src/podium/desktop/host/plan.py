@@ -40,7 +40,7 @@ from podium.desktop.host.amend import STRUCTURED, amend, before, one_path, opene
 from podium.desktop.host.artifacts import Kind, names
 from podium.desktop.host.capability import covered, is_pattern
 from podium.desktop.host.catalog import AppInfo, Catalog, file_names
-from podium.desktop.host.verify import own_sources
+from podium.desktop.host.verify import literals, own_sources
 from podium.desktop.wire.messages import Choice, ChoiceKind
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec, normal_path
 
@@ -107,6 +107,16 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         problems.extend(_request_files(request, listed, everything))
     problems.extend(_stray_writes(resolved, request, everything))
     return PlanCheck(tuple(resolved), tuple(dict.fromkeys(problems)), tuple(notes))
+
+
+def unplanned_values(request: str, specs: Iterable[SubtaskSpec]) -> tuple[str, ...]:
+    """The values the request sets in quotation marks that no subtask's description says (case, spacing and a
+    closing full stop aside): what the person gave that the plan hands to no AppAgent."""
+    def plain(text: str) -> str:
+        return " ".join(text.split()).casefold()
+
+    said = "\n".join(plain(spec.description) for spec in specs)
+    return tuple(v for v in literals(request) if (p := plain(v).rstrip(".!?;:,")) and p not in said)
 
 
 def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",

@@ -31,7 +31,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import check_plan, named_by, open_choice, settle
+from podium.desktop.host.plan import check_plan, named_by, open_choice, settle, unplanned_values
 from podium.desktop.host.run import fire, fired_rule, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, Held, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
@@ -230,6 +230,14 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
             f"Your plan failed these checks:\n{problems}\nPlan again so that none of them holds; or, if the "
             "request lacks something only the person knows (a value no file holds), answer PENDING with your "
             "question instead. Answer with ONE JSON object."), retry=True)
+    if rules.VALUES_PLANNED in s.rules and not run.values_checked and (dropped := unplanned_values(
+            run.request, (*check.subtasks, *kept.values()))):
+        s = fire(with_run(fired_rule(s, rules.VALUES_PLANNED), values_checked=True), HostEvent.RETRY)
+        values = ", ".join(repr(v) for v in dropped)
+        return dispatch_planner(s, retry=True, feedback=(
+            f"Your plan leaves out {values}, which the request gives: no subtask's description says it. Plan again "
+            "so that the description of the subtask that does that part of the request says its value as the "
+            "request gives it. Answer with ONE JSON object."))
     if check.amended:  # said where the plan is shown: the fixes are the host's, not the planner's words
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, action="plan amended by the host",
                         outcome="; ".join(check.amended))

@@ -230,6 +230,7 @@ class Run:
     finish_checked: bool = False  # a FINISH that left named files unmade was questioned once already
     fail_checked: bool = False  # a FAIL after every subtask finished was questioned once already
     confirm_checked: bool = False  # a CONFIRM before any plan was questioned once already
+    values_checked: bool = False  # a plan that left out values the request quotes was sent back once already
     applications: tuple[str, ...] = ()  # offered to the planner; () means all
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
     intents: int = 0  # EXECUTE batches sent (their ids)

@@ -113,6 +113,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                        "before anything runs) and for any change it did not declare, so nothing is "
                                        "yet there to approve; a small planner read \"then confirm it\" (a dialog's "
                                        "button) as a request for the person's approval."),
+    Rule("quoted-values-planned", "A first plan none of whose subtasks' descriptions carries a value the request "
+                                  "sets in quotation marks is sent back once, naming the values: a small planner "
+                                  "drops the person's values and plans other work in their place (a file copied "
+                                  "where a cell was to be set), and its AppAgents do what their descriptions say."),
     Rule("result-ref-is-content", "A writer that hands nothing on and declares one write, whose FINISH names by "
                                   "reference data handed to it (not a path its giver's call repeats) while its "
                                   "changes hold none of that data, or hold the whole table it names a part of, "
