@@ -452,7 +452,7 @@ def test_with_the_rules_a_subtask_that_writes_no_file_and_leaves_its_dialog_open
     typed = facts_of("set_text", {"control": 2, "text": "65"}, None)
     observed = (ActionResult(function="observe", ok=True, read_only=True, content={
         "windows": [{"title": "Volume", "role": "dialog"}], "controls": [],
-        "open_dialog": {"window": "Volume", "button": 4}}),)
+        "open_dialog": {"window": "Volume", "buttons": {"3": "Cancel", "4": "OK"}}}),)
 
     def twice(rules: str) -> HostState:
         _, s = STRATEGY.handle_ask("Set the volume to 65 and confirm", {}, "t1", dialog_state(rules))
@@ -461,7 +461,7 @@ def test_with_the_rules_a_subtask_that_writes_no_file_and_leaves_its_dialog_open
         _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed), s)
         _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
         (asked,), s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=observed, result="ok"), s)
-        assert "its dialog 'Volume' is still open (its default button is 4)" in app_request(asked).note
+        assert "its dialog 'Volume' is still open (its buttons: 3 'Cancel', 4 'OK')" in app_request(asked).note
         _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=observed, result="ok"), s)
         return s
 

@@ -126,8 +126,8 @@ class Observation:
 
     def dialog(self) -> dict[str, Any] | None:
         """The first listed control's window when it is a dialog (modal, or a dialog's, an alert's or a file
-        chooser's role) with an enabled button: its title, and its enabled default button's number where one is
-        marked."""
+        chooser's role) with an enabled button: its title, its enabled buttons (number -> name), and its enabled
+        default button's number where one is marked."""
         nodes = self.snapshot.nodes
         first = next((c for c in self.controls if c.node.window is not None), None)
         if first is None:
@@ -136,10 +136,12 @@ class Observation:
         window = nodes[index]  # type: ignore[index]
         if State.MODAL not in window.states and window.role not in DIALOGS:
             return None
-        if not any(c.node.window == index and c.node.role is Role.PUSH_BUTTON and c.node.enabled
-                   for c in self.controls):
+        buttons = [c for c in self.controls if c.node.window == index and c.node.role is Role.PUSH_BUTTON
+                   and c.node.enabled]
+        if not buttons:
             return None  # no button to end it with (settings that apply at once): nothing to confirm
-        found: dict[str, Any] = {"window": window.name}
+        # its buttons by number, so that what ends it is named where a FINISH leaves it open
+        found: dict[str, Any] = {"window": window.name, "buttons": {str(c.id): c.node.name for c in buttons}}
         button = next((c for c in self.controls if c.node.window == index and State.IS_DEFAULT in c.node.states
                        and c.node.enabled and c.node.shown), None)
         if button is not None:

@@ -772,8 +772,10 @@ def open_dialog(seen: Iterable[ActionResult]) -> str:
     for result in seen:
         dialog = result.content.get(OPEN_DIALOG) if result.ok and isinstance(result.content, dict) else None
         if isinstance(dialog, dict):
-            button = dialog.get("button")
+            button, buttons = dialog.get("button"), dialog.get("buttons")
+            said = [f"{number} {str(name)!r}" for number, name in buttons.items()] if isinstance(buttons, dict) else []
             return (f"its dialog {str(dialog.get('window', ''))!r} is still open"
+                    + (f" (its buttons: {', '.join(said)})" if said else "")
                     + (f" (its default button is {button})" if isinstance(button, int) else ""))
     return ""
 
