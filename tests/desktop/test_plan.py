@@ -181,6 +181,9 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
     assert form.amended[:2] == (
         "subtask '1' writes no file, not dialog: its tools act in the program and name none",
         "subtask '2' writes no file, not visitor form: its tools act in the program and name none")
+    # no tool declared: any of the program's may run, and none of them names a file either
+    loose = check_plan([spec("1", "dialog", writes=["visitor form"])], program, "Fill in the visitor form", ())
+    assert loose.ok and (loose.subtasks[0].writes, loose.subtasks[0].tools) == ((), ("set_text", "click")), loose
     # a file by its type, one in the workspace, or an application whose tools name what they write: as declared
     for writes, files in ((["visitor.txt"], ()), (["notes"], ("notes",))):
         typed = check_plan([spec("1", "dialog", writes=writes, tools=["click"])], program, "Confirm it", files)
