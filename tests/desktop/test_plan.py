@@ -949,6 +949,18 @@ def test_files_read_one_by_one_are_read_by_the_pattern_the_request_names_for_the
         "tmp_a.docx", "tmp_b.docx")
 
 
+def test_files_read_one_by_one_are_read_by_their_type_where_the_request_names_the_type_by_its_name() -> None:
+    files = ("jan.csv", "feb.csv", "notes.txt")
+    real = Catalog((AppInfo("files", "files", (), (ToolInfo("list_files", True), ToolInfo("copy_or_move", False))),))
+    copy = SubtaskSpec(id="1", description="copy", application="files", writes=("archive",), reads=files,
+                       tools=("copy_or_move",))
+    check = check_plan([copy], real, "Please copy every CSV file here into a new folder called archive.", files)
+    assert check.ok and check.subtasks[0].reads == ("*.csv",), check
+    # a suffix is no type's name where it ends a file's name the request gives
+    assert named_by("*.csv", "the csv files") and named_by("*.csv", "the .csv files")
+    assert not named_by("*.log", "How many lines does log.txt have?") and not named_by("*.csv", "Read contacts.csv")
+
+
 def test_a_subtask_that_changes_the_one_typed_file_it_reads_and_declares_no_write_writes_it(tmp_path: Any) -> None:
     from podium.apps import build_applications
 

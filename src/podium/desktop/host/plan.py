@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import graphlib
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -384,7 +385,11 @@ def named_by(path: str, text: str) -> bool:
     name = path.rpartition("/")[2]
     stem = name.rpartition(".")[0] if "." in name.strip(".") else name
     parts = [path, name, stem, *path.split("/")[:-1]]
-    return any(part and part not in ("*", ".") and names(text, part.replace("*", "")) for part in parts)
+    if any(part and part not in ("*", ".") and names(text, part.replace("*", "")) for part in parts):
+        return True
+    # files by their type: the type's own name ("the CSV files"), never the suffix of a file named ("log.txt")
+    kind = name[2:] if name.startswith("*.") and "*" not in name[1:] else ""
+    return bool(kind) and re.search(rf"(?<![\w.\-]){re.escape(kind)}(?![\w\-]|\.\w)", text, re.IGNORECASE) is not None
 
 
 def _named_types(spec: SubtaskSpec, request: str, notes: list[str]) -> SubtaskSpec:
