@@ -11,7 +11,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.apps.base import ENDED
-from podium.apps.tooling import EDITED, EXISTING
+from podium.apps.tooling import EDITED, EXISTING, SOURCE_GONE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.flow import quoted_data
@@ -1676,6 +1676,37 @@ def test_a_folder_made_and_left_empty_is_filled_by_another_tool_than_the_one_tha
     (again,), s = STRATEGY.handle_response("app-files", proposes("FINISH", result="made"), s)
     assert "old_versions holds nothing" in app_request(again).note
     assert app_request(again).must_act and app_request(again).offered == ("copy_or_move",)
+
+
+def test_with_the_rule_a_copy_of_files_its_subtask_does_not_read_is_held_once() -> None:
+    files = AppInfo("files", "files", (), (ToolInfo("copy_or_move", False, json.dumps({
+        "type": "object", "required": ["mode", "source", "destination"], "properties": {
+            "mode": {"type": "string", "enum": ["copy", "move"], SOURCE_GONE: "move"},
+            "source": {"type": "string"}, "destination": {"type": "string"}, "pattern": {"type": "string"}}})),))
+    workspace = ("jan.csv", "feb.csv", "notes.txt")
+
+    def first(rules: frozenset[str], copy: CallFacts) -> tuple[Any, HostState]:
+        s = replace(started("Copy every CSV file into archive", catalog=Catalog((files,))), rules=rules)
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=workspace, Subtasks=[
+            sub("1", "files", reads=["*.csv"], writes=["archive"], tools=["copy_or_move"])]), s)
+        return STRATEGY.handle_response("app-files", proposes("CONTINUE", copy), s)
+
+    held = frozenset({"sources-as-declared"})
+    def copy(names: tuple[str, ...], **arguments: str) -> CallFacts:
+        return CallFacts(function="copy_or_move", arguments={"mode": "copy", "destination": "archive", **arguments},
+                         effects=tuple(EffectView(path=f"archive/{n}", change="create") for n in names))
+
+    every = copy(workspace, source=".")
+    (again,), s = first(held, every)
+    assert app_request(again).kind is AppStepKind.PROPOSE
+    skipped = s.blackboard.trajectories[-1]
+    assert "not run: it takes notes.txt, which your subtask does not read (it reads *.csv)" in skipped.outcome
+    assert skipped.rules == ("sources-as-declared",)
+    # proposed again, it runs; without the rule it runs at once; a source its reads cover is never held
+    only_csv = copy(workspace[:2], source=".", pattern="*.csv")
+    for (run,), _ in (STRATEGY.handle_response("app-files", proposes("CONTINUE", every), s),
+                      first(frozenset(), every), first(held, only_csv)):
+        assert app_request(run).kind is AppStepKind.EXECUTE
 
 
 def test_a_fail_before_any_declared_change_ran_is_questioned_once() -> None:

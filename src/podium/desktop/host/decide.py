@@ -58,12 +58,15 @@ class Decision:
 def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord, *, active: frozenset[str],
            created: Sequence[str], protected: Sequence[str], given: str = "", made: Sequence[tuple[str, str]] = (),
            tools: frozenset[str] = frozenset(), named: Sequence[str] | None = None, data: str = "",
-           request: str = "", picks: Sequence[artifacts.NamedRows] = ()) -> Decision:
+           request: str = "", picks: Sequence[artifacts.NamedRows] = (),
+           strays: Mapping[int, tuple[str, ...]] | None = None) -> Decision:
     """What runs of an answer. `given`: the person's words (request, answers), which may give values;
     `request`: the request itself, an instruction as the subtask's description is;
     `tools`: the names of every application's tools; `named`: the subtask's writes those words name; `data`:
     what the run's reads found (its artifacts), which may give values too; `picks`: the rows of its tables that
-    the request or its description names by a value (rule rows-as-named)."""
+    the request or its description names by a value (rule rows-as-named); `strays`: by the index of a call that
+    copies or moves, the workspace files its source takes that the subtask's declared reads leave out (rule
+    sources-as-declared)."""
     run: list[int] = []
     skipped: list[tuple[int, str, bool]] = []
     fired: list[str] = []
@@ -159,6 +162,13 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             skip(index, f"not run: its rows are those of every value of a column, where your subtask names some of "
                         f"them: the rows it names are {named_refs}. Write those, by reference; or propose this "
                         "call again to write every row")
+            continue
+        if rules.SOURCES_AS_DECLARED in active and (left := (strays or {}).get(index)) and key not in record.warned:
+            fired.append(rules.SOURCES_AS_DECLARED)
+            warned.append(key)
+            skip(index, f"not run: it takes {', '.join(left[:5])}, which your subtask does not read (it reads "
+                        f"{', '.join(record.spec.reads)}). Take only what it reads; or propose this call again if "
+                        f"{'that file belongs' if len(left) == 1 else 'those files belong'} to your work")
             continue
         if rules.EMPTY_FIELDS in active and fact.unfilled and key not in record.warned:
             fired.append(rules.EMPTY_FIELDS)

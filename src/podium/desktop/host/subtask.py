@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from podium.desktop.host import artifacts, verify
+from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo
 from podium.desktop.host.decide import (
     Decision,
@@ -57,7 +58,7 @@ from podium.desktop.host.run import (
 from podium.desktop.host.state import HostState, InteractionKind, Proposal, SubtaskRecord
 from podium.desktop.rules import steps as rules
 from podium.desktop.wire.messages import ActionResult, AppStepKind, AppStepReport, CallFacts, call_text, summarize
-from podium.desktop.wire.schemas import AppOutput, AppStatus
+from podium.desktop.wire.schemas import AppOutput, AppStatus, normal_path
 from podium.errors import Reason, ReasonKind
 
 
@@ -98,13 +99,37 @@ def step_decision(s: HostState, record: SubtaskRecord, output: AppOutput, facts:
     picks = artifacts.named_rows(verify.tables_of(record, handed_data(s, record, handed(s, record)[1])),
                                  f"{run.request}\n{record.spec.description}") \
         if rules.ROWS_AS_NAMED in s.rules and any(not f.read_only for f in facts) else ()
+    strays = _strays(s.catalog.get(record.spec.application), record, facts, run.files) \
+        if rules.SOURCES_AS_DECLARED in s.rules else {}
     return decide(output, tuple(facts), record, active=s.rules, created=run.created, made=run.made,
-                  request=run.request, picks=picks,
+                  request=run.request, picks=picks, strays=strays,
                   protected=s.config.protected,
                   given=given, tools=frozenset(t for app in s.catalog.apps for t in app.tool_names),
                   named=tuple(w for w in record.spec.writes if named_by(w, given)),
                   data=_read_data(run.subtasks.values(), record) if any(
                       not source for f in facts for _, _, source, _ in f.copies) else "")
+
+
+def _strays(app: AppInfo | None, record: SubtaskRecord, facts: Sequence[CallFacts],
+            files: Sequence[str] | None) -> dict[int, tuple[str, ...]]:
+    """By the index of each call of a tool with a source choice (a copy or a move), the workspace files its
+    source (a path, a folder, a pattern, or a folder and a `pattern` in it) takes that the subtask's declared
+    reads and writes leave out, where it declares reads of its own."""
+    reads = tuple(r for r in record.spec.reads if r != ".")
+    if app is None or not files or not reads:
+        return {}
+    found: dict[int, tuple[str, ...]] = {}
+    for index, fact in enumerate(facts):
+        info = app.tool(fact.function)
+        source, pattern = fact.arguments.get("source"), fact.arguments.get("pattern")
+        if info is None or info.source_choice is None or not isinstance(source, str) or not source.strip():
+            continue
+        taken = normal_path(posixpath.join(source, pattern) if isinstance(pattern, str) and pattern else source)
+        left = tuple(f for f in files if covered(f, (taken,)) and not covered(f, reads)
+                     and not covered(f, record.spec.writes))
+        if left:
+            found[index] = left
+    return found
 
 
 def _read_data(records: Iterable[SubtaskRecord], record: SubtaskRecord) -> str:

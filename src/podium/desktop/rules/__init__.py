@@ -49,6 +49,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                           "other values is not run the first time; the agent is told the reference to the rows named, "
                           "and the same call proposed again runs: a small model types the whole table where the "
                           "person named a part of it, and rows written into a file cannot be taken back out."),
+    Rule("sources-as-declared", "A copy or a move (a tool with a source choice) whose source takes a workspace file "
+                                "its subtask's declared reads leave out, where it declares reads, is not run the "
+                                "first time; the agent is told which files and what it reads, and the same call "
+                                "proposed again runs: a small model copies every file it saw where the person named "
+                                "some by their type, and a copy made is a file the person did not ask for."),
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
                             "its last change is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),
