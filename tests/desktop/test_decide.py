@@ -1505,16 +1505,3 @@ def test_a_change_that_brings_a_file_back_to_an_earlier_state_undoes_the_changes
     assert "sort_rows" not in again.called and missing(again, app).tools == ("sort_rows",)
     # sorted once more, the work stands again
     assert not missing(change(again, "sort_rows", "unsorted", "sorted", by="Minutes", order="ascending"), app)
-
-
-def test_an_action_in_a_program_done_already_and_proposed_again_is_a_stuck_tool() -> None:
-    chosen = CallFacts(function="select", arguments={"control": 5, "item": "Banana"})
-    done = record(done=(call_key("select", chosen.arguments),))
-    decision = decide(answer(), [chosen], done, active=SMALL, created=(), protected=())
-    assert decision.run == () and "already succeeded" in decision.skipped[0][1]
-    assert decision.failed_again == ("select",)  # withheld from the next answer's grammar (withhold-stuck-tool)
-    # a change of a file done already is a repeat, not a stuck tool: the verifier settles what it holds
-    written = write()
-    again = decide(answer(), [written], record(done=(call_key("write_rows", written.arguments),)), active=SMALL,
-                   created=(), protected=())
-    assert again.run == () and again.failed_again == ()

@@ -44,7 +44,7 @@ class Decision:
     holds: tuple[Hold, ...] = ()  # not empty: nothing runs before the person approves
     questions: tuple[str, ...] = ()  # the step becomes these questions for the person
     fired: tuple[str, ...] = ()  # the named rules that fired
-    failed_again: tuple[str, ...] = ()  # tools whose failed call, read or done action it proposed again unchanged
+    failed_again: tuple[str, ...] = ()  # tools whose failed call, or whose read, it proposed again unchanged
     held_alone: tuple[str, ...] = ()  # the tools of the calls to run that wait for the person on their own
     # the calls not run yet because one of them waits for the person while the calls before it run: their facts
     # were gathered before those calls changed what they act on (a sheet the same answer adds)
@@ -104,8 +104,6 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             continue
         key = call_key(fact.function, fact.arguments)
         if not fact.read_only and key in record.done:
-            if not fact.effects:  # an action in a program, done already: proposed again, its tool is stuck
-                again.append(fact.function)
             skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
                         "not repeat it", True)
             continue

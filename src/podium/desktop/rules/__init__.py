@@ -57,11 +57,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("read-not-reread", "In a subtask that writes, a read identical to one it (or its observation) made since "
                             "its last change is not run again, and its tool is withheld like a stuck one: "
                             "a small model reads the same data again and again instead of writing."),
-    Rule("withhold-stuck-tool", "A tool whose failed call, or whose action in a program that already succeeded, was "
-                                "proposed again unchanged, or whose change batch mode refused, is left out of the "
-                                "grammar until a change succeeds, a forced choice too (all of it stuck: the "
-                                "application's other tools): told to call something else, a small model did not (an "
-                                "item chosen again and again, never confirmed)."),
+    Rule("withhold-stuck-tool", "A tool whose failed call was proposed again unchanged, or whose change batch mode "
+                                "refused, is left out of the grammar until a change succeeds, a forced choice too (all "
+                                "of it stuck: the application's other tools): told to call something else, a small "
+                                "model did not."),
     Rule("force-missing-tool", "After a FINISH questioned while a declared write is unchanged or a declared "
                                "changing tool was never called, the next answer must call one of the declared "
                                "tools never called (with the tools that name the file they "
