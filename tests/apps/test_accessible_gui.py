@@ -16,6 +16,7 @@ from podium.apps.accessible.roles import Role
 from podium.apps.base import ENDED, Change, Effect
 from podium.apps.registry import Applications, build_applications
 from podium.apps.tooling import NUMBER_TEXT
+from podium.desktop.shell.observe import observe
 from tests.desktop_session import desktop_session
 
 
@@ -68,6 +69,12 @@ async def test_mousepad_observe_type_and_save_as_a_new_file(session: dict[str, s
         done = await ok(editor, "set_text", control=text, text="Buy milk\nCall Anna\n")
         assert done["text"] == "Buy milk\nCall Anna\n" and done["windows"] == ["*Untitled 1 - Mousepad"]
         assert (await ok(editor, "read_text", control=text))["text"] == "Buy milk\nCall Anna\n"
+        # the document's text, by a digest for the host: typed into, it is another
+        typed = await ok(editor, "observe")
+        assert set(seen["documents"]) == {str(text)} == set(typed["documents"])
+        assert typed["documents"][str(text)] != seen["documents"][str(text)]
+        (look,) = await observe(editor, [])  # the host's observation: the digests apart, not for the model
+        assert "documents" not in look.content and look.documents == typed["documents"]
 
         dialog = await save_as(editor, "notes.txt")
         assert (dialog["windows"][-1]["title"], dialog["windows"][-1]["role"]) == ("Save As", "file chooser")
@@ -93,7 +100,7 @@ async def test_mousepad_observe_type_and_save_as_a_new_file(session: dict[str, s
         assert unknown.error is not None and "there is no control 9999" in unknown.error
         # numbers stay the same for the same control across observations
         again = await ok(editor, "observe")
-        assert find(again, r": text \[.*editable") == text and again["observation"] == 4
+        assert find(again, r": text \[.*editable") == text and again["observation"] == 6
     finally:
         assert await apps.aclose() == ["editor"]
 

@@ -473,6 +473,45 @@ def test_with_the_rules_a_subtask_that_writes_no_file_and_leaves_its_dialog_open
     assert run_of(twice("none")).subtasks["1"].state is SubtaskState.FINISH
 
 
+def test_a_document_changed_where_no_file_is_written_is_asked_about_and_with_the_rules_fails() -> None:
+    def look(digest: str) -> tuple[ActionResult, ...]:
+        return (ActionResult(function="observe", ok=True, read_only=True, documents={"5": digest},
+                             content={"windows": [{"title": "Untitled 1", "role": "frame"}], "controls": []}),)
+
+    typed = facts_of("set_text", {"control": 5, "text": "Line Numbers"}, None)
+
+    def run(rules: str, undone: bool = False, later: bool = False) -> tuple[str, HostState]:
+        plan = [sub("1", "dialog", tools=["set_text"])]
+        if later:
+            # two wait for it, so the plan keeps it apart (one alone would do both)
+            plan += [sub("2", "dialog", "1", writes=["notes.txt"], tools=["click"]),
+                     sub("3", "dialog", "1", writes=["todo.txt"], tools=["click"])]
+        request = "Turn on line numbers in the editor" + (", then save notes.txt and todo.txt" if later else "")
+        _, s = STRATEGY.handle_ask(request, {}, "t1", dialog_state(rules))
+        _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", files=(), Subtasks=plan), s)
+        _, s = STRATEGY.handle_response("app-dialog", proposes("CONTINUE", typed, observed=look("a")), s)
+        _, s = STRATEGY.handle_response("app-dialog", executed(ran(typed)), s)
+        ops, s = STRATEGY.handle_response("app-dialog", proposes(
+            "FINISH", observed=look("a" if undone else "b"), result="ok"), s)
+        if any(isinstance(op, Reply) for op in ops) or run_of(s).subtasks["1"].state is SubtaskState.FINISH:
+            return "", s  # believed: the request done, or the next subtask dispatched
+        _, s = STRATEGY.handle_response("app-dialog", proposes("FINISH", observed=look("b"), result="ok"), s)
+        return app_request(dispatches(ops)[0]).note, s
+
+    note, held = run("small-local")
+    assert "your actions changed the text of control 5, and no file your subtask writes keeps it" in note
+    assert run_of(held).subtasks["1"].state is SubtaskState.FAIL
+    assert any("unsaved-is-failure" in t.rules for t in held.blackboard.trajectories)
+    # without the rule a FINISH again is believed: the text may be the work
+    note, believed = run("none")
+    assert "(answer FINISH again if that text is the work)" in note
+    assert run_of(believed).subtasks["1"].state is SubtaskState.FINISH
+    # a text brought back to what it held, or one a later subtask of the program saves, is no question
+    assert run("small-local", undone=True)[0] == ""
+    note, saved = run("small-local", later=True)
+    assert note == "" and run_of(saved).subtasks["1"].state is SubtaskState.FINISH
+
+
 def test_a_finish_that_came_with_calls_that_never_ran_is_not_one() -> None:
     _, s = assigned()
     _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", READ), s)

@@ -41,6 +41,11 @@ LEFT_OUT = "left_out"
 # verifier): a dialog filled in and left open did nothing yet.
 OPEN_DIALOG = "open_dialog"
 
+# A program's observation key, for the host and not the model: a digest of the text of each document shown (an
+# editable text of many lines), by its control's number. A subtask that writes no file and leaves one of them
+# changed holds its work in memory only: the program stops with the run, and the change with it (the verifier).
+DOCUMENTS = "documents"
+
 # An action's result key: the exit status of the program when the action closed its last window and the program
 # ended (a dialog confirmed: 0; cancelled, or failed: another status). A program that ended with a failure did not
 # do what its dialog was for, whatever the agent says (the host's verifier).

@@ -12,6 +12,7 @@ active window), then the others, each in reading order.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from podium.apps.accessible.roles import (
     State,
 )
 from podium.apps.accessible.tree import Node, Snapshot, listed
-from podium.apps.base import OPEN_DIALOG
+from podium.apps.base import DOCUMENTS, OPEN_DIALOG
 
 MAX_CONTROLS = 60
 MAX_ITEMS = 8  # items of one list, table or tree listed; `select` reaches the others by name
@@ -122,7 +123,15 @@ class Observation:
         dialog = self.dialog()
         if dialog is not None:
             content[OPEN_DIALOG] = dialog
+        if documents := self.documents():
+            content[DOCUMENTS] = documents
         return content
+
+    def documents(self) -> dict[str, str]:
+        """A digest of each listed document's text (an editable text of many lines), by its number."""
+        return {str(c.id): hashlib.sha1(f"{c.node.text_length}:{c.node.text}".encode()).hexdigest()[:16]
+                for c in self.controls if State.MULTI_LINE in c.node.states and State.EDITABLE in c.node.states
+                and "EditableText" in c.node.interfaces}
 
     def dialog(self) -> dict[str, Any] | None:
         """The first listed control's window when it is a dialog (modal, or a dialog's, an alert's or a file

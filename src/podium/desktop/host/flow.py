@@ -214,10 +214,14 @@ def missing_work(s: HostState, record: SubtaskRecord, given: Iterable[ArtifactEn
     subtasks = run_of(s).subtasks
     handed_from = [p for d in record.spec.depends_on if (dep := subtasks.get(d)) is not None
                    and dep.spec.hands_on is not HandsOn.NOTHING for p in dep.spec.reads]
+    # a later subtask of the same program that writes a file may save what this one left in it
+    saved_later = any(record.spec.id in r.spec.depends_on and r.spec.application == record.spec.application
+                      and any(w != "." for w in r.spec.writes) for r in subtasks.values())
     return verify.missing(record, s.catalog.get(record.spec.application), handed_data(s, record, given),
                           hold_handed=rules.UNHANDED_FAIL in s.rules, handed_from=handed_from,
                           hold_data=rules.NOTHING_FAIL in s.rules, request=run_of(s).request,
-                          hold_whole=rules.WHOLE_FAIL in s.rules, hold_dialog=rules.DIALOG_FAIL in s.rules)
+                          hold_whole=rules.WHOLE_FAIL in s.rules, hold_dialog=rules.DIALOG_FAIL in s.rules,
+                          saved_later=saved_later, hold_unsaved=rules.UNSAVED_FAIL in s.rules)
 
 
 def own_figures_of(record: SubtaskRecord, text: str, plain: bool = False) -> tuple[artifacts.Artifact, ...]:

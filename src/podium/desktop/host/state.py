@@ -170,6 +170,9 @@ class SubtaskRecord:
     # its program's dialog in front, as its latest observation showed it (verify.open_dialog); cleared when a
     # change of its runs, until the next observation
     dialog: str = ""
+    # its program's documents its latest observation shows: number -> (digest of the text when it first saw it,
+    # digest now) (apps.base.DOCUMENTS)
+    documents: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     ended: int | None = None  # its program's exit status, where an action of its closed it (apps.base.ENDED)
     # the table columns its latest change of each tool and path took, and the texts that call was given
     # ("tool path" -> (headers, texts); apps.base.TOOK_COLUMNS)

@@ -151,7 +151,8 @@ def _proposed(s: HostState, agent: str, sid: str, report: AppStepReport) -> Resu
         return _broken(s, agent, sid, report)
     record = observed(record, report.observed)  # what DATA_COLLECTION read is data it may refer to
     if report.observed:
-        record = replace(record, dialog=verify.open_dialog(report.observed))
+        record = replace(record, dialog=verify.open_dialog(report.observed),
+                         documents=verify.documents(record.documents, report.observed))
     s = set_record(s, record)
     output = AppOutput.model_validate(report.output) if report.output is not None and report.status else None
     if output is None:
@@ -458,7 +459,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
         # a declared changing tool never called is work not done (a FINISH again fails): it is what is forced
         wanted = (writing if missing.writes or missing.tools or missing.kept or missing.hollow or missing.unsettled
                   or missing.late else reading if missing.hands_on or missing.unread else missing.uncomputed or (
-                      _acting(app, record.called) if missing.dialog else ()) or taking or missing.computing)
+                      _acting(app, record.called) if missing.dialog or missing.unsaved else ())
+                  or taking or missing.computing)
         force = rules.FORCE_TOOL in s.rules and bool(wanted)
         tools = f" with {', '.join(record.spec.tools)}" if record.spec.tools else ""
         note = (f"You answered FINISH, but {missing.text()}. Your subtask declares it writes "
@@ -488,6 +490,8 @@ def _finish(s: HostState, agent: str, sid: str, output: AppOutput, changed: bool
             s = fired_rule(s, rules.WHOLE_FAIL)
         if lacking.dialog and lacking.held_dialog:
             s = fired_rule(s, rules.DIALOG_FAIL)
+        if lacking.unsaved and lacking.held_unsaved:
+            s = fired_rule(s, rules.UNSAVED_FAIL)
         s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FAIL, reason=reason)
         return settle(s)
     s = end_subtask(s, sid, agent, SubtaskEvent.STEP_FINISH, result=output.result)

@@ -15,7 +15,7 @@ import fnmatch
 import json
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -143,6 +143,12 @@ class Missing:
     # `dialog` where it declares no file it writes, so what it does is what that dialog confirms (rule
     # dialog-is-failure): work not done once asked about
     held_dialog: bool = False
+    # the numbers of its program's documents whose text its actions changed, where it declares no file it
+    # writes, changed none, and no later subtask of that program saves one: a change the program holds only
+    # until it stops with the run; a question asked once
+    unsaved: tuple[str, ...] = field(default=(), metadata=ONCE)
+    # held to it (rule unsaved-is-failure): then `unsaved` is work not done once asked about
+    held_unsaved: bool = False
 
     @property
     def computing(self) -> tuple[str, ...]:
@@ -157,7 +163,7 @@ class Missing:
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
                     or self.unlisted or self.misquoted or self.overlooked or self.mixed or self.whole
-                    or self.unselected)
+                    or self.unselected or self.unsaved)
 
     @property
     def asked_once(self) -> bool:
@@ -179,11 +185,11 @@ class Missing:
         believed so: a small model writes the cells already there and calls the work done."""
         return bool(self.hollow or self.uncomputed or self.unused or self.unhanded or self.left
                     or self.dialog or self.unwritten or self.copied or self.columns or self.unlisted
-                    or self.misquoted or self.overlooked or self.whole) and not (
+                    or self.misquoted or self.overlooked or self.whole or self.unsaved) and not (
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing or self.mixed or (self.whole and self.held_whole) or (self.dialog and self.held_dialog)
-            or self.unselected)
+            or self.unselected or (self.unsaved and self.held_unsaved))
 
     def text(self) -> str:
         parts = []
@@ -257,6 +263,12 @@ class Missing:
         elif self.dialog:
             parts.append(f"{self.dialog}: confirm it with its button if your subtask is to, or answer FINISH "
                          "again to leave it open")
+        if self.unsaved:
+            these = "s " + ", ".join(self.unsaved) if len(self.unsaved) > 1 else " " + self.unsaved[0]
+            parts.append(f"your actions changed the text of control{these}, and no file your subtask writes keeps "
+                         "it: the change is lost when the run ends. Undo it if your subtask is not to change that "
+                         "text, and do its work with the program's menus, buttons or dialogs"
+                         + ("" if self.held_unsaved else " (answer FINISH again if that text is the work)"))
         if self.late:
             it = "it" if len(self.late) == 1 else "they"
             parts.append(f"{', '.join(self.late)} ran after your last change, and nothing {it} computed is in your "
@@ -292,13 +304,15 @@ class Missing:
             return self
         return replace(self, unused=(), unhanded=self.unhanded if self.handed_only else (), left=(),
                        dialog=self.dialog if self.held_dialog else "",
+                       unsaved=self.unsaved if self.held_unsaved else (),
                        copied=(), columns=(), unwritten=(), unlisted=(), misquoted=(), overlooked=(),
                        whole=self.whole if self.held_whole else ())
 
 
 def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry] = (),
             hold_handed: bool = False, handed_from: Iterable[str] = (), hold_data: bool = False,
-            request: str = "", hold_whole: bool = False, hold_dialog: bool = False) -> Missing:
+            request: str = "", hold_whole: bool = False, hold_dialog: bool = False, saved_later: bool = False,
+            hold_unsaved: bool = False) -> Missing:
     """What the subtask's declarations ask for that its evidence does not show. `given`: the data handed to
     it by the subtasks it depends on that hand data on (flow.handed_data); `handed_from`: the files those
     subtasks declare they read; `request`: the person's words, whose quoted values a change is to write as
@@ -307,7 +321,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     nothing, lacks its work (rule nothing-taken-is-failure); `hold_whole`: a writer of a text holding every row of a
     table handed to it, where parts of it were offered, is held to those parts (rule whole-is-failure);
     `hold_dialog`: one that declares no file it writes is held to confirming the dialog it acted in (rule
-    dialog-is-failure)."""
+    dialog-is-failure); `saved_later`: a later subtask of its program writes a file (what it leaves in a document
+    may be saved then); `hold_unsaved`: one that declares no file it writes is held to leaving its program's
+    documents as it found them (rule unsaved-is-failure)."""
     spec = record.spec
     # a path whose content was measured the same before and after is no evidence of a write
     touched = tuple(path for path, e in record.changed.items() if e.before is None or e.before != e.after)
@@ -377,6 +393,10 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # one source of several typed again as it was is a merge's first part where another source is left out: that
     # one is what is asked about
     copied = tuple(c for c in _copied(record, given) if c[0] == c[1] or not (unused or left))
+    files = any(w != "." for w in spec.writes)
+    # a document's text changed where no file it writes or changed keeps it: held by the program until it stops
+    unsaved = () if files or touched or saved_later or not acted else tuple(
+        number for number, (first, now) in record.documents.items() if first != now)
     return Missing(writes, tools, hands, failed, kept, errors, hollow, uncomputed, unused, untaken, unsettled,
                    unsettled_errors, unhanded, handed_only, left,
                    record.dialog if acted else "", *_unwritten(record, app),
@@ -389,8 +409,9 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    tuple(t.name for t in app.tools if t.reshapes) if app is not None else (),
                    mixed=_mixed(record, given, request), whole=(whole := _whole(record, given)),
                    held_whole=hold_whole and bool(whole),
-                   held_dialog=hold_dialog and acted and not any(w != "." for w in spec.writes),
-                   unselected=_unselected(record, given, f"{request}\n{spec.description}"))
+                   held_dialog=hold_dialog and acted and not files,
+                   unselected=_unselected(record, given, f"{request}\n{spec.description}"),
+                   unsaved=unsaved, held_unsaved=hold_unsaved and bool(unsaved))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -778,6 +799,17 @@ def open_dialog(seen: Iterable[ActionResult]) -> str:
                     + (f" (its buttons: {', '.join(said)})" if said else "")
                     + (f" (its default button is {button})" if isinstance(button, int) else ""))
     return ""
+
+
+def documents(known: Mapping[str, tuple[str, str]], seen: Iterable[ActionResult]
+              ) -> dict[str, tuple[str, str]]:
+    """The documents an observation shows (ActionResult.documents): (the digest of each when first seen, its
+    digest now); one no longer shown is gone (its window closed). A failed observation tells nothing."""
+    looks = [result for result in seen if result.ok]
+    if not looks:
+        return dict(known)
+    now = {number: digest for result in looks for number, digest in result.documents.items()}
+    return {number: (known[number][0] if number in known else digest, digest) for number, digest in now.items()}
 
 
 def _left(record: SubtaskRecord, given: tuple[ArtifactEntry, ...], sources: tuple[str, ...]) -> tuple[str, ...]:

@@ -204,6 +204,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                               "program's dialog open ends FAIL when it answers FINISH again after being asked about "
                               "it: what such a subtask does is what the dialog confirms, and a small model sets the "
                               "dialog's values and stands by them without pressing its button."),
+    Rule("unsaved-is-failure", "A subtask that declares no file it writes, and that no later subtask of its program "
+                               "saves, acted in its program and leaves a document's text changed ends FAIL when it "
+                               "answers FINISH again after being asked about it: the change ends with the program "
+                               "at the run's end, and a small model types what it was to choose (a menu's item) "
+                               "into the document."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),

@@ -49,7 +49,7 @@ from podium.desktop.rules.steps import (
 from podium.desktop.shell.host_step import workspace_names
 from podium.desktop.shell.launch import Lifecycle
 from podium.desktop.shell.model_call import ModelAnswer, ModelFailed, Screenshots, StepBackend, think, usage_events
-from podium.desktop.shell.observe import jsonable, observation_lines, observe, unseen
+from podium.desktop.shell.observe import documents_apart, jsonable, observation_lines, observe, unseen
 from podium.desktop.shell.phases import Middleware, Phase, PhaseFailed, run_pipeline
 from podium.desktop.wire.grammar import app_output_schema
 from podium.desktop.wire.messages import (
@@ -423,9 +423,10 @@ class AppStepBackend(StepBackend):
             changes += tuple(EffectView(path=w, change=(Change.CREATE if was is None else Change.EDIT).value,
                                         before=was, after=now, hollow_before=hollow[w], hollow=self._hollow(w))
                              for w, was in around.items() if (now := self._digest(w)) != was)
+        content, documents = documents_apart(result.content)
         return ActionResult(function=call.function, arguments=call.arguments, ok=result.ok,
-                            content=jsonable(result.content), error=result.error, read_only=read_only,
-                            changes=changes, instead=result.instead)
+                            content=jsonable(content), error=result.error, read_only=read_only,
+                            changes=changes, instead=result.instead, documents=documents)
 
     def _is_file(self, path: str) -> bool:
         """Whether a workspace path names a regular file now (not followed out of the workspace)."""

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from podium.apps.base import DOCUMENTS
 from podium.apps.tooling import FILE_TYPES, NOT_FILE_TYPES
 from podium.desktop.wire.messages import ActionResult, summarize
 
@@ -109,8 +110,9 @@ def _sheet_named(seen: ActionResult, tool: Any, text: str) -> str | None:
 async def _look(app: Any, tool: Any, arguments: dict[str, Any]) -> ActionResult:
     try:
         result = await app.call(tool.name, arguments)
-        return ActionResult(function=tool.name, arguments=arguments, ok=result.ok, content=jsonable(result.content),
-                            error=result.error, read_only=True)
+        content, documents = documents_apart(result.content)
+        return ActionResult(function=tool.name, arguments=arguments, ok=result.ok, content=jsonable(content),
+                            error=result.error, read_only=True, documents=documents)
     except Exception as exc:  # an observation that fails is shown, never fatal
         return ActionResult(function=tool.name, arguments=arguments, ok=False, read_only=True,
                             error=f"{type(exc).__name__}: {exc}")
@@ -122,6 +124,14 @@ def observation_lines(seen: Sequence[ActionResult]) -> list[str]:
     return [f"- {r.function}({json.dumps(r.arguments)}) -> "
             + summarize(f"ok: {_text(r.content)}" if r.ok else f"error: {r.error}",
                         MAX_CHARS if r.arguments else MAX_WINDOW_CHARS) for r in seen]
+
+
+def documents_apart(content: Any) -> tuple[Any, dict[str, str]]:
+    """The content without its documents' digests (apps.base.DOCUMENTS), which are the host's and not the
+    model's to read, and those digests."""
+    if not isinstance(content, dict) or not isinstance(documents := content.get(DOCUMENTS), dict):
+        return content, {}
+    return {k: v for k, v in content.items() if k != DOCUMENTS}, {str(k): str(v) for k, v in documents.items()}
 
 
 def jsonable(value: Any) -> Any:

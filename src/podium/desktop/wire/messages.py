@@ -184,6 +184,8 @@ class ActionResult(BaseModel):
     ran: bool = True  # False: not run (a call before it in the batch failed)
     changes: tuple[EffectView, ...] = ()  # what it changed, measured (digests before and after)
     instead: tuple[str, ...] = ()  # the tools its error sends it to (apps.tooling.ToolError.instead)
+    # digests of its program's documents' texts, by control number (apps.base.DOCUMENTS): the host's, not shown
+    documents: dict[str, str] = Field(default_factory=dict)
 
     @property
     def left_out(self) -> str:
