@@ -263,13 +263,24 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
     try:
         await editor.launch()
         # the observation lists what each closed menu holds, its items numbered like controls ('>' a submenu)
-        menus = (await ok(editor, "observe"))["menus"]
+        seen = await ok(editor, "observe")
+        menus = seen["menus"]
         view = next(line for line in menus if line.startswith("View: "))
         assert re.search(r"\b\d+ Line Numbers\b", view) and "Color Scheme >" in view
         assert [line.split(":")[0] for line in menus][:2] == ["File", "Edit"]
         edit = next(line for line in menus if line.startswith("Edit: "))
         preferences = int(re.search(r"(\d+) Preferences", edit).group(1))  # type: ignore[union-attr]
         assert preferences > 1000  # numbered apart: the shown controls keep the numbers they would have
+        # a path that misses names where the menus hold what it asks for
+        wrong = await editor.call("menu", {"path": ["File", "View", "Line Numbers"]})
+        assert wrong.error is not None and "no menu entry 'View' in File" in wrong.error
+        assert wrong.error.endswith("'Line Numbers' is in the menu 'View': its path is [\"View\", \"Line Numbers\"]")
+        await ok(editor, "press_keys", keys="Escape")
+        # an item looked for in a control that a menu holds: the error names the menu's item
+        chosen = await editor.call("select", {"control": find(seen, r": text \[.*editable"), "item": "line numbers"})
+        numbered = re.search(r"(\d+) Line Numbers", view).group(1)  # type: ignore[union-attr]
+        assert chosen.error is not None and chosen.error.endswith(
+            f"the menu item {numbered} (View > Line Numbers) bears that name: click it to choose it")
         # text for a closed menu's item is refused, saying what it is; a click (or a selection) of it opens the
         # menus on the way, as the menu tool does
         typed = await editor.call("set_text", {"control": preferences, "text": "Preferences"})

@@ -10,6 +10,7 @@ delivered, and the result says the application is busy.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable
@@ -173,7 +174,13 @@ async def menu_path(bus: AtspiBus, bar: Ref, path: list[str], activate: Activate
         if match is None:
             names = [n for _, role, n in entries if n and role is not Role.SEPARATOR]
             where = " > ".join(walked) or "the menu bar"
-            raise ToolError(f"no menu entry {name!r} in {where}; it has: {names}")
+            # the entries asked for further on, where the menus hold them: the path that reaches them
+            wanted = {normalize(n): n for n in path[position:]}
+            found = [[menu, n] for menu, items in await menu_entries(bus, bar) for _, _, n in items
+                     if normalize(n) in wanted and [menu, n] != path]
+            there = f"; {found[0][1]!r} is in the menu {found[0][0]!r}: its path is {json.dumps(found[0])}" \
+                if len(found) == 1 else ""
+            raise ToolError(f"no menu entry {name!r} in {where}; it has: {names}{there}")
         if walked:
             await _until_shown(bus, match)
         walked.append(name)

@@ -444,6 +444,15 @@ class AccessibleApplication(DesktopApplication):
                 found.append(label.node.name.strip())
         return tuple(found)
 
+    def _menu_item_named(self, name: str) -> str:
+        """Where an item of the menus bears the name (an error's end): what was looked for in a control may be
+        an entry of a menu."""
+        numbers = [n for n, (_, item) in self.menu_paths.items() if actions.normalize(item) == actions.normalize(name)]
+        if len(numbers) != 1:
+            return ""
+        menu, item = self.menu_paths[numbers[0]]
+        return f"; the menu item {numbers[0]} ({menu} > {item}) bears that name: click it to choose it"
+
     async def _closed_menu_item(self, number: int) -> tuple[str, str] | None:
         """(menu, item) when the number is an item of a menu that is closed now."""
         path = self.menu_paths.get(number)
@@ -511,7 +520,7 @@ class AccessibleApplication(DesktopApplication):
             item, seen = await actions.find_item(bus, ref, args.item)
             if item is None:
                 raise ToolError(f"control {args.control} has no item named {args.item!r}; its items are: "
-                                f"{list(dict.fromkeys(seen))[:40]}")
+                                f"{list(dict.fromkeys(seen))[:40]}{self._menu_item_named(args.item)}")
         return await self._after(await actions.select(bus, item), args.control)
 
     async def _menu(self, args: MenuArgs) -> Mapping[str, Any]:
