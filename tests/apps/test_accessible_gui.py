@@ -281,6 +281,9 @@ async def test_a_menu_item_opens_its_dialog_by_the_menu_tool_and_by_clicks(sessi
         numbered = re.search(r"(\d+) Line Numbers", view).group(1)  # type: ignore[union-attr]
         assert chosen.error is not None and chosen.error.endswith(
             f"the menu item {numbered} (View > Line Numbers) bears that name: click it to choose it")
+        typed = await ok(editor, "set_text", control=find(seen, r": text \[.*editable"), text="Line Numbers")
+        assert typed["text"] == "Line Numbers" and typed["note"] == (
+            f"typed as text; the menu item {numbered} (View > Line Numbers) bears that name: click it to choose it")
         # text for a closed menu's item is refused, saying what it is; a click (or a selection) of it opens the
         # menus on the way, as the menu tool does
         typed = await editor.call("set_text", {"control": preferences, "text": "Preferences"})

@@ -496,7 +496,10 @@ class AccessibleApplication(DesktopApplication):
             text = held + joint + text
         now = await actions.set_text(bus, ref, text)
         self._typed[ref] = now
-        return await self._after({"text": now[-200:] if args.append else now[:200]}, args.control)
+        typed: dict[str, Any] = {"text": now[-200:] if args.append else now[:200]}
+        if named := self._menu_item_named(args.text):  # typed as asked, and what else those words name said
+            typed["note"] = f"typed as text{named}"
+        return await self._after(typed, args.control)
 
     async def _select(self, args: SelectArgs) -> Mapping[str, Any]:
         if (item := await self._closed_menu_item(args.control)) is not None:  # selecting a menu's item chooses it
