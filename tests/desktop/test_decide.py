@@ -107,6 +107,10 @@ def test_the_same_change_is_not_made_twice() -> None:
     done = record(done=(call_key("write_rows", write().arguments),))
     decision = decide(answer(), [write()], done, active=frozenset(), created=(), protected=())
     assert decision.run == () and decision.skipped[0][2] is True and "already succeeded" in decision.skipped[0][1]
+    # where the program shows a dialog, what is left there is said: its button
+    dialog = "its dialog 'Fruit' is still open (its buttons: 3 'Cancel', 4 'OK')"
+    shown = decide(answer(), [write()], replace(done, dialog=dialog), active=frozenset(), created=(), protected=())
+    assert shown.skipped[0][1].endswith(f"do not repeat it; {dialog}: if your subtask confirms it, click its button")
     # nor twice in one answer (a file opened four times is four windows); a program's action, which names no
     # file, may be meant twice (a button pressed twice)
     twice = decide(answer(n=3), [write(), write(), write(path="other.xlsx")], record(), active=frozenset(),

@@ -104,8 +104,10 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
             continue
         key = call_key(fact.function, fact.arguments)
         if not fact.read_only and key in record.done:
+            # what the program shows in front is what comes next there (a choice made, its dialog's button)
+            then = f"; {record.dialog}: if your subtask confirms it, click its button" if record.dialog else ""
             skip(index, f"not run: {fact.function} already succeeded with these same arguments in this subtask; do "
-                        "not repeat it", True)
+                        f"not repeat it{then}", True)
             continue
         if key in record.corrected:
             skip(index, "not run: it failed before, and a later call on the same file succeeded: the file holds "
