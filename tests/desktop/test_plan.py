@@ -184,6 +184,10 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
     # no tool declared: any of the program's may run, and none of them names a file either
     loose = check_plan([spec("1", "dialog", writes=["visitor form"])], program, "Fill in the visitor form", ())
     assert loose.ok and (loose.subtasks[0].writes, loose.subtasks[0].tools) == ((), ("set_text", "click")), loose
+    # and so where it declares only tools that read: its work is the program's actions
+    waits = check_plan([spec("1", "dialog", writes=["visitor form"], tools=["observe"])], program,
+                       "Fill in the visitor form", ())
+    assert waits.ok and (waits.subtasks[0].writes, waits.subtasks[0].tools) == ((), ("observe", "set_text", "click"))
     # a file by its type, one in the workspace, or an application whose tools name what they write: as declared
     for writes, files in ((["visitor.txt"], ()), (["notes"], ("notes",))):
         typed = check_plan([spec("1", "dialog", writes=writes, tools=["click"])], program, "Confirm it", files)

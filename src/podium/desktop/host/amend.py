@@ -156,15 +156,17 @@ def _acting(spec: SubtaskSpec, catalog: Catalog, files: Sequence[str] | None, no
     app = catalog.get(spec.application)
     if app is None or files is None or not spec.writes:
         return spec
-    # no tool declared: any of its application's may run, and where none of them names a file, none writes one
-    changing = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only] \
-        or ([t for t in app.tools if not t.read_only] if not spec.tools else [])
+    # no changing tool declared: any of its application's may run, and where none of them names a file, none
+    # writes one
+    declared = [info for t in spec.tools if (info := app.tool(t)) is not None and not info.read_only]
+    changing = declared or [t for t in app.tools if not t.read_only]
     if not changing or any(t.names_its_writes for t in changing) \
             or any(w == "." or w in files or posixpath.splitext(w.rstrip("/"))[1] for w in spec.writes):
         return spec
     notes.append(f"subtask {spec.id!r} writes no file, not {', '.join(spec.writes)}: its tools act in the program "
                  "and name none")
-    return spec.model_copy(update={"writes": (), "tools": spec.tools or tuple(t.name for t in changing)})
+    tools = spec.tools if declared else tuple(dict.fromkeys((*spec.tools, *(t.name for t in changing))))
+    return spec.model_copy(update={"writes": (), "tools": tools})
 
 
 def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
