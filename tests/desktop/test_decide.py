@@ -1045,6 +1045,12 @@ def test_a_change_that_took_columns_its_subtask_does_not_name_beside_some_it_doe
             function="add_chart", arguments={"path": "regions.xlsx", "title": "North vs South"}, ok=True,
             changes=(added,), content={TOOK_COLUMNS: ["North", "West", "South", "East"]})])
     assert not missing(titled, charts)
+    # a title that is a column's own name is that column's: the description's words name it
+    named = remember(SubtaskRecord(spec=spec.model_copy(update={
+        "description": "Add a bar chart of the South column of regions.xlsx"})), [], [ActionResult(
+            function="add_chart", arguments={"path": "regions.xlsx", "title": "South"}, ok=True,
+            changes=(added,), content={TOOK_COLUMNS: ["North", "West", "South", "East"]})])
+    assert missing(named, charts).columns == (("add_chart", ("North", "West", "South", "East"), ("South",)),)
     quoted = spec.model_copy(update={"description": "Chart the 'North' and 'West' columns of regions.xlsx"})
     assert missing(replace(every, spec=quoted), charts).columns
 

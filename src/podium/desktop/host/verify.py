@@ -495,10 +495,13 @@ def _columns(record: SubtaskRecord) -> tuple[tuple[str, tuple[str, ...], tuple[s
     """The changes that took columns of a table its description names some of, and others besides."""
     found = []
     for key, (took, given) in record.took.items():
-        # what the call was given as a text of its own (a chart's title) names no column
+        # what the call was given as a text of its own (a chart's title) names no column, unless it is a column's
+        # name: then it is that column's, as the description's words are
         said = record.spec.description
+        headers = {c.casefold().strip() for c in took}
         for text in sorted(given, key=len, reverse=True):
-            said = re.sub(re.escape(text), " ", said, flags=re.IGNORECASE) if text.strip() else said
+            if text.strip() and text.casefold().strip() not in headers:
+                said = re.sub(re.escape(text), " ", said, flags=re.IGNORECASE)
         named = tuple(c for c in took if names(said, c))
         if named and len(named) < len(took):
             found.append((key.partition(" ")[0], took, named))
