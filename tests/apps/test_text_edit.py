@@ -106,3 +106,32 @@ async def test_the_registry_names_the_owner_or_says_none_is_enabled(root: Path) 
     xlsx_refused = await files.call("write_file", {"path": "a.xlsx", "content": "x"})
     assert "write it with the spreadsheets application's tools" in xlsx_refused.error
     assert not (root / "a.docx").exists() and not (root / "a.xlsx").exists()
+
+
+async def test_the_lines_that_hold_a_text_are_written_into_another_file(files: FilesApplication, root: Path) -> None:
+    notes = "03-01 Refund approved for order 12\n03-02 Password reset\n03-03 partial REFUND of 4.50\n03-04 Invoice\n"
+    (root / "notes.txt").write_text(notes)
+    call = {"path": "notes.txt", "contains": "refund", "into": "refunds.txt"}
+    assert kinds(files, "write_matching_lines", call) == [Change.CREATE]
+    assert not files.is_sensitive("write_matching_lines", call)
+    result = await call_checked(files, root, "write_matching_lines", call)
+    assert result.content["lines"] == 2
+    assert (root / "refunds.txt").read_text() == "03-01 Refund approved for order 12\n03-03 partial REFUND of 4.50\n"
+    # the others, into a new file; in the given case only
+    await call_checked(files, root, "write_matching_lines", {**call, "into": "rest.txt", "without": True})
+    assert (root / "rest.txt").read_text() == "03-02 Password reset\n03-04 Invoice\n"
+    await call_checked(files, root, "write_matching_lines", {**call, "into": "cased.txt", "contains": "REFUND",
+                                                              "match_case": True})
+    assert (root / "cased.txt").read_text() == "03-03 partial REFUND of 4.50\n"
+    # an existing file is replaced only with overwrite, which needs approval; nothing matching writes nothing
+    again = await call_checked(files, root, "write_matching_lines", {**call, "contains": "invoice"})
+    assert again.error is not None and (root / "refunds.txt").read_text().count("\n") == 2
+    assert files.is_sensitive("write_matching_lines", {**call, "contains": "invoice", "overwrite": True})
+    none = await call_checked(files, root, "write_matching_lines", {**call, "contains": "kettle", "into": "k.txt"})
+    assert "no line holds 'kettle' in 'notes.txt': nothing written" in none.error and not (root / "k.txt").exists()
+    # a typed file is no text to take lines from, nor to write them into
+    report(root / "report.docx")
+    typed = await call_checked(files, root, "write_matching_lines", {**call, "path": "report.docx", "into": "r.txt"})
+    assert "is a .docx file, not a text file" in typed.error
+    into = await call_checked(files, root, "write_matching_lines", {**call, "into": "refunds.docx"})
+    assert "is a .docx file, not a text file" in into.error and (root / "notes.txt").read_text() == notes

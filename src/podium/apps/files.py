@@ -73,6 +73,15 @@ class NamesArgs(ListArgs):
     overwrite: bool = Field(False, description="replace an existing file (needs approval)")
 
 
+class LinesArgs(Args):
+    path: str = other_path("the text file whose lines are taken")
+    contains: str = Field(min_length=1, description="the text a line holds to be written")
+    into: str = written_path("the text file to write those lines into, in their order")
+    without: bool = Field(False, description="true: write the lines that do not hold it")
+    match_case: bool = Field(False, description="true: 'Refund' does not find 'refund'")
+    overwrite: bool = Field(False, description="replace an existing file (needs approval)")
+
+
 class ReadArgs(Args):
     # a table file is read as the table it is (read_csv: rows of values, numbers as numbers), which the
     # tools that take data take and measure; as text it is characters to copy by hand
@@ -150,6 +159,10 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
                      unapproved=_NEW_NAME, effects=declared(self._names_effects), writes_names=True),
+            # Told to keep some lines of a file, a small model typed the whole file again: the tool takes them.
+            ToolSpec("write_matching_lines", "Write the lines of a text file that hold a text (with without: those "
+                     "that do not) into a text file, in their order.", LinesArgs, self._write_lines,
+                     unapproved=_NEW_NAME, effects=declared(self._lines_effects), reshapes=True),
             ToolSpec("copy_or_move", "Copy or move a file or folder to a new path or into a folder: mode 'copy' "
                      "keeps the source where it is (like cp), mode 'move' takes it away (like mv, a rename too); a "
                      "pattern source takes every match into the folder, or nothing if any target is taken.",
@@ -204,6 +217,9 @@ class FilesApplication(ToolApplication):
         if _holds(self.workspace.resolve(path), content.encode("utf-8")):
             return (self.workspace.effect(self.workspace.resolve(path), Change.KEEP),)
         return approval.whole_file(self.workspace, self._writable_target(path, overwrite), overwrite, content)
+
+    def _lines_effects(self, args: LinesArgs) -> tuple[Effect, ...]:
+        return self._file_effect(args.into, self._lines_text(args)[0], args.overwrite)
 
     def _mkdir_effects(self, args: FolderArgs) -> tuple[Effect, ...]:
         path = self.workspace.resolve(args.path)
@@ -335,6 +351,22 @@ class FilesApplication(ToolApplication):
         names = [os.path.relpath(self.workspace.resolve(e["path"]), folder) for e in listing["entries"]
                  if e["kind"] == "file" and self.workspace.resolve(e["path"]) != into]
         return "".join(f"{n}\n" for n in names), names, listing["truncated"]
+
+    def _write_lines(self, args: LinesArgs) -> dict[str, Any]:
+        text, lines = self._lines_text(args)
+        written = self._write(WriteArgs(path=args.into, content=text, overwrite=args.overwrite))
+        return {**written, "lines": len(lines), "first_lines": lines[:20]}
+
+    def _lines_text(self, args: LinesArgs) -> tuple[str, list[str]]:
+        """The text write_matching_lines writes and its lines; none kept is refused (a word not in the file)."""
+        self.check_type(args.into)
+        _, text = text_edit.existing_text(self, args.path)
+        lines = text_edit.matching_lines(text, args.contains, args.match_case, args.without)
+        if not lines:
+            which = "every line holds" if args.without else "no line holds"
+            raise ToolError(f"{which} {args.contains!r} in {args.path!r}"
+                            f"{'' if not args.match_case else ' in that case'}: nothing written")
+        return "".join(f"{line}\n" for line in lines), lines
 
     def _mkdir(self, args: FolderArgs) -> dict[str, Any]:
         path = self.workspace.resolve(args.path)

@@ -73,9 +73,15 @@ def _text_of(app: Any, path: str, *, existing: bool = True) -> tuple[Path, str |
                         "so nothing in it is lost") from exc
 
 
-def _existing_text(app: Any, path: str) -> tuple[Path, str]:
+def existing_text(app: Any, path: str) -> tuple[Path, str]:
     resolved, text = _text_of(app, path)
     return resolved, text or ""
+
+
+def matching_lines(text: str, contains: str, match_case: bool, without: bool = False) -> list[str]:
+    """The lines of a text that hold `contains` (in any case unless `match_case`), or with `without` the others."""
+    pattern = re.compile(re.escape(contains), 0 if match_case else re.IGNORECASE)
+    return [line for line in text.splitlines() if bool(pattern.search(line)) != without]
 
 
 def _pattern(args: ReplaceArgs) -> re.Pattern[str]:
@@ -92,7 +98,7 @@ def _count(args: ReplaceArgs, text: str, path: str) -> int:
 
 
 def replace_text(app: Any, args: ReplaceArgs) -> dict[str, Any]:
-    resolved, text = _existing_text(app, args.path)
+    resolved, text = existing_text(app, args.path)
     found = _count(args, text, args.path)
     changed = _pattern(args).sub(lambda _: args.replace_with, text)
     done = {"path": args.path, "replacements": found}
@@ -103,7 +109,7 @@ def replace_text(app: Any, args: ReplaceArgs) -> dict[str, Any]:
 
 
 def _replace_effects(app: Any, args: ReplaceArgs) -> list[Effect]:
-    _, text = _existing_text(app, args.path)
+    _, text = existing_text(app, args.path)
     _count(args, text, args.path)
     changed = _pattern(args).sub(lambda _: args.replace_with, text)
     if changed == text:
