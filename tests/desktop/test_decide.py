@@ -1090,6 +1090,30 @@ def test_a_change_proposed_again_after_a_later_failure_on_its_file_settles_that_
     assert missing(remember(failed, [], [elsewhere]), files).unsettled == ("tasks.txt",)
 
 
+def test_the_verifier_asks_once_about_a_text_file_typed_again_line_for_line_into_another() -> None:
+    spec = SubtaskSpec(id="1", description="Write the refund lines of notes.txt into refunds.txt",
+                       application="files", reads=("notes.txt",), writes=("refunds.txt",), tools=("write_file",))
+    files = AppInfo("files", "", (), (ToolInfo("read_file", True), ToolInfo("write_file", False),
+                                      ToolInfo("write_matching_lines", False, reshapes=True)))
+    text = "03-01 Refund for order 12\n03-02 Password reset\n03-03 Refund of 4.50\n"
+    read = ActionResult(function="read_file", arguments={"path": "notes.txt"}, ok=True, read_only=True,
+                        content={"path": "notes.txt", "content": text})
+
+    def wrote(content: str) -> ActionResult:
+        return ActionResult(function="write_file", arguments={"path": "refunds.txt", "content": content}, ok=True,
+                            changes=(EffectView(path="refunds.txt", change="create", after="d1"),))
+
+    seen = remember(SubtaskRecord(spec=spec), [], [read])
+    lacking = missing(remember(seen, [], [wrote(text)]), files)
+    assert lacking.copied == (("refunds.txt", "notes.txt"),) and lacking.only_soft
+    assert lacking.text().startswith("what your calls wrote into refunds.txt is the table of notes.txt, row for row "
+                                     "in the same order: a copy, nothing new. If your subtask orders, filters, "
+                                     "splits or computes those rows, do that with write_matching_lines")
+    # some of its lines, or one line: new there
+    assert not missing(remember(seen, [], [wrote("03-01 Refund for order 12\n03-03 Refund of 4.50\n")]), files)
+    assert not missing(remember(seen, [], [wrote("3")]), files).copied
+
+
 def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_came_from() -> None:
     scores = [["Name", "Score"], ["Dana", 71], ["Ben", 88], ["Farid", 93]]
     spec = SubtaskSpec(id="2", description="Add a sheet named Ranking", application="spreadsheets",

@@ -520,7 +520,8 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
     it aside): one a read of the same file gave from a part the change does not name (it names a sheet, or its
     result says it wrote into one: the active sheet, where it named none), or one read from, or handed on from,
     another file of the same type (a workbook's rows typed again into a new workbook). A table moved to a file
-    of another type (a document's table into a workbook, a CSV's rows into a sheet) is new there: a conversion."""
+    of another type (a document's table into a workbook, a CSV's rows into a sheet) is new there: a conversion.
+    So are the lines of a text file, written line for line into another (what was to be filtered, typed whole)."""
     spec = record.spec
     if not spec.writes or not record.done:
         return ()
@@ -528,6 +529,10 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
              if a.kind is Kind.TABLE and (rows := _rows(a.value))]
     reads += [(set(_QUOTED.findall(e.source)), rows) for e in given
               if e.kind == Kind.TABLE.value and (rows := _rows(e.value))]
+    reads += [(_read_names(record, a), rows) for a in record.artifacts.values()
+              if a.kind is Kind.TEXT and len(rows := _lines(a.value)) >= 2]
+    reads += [(set(_QUOTED.findall(e.source)), rows) for e in given
+              if e.kind == Kind.TEXT.value and len(rows := _lines(e.value)) >= 2]
     found: list[tuple[str, str]] = []
     for key in record.done:
         args = json.loads(key)[1]
@@ -536,7 +541,8 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
         named |= {part.value for base, made in record.names.items() if made == key
                   and (part := record.artifacts.get(f"{base}.{READ_PART}")) is not None and isinstance(part.value, str)}
         targets = [w for w in spec.writes if any(covered(n, (w,)) for n in named)]
-        tables = [rows for v in (args.values() if isinstance(args, dict) else ()) if len(rows := _rows(v)) >= 2]
+        tables = [rows for v in (args.values() if isinstance(args, dict) else ())
+                  if len(rows := _rows(v)) >= 2 or len(rows := _lines(v)) >= 2]
 
         def same(read: list[tuple[str, ...]], tables: list[list[tuple[str, ...]]] = tables) -> bool:
             return any(read[i:] == rows for i in range(len(read) - 1) for rows in tables)
@@ -719,6 +725,11 @@ def _read_names(record: SubtaskRecord, table: Artifact) -> set[str]:
     base = next((b for b in record.names if table.name == b or table.name.startswith(f"{b}.")), table.name)
     said = {a.value for a in record.artifacts.values() if a.name.startswith(f"{base}.") and isinstance(a.value, str)}
     return {*_QUOTED.findall(table.source), *said}
+
+
+def _lines(value: Any) -> list[tuple[str, ...]]:
+    """A text's non-blank lines as rows of one cell; [] for what is not a text."""
+    return [(line.strip(),) for line in value.splitlines() if line.strip()] if isinstance(value, str) else []
 
 
 def _rows(value: Any) -> list[tuple[str, ...]]:
