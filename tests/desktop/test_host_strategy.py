@@ -1807,6 +1807,31 @@ def test_with_the_rules_a_first_plan_that_leaves_out_a_quoted_value_is_sent_back
     assert set(run_of(end).subtasks) == {"1", "2"}
 
 
+def test_with_the_rules_a_new_folder_at_the_top_apart_from_what_it_reads_is_sent_back_once() -> None:
+    files = AppInfo("files", "files", (), (ToolInfo("make_folder", False, new_only=True, empty_part=True),
+                                           ToolInfo("copy_or_move", False)))
+    workspace = ("services/api.log", "services/db.log", "services/notes.md", "install.log")
+    request = "In the services folder, put every .log file into a subfolder named archive"
+
+    def plan(writes: str) -> dict[str, Any]:
+        return planner_says("ASSIGN", files=workspace, Subtasks=[
+            sub("1", "files", reads=["services/*.log"], writes=[writes], tools=["make_folder", "copy_or_move"])])
+
+    ops, s = STRATEGY.handle_response("host", plan("archive"), started(request, rules=SMALL_LOCAL,
+                                                                         catalog=Catalog((files,))))
+    (again,) = dispatches(ops)
+    assert again.agent == "host" and not run_of(s).subtasks
+    assert host_request(again).feedback.startswith(
+        "subtask '1' writes archive, a new folder at the workspace's top, while what it reads is in services/. If "
+        "the request puts it inside that folder, write services/archive; if at the top, plan it again as it is.")
+    assert s.blackboard.trajectories[-1].rules == ("folder-beside-reads",)
+    # sent back once: the same plan again is taken, as it is at once without the rules; one inside is taken
+    for state, writes in ((s, "archive"), (started(request, catalog=Catalog((files,))), "archive"),
+                          (started(request, rules=SMALL_LOCAL, catalog=Catalog((files,))), "services/archive")):
+        _, end = STRATEGY.handle_response("host", plan(writes), state)
+        assert run_of(end).subtasks["1"].spec.writes == (writes,)
+
+
 def test_with_the_rule_a_writer_whose_changes_hold_nothing_of_its_data_fails_after_its_question() -> None:
     s = replace(read_done(), rules=frozenset({"nothing-taken-is-failure"}))
     junk = facts_of("write_rows", {"path": "budget.xlsx", "rows": [["members.xlsx"]]})

@@ -120,6 +120,25 @@ def unplanned_values(request: str, specs: Iterable[SubtaskSpec]) -> tuple[str, .
     return tuple(v for v in literals(request) if (p := plain(v).rstrip(".!?;:,")) and p not in said)
 
 
+def folders_apart(specs: Iterable[SubtaskSpec], files: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
+    """(subtask, write, that write inside the folder of its reads) for each new folder a subtask writes at the
+    workspace's top (a bare name with no type, that no file is in) where every path it reads is inside one
+    folder below the top: the request may put it there (a subfolder of the folder the files are in)."""
+    files = tuple(files)
+    found = []
+    for spec in specs:
+        folders = {p.split("/", 1)[0] for p in spec.reads if p != "."}
+        if len(folders) != 1 or any("/" not in p for p in spec.reads):
+            continue
+        (folder,) = folders
+        for w in spec.writes:
+            name = w.strip("/")
+            if name and "/" not in name and not posixpath.splitext(name)[1] \
+                    and not any(f == name or f.startswith(f"{name}/") for f in files):
+                found.append((spec.id, name, f"{folder}/{name}"))
+    return tuple(found)
+
+
 def open_choice(spec: SubtaskSpec, catalog: Catalog, request: str = "",
                 files: tuple[str, ...] | None = None) -> Choice | None:
     """The choice a subtask's declarations leave open, which only the request can settle:

@@ -31,7 +31,7 @@ from podium.desktop.host.flow import (
 )
 from podium.desktop.host.fsm import PLANNED_EVENTS, HostEvent, SubtaskState
 from podium.desktop.host.people import ask
-from podium.desktop.host.plan import check_plan, named_by, open_choice, settle, unplanned_values
+from podium.desktop.host.plan import check_plan, folders_apart, named_by, open_choice, settle, unplanned_values
 from podium.desktop.host.run import fire, fired_rule, record_step, run_of, with_run
 from podium.desktop.host.state import PLANNER, Held, HostState, InteractionKind, SubtaskRecord
 from podium.desktop.host.subtask import repair_feedback
@@ -238,6 +238,15 @@ def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
             f"Your plan leaves out {values}, which the request gives: no subtask's description says it. Plan again "
             "so that the description of the subtask that does that part of the request says its value as the "
             "request gives it. Answer with ONE JSON object."))
+    if rules.FOLDER_BESIDE in s.rules and not run.folders_checked and (apart := folders_apart(
+            check.subtasks, run.files or ())):
+        s = fire(with_run(fired_rule(s, rules.FOLDER_BESIDE), folders_checked=True), HostEvent.RETRY)
+        said = "; ".join(f"subtask {sid!r} writes {name}, a new folder at the workspace's top, while what it reads "
+                         f"is in {inside.rsplit('/', 1)[0]}/" for sid, name, inside in apart)
+        paths = ", ".join(inside for _, _, inside in apart)
+        return dispatch_planner(s, retry=True, feedback=(
+            f"{said}. If the request puts it inside that folder, write {paths}; if at the top, plan it again as "
+            "it is. Answer with ONE JSON object."))
     if check.amended:  # said where the plan is shown: the fixes are the host's, not the planner's words
         s = record_step(s, PLANNER, HostStatus.ASSIGN.value, action="plan amended by the host",
                         outcome="; ".join(check.amended))

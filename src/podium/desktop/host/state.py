@@ -234,6 +234,7 @@ class Run:
     fail_checked: bool = False  # a FAIL after every subtask finished was questioned once already
     confirm_checked: bool = False  # a CONFIRM before any plan was questioned once already
     values_checked: bool = False  # a plan that left out values the request quotes was sent back once already
+    folders_checked: bool = False  # a plan that made a folder apart from the files it reads was sent back once
     applications: tuple[str, ...] = ()  # offered to the planner; () means all
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
     intents: int = 0  # EXECUTE batches sent (their ids)

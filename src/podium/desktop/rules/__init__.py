@@ -118,6 +118,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                        "before anything runs) and for any change it did not declare, so nothing is "
                                        "yet there to approve; a small planner read \"then confirm it\" (a dialog's "
                                        "button) as a request for the person's approval."),
+    Rule("folder-beside-reads", "A first plan with a subtask that writes a new folder at the workspace's top, by a "
+                                "bare name, while every path it reads is inside one folder below the top, is sent "
+                                "back once, naming that folder's path for it: a small planner writes the name the "
+                                "request gives a subfolder as a folder of its own at the top."),
     Rule("quoted-values-planned", "A first plan none of whose subtasks' descriptions carries a value the request "
                                   "sets in quotation marks is sent back once, naming the values: a small planner "
                                   "drops the person's values and plans other work in their place (a file copied "
