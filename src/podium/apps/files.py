@@ -159,7 +159,7 @@ class FilesApplication(ToolApplication):
             ToolSpec("write_file_names", "Write the names of the files in a folder (recursive: its subfolders "
                      "too) that match a pattern into a text file, one per line.", NamesArgs, self._write_names,
                      unapproved=_NEW_NAME, effects=declared(self._names_effects), writes_names=True),
-            # Told to keep some lines of a file, a small model typed the whole file again: the tool takes them.
+            # The lines kept are the tool's to take: a model that types them again copies or drops some.
             ToolSpec("write_matching_lines", "Write the lines of a text file that hold a text (with without: those "
                      "that do not) into a text file, in their order.", LinesArgs, self._write_lines,
                      unapproved=_NEW_NAME, effects=declared(self._lines_effects), reshapes=True),
