@@ -1782,6 +1782,20 @@ def test_with_the_rules_a_confirm_before_any_plan_is_questioned_once() -> None:
         assert "refused" in end.blackboard.trajectories[-1].outcome
 
 
+def test_with_the_rules_a_finish_before_any_plan_is_questioned_once() -> None:
+    request = "Turn on line numbers in the editor's preferences"
+    ops, s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="already done"),
+                                      started(request, rules=SMALL_LOCAL))
+    (again,) = dispatches(ops)
+    assert again.agent == "host" and host_request(again).note.startswith(
+        "You answered FINISH before planning anything: nothing was read, changed or run")
+    assert s.blackboard.trajectories[-1].rules == ("question-finish-unplanned",)
+    # asked once: a FINISH again ends the run, as it does at once without the rules
+    for state in (s, started(request)):
+        ops, end = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), state)
+        assert not dispatches(ops) and end.run is None
+
+
 def test_with_the_rules_a_first_plan_that_leaves_out_a_quoted_value_is_sent_back_once() -> None:
     request = "Put 'Room 4B' into C3 of budget.xlsx and end report.docx with 'The venue is confirmed.'"
     dropped = [sub("1", "documents", reads=["report.docx"], tools=["read_table"], hands_on="table"),

@@ -193,6 +193,12 @@ def _finish(s: HostState, output: HostOutput) -> Result:
     # planner itself planned work (its plan refused, or subtasks that all failed), or asked to confirm an action
     # it never planned, says nothing was done. (A person's answer to its question may settle the request.)
     planned = bool(run.subtasks) or run.plan_retries > 0 or run.confirm_checked
+    if not planned and not output.bash and rules.FINISH_UNPLANNED in s.rules and not run.finish_checked:
+        s = fire(with_run(fired_rule(s, rules.FINISH_UNPLANNED), finish_checked=True), HostEvent.RETRY)
+        return dispatch_planner(s, retry=True, note=(
+            "You answered FINISH before planning anything: nothing was read, changed or run, and the files' names "
+            "are all you see. ASSIGN the subtasks that do the request; answer FINISH again only if those names "
+            "answer it."))
     if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
         lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
                    "not done: the HostAgent planned work and answered FINISH before any subtask did it")

@@ -112,6 +112,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                     "files, is questioned once with what each changed, and so is an AppAgent's "
                                     "FAIL whose changes show all of its subtask's declared work (the verifier would "
                                     "ask about nothing): a small model misreads its own results."),
+    Rule("question-finish-unplanned", "The planner's FINISH before it planned anything, with nothing read or run, is "
+                                      "questioned once: nothing it sees but the files' names can show work done, "
+                                      "and a small planner answers a request to change a setting as already "
+                                      "done."),
     Rule("question-confirm-unplanned", "The planner's CONFIRM before it planned anything, with no command to run, "
                                        "is questioned once, and its next answer is not offered CONFIRM (grammar) "
                                        "until it plans: approval is for what a plan declares it changes (shown "
