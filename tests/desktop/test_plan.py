@@ -7,7 +7,7 @@ from typing import Any
 from podium.desktop.host import amend
 from podium.desktop.host.capability import covered
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
-from podium.desktop.host.plan import check_plan, data_takers, named_by, unplaced
+from podium.desktop.host.plan import check_plan, data_takers, folders_apart, named_by, unplaced
 from podium.desktop.wire.prompts import choice_user
 from podium.desktop.wire.schemas import HandsOn, SubtaskSpec
 
@@ -1173,3 +1173,15 @@ def test_renames_one_by_one_of_a_pattern_the_request_names_stay_renames_by_that_
     assert check.ok, check.problems
     (one,) = check.subtasks
     assert one.tools == ("rename_pattern",) and one.writes == ("final_*",), one
+
+
+def test_a_new_folder_at_the_top_apart_from_the_one_folder_a_subtask_reads_in_is_named_inside_it() -> None:
+    def apart(reads: list[str], writes: str = "archive", files: tuple[str, ...] = ()) -> tuple[Any, ...]:
+        return folders_apart([spec("1", "files", reads=reads, writes=[writes])], files)
+
+    assert apart(["services/*.log"]) == (("1", "archive", "services/archive"),)
+    assert apart(["logs/2024/a.log", "logs/2024/b.log"]) == (("1", "archive", "logs/2024/archive"),)
+    # reads at the top or in two folders, a path or a typed file written, or a folder there already: as planned
+    assert apart(["a.log"]) == apart(["x/a.log", "y/b.log"]) == apart(["services"]) == ()
+    assert apart(["services/*.log"], "services/archive") == apart(["services/*.log"], "archive.txt") == ()
+    assert apart(["services/*.log"], files=("archive/old.log",)) == ()

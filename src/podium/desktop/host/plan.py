@@ -122,13 +122,13 @@ def unplanned_values(request: str, specs: Iterable[SubtaskSpec]) -> tuple[str, .
 
 def folders_apart(specs: Iterable[SubtaskSpec], files: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
     """(subtask, write, that write inside the folder of its reads) for each new folder a subtask writes at the
-    workspace's top (a bare name with no type, that no file is in) where every path it reads is inside one
-    folder below the top: the request may put it there (a subfolder of the folder the files are in)."""
+    workspace's top (a bare name with no type, that no file is in) where every path it reads is in one folder
+    below the top: the request may put it there (a subfolder of the folder the files are in)."""
     files = tuple(files)
     found = []
     for spec in specs:
-        folders = {p.split("/", 1)[0] for p in spec.reads if p != "."}
-        if len(folders) != 1 or any("/" not in p for p in spec.reads):
+        folders = {posixpath.dirname(p.rstrip("/")) for p in spec.reads}
+        if len(folders) != 1 or "" in folders:
             continue
         (folder,) = folders
         for w in spec.writes:
