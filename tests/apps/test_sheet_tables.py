@@ -85,6 +85,25 @@ async def test_append_into_a_new_workbook(sheets: SpreadsheetsApplication, root:
     assert values(root / "year.xlsx", "Year") == ORDERS
 
 
+async def test_the_sheet_left_out_is_the_first_sources_or_the_active_one(sheets: SpreadsheetsApplication,
+                                                                          root: Path) -> None:
+    workbook(root / "north.xlsx", {"Customers": [["Customer", "City"], ["Nimbus", "Leeds"]]})
+    (root / "south.csv").write_text("City,Customer\nHull,Bolt\n")
+    # a new workbook's sheet is named after the first source's
+    call = {"path": "all.xlsx", "sources": ["north.xlsx", "south.csv"]}
+    assert kinds(sheets, "merge_tables", call) == [Change.CREATE]
+    made = await call_checked(sheets, root, "merge_tables", call)
+    assert made.content["sheet"] == "Customers"
+    assert values(root / "all.xlsx", "Customers") == [["Customer", "City"], ["Nimbus", "Leeds"], ["Bolt", "Hull"]]
+    # a workbook that exists takes the rows under its active sheet's table
+    workbook(root / "late.xlsx", {"More": [["Customer", "City"], ["Orbit", "York"]]})
+    added = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "source": "late.xlsx"})
+    assert added.content["sheet"] == "Customers" and added.content["rows_added"] == 1
+    # rows from the workbook's own sheets need the sheet they go to
+    own = await call_checked(sheets, root, "merge_tables", {"path": "all.xlsx", "source_sheet": "Customers"})
+    assert "give `sheet`" in str(own.error)
+
+
 async def test_append_errors_leave_no_file(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook(root / "jan.xlsx", {"Jan": ORDERS})
     missing = await call_checked(sheets, root, "merge_tables", {"path": "year.xlsx", "sheet": "Y",

@@ -11,7 +11,7 @@ import pytest
 from podium.agent.behaviour import Behaviour
 from podium.agent.events import Response, Usage
 from podium.apps.base import ENDED
-from podium.apps.tooling import EDITED, EXISTING, SOURCE_GONE
+from podium.apps.tooling import EDITED, EXISTING, FILE_TYPES, SOURCE_GONE
 from podium.desktop.blackboard import ArtifactEntry
 from podium.desktop.host.catalog import AppInfo, Catalog, ToolInfo
 from podium.desktop.host.flow import quoted_data
@@ -654,6 +654,36 @@ def to_writer(plan: list[dict[str, Any]], rules: str = "small-local", **config: 
     if rules == "none":  # the read is the model's step too
         _, s = STRATEGY.handle_response("app-documents", proposes("FINISH", READ), s)
     return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
+
+
+MERGER = json.dumps({"type": "object", "properties": {
+    "path": {"type": "string"}, "sheet": {"type": "string"},
+    "sources": {"type": "array", "maxItems": 8, "items": {"type": "string", FILE_TYPES: [".xlsx", ".csv"],
+                                                          EXISTING: True}}}, "required": ["path"]})
+MERGERS = Catalog((AppInfo("spreadsheets", "sheets", (".xlsx", ".csv"), (
+    ToolInfo("read_sheet", True, PATH_ONLY), ToolInfo("merge_tables", False, MERGER))),))
+
+
+def test_with_the_rules_a_merge_of_the_files_a_subtask_reads_is_the_plans_answer() -> None:
+    files = ("north.xlsx", "south.csv", "all.xlsx")
+
+    def first_step(reads: list[str], rules: str = "small-local", hands_on: str = "nothing") -> Any:
+        plan = [sub("1", "spreadsheets", reads=reads, writes=["all.xlsx"], tools=["merge_tables"], hands_on=hands_on)]
+        ops, _ = STRATEGY.handle_response("host", planner_says("ASSIGN", files=files, Subtasks=plan),
+                                          started("Merge the customers of north.xlsx and south.csv into all.xlsx",
+                                                  rules=rules, catalog=MERGERS))
+        (step,) = dispatches(ops)
+        return app_request(step).planned
+
+    planned = AppOutput.model_validate(first_step(["north.xlsx", "south.csv", "all.xlsx"]))
+    (action,) = planned.actions
+    assert planned.status is AppStatus.FINISH
+    assert (action.function, action.arguments) == ("merge_tables", {"path": "all.xlsx",
+                                                                    "sources": ["north.xlsx", "south.csv"]})
+    # the model makes the step: no rules; a source that is not there; a subtask that hands data on
+    assert first_step(["north.xlsx", "south.csv"], rules="none") is None
+    assert first_step(["north.xlsx", "east.xlsx"]) is None
+    assert first_step(["north.xlsx", "south.csv"], hands_on="table") is None
 
 
 def test_with_the_rules_a_table_put_into_a_file_as_its_plan_determines_is_the_plans_answer_not_the_models() -> None:

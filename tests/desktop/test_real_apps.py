@@ -477,6 +477,37 @@ async def test_the_table_its_plan_puts_into_a_workbook_is_decided_on_by_the_work
             assert sheet["A1"].value == holding and sheet["D1"].value == "Quarter" and len(asked) == 2
 
 
+async def test_with_the_rules_a_merge_its_plan_determines_runs_without_the_model(tmp_path: Path) -> None:
+    """A subtask that reads two workbooks, writes a new one and declares merge_tables alone gets that call on
+    those files as its answer: the rows of both under one header, no model call."""
+    from podium.desktop import HostConfig
+
+    for name, rows in (("north.xlsx", [["Customer", "City"], ["Nimbus", "Leeds"]]),
+                       ("south.xlsx", [["City", "Customer"], ["Hull", "Bolt"]])):
+        book = openpyxl.Workbook()
+        book.active.title = "Customers"
+        for row in rows:
+            book.active.append(row)
+        book.save(tmp_path / name)
+
+    def merger(prompt: str) -> str:
+        if verifying(prompt):
+            return host("FINISH", "all.xlsx holds both lists")
+        return assign(sub("1", "Merge the lists of north.xlsx and south.xlsx into all.xlsx", "spreadsheets",
+                          reads=["north.xlsx", "south.xlsx"], writes=["all.xlsx"], tools=["merge_tables"]))
+
+    asked: list[str] = []
+    result = await run_request("Merge the customer lists in north.xlsx and south.xlsx into all.xlsx",
+                               [SpreadsheetsApplication(Workspace.at(tmp_path))], ScriptedBackend(merger),
+                               app_models={"spreadsheets": ScriptedBackend(lambda p: asked.append(p) or "")},
+                               config=batch(HostConfig(rules="small-local")))
+    assert result.ok, (str(result.reason), [(t["action"], t["outcome"]) for t in result.trajectory])
+    first = next(t for t in result.trajectory if t["agent"] == "app-spreadsheets")
+    assert first["rules"] == ["plan-writes-without-model"] and first["status"] == "FINISH" and not asked
+    sheet = openpyxl.load_workbook(tmp_path / "all.xlsx")["Customers"]
+    assert [list(r) for r in sheet.values] == [["Customer", "City"], ["Nimbus", "Leeds"], ["Bolt", "Hull"]]
+
+
 async def test_the_value_a_reader_names_goes_into_the_new_text_file_its_plan_writes(tmp_path: Path) -> None:
     """With the small model's rules, the one value a reader named as its result (a column's sum) is written
     into the new text file its dependant declares, by the plan's answer and no model call; a text file the

@@ -48,7 +48,9 @@ MAX_SOURCES = 8
 
 
 class AppendTableArgs(PathArgs):
-    sheet: str = Field(description="the sheet to add the rows to (created if missing)")
+    sheet: str | None = Field(None, description="the sheet to add the rows to (created if missing); when "
+                                                "omitted, the workbook's active sheet, or a new workbook's first "
+                                                "source's sheet name")
     sources: list[str] = Field(
         default_factory=list, max_length=MAX_SOURCES,
         validation_alias=AliasChoices("sources", "source"),
@@ -263,7 +265,25 @@ def _repeats(workbook: Any, plan: dict[str, Any]) -> bool:
                for i, row in enumerate(rows) for c, v in zip(plan["columns"], row, strict=False))
 
 
+def _with_sheet(app: Any, args: AppendTableArgs) -> AppendTableArgs:
+    """The call with its target sheet named: the one given; else the workbook's active sheet, or for a new
+    workbook the first source workbook's table's sheet name (a .csv file's rows go to Sheet1)."""
+    if args.sheet:
+        return args
+    if not args.sources:
+        raise ToolError("rows from this workbook's own sheets go to a sheet named: give `sheet`, the sheet to add "
+                        "them to")
+    if app.workspace.resolve(args.path).exists():
+        title = app._peek(args.path).active.title
+    elif (first := args.each()[0]) is None or first.lower().endswith(CSV_SUFFIXES):
+        title = "Sheet1"
+    else:
+        title = table_of(app._load(app._existing(first)), args.source_sheet).title
+    return args.model_copy(update={"sheet": title})
+
+
 def merge_tables(app: Any, args: AppendTableArgs) -> dict[str, Any]:
+    args = _with_sheet(app, args)
     if not app.workspace.resolve(args.path).exists():
         from podium.apps.sheet_args import CreateArgs
 
@@ -343,6 +363,7 @@ def _move_totals(sheet: Any, table: SheetTable, closing: int, count: int) -> Non
 
 
 def _append_effects(app: Any, args: AppendTableArgs) -> list[Effect]:
+    args = _with_sheet(app, args)
     if not app.workspace.resolve(args.path).exists():
         _source(app, None, args)
         return [effect(app.workspace, args.path, Change.CREATE)]

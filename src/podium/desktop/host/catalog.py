@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from podium.apps.tooling import ACTIVE_PART, BY_PATTERN, CODE, EDITED, EXISTING, INTO_PART, SOURCE_GONE
+from podium.apps.tooling import ACTIVE_PART, BY_PATTERN, CODE, EDITED, EXISTING, FILE_TYPES, INTO_PART, SOURCE_GONE
 from podium.desktop.host.artifacts import TAKES, Kind, wants
 from podium.errors import ConfigError
 
@@ -77,6 +77,19 @@ class ToolInfo:
         props = self.schema.get("properties", {})
         return self.writes_named and not self.new_only and set(self.schema.get("required", [])) == {
             "path", "content"} and "content" in wants(props.get("content"))
+
+    @property
+    def takes_files(self) -> tuple[str, tuple[str, ...], int] | None:
+        """(argument, file types, most) where it changes its `path` from the existing files one list argument
+        names and needs nothing else: a call a subtask's declared reads and write determine (a merge)."""
+        schema = self.schema
+        found = [(name, spec) for name, spec in schema.get("properties", {}).items() if isinstance(spec, dict)
+                 and spec.get("type") == "array" and isinstance(spec.get("items"), dict)
+                 and spec["items"].get(EXISTING)]
+        if self.read_only or len(found) != 1 or not set(schema.get("required", [])) <= {"path", found[0][0]}:
+            return None
+        name, spec = found[0]
+        return name, tuple(spec["items"].get(FILE_TYPES) or ()), int(spec.get("maxItems") or 1)
 
     @property
     def into_part(self) -> str | None:

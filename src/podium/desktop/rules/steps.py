@@ -47,6 +47,7 @@ REF_AFTER_NOTHING = "ref-after-nothing-taken"
 ERROR_NAMES_TOOL = "tool-its-error-names"
 REACH_READS = "reach-declared-reads"
 EMPTY_FIELDS = "empty-field-question"
+TYPED_OVER = "typed-over-question"
 ROWS_AS_NAMED = "rows-as-named"
 CALL_AS_DATA = "call-is-not-data"
 REQUEST_AS_DATA = "instruction-is-not-data"
@@ -163,13 +164,24 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, exi
     but the path and the data, and was handed exactly that data: one table (`table`, the reference to it) for
     a tool that puts a table into a file; for a tool that writes a new text file whole, the one value a
     subtask it depends on whose plan hands on a value named as its result (`value`: a number, names, a
-    text). That tool on that file with that data, then FINISH. Whether the call may run is decided as for a
-    model's (its effects, the capabilities). `existing`: the workspace's paths and what the run made (a tool
-    that only creates is not tried on them; a text file there is the person's, not one to write whole)."""
-    if app is None or len(spec.writes) != 1 or len(spec.tools) != 1 or not set(spec.reads) <= set(spec.writes):
+    text). For a tool that changes its file from the files one argument lists (a merge), and needs nothing
+    else, a subtask that hands nothing on and reads files of those types besides what it writes: those files
+    (existing ones, no pattern), in the order declared. That tool on that file with that data, then FINISH.
+    Whether the call may run is decided as for a model's (its effects, the capabilities). `existing`: the
+    workspace's paths and what the run made (a tool that only creates is not tried on them; a text file there
+    is the person's, not one to write whole)."""
+    if app is None or len(spec.writes) != 1 or len(spec.tools) != 1:
         return None
     path, tool = spec.writes[0], app.tool(spec.tools[0])
     if tool is None or not app.opens(path):
+        return None
+    sources = [r for r in spec.reads if r != path]
+    if (takes := tool.takes_files) is not None and sources and spec.hands_on is HandsOn.NOTHING \
+            and len(sources) <= takes[2] \
+            and all(r in existing and r.lower().endswith(takes[1] or (r.lower(),)) for r in sources):
+        return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, takes[0]: sources}),),
+                         status=AppStatus.FINISH, result=f"{path} has what {', '.join(sources)} hold")
+    if sources:
         return None
     # Only a step that is the whole subtask is planned: a small model handed a subtask half done by calls it
     # did not choose reads the file again or writes the table a second time instead of going on.
