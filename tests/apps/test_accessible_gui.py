@@ -168,6 +168,13 @@ async def test_open_a_workspace_file_edit_it_by_keys_and_save(session: dict[str,
             await asyncio.sleep(0.1)
         assert (tmp_path / "list.txt").read_text() == "apples\npears\n"
         # a line added at the end of the text, on a line of its own, then saved in place
+        # text set in place of the document's would leave out lines it holds; an append, or a text that holds
+        # them, leaves out none
+        await ok(editor, "observe")
+        assert editor.erased("set_text", {"control": text, "text": "plums"}) == ("apples", "pears")
+        assert editor.erased("set_text", {"control": text, "text": "plums", "append": True}) == ()
+        assert editor.erased("set_text", {"control": text, "text": "apples\npears\nplums"}) == ()
+        assert editor.erased("click", {"control": text}) == ()
         appended = await ok(editor, "set_text", control=text, text="plums", append=True)
         assert appended["text"] == "apples\npears\nplums"
         assert editor.effects("save", {}) == (Effect("list.txt", Change.EDIT, adds=("plums",)),)

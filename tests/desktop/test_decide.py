@@ -170,6 +170,23 @@ def test_a_confirmation_that_leaves_fields_empty_is_not_run_the_first_time() -> 
     assert decide(answer(), [click], record(), active=frozenset(), created=(), protected=()).run == (0,)
 
 
+def test_text_typed_over_a_documents_lines_is_not_run_the_first_time() -> None:
+    typed = CallFacts(function="set_text", arguments={"control": 4, "text": "eggs"},
+                      erased=("milk", "bread", "tea", "jam"))
+    decision = decide(answer(), [typed], record(), active=SMALL, created=(), protected=())
+    assert decision.run == () and decision.fired == (rules.TYPED_OVER,)
+    assert decision.warned == (call_key("set_text", typed.arguments),)
+    why = decision.skipped[0][1]
+    assert "4 of its lines ('milk', 'bread', 'tea' ...) would be gone" in why and "append: true" in why
+    # proposed again, the whole text is replaced as asked; without the rule at once
+    warned = record(warned=decision.warned)
+    assert decide(answer(), [typed], warned, active=SMALL, created=(), protected=()).run == (0,)
+    assert decide(answer(), [typed], record(), active=frozenset(), created=(), protected=()).run == (0,)
+    # a call that leaves every line there (an append, a text that holds them) is not asked about
+    kept = typed.model_copy(update={"erased": ()})
+    assert decide(answer(), [kept], record(), active=SMALL, created=(), protected=()).run == (0,)
+
+
 def test_rows_of_every_value_where_the_request_names_some_are_not_written_the_first_time() -> None:
     from podium.desktop.host.artifacts import Artifact, Kind, named_rows
 

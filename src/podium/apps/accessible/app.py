@@ -444,6 +444,25 @@ class AccessibleApplication(DesktopApplication):
                 found.append(label.node.name.strip())
         return tuple(found)
 
+    def erased(self, tool: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """The lines of a document's text (an editable text of many lines, as last seen or typed since) that a
+        set_text replacing it would drop: those of its non-empty lines the new text does not hold. Nothing
+        for an append, a one-line field, or a text not known whole."""
+        latest = self.ids.latest
+        control = arguments.get("control")
+        if tool != "set_text" or arguments.get("append") or latest is None or not isinstance(control, int):
+            return ()
+        field = self._field_of(control)
+        target = field.id if field is not None else control
+        node = next((c.node for c in latest.controls if c.id == target), None)
+        if node is None or node.text is None or State.MULTI_LINE not in node.states \
+                or State.EDITABLE not in node.states or node.text_length > len(node.text):
+            return ()
+        held = self._typed.get(node.ref, node.text)
+        kept = {line.strip() for line in str(arguments.get("text") or "").splitlines()}
+        return tuple(dict.fromkeys(line.strip() for line in held.splitlines()
+                                   if line.strip() and line.strip() not in kept))
+
     def _menu_item_named(self, name: str) -> str:
         """Where an item of the menus bears the name (an error's end): what was looked for in a control may be
         an entry of a menu."""

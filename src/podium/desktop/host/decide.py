@@ -178,6 +178,14 @@ def decide(output: AppOutput, facts: Sequence[CallFacts], record: SubtaskRecord,
                         f"{'it' if len(fact.unfilled) == 1 else 'them'} first with what your subtask gives (set_text "
                         "on the label and the value), or propose this click again to confirm the dialog as it is")
             continue
+        if rules.TYPED_OVER in active and fact.erased and key not in record.warned:
+            fired.append(rules.TYPED_OVER)
+            warned.append(key)
+            lines = ", ".join(repr(line) for line in fact.erased[:3]) + (" ..." if len(fact.erased) > 3 else "")
+            skip(index, f"not run: it would replace the document's text, and {len(fact.erased)} of its lines "
+                        f"({lines}) would be gone. To add to its end, set_text with append: true; or propose this "
+                        "call again to replace the whole text")
+            continue
         run.append(index)
     writes = tuple(w for w in record.spec.writes if w not in record.untrusted)
 

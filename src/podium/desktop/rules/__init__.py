@@ -44,6 +44,10 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                  "application names them) is not run the first time; the agent is told which, and "
                                  "the same click proposed again runs: a small model confirms a form with a field of "
                                  "the request left out, and a confirmed dialog cannot be taken back."),
+    Rule("typed-over-question", "Text set in place of a document's text that leaves out lines it holds (its "
+                                "application names them) is not run the first time; the agent is told which and how "
+                                "to add to the end instead, and the same call proposed again runs: a small model "
+                                "asked to add a line types it over the whole document."),
     Rule("rows-as-named", "A change whose rows hold those of a table the subtask has both of a value the request "
                           "or its description names under a column of a few repeating values and of the column's "
                           "other values is not run the first time; the agent is told the reference to the rows named, "
@@ -87,16 +91,17 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                      "file whole (no `left_out`), else they are forgotten and its model makes its "
                                      "first step: a small model spends a call, sometimes a wrong one, on calls its "
                                      "plan already determines."),
-    Rule("plan-writes-without-model", "A subtask that reads nothing but what it writes, writes one file its "
-                                      "application opens with the one tool it declares, a tool that needs only "
-                                      "the path and the data, and was handed that data (one table, by a subtask "
-                                      "whose plan hands on a table, for a tool that puts a table in; for one that "
-                                      "writes a new text file whole, the one value a subtask it depends on, whose "
-                                      "plan hands on a value, named as its result) gets, as its first answer, "
-                                      "that call with that data and FINISH instead of a model call: decided on "
-                                      "by the call's real effects like any answer, it runs only where nothing "
-                                      "waits for the person, else the model makes the step: a small model spends "
-                                      "a call, sometimes a wrong one, on a call its plan already determines."),
+    Rule("plan-writes-without-model", "A subtask that writes one file its application opens with the one tool it "
+                                      "declares, a tool whose whole call its plan determines, gets that call and "
+                                      "FINISH as its first answer instead of a model call: the data it was handed "
+                                      "(reading nothing else; one table, from a subtask whose plan hands on a "
+                                      "table, for a tool that puts a table in; the one value a subtask whose plan "
+                                      "hands on a value named as its result, for one that writes a new text file "
+                                      "whole), or the files it reads besides (handing nothing on, for a tool that "
+                                      "changes its file from the files one argument lists). Decided on by the "
+                                      "call's real effects like any answer, it runs only where nothing waits for "
+                                      "the person, else the model makes the step: a small model spends a call, "
+                                      "sometimes a wrong one, on a call its plan already determines."),
     Rule("open-choice-asked", "A plan that leaves open a choice only the request can settle (a tool that may take "
                               "sources its subtask only reads away, a move; a new file the request names only by "
                               "its name without the suffix, beside a file of its type it names, whose application "

@@ -293,8 +293,10 @@ class AppStepBackend(StepBackend):
                 copies = ()
         # the fields a confirmation would leave empty, where the application can tell (a dialog's form)
         unfilled = tuple(app.unfilled(function, resolved, earlier)) if hasattr(app, "unfilled") else ()
+        erased = tuple(app.erased(function, resolved)) if hasattr(app, "erased") else ()
         return CallFacts(function=function, arguments=resolved, sensitive=_sensitive(app, function, resolved),
-                         effects=effects, copies=copies, rewritten=tuple(rewritten), taken=taken, unfilled=unfilled)
+                         effects=effects, copies=copies, rewritten=tuple(rewritten), taken=taken, unfilled=unfilled,
+                         erased=erased)
 
     def _declared_folder(self, tool: Any, resolved: Mapping[str, Any], request: AppStepRequest
                          ) -> tuple[str, str] | None:

@@ -170,6 +170,8 @@ class CallFacts(BaseModel):
     taken: bool = False
     # the labels of the fields of a dialog it confirms (a button's click) that would be left empty
     unfilled: tuple[str, ...] = ()
+    # the lines of a document's text it would type over (its text replaced by one that leaves them out)
+    erased: tuple[str, ...] = ()
 
 
 class ActionResult(BaseModel):
