@@ -137,6 +137,22 @@ async def test_a_command_past_the_process_limit_is_ended(root: Path) -> None:
         assert result.error == "sh started more than 8 processes; it was killed"
 
 
+async def test_a_command_that_fills_the_disk_is_ended(root: Path) -> None:
+    policy = ShellPolicy(allow=DEFAULT_ALLOW | {"sh"}, interpreters=frozenset({"sh"}), timeout=30)
+    shell = ShellApplication(Workspace.at(root), policy, Sandbox(limits=Limits(disk_bytes=32 << 20)))
+    # files under the file size limit, one after the other, with no end
+    (root / "fill.sh").write_text("i=0; while :; do head -c 8000000 /dev/zero > f$i.bin; i=$((i+1)); done\n")
+    result = await shell.call("run_command", {"command": "sh fill.sh"})
+    assert result.content["disk_exceeded"] and not result.content["timed_out"]
+    assert result.error == ("sh wrote more than 32 MB to the workspace's disk; it was killed (what it wrote is "
+                            "still there)")
+    written = sum(f.stat().st_size for f in root.glob("f*.bin"))
+    assert 32 << 20 < written < 1 << 30  # stopped soon after the limit, what it wrote kept
+    # a command that writes less is not stopped
+    (root / "small.sh").write_text("head -c 1000000 /dev/zero > small.bin\n")
+    assert (await shell.call("run_command", {"command": "sh small.sh"})).ok
+
+
 async def test_a_limit_says_which(root: Path) -> None:
     policy = ShellPolicy(allow=DEFAULT_ALLOW | {"sh"}, interpreters=frozenset({"sh"}), timeout=30)
     shell = ShellApplication(Workspace.at(root), policy, Sandbox(limits=Limits(cpu_seconds=1)))

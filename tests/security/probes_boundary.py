@@ -33,7 +33,8 @@ async def forced(ctx: Context, argv: list[str], *, write: bool = False, sandbox:
     vetted = Vetted(tuple(argv), shutil.which(argv[0], path=":".join(SAFE_PATH)) or argv[0], not write)
     return await run_vetted(vetted, argv=wrapped, cwd=str(workspace.root), timeout=timeout, max_output=64_000,
                             env=box.environment(SAFE_PATH, home=str(workspace.root)),
-                            processes=box.limits.processes)
+                            processes=box.limits.processes,
+                            disk=(workspace.root, box.limits.disk_bytes) if write and box.limits.disk_bytes else None)
 
 
 def _said(outcome: dict[str, Any]) -> str:
@@ -219,5 +220,10 @@ add("limits/cpu", "limits", expect(sh("while :; do :; done"), sandbox=lambda box
 add("limits/tmp-in-memory", "limits", expect(sh("head -c 400000000 /dev/zero > /tmp/fill"),
                                              sandbox=lambda box: replace(box, limits=replace(
                                                  box.limits, tmp_bytes=16 << 20, file_size_bytes=None))))
+add("limits/disk", "limits", expect(sh("i=0; while :; do head -c 8000000 /dev/zero > f$i; i=$((i+1)); done"),
+                                    write=True, sandbox=lambda box: replace(box, limits=replace(
+                                        box.limits, disk_bytes=32 << 20)),
+                                    check=lambda c, o: None if o["disk_exceeded"] and not o["timed_out"]
+                                    else "the workspace's disk filled past the limit"), timeout=60)
 add("limits/open-files", "limits", expect([PYTHON, "-c", "fs = [open('/dev/null') for _ in range(100000)]"]))
 

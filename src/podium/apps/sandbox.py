@@ -38,7 +38,9 @@ What remains is the kernel's own attack surface (io_uring, userfaultfd, keyrings
 narrow; that is a possible next step, not a boundary this design relies on.
 
 Linux does not apply a process-count limit (RLIMIT_NPROC) to root, so `watch()` also counts a sandbox's
-processes and ends it past the limit.
+processes and ends it past the limit. The file size limit bounds each file, not how many: `watch()` also ends a
+command once the workspace's file system has lost more than `Limits.disk_bytes` of its free space since it
+started (a quota of its own needs a file system with quotas, or privileges podium does not have).
 """
 
 from __future__ import annotations
@@ -92,9 +94,12 @@ class Limits:
     processes: int | None = 64
     open_files: int | None = 1024
     tmp_bytes: int = 256 << 20  # the private /tmp (also HOME), in memory
+    # what one command may take of the workspace's disk: the free space its file system may lose while it runs
+    disk_bytes: int | None = 2 << 30
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_bytes", "file_size_bytes", "processes", "open_files", "tmp_bytes"):
+        for name in ("cpu_seconds", "memory_bytes", "file_size_bytes", "processes", "open_files", "tmp_bytes",
+                     "disk_bytes"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"sandbox limit {name} must be positive, got {value}")
@@ -369,14 +374,32 @@ def descendants(pid: int) -> int:
     return count
 
 
-async def watch(pid: int, limit: int | None, *, first: float = 0.05, every: float = 0.05) -> bool:
+class Breach(StrEnum):
+    """The limit a running sandbox went past, which `watch` sees (the kernel enforces the others)."""
+
+    PROCESSES = "processes"
+    DISK = "disk"
+
+
+def free_bytes(path: str | Path) -> int:
+    """The bytes an unprivileged writer may still use on the file system holding `path`."""
+    found = os.statvfs(path)
+    return found.f_bavail * found.f_frsize
+
+
+async def watch(pid: int, limit: int | None, *, disk: tuple[str | Path, int] | None = None, first: float = 0.05,
+                every: float = 0.05) -> Breach:
     """Wait until the sandbox of bwrap's `pid` runs more than `limit` processes (bwrap's own reaper inside is
-    not counted), then return True (the caller kills it); runs until cancelled otherwise. Polling starts
-    after `first` seconds: a short command costs nothing."""
-    if limit is None:
+    not counted), or, with `disk` = (the workspace, bytes), until the workspace's file system has lost more
+    than those bytes of its free space since the watch began; then say which (the caller kills it). Runs
+    until cancelled otherwise. Polling starts after `first` seconds: a short command costs nothing."""
+    if limit is None and disk is None:
         await asyncio.Event().wait()
+    start = free_bytes(disk[0]) if disk is not None else 0
     await asyncio.sleep(first)
     while True:
-        if descendants(pid) - 1 > limit:
-            return True
+        if limit is not None and descendants(pid) - 1 > limit:
+            return Breach.PROCESSES
+        if disk is not None and start - free_bytes(disk[0]) > disk[1]:
+            return Breach.DISK
         await asyncio.sleep(every)

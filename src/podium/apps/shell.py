@@ -15,13 +15,14 @@ import asyncio
 import contextlib
 import os
 import signal
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from podium.apps.base import Change, Effect, ToolResult
 from podium.apps.lifecycle import group_members
-from podium.apps.sandbox import Access, Sandbox, watch
+from podium.apps.sandbox import Access, Breach, Sandbox, watch
 from podium.apps.shell_policy import CommandRefused, ShellPolicy, Vetted
 from podium.apps.tooling import CODE, Args, ToolApplication, ToolError, ToolSpec
 from podium.apps.workspace import Workspace, absent_protected, created_refusal, remove_created
@@ -100,6 +101,8 @@ class ShellApplication(ToolApplication):
             max_output=self.policy.max_output,
             env=self.sandbox.environment(self.policy.search_path, home=str(self.workspace.root)),
             processes=self.sandbox.limits.processes if self.sandbox.enabled else None,
+            disk=(self.workspace.root, self.sandbox.limits.disk_bytes)
+            if self.sandbox.enabled and access is Access.WRITE and self.sandbox.limits.disk_bytes else None,
         )
         program = vetted.argv[0]
         moved = remove_created(self.workspace, absent)
@@ -114,6 +117,9 @@ class ShellApplication(ToolApplication):
         if outcome["too_many_processes"]:
             return ToolResult(outcome, f"{program} started more than {self.sandbox.limits.processes} processes; "
                                        "it was killed")
+        if outcome["disk_exceeded"]:
+            return ToolResult(outcome, f"{program} wrote more than {(self.sandbox.limits.disk_bytes or 0) >> 20} MB "
+                                       "to the workspace's disk; it was killed (what it wrote is still there)")
         if outcome["truncated"]:
             return ToolResult(
                 outcome,
@@ -129,10 +135,11 @@ class ShellApplication(ToolApplication):
 
 async def run_vetted(
     vetted: Vetted, *, argv: list[str], cwd: str, timeout: float, max_output: int, env: dict[str, str],
-    processes: int | None = None,
+    processes: int | None = None, disk: tuple[str | Path, int] | None = None,
 ) -> dict[str, Any]:
     """Run `argv` (the vetted command, or the sandbox's argv around it); `processes`: the sandbox's process
-    limit, watched here (None: the command is not sandboxed)."""
+    limit, and `disk`: (the workspace, the free space the command may take of its file system), watched here
+    (None: not watched; a command not sandboxed is not)."""
     sandboxed = argv != list(vetted.argv)
     try:
         process = await asyncio.create_subprocess_exec(
@@ -155,11 +162,12 @@ async def run_vetted(
         asyncio.create_task(budget.read(process.stderr, stderr)),
     ]
     finished = asyncio.gather(process.wait(), *readers)
-    watcher = asyncio.create_task(watch(process.pid, processes if sandboxed else None))
-    timed_out = too_many = False
+    watcher = asyncio.create_task(watch(process.pid, processes if sandboxed else None,
+                                        disk=disk if sandboxed else None))
+    timed_out, breach = False, None
     try:
         done, _ = await asyncio.wait([finished, watcher], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        timed_out, too_many = not done, watcher in done
+        timed_out, breach = not done, watcher.result() if watcher in done else None
     finally:
         _kill_group(process.pid)  # also whatever it left behind in its group
         for task in (finished, *readers, watcher):
@@ -177,7 +185,8 @@ async def run_vetted(
         "stderr": stderr.decode("utf-8", errors="replace"),
         "truncated": budget.exceeded,
         "timed_out": timed_out,
-        "too_many_processes": too_many,
+        "too_many_processes": breach is Breach.PROCESSES,
+        "disk_exceeded": breach is Breach.DISK,
     }
 
 
