@@ -153,6 +153,17 @@ async def test_a_command_that_fills_the_disk_is_ended(root: Path) -> None:
     assert (await shell.call("run_command", {"command": "sh small.sh"})).ok
 
 
+async def test_a_command_that_takes_shared_memory_is_ended(root: Path) -> None:
+    policy = ShellPolicy(allow=DEFAULT_ALLOW | {"python3"}, interpreters=frozenset({"python3"}), timeout=30)
+    shell = ShellApplication(Workspace.at(root), policy, Sandbox(limits=Limits(shared_bytes=96 << 20)))
+    # memory files, each under the file size limit and none of it address space once written
+    (root / "hog.py").write_text("import os\nfds = []\nwhile True:\n    fd = os.memfd_create('m')\n"
+                                 "    os.write(fd, bytes(16 << 20))\n    fds.append(fd)\n")
+    result = await shell.call("run_command", {"command": "python3 hog.py"})
+    assert result.content["shared_memory_exceeded"] and not result.content["timed_out"]
+    assert result.error == "python3 took more than 96 MB of shared memory; it was killed"
+
+
 async def test_a_limit_says_which(root: Path) -> None:
     policy = ShellPolicy(allow=DEFAULT_ALLOW | {"sh"}, interpreters=frozenset({"sh"}), timeout=30)
     shell = ShellApplication(Workspace.at(root), policy, Sandbox(limits=Limits(cpu_seconds=1)))

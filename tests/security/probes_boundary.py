@@ -34,7 +34,8 @@ async def forced(ctx: Context, argv: list[str], *, write: bool = False, sandbox:
     return await run_vetted(vetted, argv=wrapped, cwd=str(workspace.root), timeout=timeout, max_output=64_000,
                             env=box.environment(SAFE_PATH, home=str(workspace.root)),
                             processes=box.limits.processes,
-                            disk=(workspace.root, box.limits.disk_bytes) if write and box.limits.disk_bytes else None)
+                            disk=(workspace.root, box.limits.disk_bytes) if write and box.limits.disk_bytes else None,
+                            shared=box.limits.shared_bytes)
 
 
 def _said(outcome: dict[str, Any]) -> str:
@@ -225,5 +226,23 @@ add("limits/disk", "limits", expect(sh("i=0; while :; do head -c 8000000 /dev/ze
                                         box.limits, disk_bytes=32 << 20)),
                                     check=lambda c, o: None if o["disk_exceeded"] and not o["timed_out"]
                                     else "the workspace's disk filled past the limit"), timeout=60)
+# Shared memory is no address space: segments made, filled and let go of one after the other, past any RLIMIT_AS
+_MEMFD = "import os\nfds = []\nwhile True:\n    fd = os.memfd_create('m')\n    os.write(fd, bytes(32 << 20))\n" \
+         "    fds.append(fd)\n"
+_SYSV = ("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\n"
+         "libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]\n"
+         "libc.shmdt.argtypes = [ctypes.c_void_p]\nwhile True:\n"
+         "    segment = libc.shmget(0, 32 << 20, 0o1600)\n    if segment < 0: raise SystemExit('shmget failed')\n"
+         "    at = libc.shmat(segment, None, 0)\n    ctypes.memset(at, 1, 32 << 20)\n    libc.shmdt(at)\n")
+
+
+def _shared_stopped(ctx: Context, outcome: dict[str, Any]) -> str | None:
+    return None if outcome["shared_memory_exceeded"] and not outcome["timed_out"] else \
+        "shared memory grew past the limit"
+
+
+for kind, code in (("memfd", _MEMFD), ("sysv", _SYSV)):
+    add(f"limits/shared-{kind}", "limits", expect([PYTHON, "-c", code], sandbox=lambda box: replace(
+        box, limits=replace(box.limits, shared_bytes=160 << 20)), check=_shared_stopped), timeout=60)
 add("limits/open-files", "limits", expect([PYTHON, "-c", "fs = [open('/dev/null') for _ in range(100000)]"]))
 

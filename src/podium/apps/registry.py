@@ -7,7 +7,8 @@
       "shell": {"allow": ["wc"], "read_only": ["wc"], "interpreters": [], "defaults": true,
                 "timeout": 30, "max_output": 64000, "search_path": ["/usr/bin", "/bin"],
                 "confine_paths": true, "sandbox": "on", "network": false, "cpu_seconds": 60,
-                "memory_mb": 2048, "file_size_mb": 1024, "processes": 64, "disk_mb": 2048, "read_paths": []},
+                "memory_mb": 2048, "file_size_mb": 1024, "processes": 64, "disk_mb": 2048,
+                "shared_memory_mb": 1024, "read_paths": []},
       "mcp": {"weather": {"command": "weather-mcp", "args": ["--stdio"], "env": {"KEY": "$WEATHER_KEY"},
                           "untrusted": true, "network": true},
               "remote": {"url": "http://127.0.0.1:8000/mcp", "read_only_tools": ["lookup"]}},
@@ -83,6 +84,7 @@ class ShellOptions(_Strict):
     file_size_mb: int | None = Field(1024, gt=0)
     processes: int | None = Field(64, gt=0)
     disk_mb: int | None = Field(2048, gt=0)
+    shared_memory_mb: int | None = Field(1024, gt=0)
     read_paths: list[str] = Field(default_factory=list)
 
     def confinement(self) -> Sandbox:
@@ -90,7 +92,8 @@ class ShellOptions(_Strict):
         limits = Limits(cpu_seconds=self.cpu_seconds,
                         memory_bytes=None if self.memory_mb is None else self.memory_mb * mb,
                         file_size_bytes=None if self.file_size_mb is None else self.file_size_mb * mb,
-                        processes=self.processes, disk_bytes=None if self.disk_mb is None else self.disk_mb * mb)
+                        processes=self.processes, disk_bytes=None if self.disk_mb is None else self.disk_mb * mb,
+                        shared_bytes=None if self.shared_memory_mb is None else self.shared_memory_mb * mb)
         return Sandbox(enabled=self.sandbox == "on", network=self.network, limits=limits,
                        read_paths=tuple(self.read_paths))
 

@@ -40,7 +40,9 @@ narrow; that is a possible next step, not a boundary this design relies on.
 Linux does not apply a process-count limit (RLIMIT_NPROC) to root, so `watch()` also counts a sandbox's
 processes and ends it past the limit. The file size limit bounds each file, not how many: `watch()` also ends a
 command once the workspace's file system has lost more than `Limits.disk_bytes` of its free space since it
-started (a quota of its own needs a file system with quotas, or privileges podium does not have).
+started (a quota of its own needs a file system with quotas, or privileges podium does not have), and once the
+machine's shared memory (memfd, SysV segments, tmpfs) has grown by more than `Limits.shared_bytes`, which no
+resource limit counts (a cgroup would; podium runs without the privileges to make one).
 """
 
 from __future__ import annotations
@@ -96,10 +98,13 @@ class Limits:
     tmp_bytes: int = 256 << 20  # the private /tmp (also HOME), in memory
     # what one command may take of the workspace's disk: the free space its file system may lose while it runs
     disk_bytes: int | None = 2 << 30
+    # the shared memory (memfd, SysV, tmpfs) the machine may gain while one command runs: not address space,
+    # so RLIMIT_AS does not bound it; above the private /tmp and /dev/shm, which count in it too
+    shared_bytes: int | None = 1 << 30
 
     def __post_init__(self) -> None:
         for name in ("cpu_seconds", "memory_bytes", "file_size_bytes", "processes", "open_files", "tmp_bytes",
-                     "disk_bytes"):
+                     "disk_bytes", "shared_bytes"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"sandbox limit {name} must be positive, got {value}")
@@ -379,6 +384,20 @@ class Breach(StrEnum):
 
     PROCESSES = "processes"
     DISK = "disk"
+    SHARED_MEMORY = "shared memory"
+
+
+def shared_bytes() -> int:
+    """The machine's shared memory in use (/proc/meminfo's Shmem: tmpfs files, memfd, SysV and POSIX
+    segments); 0 where it cannot be read."""
+    try:
+        with open("/proc/meminfo", "rb") as meminfo:
+            for line in meminfo:
+                if line.startswith(b"Shmem:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def free_bytes(path: str | Path) -> int:
@@ -387,19 +406,24 @@ def free_bytes(path: str | Path) -> int:
     return found.f_bavail * found.f_frsize
 
 
-async def watch(pid: int, limit: int | None, *, disk: tuple[str | Path, int] | None = None, first: float = 0.05,
-                every: float = 0.05) -> Breach:
+async def watch(pid: int, limit: int | None, *, disk: tuple[str | Path, int] | None = None,
+                shared: int | None = None, first: float = 0.05, every: float = 0.05) -> Breach:
     """Wait until the sandbox of bwrap's `pid` runs more than `limit` processes (bwrap's own reaper inside is
-    not counted), or, with `disk` = (the workspace, bytes), until the workspace's file system has lost more
-    than those bytes of its free space since the watch began; then say which (the caller kills it). Runs
-    until cancelled otherwise. Polling starts after `first` seconds: a short command costs nothing."""
-    if limit is None and disk is None:
+    not counted); with `disk` = (the workspace, bytes), until the workspace's file system has lost more than
+    those bytes of its free space since the watch began; with `shared` (bytes), until the machine's shared
+    memory has grown by more than that. Then say which (the caller kills it: a SysV segment dies with the
+    sandbox's IPC namespace, a memfd with its last process). Runs until cancelled otherwise. Polling starts
+    after `first` seconds: a short command costs nothing."""
+    if limit is None and disk is None and shared is None:
         await asyncio.Event().wait()
     start = free_bytes(disk[0]) if disk is not None else 0
+    shared_start = shared_bytes() if shared is not None else 0
     await asyncio.sleep(first)
     while True:
         if limit is not None and descendants(pid) - 1 > limit:
             return Breach.PROCESSES
         if disk is not None and start - free_bytes(disk[0]) > disk[1]:
             return Breach.DISK
+        if shared is not None and shared_bytes() - shared_start > shared:
+            return Breach.SHARED_MEMORY
         await asyncio.sleep(every)

@@ -103,6 +103,7 @@ class ShellApplication(ToolApplication):
             processes=self.sandbox.limits.processes if self.sandbox.enabled else None,
             disk=(self.workspace.root, self.sandbox.limits.disk_bytes)
             if self.sandbox.enabled and access is Access.WRITE and self.sandbox.limits.disk_bytes else None,
+            shared=self.sandbox.limits.shared_bytes if self.sandbox.enabled else None,
         )
         program = vetted.argv[0]
         moved = remove_created(self.workspace, absent)
@@ -117,6 +118,9 @@ class ShellApplication(ToolApplication):
         if outcome["too_many_processes"]:
             return ToolResult(outcome, f"{program} started more than {self.sandbox.limits.processes} processes; "
                                        "it was killed")
+        if outcome["shared_memory_exceeded"]:
+            return ToolResult(outcome, f"{program} took more than {(self.sandbox.limits.shared_bytes or 0) >> 20} MB "
+                                       "of shared memory; it was killed")
         if outcome["disk_exceeded"]:
             return ToolResult(outcome, f"{program} wrote more than {(self.sandbox.limits.disk_bytes or 0) >> 20} MB "
                                        "to the workspace's disk; it was killed (what it wrote is still there)")
@@ -135,11 +139,11 @@ class ShellApplication(ToolApplication):
 
 async def run_vetted(
     vetted: Vetted, *, argv: list[str], cwd: str, timeout: float, max_output: int, env: dict[str, str],
-    processes: int | None = None, disk: tuple[str | Path, int] | None = None,
+    processes: int | None = None, disk: tuple[str | Path, int] | None = None, shared: int | None = None,
 ) -> dict[str, Any]:
     """Run `argv` (the vetted command, or the sandbox's argv around it); `processes`: the sandbox's process
-    limit, and `disk`: (the workspace, the free space the command may take of its file system), watched here
-    (None: not watched; a command not sandboxed is not)."""
+    limit, `disk`: (the workspace, the free space the command may take of its file system), and `shared`: the
+    shared memory it may take, watched here (None: not watched; a command not sandboxed is not)."""
     sandboxed = argv != list(vetted.argv)
     try:
         process = await asyncio.create_subprocess_exec(
@@ -163,7 +167,7 @@ async def run_vetted(
     ]
     finished = asyncio.gather(process.wait(), *readers)
     watcher = asyncio.create_task(watch(process.pid, processes if sandboxed else None,
-                                        disk=disk if sandboxed else None))
+                                        disk=disk if sandboxed else None, shared=shared if sandboxed else None))
     timed_out, breach = False, None
     try:
         done, _ = await asyncio.wait([finished, watcher], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -187,6 +191,7 @@ async def run_vetted(
         "timed_out": timed_out,
         "too_many_processes": breach is Breach.PROCESSES,
         "disk_exceeded": breach is Breach.DISK,
+        "shared_memory_exceeded": breach is Breach.SHARED_MEMORY,
     }
 
 
