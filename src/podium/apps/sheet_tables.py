@@ -270,10 +270,13 @@ def _with_sheet(app: Any, args: AppendTableArgs) -> AppendTableArgs:
     workbook the first source workbook's table's sheet name (a .csv file's rows go to Sheet1)."""
     if args.sheet:
         return args
+    exists = app.workspace.resolve(args.path).exists()
+    if not args.sources and not exists:
+        return args  # nothing to take rows from: said as the workbook that does not exist
     if not args.sources:
         raise ToolError("rows from this workbook's own sheets go to a sheet named: give `sheet`, the sheet to add "
                         "them to")
-    if app.workspace.resolve(args.path).exists():
+    if exists:
         title = app._peek(args.path).active.title
     elif (first := args.each()[0]) is None or first.lower().endswith(CSV_SUFFIXES):
         title = "Sheet1"
