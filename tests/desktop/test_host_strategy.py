@@ -1824,6 +1824,13 @@ def test_with_the_rules_a_finish_before_any_plan_is_questioned_once() -> None:
     for state in (s, started(request)):
         ops, end = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), state)
         assert not dispatches(ops) and end.run is None
+        # with the rules it ends FAIL: nothing done, and the answer stands on no file's name
+        failed = state is s
+        assert [type(op) for op in ops] == [ReplyError if failed else Reply]
+        assert (end.blackboard.trajectories[-2].rules == ("unplanned-finish-is-failure",)) is failed
+    # an answer that names a workspace file stands on what the planner sees: believed
+    ops, end = STRATEGY.handle_response("host", planner_says("FINISH", Comment="budget.xlsx is there"), s)
+    assert [type(op) for op in ops] == [Reply] and end.run is None
 
 
 def test_with_the_rules_a_first_plan_that_leaves_out_a_quoted_value_is_sent_back_once() -> None:

@@ -48,9 +48,8 @@ MAX_SOURCES = 8
 
 
 class AppendTableArgs(PathArgs):
-    sheet: str | None = Field(None, description="the sheet to add the rows to (created if missing); when "
-                                                "omitted, the workbook's active sheet, or a new workbook's first "
-                                                "source's sheet name")
+    sheet: str | None = Field(None, description="the sheet to add the rows to (created if missing); by default "
+                                                "the active one, or the first source's name")
     sources: list[str] = Field(
         default_factory=list, max_length=MAX_SOURCES,
         validation_alias=AliasChoices("sources", "source"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
+from podium.desktop.blackboard import DEFAULT_ANSWER
+from podium.desktop.host.artifacts import names
 from podium.desktop.host.capability import covered
 from podium.desktop.host.flow import (
     REPLAN,
@@ -199,6 +201,14 @@ def _finish(s: HostState, output: HostOutput) -> Result:
             "You answered FINISH before planning anything: nothing was read, changed or run, and the files' names "
             "are all you see. ASSIGN the subtasks that do the request; answer FINISH again only if those names "
             "answer it."))
+    if not planned and not output.bash and rules.UNPLANNED_FAIL in s.rules and run.finish_checked \
+            and not any(q.answered_by != DEFAULT_ANSWER for q in s.blackboard.questions) \
+            and not any(names(output.comment, posixpath.basename(f.rstrip("/"))) for f in run.files):
+        # questioned, the planner stood by a FINISH that reads from no file name, with nothing done and nobody
+        # having answered: no evidence of any of the request's work
+        return finish_run(fired_rule(s, rules.UNPLANNED_FAIL), HostEvent.PLANNED_FAIL, Reason(
+            ReasonKind.FAILED, "not done: the HostAgent answered FINISH with nothing planned, read or run, and its "
+                               "answer names none of the workspace's files", PLANNER))
     if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
         lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
                    "not done: the HostAgent planned work and answered FINISH before any subtask did it")

@@ -222,6 +222,11 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
                                "answers FINISH again after being asked about it: the change ends with the program "
                                "at the run's end, and a small model types what it was to choose (a menu's item) "
                                "into the document."),
+    Rule("unplanned-finish-is-failure", "The planner's FINISH before it planned anything, with nothing read or run "
+                                        "and no one's answer to a question, ends FAIL when it comes again after "
+                                        "being questioned and names none of the workspace's files (the only thing "
+                                        "such an answer can stand on): a small planner stands by a request to "
+                                        "change a setting being already done."),
     Rule("open-before-acting", "A subtask on a program that opens files, declaring an existing file of its type "
                                "among what it reads or writes, must first call open_file (grammar): a small model "
                                "types into the empty document the program starts with, then saves that over the file."),
