@@ -400,9 +400,12 @@ def shared_bytes() -> int:
     return 0
 
 
-def free_bytes(path: str | Path) -> int:
-    """The bytes an unprivileged writer may still use on the file system holding `path`."""
-    found = os.statvfs(path)
+def free_bytes(path: str | Path) -> int | None:
+    """The bytes an unprivileged writer may still use on the file system holding `path` (None: it is gone)."""
+    try:
+        found = os.statvfs(path)
+    except OSError:
+        return None
     return found.f_bavail * found.f_frsize
 
 
@@ -416,13 +419,14 @@ async def watch(pid: int, limit: int | None, *, disk: tuple[str | Path, int] | N
     after `first` seconds: a short command costs nothing."""
     if limit is None and disk is None and shared is None:
         await asyncio.Event().wait()
-    start = free_bytes(disk[0]) if disk is not None else 0
+    start = free_bytes(disk[0]) if disk is not None else None
     shared_start = shared_bytes() if shared is not None else 0
     await asyncio.sleep(first)
     while True:
         if limit is not None and descendants(pid) - 1 > limit:
             return Breach.PROCESSES
-        if disk is not None and start - free_bytes(disk[0]) > disk[1]:
+        if disk is not None and start is not None and (free := free_bytes(disk[0])) is not None \
+                and start - free > disk[1]:
             return Breach.DISK
         if shared is not None and shared_bytes() - shared_start > shared:
             return Breach.SHARED_MEMORY
