@@ -581,6 +581,20 @@ async def test_append_rows_goes_under_the_table(sheets: SpreadsheetsApplication,
     assert header_only.content == {"path": "q2.xlsx", "sheet": "Empty", "range": "A2:B2"}  # under the header only
 
 
+async def test_rows_appended_with_the_tables_own_header_leave_the_header_out(sheets: SpreadsheetsApplication,
+                                                                               root: Path) -> None:
+    assert (await sheets.call("create_workbook", {"path": "q1.xlsx"})).ok
+    assert (await sheets.call("write_rows", {"path": "q1.xlsx", "rows": [["Date", "Units"], ["Jan", 4]]})).ok
+    march = await sheets.call("append_rows", {"path": "q1.xlsx", "rows": [["date ", "UNITS"], ["Mar", 5]]})
+    assert march.ok and march.content["range"] == "A3:B3"
+    assert march.content["note"] == "the rows' first row is the table's header: left out"
+    assert [[c.value for c in row] for row in load_workbook(root / "q1.xlsx").active["A1:B3"]] == [
+        ["Date", "Units"], ["Jan", 4], ["Mar", 5]]
+    # a row of other names, or one row alone, is data
+    other = await sheets.call("append_rows", {"path": "q1.xlsx", "rows": [["Total", "Sum"], ["x", 1]]})
+    assert other.content["range"] == "A4:B5" and "note" not in other.content
+
+
 async def test_the_whole_table_is_not_appended_under_itself(sheets: SpreadsheetsApplication,
                                                                       root: Path) -> None:
     table = [["Quarter", "Revenue"], ["Q1", 1200], ["Q2", 1350]]

@@ -870,6 +870,23 @@ def test_a_writer_is_asked_once_about_data_handed_to_it_that_none_of_its_changes
                                                                                "content": "members.xlsx\n"},
                                              ok=True, changes=(made,))])
     assert not missing(own, None, given, hold_handed=True).work
+    # a table handed on from another file, none of it taken, where the changes took the writer's own source:
+    # a merge that left the handed table out, work not done; handed from its own source, the same data
+    team = [["Name", "Office"], ["Ines", "Lisbon"]]
+    merger = SubtaskRecord(spec=spec.model_copy(update={"reads": ("a.xlsx",), "writes": ("all.xlsx",),
+                                                        "tools": ("write_rows",)}))
+    read_a = ActionResult(function="read_sheet", arguments={"path": "a.xlsx"}, ok=True, read_only=True,
+                          content={"path": "a.xlsx", "rows": team})
+    merged = remember(remember(merger, [], [read_a]), [], [ActionResult(
+        function="write_rows", arguments={"path": "all.xlsx", "rows": team}, ok=True,
+        changes=(EffectView(path="all.xlsx", change="create", after="d1"),))])
+    csv_rows = [ArtifactEntry(name="1.read_csv.rows", kind="table", value=[["Name", "Office"], ["Maya", "Porto"]],
+                              source='read_csv({"path": "b.csv"})')]
+    left_out = missing(merged, None, csv_rows, handed_from=("b.csv",))
+    assert left_out.unhanded == ("1",) and left_out.untaken and not left_out.only_soft
+    assert left_out.work.unhanded == ("1",)
+    assert not missing(merged, None, csv_rows, handed_from=("a.xlsx",)).untaken
+    assert not missing(merged, None, csv_rows).untaken  # where it came from not known: asked once
     # the same of its own reads: a text that only names the file it read took nothing of its data
     csv = ActionResult(function="read_csv", arguments={"path": "members.csv"}, ok=True, read_only=True,
                        content={"path": "members.csv", "rows": [["Name"], ["Ana Ruiz"]]})

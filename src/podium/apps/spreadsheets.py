@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -402,10 +402,17 @@ class SpreadsheetsApplication(ToolApplication):
                 return {"path": args.path, "sheet": title, "range": _area(first_col, top, rows), "unchanged": True,
                         "note": "these rows are the whole table already: not appended again"}
             under = table.data_rows if table else None
-            check_write_bounds(sheet, first_col, first_row, rows, f"appending at {coordinate(first_col, first_row)}")
-            texts = _put(sheet, first_col, first_row, rows)[1]
-            return {"path": args.path, "sheet": title, "range": _area(first_col, first_row, rows),
-                    **({"under": under} if under else {}), **({"note": _as_text(texts)} if texts else {})}
+            put, notes = rows, []
+            if table and len(rows) > 1 and _same_header(rows[0], [sheet.cell(table.top_row, first_col + j).value
+                                                                  for j in range(len(rows[0]))]):
+                # rows copied from another table, header and all: under a table with that header, the header
+                # is not a row of data
+                put, notes = rows[1:], ["the rows' first row is the table's header: left out"]
+            check_write_bounds(sheet, first_col, first_row, put, f"appending at {coordinate(first_col, first_row)}")
+            texts = _put(sheet, first_col, first_row, put)[1]
+            notes += [_as_text(texts)] if texts else []
+            return {"path": args.path, "sheet": title, "range": _area(first_col, first_row, put),
+                    **({"under": under} if under else {}), **({"note": "; ".join(notes)} if notes else {})}
 
         result = self._edit(args.path, change)
         if not result.get("unchanged"):
@@ -557,6 +564,14 @@ class SpreadsheetsApplication(ToolApplication):
             raise self.workspace.missing(path, f"{self.workspace.of_type('.xlsx')}; a new one is made with "
                                                "create_workbook, or by write_rows")
         return resolved
+
+
+def _same_header(row: Sequence[Any], header: Sequence[Any]) -> bool:
+    """Whether a row holds a table's header, cell for cell (case and spaces aside; every cell a name)."""
+    def names(cells: Sequence[Any]) -> list[str]:
+        return [str(c).strip().casefold() if isinstance(c, str) else "" for c in cells]
+
+    return all(names(row)) and names(row) == names(header)
 
 
 def _digest(data: bytes) -> str:

@@ -64,7 +64,8 @@ class Missing:
     # not named by one, none of their own values in one (a merge that took one of its two sources)
     unused: tuple[str, ...] = field(default=(), metadata=ONCE)
     # whether its changes took another declared source by its path: then one left out is work not done (a
-    # merge of one of two workbooks), not a question about a source a computation may have used unseen
+    # merge of one of two workbooks), not a question about a source a computation may have used unseen; so too
+    # a table handed on from other files, none of it taken, where its changes took one of its own sources
     untaken: bool = False
     # declared writes its calls changed, then tried to change again and failed: the last word on them is a
     # failure, so what they hold is not what the agent last meant them to (with that call's error)
@@ -385,11 +386,18 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # was not its only source (a plan that chained two independent edits through a read)
     quoted = bool(set(literals(request)) & set(_written(record)))
     handed_only = hold_handed and not own_sources(spec) and not quoted
+    # a table handed on from other files than its own sources, none of it in its changes, while they took one of
+    # its own sources: a merge of that file and the handed table that left the table out, work not done
+    handed_from = tuple(handed_from)
+    own = own_sources(spec)
+    untaken = untaken or (bool(unhanded) and not quoted and len(own) > len(unused) and bool(handed_from)
+                          and not set(handed_from) & set(own)
+                          and any(e.kind == Kind.TABLE.value and e.name.split(".", 1)[0] in unhanded for e in given))
     handers = {e.name.split(".", 1)[0] for e in given} & set(spec.depends_on)
     computed = app is not None and any((info := app.tool(t)) is not None and info.computes for t in record.called)
     nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own_sources(spec)) \
         and set(unhanded) == handers and not computed and not quoted
-    left = _left(record, given, tuple(handed_from))
+    left = _left(record, given, handed_from)
     # one source of several typed again as it was is a merge's first part where another source is left out: that
     # one is what is asked about
     copied = tuple(c for c in _copied(record, given) if c[0] == c[1] or not (unused or left))
@@ -901,10 +909,16 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     by_subtask: dict[str, set[str]] = {}
     taken: set[str] = set()
     counted: set[str] = set()  # the subtasks that handed a number on
+    # what the writer read of its own files besides (not those it writes)
+    own = [(_paths(a.source), _data(a, texts)) for a in record.artifacts.values() if not _placed(a)
+           and (paths := _paths(a.source)) and not any(covered(p, record.spec.writes) for p in paths)]
     for entry in handed:
         dep = entry.name.split(".", 1)[0]
-        # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file
-        values = _data(entry, texts) - _values(_QUOTED.findall(entry.source))
+        # what a result repeats of its call's arguments (the path it read, the sheet) is no data of the file; a
+        # value another file the writer read holds too (a header both share) proves nothing
+        origin = _paths(entry.source)
+        shared = set().union(*(values for paths, values in own if not paths & origin))
+        values = _data(entry, texts) - _values(_QUOTED.findall(entry.source)) - shared
         by_subtask.setdefault(dep, set()).update(values)
         # a number handed on is its data however short (a count of 6), found as a whole word
         if entry.kind == Kind.NUMBER.value and (number := _number_text(entry.value)):
@@ -913,6 +927,11 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
                 taken.add(dep)
     return tuple(dep for dep, values in by_subtask.items()
                  if (values or dep in counted) and dep not in taken and not any(v in texts for v in values))
+
+
+def _paths(call: str) -> set[str]:
+    """The paths a call's text names (a string is a path by its folder or its type's letters)."""
+    return {normal_path(p) for p in _QUOTED.findall(call) if "/" in p or _TYPED.search(p)}
 
 
 def _without(text: str, paths: Iterable[str]) -> str:
