@@ -173,6 +173,11 @@ def test_a_reader_that_writes_nothing_calls_no_tool_that_changes_files() -> None
     # and two subtasks in turn on a program, writing no file, are one agent's work on its state
     assert kept.ok and [(s.id, s.tools) for s in kept.subtasks] == [("2", ("click", "set_text"))], kept
     assert kept.amended == ("subtask '1' reads for '2' alone on dialog: '2' does both",)
+    # a subtask that waits for itself is never merged into itself (nothing would be left): the plan goes back
+    chain = [spec("1", "dialog", tools=["set_text"]), spec("2", "dialog", "1", tools=["set_text"]),
+             spec("3", "dialog", "2", "3", tools=["click"])]
+    looped = check_plan(chain, program, "Fill in the form and press OK", ())
+    assert not looped.ok and any("subtask '3' depends on itself" in p for p in looped.problems), looped
     # what a program's actions change no path names: a write of its name or its form is none
     named = [spec("1", "dialog", writes=["dialog"], tools=["set_text"]),
              spec("2", "dialog", "1", writes=["visitor form"], tools=["click"])]

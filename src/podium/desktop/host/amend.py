@@ -495,7 +495,7 @@ def _merged(specs: list[SubtaskSpec], catalog: Catalog, notes: list[str]) -> lis
     while True:
         pair = next(((first, waiting[0]) for first in result
                      for waiting in [[s for s in result if first.id in s.depends_on]]
-                     if len(waiting) == 1 and joins(first, waiting[0])), None)
+                     if len(waiting) == 1 and waiting[0].id != first.id and joins(first, waiting[0])), None)
         if pair is None:
             return result
         first, then = pair
