@@ -195,13 +195,14 @@ def _finish(s: HostState, output: HostOutput) -> Result:
     # planner itself planned work (its plan refused, or subtasks that all failed), or asked to confirm an action
     # it never planned, says nothing was done. (A person's answer to its question may settle the request.)
     planned = bool(run.subtasks) or run.plan_retries > 0 or run.confirm_checked
-    if not planned and not output.bash and rules.FINISH_UNPLANNED in s.rules and not run.finish_checked:
+    unplanned = not planned and not output.bash
+    if unplanned and rules.FINISH_UNPLANNED in s.rules and not run.finish_checked:
         s = fire(with_run(fired_rule(s, rules.FINISH_UNPLANNED), finish_checked=True), HostEvent.RETRY)
         return dispatch_planner(s, retry=True, note=(
             "You answered FINISH before planning anything: nothing was read, changed or run, and the files' names "
             "are all you see. ASSIGN the subtasks that do the request; answer FINISH again only if those names "
             "answer it."))
-    if not planned and not output.bash and rules.UNPLANNED_FAIL in s.rules and run.finish_checked \
+    if unplanned and rules.UNPLANNED_FAIL in s.rules and run.finish_checked \
             and not any(q.answered_by != DEFAULT_ANSWER for q in s.blackboard.questions) \
             and not any(names(output.comment, posixpath.basename(f.rstrip("/"))) for f in run.files):
         # questioned, the planner stood by a FINISH that reads from no file name, with nothing done and nobody

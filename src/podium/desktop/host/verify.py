@@ -385,17 +385,17 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
     # a value the person set in quotation marks, written as given, came from their words: the data handed to it
     # was not its only source (a plan that chained two independent edits through a read)
     quoted = bool(set(literals(request)) & set(_written(record)))
-    handed_only = hold_handed and not own_sources(spec) and not quoted
+    own = own_sources(spec)
+    handed_only = hold_handed and not own and not quoted
     # a table handed on from other files than its own sources, none of it in its changes, while they took one of
     # its own sources: a merge of that file and the handed table that left the table out, work not done
     handed_from = tuple(handed_from)
-    own = own_sources(spec)
     untaken = untaken or (bool(unhanded) and not quoted and len(own) > len(unused) and bool(handed_from)
                           and not set(handed_from) & set(own)
                           and any(e.kind == Kind.TABLE.value and e.name.split(".", 1)[0] in unhanded for e in given))
     handers = {e.name.split(".", 1)[0] for e in given} & set(spec.depends_on)
     computed = app is not None and any((info := app.tool(t)) is not None and info.computes for t in record.called)
-    nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own_sources(spec)) \
+    nothing = hold_data and bool(unused or unhanded) and set(unused) == set(own) \
         and set(unhanded) == handers and not computed and not quoted
     left = _left(record, given, handed_from)
     # one source of several typed again as it was is a merge's first part where another source is left out: that
@@ -910,7 +910,7 @@ def _unhanded(record: SubtaskRecord, given: Iterable[ArtifactEntry]) -> tuple[st
     taken: set[str] = set()
     counted: set[str] = set()  # the subtasks that handed a number on
     # what the writer read of its own files besides (not those it writes)
-    own = [(_paths(a.source), _data(a, texts)) for a in record.artifacts.values() if not _placed(a)
+    own = [(paths, _data(a, texts)) for a in record.artifacts.values() if not _placed(a)
            and (paths := _paths(a.source)) and not any(covered(p, record.spec.writes) for p in paths)]
     for entry in handed:
         dep = entry.name.split(".", 1)[0]

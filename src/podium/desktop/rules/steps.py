@@ -179,7 +179,7 @@ def planned_write(spec: SubtaskSpec, app: AppInfo | None, table: str | None, exi
     sources = [r for r in spec.reads if r != path]
     if (takes := tool.takes_files) is not None and sources and spec.hands_on is HandsOn.NOTHING \
             and len(sources) <= takes[2] \
-            and all(r in existing and r.lower().endswith(takes[1] or (r.lower(),)) for r in sources):
+            and all(r in existing and (not takes[1] or r.lower().endswith(takes[1])) for r in sources):
         return AppOutput(actions=(Action(function=tool.name, arguments={"path": path, takes[0]: sources}),),
                          status=AppStatus.FINISH, result=f"{path} has what {', '.join(sources)} hold")
     if sources:
