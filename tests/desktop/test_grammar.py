@@ -57,6 +57,15 @@ def test_a_planner_with_nothing_to_approve_is_not_offered_confirm() -> None:
     assert valid(host_output_schema(APPS, FILES, may_confirm=False), plan())
 
 
+def test_a_planner_whose_planned_work_is_undone_is_not_offered_finish() -> None:
+    finish = {"Observation": "", "Thought": "", "Status": "FINISH", "Comment": "done"}
+    assert valid(host_output_schema(APPS, FILES), finish)
+    assert not valid(host_output_schema(APPS, FILES, may_finish=False), finish)
+    assert valid(host_output_schema(APPS, FILES, may_finish=False), plan())
+    assert valid(host_output_schema(APPS, FILES, may_finish=False),
+                 {"Observation": "", "Thought": "", "Status": "FAIL", "Comment": "no tool makes it"})
+
+
 def test_each_status_carries_what_it_needs() -> None:
     schema = host_output_schema(APPS, FILES)
     head = {"Observation": "", "Thought": ""}

@@ -1143,7 +1143,12 @@ def test_a_finish_after_planning_work_that_never_ran_is_questioned_then_fails() 
     assert "Your plan failed these checks" in host_request(retry).feedback
     # a plan that cannot pass may lack what only the person knows: asking is offered as the way on
     assert "answer PENDING with your question instead" in host_request(retry).feedback
+    # nothing of the planned work is done, so the grammar offers no FINISH; a model decoded without it still
+    # answers one, and the host questions it, then ends the run FAIL
+    assert not host_request(retry).may_finish and host_request(dispatches(STRATEGY.handle_ask(
+        REQUEST, {}, "t1", init())[0])[0]).may_finish
     (again,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)
+    assert not host_request(again).may_finish
     assert "You answered FINISH, but no subtask has done any of it" in host_request(again).note
     (end,), s = STRATEGY.handle_response("host", planner_says("FINISH", Comment="done"), s)
     assert isinstance(end, ReplyError) and "planned work and answered FINISH before any subtask did it" in \

@@ -76,6 +76,18 @@ def views(run: Run) -> tuple[SubtaskView, ...]:
                  for r in run.subtasks.values())
 
 
+def planned(run: Run) -> bool:
+    """Whether the planner has planned work in this run: subtasks of its plan, a plan its checks sent back, or an
+    action it asked to confirm before planning (questioned)."""
+    return bool(run.subtasks) or run.plan_retries > 0 or run.confirm_checked
+
+
+def nothing_done(run: Run) -> bool:
+    """Planned work of which no subtask has done any: a FINISH now is refused (planner._finish), so the grammar
+    does not offer it."""
+    return planned(run) and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values())
+
+
 def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bool = False,
                      preface: str = "") -> Result:
     """Ask the planner for its next step (checks the limits first: a limit ends the request).
@@ -91,7 +103,8 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                                                                 hidden_agents={PLANNER}),
                               answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t,
                               may_confirm=not (rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked
-                                               and not run.subtasks), choice=asked_choice(s))
+                                               and not run.subtasks),
+                              may_finish=not nothing_done(run), choice=asked_choice(s))
     ops: list[Op] = []
     if s.planner_down:  # it went down earlier: a fresh one, started right before its step
         ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))

@@ -25,7 +25,9 @@ from podium.desktop.host.flow import (
     finish_run,
     kept_specs,
     merge_schedule,
+    nothing_done,
     offered,
+    planned,
     results_text,
     schedule_ready,
     unfinished,
@@ -194,8 +196,7 @@ def _finish(s: HostState, output: HostOutput) -> Result:
     # A FINISH straight away answers from what the planner sees (the workspace's files); one after the
     # planner itself planned work (its plan refused, or subtasks that all failed), or asked to confirm an action
     # it never planned, says nothing was done. (A person's answer to its question may settle the request.)
-    planned = bool(run.subtasks) or run.plan_retries > 0 or run.confirm_checked
-    unplanned = not planned and not output.bash
+    unplanned = not planned(run) and not output.bash
     if unplanned and rules.FINISH_UNPLANNED in s.rules and not run.finish_checked:
         s = fire(with_run(fired_rule(s, rules.FINISH_UNPLANNED), finish_checked=True), HostEvent.RETRY)
         return dispatch_planner(s, retry=True, note=(
@@ -210,7 +211,7 @@ def _finish(s: HostState, output: HostOutput) -> Result:
         return finish_run(fired_rule(s, rules.UNPLANNED_FAIL), HostEvent.PLANNED_FAIL, Reason(
             ReasonKind.FAILED, "not done: the HostAgent answered FINISH with nothing planned, read or run, and its "
                                "answer names none of the workspace's files", PLANNER))
-    if planned and not any(r.state is SubtaskState.FINISH for r in run.subtasks.values()):
+    if nothing_done(run):
         lacking = ("no subtask has done any of it", "ASSIGN the subtasks that do the request",
                    "not done: the HostAgent planned work and answered FINISH before any subtask did it")
     elif missing := unmade(run):

@@ -278,6 +278,7 @@ class HostStepRequest(BaseModel):
     feedback: str = ""  # why the previous answer was rejected
     temperature: float | None = None
     may_confirm: bool = True  # CONFIRM is offered (grammar): not where nothing is there to approve
+    may_finish: bool = True  # FINISH is offered (grammar): not where the host could only refuse it
     choice: Choice | None = None  # asked instead of a plan: one of its options is the whole answer
 
 
