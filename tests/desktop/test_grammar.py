@@ -66,6 +66,13 @@ def test_a_planner_whose_planned_work_is_undone_is_not_offered_finish() -> None:
                  {"Observation": "", "Thought": "", "Status": "FAIL", "Comment": "no tool makes it"})
 
 
+def test_a_planner_whose_question_nobody_answered_is_not_offered_pending() -> None:
+    pending = {"Observation": "", "Thought": "", "Status": "PENDING", "Questions": ["Which file?"], "Comment": ""}
+    assert valid(host_output_schema(APPS, FILES), pending)
+    assert not valid(host_output_schema(APPS, FILES, may_ask=False), pending)
+    assert valid(host_output_schema(APPS, FILES, may_ask=False), plan())
+
+
 def test_each_status_carries_what_it_needs() -> None:
     schema = host_output_schema(APPS, FILES)
     head = {"Observation": "", "Thought": ""}

@@ -1168,6 +1168,20 @@ def test_a_finish_after_planning_work_that_never_ran_is_questioned_then_fails() 
     assert isinstance(end, ReplyError) and "before any subtask did it" in end.reason.detail
 
 
+def test_a_planner_whose_question_nobody_answered_is_not_offered_another() -> None:
+    # batch mode: the default answer came from nobody, and a question asked again would get it again
+    (again,), s = STRATEGY.handle_response("host", planner_says("PENDING", Questions=["Which workbook?"]), started())
+    assert run_of(s).answers[0].answer == "not available" and not host_request(again).may_ask
+    assert host_request(again).may_finish  # nothing was planned: a FINISH may answer from the files' names
+    # a person who answers may be asked again
+    ops, s = STRATEGY.handle_ask(REQUEST, {}, "t1", init(observer=True, interactive=True))
+    assert host_request(dispatches(ops)[0]).may_ask
+    ops, s = STRATEGY.handle_response("host", planner_says("PENDING", Questions=["Which workbook?"]), s)
+    (question,) = [op.event for op in ops if isinstance(op, Forward) and isinstance(op.event, Question)]
+    ops, s = STRATEGY.handle_notify(Answer(question.id, ("budget.xlsx",)), s)
+    assert host_request(dispatches(ops)[0]).may_ask
+
+
 def test_a_fail_right_after_a_tools_error_is_questioned_once_by_its_rule() -> None:
     s = read_done(rules="small-local")
     _, s = STRATEGY.handle_response("app-spreadsheets", proposes("CONTINUE", WRITE), s)

@@ -104,7 +104,9 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                               answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t,
                               may_confirm=not (rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked
                                                and not run.subtasks),
-                              may_finish=not nothing_done(run), choice=asked_choice(s))
+                              may_finish=not nothing_done(run),
+                              may_ask=not any(qa.answered_by == DEFAULT_ANSWER for qa in run.answers),
+                              choice=asked_choice(s))
     ops: list[Op] = []
     if s.planner_down:  # it went down earlier: a fresh one, started right before its step
         ops.append(Start(PLANNER, s.planner.behaviour, s.planner.opts))

@@ -126,7 +126,8 @@ class HostStepBackend(StepBackend):
         step.prompt = Prompt(text=host_user(step.request, step.files, step.running), system=host_system(catalog),
                              schema=host_output_schema(applications, (*step.files, "."),
                                                        may_confirm=step.request.may_confirm,
-                                                       may_finish=step.request.may_finish),
+                                                       may_finish=step.request.may_finish,
+                                                       may_ask=step.request.may_ask),
                              temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

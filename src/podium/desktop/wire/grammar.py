@@ -347,10 +347,11 @@ def choice_schema(options: Sequence[str]) -> dict[str, Any]:
 
 
 def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = (),
-                       may_confirm: bool = True, may_finish: bool = True) -> dict[str, Any]:
+                       may_confirm: bool = True, may_finish: bool = True,
+                       may_ask: bool = True) -> dict[str, Any]:
     """The HostAgent's answer: the seed's fields the host acts on, one alternative per status, and the
     typed subtask graph over these applications ((name, tool names) pairs) and workspace paths; CONFIRM only
-    where `may_confirm`, FINISH only where `may_finish`.
+    where `may_confirm`, FINISH only where `may_finish`, PENDING only where `may_ask`.
     `Current Sub-Task`, `Message`, `ControlLabel`, `ControlText` and `Plan` (the seed's one-subtask form)
     are accepted by `HostOutput` but not asked for: `Subtasks` carries the same, and every field a small
     model writes costs seconds."""
@@ -378,8 +379,8 @@ def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], fi
                  "Comment": _text(COMMENT_CHARS)}),
         *([_closed({**head, "Status": status("FINISH"), "Comment": _text(COMMENT_CHARS)})] if may_finish else []),
         _closed({**head, "Status": status("FAIL"), "Comment": _text(COMMENT_CHARS, 1)}),
-        _closed({**head, "Status": status("PENDING"), "Questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
-                 "Comment": _text(COMMENT_CHARS)}),
+        *([_closed({**head, "Status": status("PENDING"), "Questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
+                    "Comment": _text(COMMENT_CHARS)})] if may_ask else []),
         *([_closed({**head, "Status": status("CONFIRM"), "Comment": _text(COMMENT_CHARS, 1)})] if may_confirm else []),
         _closed({**head, "Status": status("CONTINUE"),
                  "Bash": {"type": "string", "enum": [name for name, _ in applications]},

@@ -279,6 +279,7 @@ class HostStepRequest(BaseModel):
     temperature: float | None = None
     may_confirm: bool = True  # CONFIRM is offered (grammar): not where nothing is there to approve
     may_finish: bool = True  # FINISH is offered (grammar): not where the host could only refuse it
+    may_ask: bool = True  # PENDING is offered (grammar): not once a question of its got only the default answer
     choice: Choice | None = None  # asked instead of a plan: one of its options is the whole answer
 
 
