@@ -53,3 +53,15 @@ async def test_every_column_of_numbers_but_the_labels_one_by_default_and_clear_e
     assert "has no table" in ((await sheets.call("add_totals_row", {"path": "empty.xlsx"})).error or "")
     assert cells(root / "j.xlsx", "Invoices") == INVOICES  # every refusal wrote nothing
     assert not sheets.is_sensitive("add_totals_row", {"path": "j.xlsx"})  # only empty cells are written
+
+
+async def test_a_total_asked_of_an_empty_sheet_points_to_a_formula_over_the_other_sheets_columns(
+        sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook_at(root / "i.xlsx", {"Invoices": INVOICES, "Summary": []})
+    refused = await sheets.call("add_totals_row", {"path": "i.xlsx", "sheet": "Summary"})
+    assert not refused.ok and refused.instead == ("set_formula",)
+    assert "Net: =SUM('Invoices'!C2:C4); VAT: =SUM('Invoices'!D2:D4)" in (refused.error or "")
+    # the formula it names is the total, written where it was asked
+    done = await sheets.call("set_formula", {"path": "i.xlsx", "sheet": "Summary", "cell": "B1",
+                                             "formula": "=SUM('Invoices'!C2:C4)"})
+    assert done.ok and done.content["value"] == 2450.5

@@ -35,6 +35,11 @@ def add_totals_row(workbook: Any, args: TotalsArgs) -> dict[str, Any]:
     sheet = sheet_named(workbook, args.sheet)
     table = find_table(sheet)
     if table is None or not table.has_header or table.last_row == table.top_row:
+        elsewhere = _sums_elsewhere(workbook, sheet)
+        if elsewhere:  # a total of another sheet's column goes into a cell of this one: a formula's work
+            raise ToolError(f"sheet {sheet.title!r} has no table (a header row and rows under it) to total; a "
+                            "total of another sheet's column goes into one of its cells with set_formula: "
+                            f"{'; '.join(elsewhere)}", instead=("set_formula",))
         raise ToolError(f"sheet {sheet.title!r} has no table (a header row and rows under it) to total")
     first, last, below = table.top_row + 1, table.last_row, table.last_row + 1
     header = {c: sheet.cell(table.top_row, c).value for c in range(table.first_col, table.last_col + 1)}
@@ -62,6 +67,24 @@ def add_totals_row(workbook: Any, args: TotalsArgs) -> dict[str, Any]:
         totals[str(header[c] or letter)] = round(sum(numeric[c]), 10)
     return {"path": args.path, "sheet": sheet.title, "row": below, "label": args.label, "cells": cells,
             "totals": totals}
+
+
+def _sums_elsewhere(workbook: Any, sheet: Any, most: int = 6) -> list[str]:
+    """The =SUM formulas of the numeric columns of the workbook's other sheets' tables, each by its header."""
+    from openpyxl.utils.cell import get_column_letter, quote_sheetname
+
+    found = []
+    for other in workbook.worksheets:
+        table = find_table(other) if other is not sheet else None
+        if table is None or not table.has_header or table.last_row == table.top_row:
+            continue
+        for c in range(table.first_col, table.last_col + 1):
+            values = [other.cell(r, c).value for r in range(table.top_row + 1, table.last_row + 1)]
+            if any(_number(v) for v in values):
+                letter = get_column_letter(c)
+                found.append(f"{other.cell(table.top_row, c).value or letter}: =SUM({quote_sheetname(other.title)}!"
+                             f"{letter}{table.top_row + 1}:{letter}{table.last_row})")
+    return found[:most]
 
 
 def column_stats(rows: list[list[Any]], area: str, sheet: str) -> tuple[int, dict[str, Any]]:
