@@ -38,6 +38,19 @@ async def test_a_range_and_colours(sheets: SpreadsheetsApplication, root: Path) 
     assert sheet["B3"].font.i and sheet["B3"].font.color.rgb == "FF0000FF" and not sheet["C3"].font.i
 
 
+async def test_whole_rows_over_the_columns_the_sheet_uses(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "o.xlsx", {"Orders": ORDERS})
+    done = await call_checked(sheets, root, "format_cells", {"path": "o.xlsx", "cells": "1:1", "bold": True})
+    width = len(ORDERS[0])
+    assert done.content["cells"] == f"A1:{'ABCDEFGH'[width - 1]}1" and done.content["changed_cells"] == width
+    sheet = load_workbook(root / "o.xlsx")["Orders"]
+    assert all(sheet.cell(1, c).font.b for c in range(1, width + 1)) and not sheet["A2"].font.b
+    backwards = await call_checked(sheets, root, "format_cells", {"path": "o.xlsx", "cells": "3:2", "italic": True})
+    assert backwards.content["cells"] == f"A2:{'ABCDEFGH'[width - 1]}3"
+    zero = await call_checked(sheets, root, "format_cells", {"path": "o.xlsx", "cells": "0:1", "bold": True})
+    assert "rows are numbered from 1" in zero.error
+
+
 async def test_format_refusals(sheets: SpreadsheetsApplication, root: Path) -> None:
     workbook(root / "o.xlsx", {"Orders": ORDERS})
     nothing = await call_checked(sheets, root, "format_cells", {"path": "o.xlsx", "cells": "A1"})

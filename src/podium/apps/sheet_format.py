@@ -2,7 +2,8 @@
 set_column_width (a width, or wide enough for what the column shows), merge_cells (one cell over a
 range, its text centred) and freeze_panes (rows above and columns left of a cell stay in view).
 
-Cells are named as a person names them: a range ('A1:D1'), a column of the sheet's table by header or
+Cells are named as a person names them: a range ('A1:D1'), whole rows ('1:1', over the columns the sheet
+uses), a column of the sheet's table by header or
 letter ('Price', 'C': its values, under the header), or 'header' for the table's header row. Only the
 properties given change; the values never do. A change of look is an EDIT of the workbook: the look it
 had is not kept.
@@ -10,6 +11,7 @@ had is not kept.
 
 from __future__ import annotations
 
+import re
 from copy import copy
 from typing import Any, Literal
 
@@ -23,13 +25,14 @@ from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import ToolError, ToolSpec, active_part
 
 _COLOR = r"^#?[0-9A-Fa-f]{6}$"
+_ROWS = re.compile(r"(\d+):(\d+)")  # whole rows, as a spreadsheet names them ('1:1', '2:5')
 MAX_WIDTH = 80
 
 
 class FormatArgs(PathArgs):
     sheet: str | None = active_part("sheet name; the active sheet when omitted")
-    cells: str = Field(description="a range ('A1:D1'), a column's values by header or letter ('Price', 'C'), or "
-                                   "'header' for the table's header row")
+    cells: str = Field(description="a range ('A1:D1'), whole rows ('1:1'), a column's values by header or letter "
+                                   "('Price', 'C'), or 'header'")
     bold: bool | None = None
     italic: bool | None = None
     number_format: str | None = Field(None, max_length=100, description="e.g. '0.00', '#,##0', '0%', 'yyyy-mm-dd'")
@@ -86,7 +89,12 @@ def target_cells(workbook: Any, args: FormatArgs) -> tuple[Any, str, list[Any]]:
 
     sheet = sheet_named(workbook, args.sheet)
     wanted = args.cells.strip()
-    if (":" in wanted and not wanted.replace(":", "").isalpha()) or _is_cell(wanted):
+    if (rows := _ROWS.fullmatch(wanted)) is not None:  # whole rows, over the columns the sheet uses
+        min_row, max_row = sorted(int(n) for n in rows.groups())
+        min_col, max_col = sheet.min_column, sheet.max_column
+        if min_row < 1:
+            raise ToolError(f"rows are numbered from 1, not {wanted!r}")
+    elif (":" in wanted and not wanted.replace(":", "").isalpha()) or _is_cell(wanted):
         area = wanted if ":" in wanted else f"{wanted}:{wanted}"
         min_col, min_row, max_col, max_row = bounds(area)
     else:
