@@ -181,7 +181,7 @@ def test_only_a_table_with_a_header_has_figures() -> None:
     assert figures(Artifact("1.t", Kind.TABLE, [["A", "B"]])) == ()
     assert figures(Artifact("1.n", Kind.NAMES, ["a", "b"])) == ()
     assert [(a.name, a.value) for a in figures(Artifact("1.t", Kind.TABLE, [["A", "B"], ["x", "y"]]))] == [
-        ("1.t.column.A", ["x"]), ("1.t.column.B", ["y"])]
+        ("1.t.row_count", 1), ("1.t.column.A", ["x"]), ("1.t.column.B", ["y"])]
 
 
 def test_with_two_numeric_columns_each_rows_total_is_measured_too() -> None:
@@ -256,3 +256,11 @@ def test_a_text_of_several_lines_has_its_lines_and_words_counted() -> None:
     assert found["1.read_file.text.lines"] == (Kind.NUMBER, 4) and found["1.read_file.text.words"] == (Kind.NUMBER, 4)
     # a text of one line is its own count: nothing to add
     assert not any(n.endswith((".lines", ".words")) for n in {a.name for a in extract("1.read_file", {"text": "x"})})
+
+
+def test_a_tables_row_count_comes_before_its_columns_figures() -> None:
+    # "how many orders": the records under the header, not a count of one of their values
+    orders = [["Order", "Customer", "Amount"], [1, "C1", 10], [2, "C2", 20], [3, "C1", 30]]
+    found = figures(Artifact("1.read_sheet.rows", Kind.TABLE, orders))
+    assert (found[0].name, found[0].value) == ("1.read_sheet.rows.row_count", 3)
+    assert {a.name: a.value for a in found}["1.read_sheet.rows.count.Customer.C1"] == 2

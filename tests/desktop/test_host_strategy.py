@@ -192,8 +192,9 @@ def test_a_subtask_that_writes_no_typed_file_is_given_a_tables_figures_too() -> 
     request = app_request(dispatches(ops)[-1])
     assert request.subtask_id == "2" and request.artifacts[-1].name == "1.read_table"
     assert {a.name: a.value for a in request.artifacts[:-1]} == {
-        "1.read_table.sum.Sales": 10, "1.read_table.mean.Sales": 10, "1.read_table.min.Sales": 10,
-        "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1", "1.read_table.max_label.Sales": "Q1",
+        "1.read_table.row_count": 1, "1.read_table.sum.Sales": 10, "1.read_table.mean.Sales": 10,
+        "1.read_table.min.Sales": 10, "1.read_table.max.Sales": 10, "1.read_table.min_label.Sales": "Q1",
+        "1.read_table.max_label.Sales": "Q1",
         "1.read_table.column.Quarter": ["Q1"]}
 
 

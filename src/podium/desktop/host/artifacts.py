@@ -161,9 +161,9 @@ MAX_TITLE_ROWS = 4  # rows a header may have above it (a title, a blank line)
 
 
 def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
-    """The figures of a table with a header row: per numeric column (the first few, and the rows' totals),
-    its sum, mean, least and largest value, and the labels of the rows that hold them; per text column, its
-    cells as names. None for other data. Where `text` (the request, the subtask) names columns by their
+    """The figures of a table with a header row: how many rows it has; per numeric column (the first few, and the
+    rows' totals), its sum, mean, least and largest value, and the labels of the rows that hold them; per text
+    column, its cells as names. None for other data. Where `text` (the request, the subtask) names columns by their
     headers, only those columns are measured: the numbers of the others are only distractions."""
     columns = _columns(table)
     if columns is None:
@@ -195,7 +195,9 @@ def figures(table: Artifact, text: str = "") -> tuple[Artifact, ...]:
             count = Artifact(f"{table.name}.count.{_key(header, i)}.{_key((value,), 0)}", Kind.NUMBER, n,
                              f"the rows whose {header[i]!r} is {value!r}")
             (asked if names(text, value) else found).append(count)
-    found[:0] = [*asked, *selections(table, text)]
+    # how many records there are is asked as often as any of their figures ("how many orders")
+    rows = Artifact(f"{table.name}.row_count", Kind.NUMBER, len(body), "the number of rows under the header")
+    found[:0] = [*asked, *selections(table, text), rows]
     seen: set[tuple[str, ...]] = set()
     repeated: dict[tuple[str, ...], list[Any]] = {}
     for row in body:
