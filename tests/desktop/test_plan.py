@@ -552,8 +552,8 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
     # both on files (one after the other, then one subtask: one agent copies both), nothing read for their content
     assert [(s.application, s.reads, s.writes) for s in check.subtasks] == [
         ("files", ("letter.docx", "prices.xlsx"), ("old",))]
-    assert "subtask '1' runs on files: it writes only folders (old), which documents does not make, and files " \
-           "takes files by their path" in check.amended
+    assert "subtask '1' runs on files: it only puts files into folders (old), which documents does not do, and " \
+           "files takes files by their path" in check.amended
     # tools of its own that write only its own type's files by the path they are given write none in a folder:
     # the files go there whole (planned with a document's tools, a copy of each document)
     planned = [spec(str(n), "documents", reads=[name], writes=["old"], tools=["add_paragraphs", "add_table"])
@@ -566,6 +566,15 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
     export = spec("1", "spreadsheets", reads=["prices.xlsx"], writes=["csv"], tools=["export_csv"])
     assert check_plan([export], real, "Export prices.xlsx into a folder csv", files).subtasks[0].application == \
         "spreadsheets"
+    # a file it reads, written under its own name in another folder, is put there whole too (a backup), whatever
+    # tool of its own it declared; one written in its own folder, or under another name, is no copy
+    backup = spec("1", "documents", reads=["letter.docx"], writes=["backup/letter.docx"], tools=["insert_table_row"])
+    check = check_plan([backup], real, "Keep a copy of letter.docx in a folder named backup", files)
+    assert [(s.application, s.reads, s.writes) for s in check.subtasks] == [
+        ("files", ("letter.docx",), ("backup/letter.docx",))]
+    renamed = spec("1", "documents", reads=["letter.docx"], writes=["backup/reply.docx"], tools=["add_paragraphs"])
+    assert check_plan([renamed], real, "Write a reply to letter.docx as backup/reply.docx", files
+                      ).subtasks[-1].application == "documents"
     table = spec("1", "documents", reads=["letter.docx"], writes=["old/letter.txt"])
     assert [s.application for s in check_plan([table], real, "Put letter.docx into old/letter.txt",
                                               files).subtasks] == ["documents", "files"]

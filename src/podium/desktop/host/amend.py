@@ -189,20 +189,33 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
 
 
 def _into_folders(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
-    """A subtask on a typed application whose every write is a folder (a path with no file type) puts files
-    into folders, which no typed application writes: unless it declares a tool of its own that makes files of
-    another type (an export into a folder), it runs on the one application that opens any file, when that one
-    takes files by their path (a copy, a move), and the files it reads go there whole."""
+    """A subtask on a typed application whose every write is a folder (a path with no file type), or a file it
+    reads under its own name in another folder, puts files into folders, which no typed application does: unless
+    it declares a tool of its own that makes files of another type (an export into a folder), it runs on the one
+    application that opens any file, when that one takes files by their path (a copy, a move), and the files it
+    reads go there whole."""
     app, plain = catalog.get(spec.application), catalog.get(_plain(catalog) or "")
     if app is None or plain is None or not app.file_types or not spec.writes \
-            or any(posixpath.splitext(w)[1] or w == "." or "*" in w for w in spec.writes) \
+            or not all(_put_into_folder(w, spec.reads) for w in spec.writes) \
             or not any("source" in t.schema.get("properties", {}) for t in plain.tools if t.writes_named) \
             or any(_converts(info, app) for t in spec.tools if t in app.changing and (info := app.tool(t))):
         return spec
-    notes.append(f"subtask {spec.id!r} runs on {plain.name}: it writes only folders ({', '.join(spec.writes)}), "
-                 f"which {spec.application} does not make, and {plain.name} takes files by their path")
+    notes.append(f"subtask {spec.id!r} runs on {plain.name}: it only puts files into folders "
+                 f"({', '.join(spec.writes)}), which {spec.application} does not do, and {plain.name} takes files by "
+                 "their path")
     return spec.model_copy(update={"application": plain.name,
                                    "tools": tuple(t for t in spec.tools if plain.tool(t) is not None)})
+
+
+def _put_into_folder(write: str, reads: Sequence[str]) -> bool:
+    """A folder (a path with no file type, not the workspace, no pattern), or a file read, by its own name, in
+    another folder below the workspace's top (a file of a folder written at the top may be a new version of it)."""
+    if write == "." or "*" in write:
+        return False
+    if not posixpath.splitext(write)[1]:
+        return True
+    folder, name = posixpath.split(write)
+    return bool(folder) and any(posixpath.split(r)[1] == name and posixpath.dirname(r) != folder for r in reads)
 
 
 def _converts(tool: ToolInfo, app: AppInfo) -> bool:
