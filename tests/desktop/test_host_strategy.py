@@ -657,6 +657,26 @@ def to_writer(plan: list[dict[str, Any]], rules: str = "small-local", **config: 
     return STRATEGY.handle_response("app-documents", executed(ran(READ, {"rows": TABLE})), s)
 
 
+def test_a_writer_is_given_a_files_data_before_a_description_of_how_it_is_made_up() -> None:
+    # the reader listed the document's tables, then read one: the list is how to find the data, not the data
+    describing = Catalog((AppInfo("documents", "docs", (".docx",), (
+        ToolInfo("list_tables", True, PATH_ONLY, describes=True), ToolInfo("read_table", True, PATH_ONLY))),
+        WRITERS.get("spreadsheets")))
+    plan = copy_plan()
+    plan[0]["tools"] = ["list_tables", "read_table"]
+    _, s = STRATEGY.handle_response("host", planner_says("ASSIGN", Subtasks=plan),
+                                    started("Put the table of report.docx into new.xlsx", rules="none",
+                                            catalog=describing))
+    listing = facts_of("list_tables", {"path": "report.docx"}, read_only=True)
+    _, s = STRATEGY.handle_response("app-documents", proposes("CONTINUE", listing, READ), s)
+    tables = [{"index": 0, "rows": 2, "columns": 2, "before": "Sales by quarter"}]
+    _, s = STRATEGY.handle_response("app-documents", executed(ran(listing, {"tables": tables}),
+                                                              ran(READ, {"rows": TABLE})), s)
+    ops, _ = STRATEGY.handle_response("app-documents", proposes("FINISH", result="report.docx read"), s)
+    given = [(a.name, a.value) for a in app_request(dispatches(ops)[-1]).artifacts if a.kind == "table"]
+    assert given[0] == ("1.read_table.rows", TABLE) and "1.list_tables.tables" in dict(given)
+
+
 MERGER = json.dumps({"type": "object", "properties": {
     "path": {"type": "string"}, "sheet": {"type": "string"},
     "sources": {"type": "array", "maxItems": 8, "items": {"type": "string", FILE_TYPES: [".xlsx", ".csv"],

@@ -126,6 +126,9 @@ class Tool:
     # Whether it writes a table's rows in another shape (ordered, filtered, split by a column's values, without
     # duplicates): the tool for what a table typed again as it was does not do.
     reshapes: bool = False
+    # Whether it reads how a file is made up (its parts and their sizes), not the data they hold: what it returns
+    # is what another read of the file takes its data by, never that data.
+    describes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

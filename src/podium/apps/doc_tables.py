@@ -52,7 +52,7 @@ def specs(app: Any) -> list[ToolSpec]:
 
     return [
         ToolSpec("list_tables", "List a document's tables: size, header row, and the text before each.", ListArgs,
-                 lambda a: list_tables(app._open(a.path), a.path), read_only=True),
+                 lambda a: list_tables(app._open(a.path), a.path), read_only=True, describes=True),
         ToolSpec("insert_table_row", "Add a row to a table of a document (at the end, or at a position), in the "
                  "table's look, and save.", AddRowArgs, change(insert_table_row),
                  effects=effects(insert_table_row, Change.ADD), edits=True),

@@ -138,7 +138,8 @@ class SpreadsheetsApplication(ToolApplication):
                   *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
                   *sheet_format.specs(self)]
         return [
-            ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True),
+            ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True,
+                     describes=True),
             ToolSpec("read_sheet", "Read a range, or a whole sheet, as rows of values.", ReadArgs, self._read, True),
             ToolSpec("column_totals", "Sum, count, minimum, maximum and mean of each numeric column of a table, by "
                      "its header.", ReadArgs, self._totals, True, computes=True),

@@ -168,6 +168,7 @@ class ToolSpec:
     empty_part: bool = False  # Tool.empty_part
     writes_names: bool = False  # Tool.writes_names
     reshapes: bool = False  # Tool.reshapes
+    describes: bool = False  # Tool.describes
     edits: bool = False  # its `path` names a file that must exist: it opens it, changes it and saves it (EDITED)
 
     def tool(self) -> Tool:
@@ -177,7 +178,7 @@ class ToolSpec:
             schema = {**schema, "properties": {**props, "path": {**props["path"], EDITED: True}}}
         return Tool(self.name, self.description, schema, self.read_only, self.unapproved,
                     self.names_its_writes, self.new_only, self.computes, self.empty_part, self.writes_names,
-                    self.reshapes)
+                    self.reshapes, self.describes)
 
 
 def holding(lock: AbstractContextManager[Any], spec: ToolSpec) -> ToolSpec:

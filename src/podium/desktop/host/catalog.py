@@ -47,6 +47,7 @@ class ToolInfo:
     summary: str = ""  # the first sentence of Tool.description: what the planner is told the tool does
     writes_names: bool = False  # Tool.writes_names
     reshapes: bool = False  # Tool.reshapes
+    describes: bool = False  # Tool.describes
 
     @property
     def writes_named(self) -> bool:
@@ -162,7 +163,8 @@ class AppInfo:
                                   bool(getattr(t, "empty_part", False)),
                                   first_sentence(getattr(t, "description", "") or ""),
                                   writes_names=bool(getattr(t, "writes_names", False)),
-                                  reshapes=bool(getattr(t, "reshapes", False)))
+                                  reshapes=bool(getattr(t, "reshapes", False)),
+                                  describes=bool(getattr(t, "describes", False)))
                          for t in listed))
 
     @property

@@ -179,9 +179,11 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
                 measured.extend(_entries(artifacts.figures(table, text)))
             else:  # the rows of the values the text names are a table too, what such a writer takes
                 selected.extend(_entries(artifacts.selections(table, text)))
-    # of several tables, first those read by the calls that named most of what the text names (the sheet the
-    # request names, over the active one read before it)
-    tables.sort(key=lambda a: -sum(artifacts.names(text, v) for v in set(_ARGUMENT.findall(a.source))))
+    # of several tables, first the data over a description of how a file is made up (a list of its sheets), then
+    # those read by the calls that named most of what the text names (the sheet the request names, over the
+    # active one read before it)
+    tables.sort(key=lambda a: (_describes(s.catalog, a),
+                               -sum(artifacts.names(text, v) for v in set(_ARGUMENT.findall(a.source)))))
     if measures:  # what the givers' tools said of the columns the text does not name, where it names others
         unnamed = frozenset().union(*(artifacts.unnamed_columns(
             artifacts.Artifact(a.name, artifacts.Kind.TABLE, a.value), text) for a in tables))
@@ -201,6 +203,12 @@ def handed(s: HostState, record: SubtaskRecord) -> tuple[tuple[InputView, ...], 
     first = [*measured, *tables] if measures else [*selected, *tables, *measured]
     given = [a for a in (*first, *rest, *own_figures, *own) if not _echo(a)]
     return tuple(inputs), tuple(dict((a.name, a) for a in given).values())[:MAX_ARTIFACTS]
+
+
+def _describes(catalog: Catalog, entry: ArtifactEntry) -> bool:
+    """Whether the call that made it describes a file's make-up (Tool.describes) in some application."""
+    tool = entry.source.partition("(")[0].strip()
+    return any(info.describes for app in catalog.apps if (info := app.tool(tool)) is not None)
 
 
 def _entries(found: Iterable[artifacts.Artifact]) -> list[ArtifactEntry]:
