@@ -38,8 +38,9 @@ def add_totals_row(workbook: Any, args: TotalsArgs) -> dict[str, Any]:
         elsewhere = _sums_elsewhere(workbook, sheet)
         if elsewhere:  # a total of another sheet's column goes into a cell of this one: a formula's work
             raise ToolError(f"sheet {sheet.title!r} has no table (a header row and rows under it) to total; a "
-                            "total of another sheet's column goes into one of its cells with set_formula: "
-                            f"{'; '.join(elsewhere)}", instead=("set_formula",))
+                            f"total of another sheet's column goes into one of its cells with set_formula (sheet "
+                            f"{sheet.title!r}, a cell, and the formula): {'; '.join(elsewhere)}",
+                            instead=("set_formula",))
         raise ToolError(f"sheet {sheet.title!r} has no table (a header row and rows under it) to total")
     first, last, below = table.top_row + 1, table.last_row, table.last_row + 1
     header = {c: sheet.cell(table.top_row, c).value for c in range(table.first_col, table.last_col + 1)}
