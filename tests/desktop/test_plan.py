@@ -572,6 +572,13 @@ def test_a_subtask_of_a_typed_application_that_writes_only_folders_puts_files_th
     check = check_plan([backup], real, "Keep a copy of letter.docx in a folder named backup", files)
     assert [(s.application, s.reads, s.writes) for s in check.subtasks] == [
         ("files", ("letter.docx",), ("backup/letter.docx",))]
+    # offered only the applications of the request's file types, the planner could not name files: the host moves
+    # the copy there all the same, files being configured
+    typed = real.only(("documents", "spreadsheets"))
+    assert check_plan([backup], typed, "Keep a copy of letter.docx in a folder named backup", files
+                      ).subtasks[0].application == "documents"
+    check = check_plan([backup], typed, "Keep a copy of letter.docx in a folder named backup", files, configured=real)
+    assert check.ok and [s.application for s in check.subtasks] == ["files"]
     renamed = spec("1", "documents", reads=["letter.docx"], writes=["backup/reply.docx"], tools=["add_paragraphs"])
     assert check_plan([renamed], real, "Write a reply to letter.docx as backup/reply.docx", files
                       ).subtasks[-1].application == "documents"

@@ -87,14 +87,16 @@ class Amended:
 
 
 def amend(specs: Sequence[SubtaskSpec], catalog: Catalog, kept: Mapping[str, SubtaskSpec],
-          files: Sequence[str] | None = None) -> Amended:
-    """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown)."""
+          files: Sequence[str] | None = None, configured: Catalog | None = None) -> Amended:
+    """The plan's new subtasks with the certain fixes made. `files`: the workspace's paths (None: unknown);
+    `configured`: every application of the session, where the planner was offered only some (`catalog`): a
+    file is put into a folder by the application that takes files by their path, offered or not."""
     notes: list[str] = []
     specs = [_acting(_narrowed(spec, catalog, notes), catalog, files, notes) for spec in specs]
     planned = {**kept, **{spec.id: spec for spec in specs}}
     specs = [_part_written(spec, planned, catalog, files, notes) for spec in specs]
     readers = [_reader(spec, specs, catalog, notes) for spec in specs]
-    typed = [_into_folders(_on_its_type(spec, catalog, notes), catalog, notes) for spec in readers]
+    typed = [_into_folders(_on_its_type(spec, catalog, notes), catalog, notes, configured) for spec in readers]
     placed = [*kept.values(), *typed]  # where each subtask runs: its givers' applications are known
     moved = [_to_taker(_to_its_data(_transfers(spec, placed, catalog, notes), placed, catalog, notes), placed,
                        catalog, notes) for spec in typed]
@@ -188,13 +190,15 @@ def _on_its_type(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> Subta
     return spec.model_copy(update={"application": owner, "tools": tools})
 
 
-def _into_folders(spec: SubtaskSpec, catalog: Catalog, notes: list[str]) -> SubtaskSpec:
+def _into_folders(spec: SubtaskSpec, catalog: Catalog, notes: list[str],
+                  configured: Catalog | None = None) -> SubtaskSpec:
     """A subtask on a typed application whose every write is a folder (a path with no file type), or a file it
     reads under its own name in another folder, puts files into folders, which no typed application does: unless
     it declares a tool of its own that makes files of another type (an export into a folder), it runs on the one
     application that opens any file, when that one takes files by their path (a copy, a move), and the files it
     reads go there whole."""
-    app, plain = catalog.get(spec.application), catalog.get(_plain(catalog) or "")
+    every = configured or catalog
+    app, plain = catalog.get(spec.application), every.get(_plain(every) or "")
     if app is None or plain is None or not app.file_types or not spec.writes \
             or not all(_put_into_folder(w, spec.reads) for w in spec.writes) \
             or not any("source" in t.schema.get("properties", {}) for t in plain.tools if t.writes_named) \

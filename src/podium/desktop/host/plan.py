@@ -60,10 +60,12 @@ class PlanCheck:
 
 
 def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str = "",
-               files: Iterable[str] | None = None, kept: Mapping[str, SubtaskSpec] | None = None) -> PlanCheck:
+               files: Iterable[str] | None = None, kept: Mapping[str, SubtaskSpec] | None = None,
+               configured: Catalog | None = None) -> PlanCheck:
     """Check a (re-)plan. `files`: the workspace's paths (None: no workspace is known, so paths are not
     checked against one); `kept`: subtasks already finished or running, which the plan may depend on (an
-    entry reusing one of their ids is that subtask again, and is dropped)."""
+    entry reusing one of their ids is that subtask again, and is dropped); `configured`: every application,
+    where `catalog` holds those the planner was offered (amend)."""
     kept = kept or {}
     listed = None if files is None else tuple(files)
     items = [s for s in subtasks if s.id not in kept]
@@ -83,7 +85,7 @@ def check_plan(subtasks: Iterable[SubtaskSpec], catalog: Catalog, request: str =
         spec, found = _application(spec, catalog)
         problems.extend(found)
         resolved.append(spec)
-    fixes = amend(resolved, catalog, kept, listed)
+    fixes = amend(resolved, catalog, kept, listed, configured)
     resolved = list(fixes.subtasks)
     problems.extend(_graph(resolved, kept))
     everything = {**kept, **{s.id: s for s in resolved}}

@@ -234,7 +234,7 @@ def _finish(s: HostState, output: HostOutput) -> Result:
 def _assign(s: HostState, output: HostOutput, raw: str) -> Result:
     run = run_of(s)
     kept = kept_specs(run)
-    check = check_plan(_specs(s, output), offered(s), run.request, run.files, kept)
+    check = check_plan(_specs(s, output), offered(s), run.request, run.files, kept, configured=s.catalog)
     if not check.ok:
         problems = "\n".join(f"- {p}" for p in check.problems)
         if run.plan_retries >= s.config.max_plan_retries:
