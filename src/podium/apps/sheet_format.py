@@ -3,10 +3,9 @@ set_column_width (a width, or wide enough for what the column shows), merge_cell
 range, its text centred) and freeze_panes (rows above and columns left of a cell stay in view).
 
 Cells are named as a person names them: a range ('A1:D1'), whole rows ('1:1', over the columns the sheet
-uses), a column of the sheet's table by header or
-letter ('Price', 'C': its values, under the header), or 'header' for the table's header row. Only the
-properties given change; the values never do. A change of look is an EDIT of the workbook: the look it
-had is not kept.
+uses), a column of the sheet's table by header or letter ('Price', 'C': its values, under the header), or
+'header' for the table's header row. Only the properties given change; the values never do. A change of look
+is an EDIT of the workbook: the look it had is not kept.
 """
 
 from __future__ import annotations
