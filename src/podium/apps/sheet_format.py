@@ -30,8 +30,8 @@ MAX_WIDTH = 80
 
 class FormatArgs(PathArgs):
     sheet: str | None = active_part("sheet name; the active sheet when omitted")
-    cells: str = Field(description="a range ('A1:D1'), whole rows ('1:1'), a column's values by header or letter "
-                                   "('Price', 'C'), or 'header'")
+    cells: str = Field(description="a range ('A1:D1'), rows ('1:1'), a column's values by header or letter "
+                                   "('Price', 'C'), or 'header' (its header row)")
     bold: bool | None = None
     italic: bool | None = None
     number_format: str | None = Field(None, max_length=100, description="e.g. '0.00', '#,##0', '0%', 'yyyy-mm-dd'")
