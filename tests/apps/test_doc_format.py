@@ -31,6 +31,23 @@ async def test_only_the_matched_text_changes_look(documents: DocumentsApplicatio
     assert (await call_checked(documents, root, "format_text", call)).content["unchanged"] is True
 
 
+async def test_a_flag_set_to_what_the_text_already_shows_changes_nothing(documents: DocumentsApplication,
+                                                                        root: Path) -> None:
+    report(root / "r.docx")
+    before = (root / "r.docx").read_bytes()
+    plain = await call_checked(documents, root, "format_text", {"path": "r.docx", "text": "grew", "underline": False,
+                                                                 "italic": False})
+    assert plain.content["unchanged"] is True and (root / "r.docx").read_bytes() == before  # not even saved
+    # a heading's style shows it bold: asking it bold changes nothing, asking it not bold does
+    heading = docx.Document(str(root / "r.docx")).paragraphs[2]
+    assert heading.style.name == "Heading 1" and heading.style.font.bold and heading.runs[0].bold is None
+    shown = await call_checked(documents, root, "format_text", {"path": "r.docx", "paragraph": 2, "bold": True})
+    assert shown.content.get("unchanged") is True
+    undone = await call_checked(documents, root, "format_text", {"path": "r.docx", "paragraph": 2, "bold": False})
+    assert not undone.content.get("unchanged") and docx.Document(str(root / "r.docx")).paragraphs[2].runs[0].bold \
+        is False
+
+
 async def test_a_paragraph_and_all_the_text(documents: DocumentsApplication, root: Path) -> None:
     report(root / "r.docx")
     await call_checked(documents, root, "format_text", {"path": "r.docx", "paragraph": 5, "strike": True,

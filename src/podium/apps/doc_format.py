@@ -139,13 +139,28 @@ def _wanted(args: TextArgs) -> dict[str, Any]:
     return wanted
 
 
+_FLAGS = ("bold", "italic", "underline", "strike")
+
+
+def _looks(run: Any, flag: str) -> bool:
+    """Whether the text shows a font flag: its own setting, else its paragraph style's (or a style it is based
+    on), else not: a flag set to what the text already shows changes nothing a person sees."""
+    value = getattr(run.font, flag)
+    style = getattr(getattr(run, "_parent", None), "style", None)
+    while value is None and style is not None:
+        value = getattr(style.font, flag, None)
+        style = style.base_style
+    return bool(value)
+
+
 def format_text(app: Any, document: Any, args: TextArgs) -> dict[str, Any]:
     wanted = _wanted(args)
     where, runs = _targets(app, document, args)
     changed = 0
     for run in runs:
         font = run.font
-        held = {name: (font.color.rgb if name == "color" else getattr(font, name)) for name in wanted}
+        held = {name: (font.color.rgb if name == "color" else _looks(run, name) if name in _FLAGS
+                       else getattr(font, name)) for name in wanted}
         if held != wanted:
             changed += 1
             for name, value in wanted.items():
