@@ -1189,6 +1189,20 @@ def test_a_finish_after_planning_work_that_never_ran_is_questioned_then_fails() 
     assert isinstance(end, ReplyError) and "before any subtask did it" in end.reason.detail
 
 
+def test_a_planner_confirm_with_nothing_to_run_is_not_offered_again() -> None:
+    # --yes approves what the plan declares; a CONFIRM with no command holds nothing, and asked again it would
+    # be approved again, forever
+    ops, s = STRATEGY.handle_response("host", planner_says("CONFIRM", Comment="the request is complete"),
+                                      started(rules="none", auto_approve=True))
+    (again,) = dispatches(ops)
+    assert run_of(s).confirmed_nothing and not host_request(again).may_confirm
+    assert "The person approved" in host_request(again).note
+    # one that names a command holds it: approved, CONFIRM stays offered
+    ops, s = STRATEGY.handle_response("host", planner_says("CONFIRM", Comment="launch", Bash="spreadsheets"),
+                                      started(rules="none", auto_approve=True))
+    assert not run_of(s).confirmed_nothing
+
+
 def test_a_planner_whose_question_nobody_answered_is_not_offered_another() -> None:
     # batch mode: the default answer came from nobody, and a question asked again would get it again
     (again,), s = STRATEGY.handle_response("host", planner_says("PENDING", Questions=["Which workbook?"]), started())

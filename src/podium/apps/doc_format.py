@@ -139,9 +139,6 @@ def _wanted(args: TextArgs) -> dict[str, Any]:
     return wanted
 
 
-_FLAGS = ("bold", "italic", "underline", "strike")
-
-
 def _looks(run: Any, flag: str) -> bool:
     """Whether the text shows a font flag: its own setting, else its paragraph style's (or a style it is based
     on), else not: a flag set to what the text already shows changes nothing a person sees."""
@@ -159,8 +156,9 @@ def format_text(app: Any, document: Any, args: TextArgs) -> dict[str, Any]:
     changed = 0
     for run in runs:
         font = run.font
-        held = {name: (font.color.rgb if name == "color" else _looks(run, name) if name in _FLAGS
-                       else getattr(font, name)) for name in wanted}
+        # an on-or-off property (bold, italic...) as the text shows it; the others as set
+        held = {name: (font.color.rgb if name == "color" else _looks(run, name) if isinstance(value, bool)
+                       else getattr(font, name)) for name, value in wanted.items()}
         if held != wanted:
             changed += 1
             for name, value in wanted.items():

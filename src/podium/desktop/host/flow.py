@@ -102,8 +102,8 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                               blackboard=s.blackboard.to_prompt(s.config.blackboard_chars, shown_request=run.request,
                                                                 hidden_agents={PLANNER}),
                               answers=run.answers, note=f"{preface} {note}".strip(), feedback=feedback, temperature=t,
-                              may_confirm=not (rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked
-                                               and not run.subtasks),
+                              may_confirm=not run.confirmed_nothing and not (
+                                  rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked and not run.subtasks),
                               may_finish=not nothing_done(run),
                               may_ask=not any(qa.answered_by == DEFAULT_ANSWER for qa in run.answers),
                               choice=asked_choice(s))

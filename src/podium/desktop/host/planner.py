@@ -169,6 +169,8 @@ def on_planner_report(s: HostState, report: HostStepReport) -> Result:
     summary = output.comment or output.current_subtask or "the HostAgent's next step"  # CONFIRM
     if output.bash:
         summary += f" (Bash: {output.bash})"
+    else:
+        s = with_run(s, confirmed_nothing=True)
     return ask(s, InteractionKind.APPROVAL, PLANNER, summary=summary)
 
 

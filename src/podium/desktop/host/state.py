@@ -233,6 +233,9 @@ class Run:
     finish_checked: bool = False  # a FINISH that left named files unmade was questioned once already
     fail_checked: bool = False  # a FAIL after every subtask finished was questioned once already
     confirm_checked: bool = False  # a CONFIRM before any plan was questioned once already
+    # the planner asked to confirm with no command to run: there was nothing to approve, and its answers are not
+    # offered CONFIRM again (approved or refused, asking again holds nothing either)
+    confirmed_nothing: bool = False
     values_checked: bool = False  # a plan that left out values the request quotes was sent back once already
     folders_checked: bool = False  # a plan that made a folder apart from the files it reads was sent back once
     applications: tuple[str, ...] = ()  # offered to the planner; () means all
