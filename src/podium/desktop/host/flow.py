@@ -105,7 +105,7 @@ def dispatch_planner(s: HostState, note: str = "", feedback: str = "", retry: bo
                               may_confirm=not run.confirmed_nothing and not (
                                   rules.CONFIRM_UNPLANNED in s.rules and run.confirm_checked and not run.subtasks),
                               may_finish=not nothing_done(run),
-                              may_ask=not any(qa.answered_by == DEFAULT_ANSWER for qa in run.answers),
+                              may_ask=run.may_ask,
                               choice=asked_choice(s))
     ops: list[Op] = []
     if s.planner_down:  # it went down earlier: a fresh one, started right before its step

@@ -188,7 +188,7 @@ class SubtaskRecord:
     def may_ask(self) -> bool:
         """Whether its agent may ask the person: not once a question of its got only the default answer
         (nobody would answer another)."""
-        return not any(qa.answered_by == DEFAULT_ANSWER for qa in self.answers)
+        return may_ask(self.answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +242,16 @@ class Run:
     evaluating: Mapping[str, Any] | None = None  # the outcome held back while the judge works
     intents: int = 0  # EXECUTE batches sent (their ids)
     choosing: Held | None = None
+
+    @property
+    def may_ask(self) -> bool:
+        """Whether the planner may ask the person: as a subtask's agent (SubtaskRecord.may_ask)."""
+        return may_ask(self.answers)
+
+
+def may_ask(answers: tuple[QA, ...]) -> bool:
+    """Not once a question got only the default answer: nobody would answer another."""
+    return not any(qa.answered_by == DEFAULT_ANSWER for qa in answers)
 
 
 @dataclass(frozen=True, slots=True)
