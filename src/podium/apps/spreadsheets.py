@@ -36,6 +36,7 @@ from podium.apps import (
     sheet_format,
     sheet_formulas,
     sheet_manage,
+    sheet_replace,
     sheet_rows,
     sheet_stats,
     sheet_tables,
@@ -136,7 +137,7 @@ class SpreadsheetsApplication(ToolApplication):
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         more = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
                   *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
-                  *sheet_format.specs(self)]
+                  *sheet_format.specs(self), *sheet_replace.specs(self)]
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True,
                      describes=True),
