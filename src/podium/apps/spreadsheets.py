@@ -33,6 +33,7 @@ from typing import Any, NamedTuple, TypeVar
 from podium.apps import (
     approval,
     sheet_csv,
+    sheet_fill,
     sheet_format,
     sheet_formulas,
     sheet_manage,
@@ -137,7 +138,7 @@ class SpreadsheetsApplication(ToolApplication):
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
         more = [*sheet_formulas.specs(self), *sheet_stats.specs(self), *sheet_rows.specs(self),
                   *sheet_tables.specs(self), *sheet_manage.specs(self), *sheet_csv.specs(self),
-                  *sheet_format.specs(self), *sheet_replace.specs(self)]
+                  *sheet_format.specs(self), *sheet_replace.specs(self), *sheet_fill.specs(self)]
         return [
             ToolSpec("list_sheets", "List the sheets, their used ranges and charts.", PathArgs, self._list, True,
                      describes=True),
