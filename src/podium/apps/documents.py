@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import Field
 
-from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_tables, docx_parser
+from podium.apps import approval, doc_edit, doc_format, doc_outline, doc_pages, doc_tables, docx_parser
 from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect
 from podium.apps.limits import MAX_RESULT_CHARS, FileRefused, PackageLimits, check_package
@@ -90,7 +90,8 @@ class DocumentsApplication(ToolApplication):
 
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
-        more = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self)]
+        more = [*doc_edit.specs(self), *doc_outline.specs(self), *doc_tables.specs(self), *doc_format.specs(self),
+                *doc_pages.specs(self)]
         # on the event loop, as the documents the shell reads are (podium.apps.docx_parser)
         return [replace(holding(docx_parser.LOCK, spec), blocking=False) for spec in [
             ToolSpec(
@@ -188,7 +189,7 @@ class DocumentsApplication(ToolApplication):
                 continue
             budget -= size
             blocks.append(shown)
-        done = {"path": args.path, "blocks": blocks, "tables": table_index}
+        done = {"path": args.path, "blocks": blocks, "tables": table_index, **doc_pages.shown(document)}
         if cut:
             done |= {"truncated": True, LEFT_OUT: "the blocks past the first shown",
                      "note": f"the document holds more than {MAX_RESULT_CHARS:,} characters: only its first blocks "
