@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from podium.apps import approval, csv_tables, text_edit
+from podium.apps import approval, archives, csv_tables, text_edit
 from podium.apps.approval import declared
 from podium.apps.base import LEFT_OUT, Change, Effect, Tool
 from podium.apps.file_transfer import Transfer, store
@@ -146,7 +146,7 @@ class FilesApplication(ToolApplication):
 
     def _specs(self) -> list[ToolSpec]:
         # Tools that declare their effects exactly: a call of one needs approval when an effect is destructive.
-        more = [*text_edit.specs(self), *csv_tables.specs(self)]
+        more = [*text_edit.specs(self), *csv_tables.specs(self), *archives.specs(self)]
         return [
             ToolSpec("list_files", "List a folder (names, kinds, sizes).", ListArgs, self._list, True),
             ToolSpec("read_file", "Read a text file.", ReadArgs, self._read, True),
