@@ -148,3 +148,31 @@ async def test_freeze_the_header_row(sheets: SpreadsheetsApplication, root: Path
     assert (await call_checked(sheets, root, "freeze_panes", call)).content["unchanged"] is True
     bad = await call_checked(sheets, root, "freeze_panes", {"path": "o.xlsx", "cell": "row 2"})
     assert "is not a cell reference like 'A1'" in bad.error
+
+
+async def test_highlight_rows_meeting_conditions(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "s.xlsx", {"Stock": [["Item", "Stock", "Shelf"], ["bolts", 140, "A"], ["nuts", 8, "B"],
+                                         ["hinges", 3, "A"], ["washers", 60, "C"]]})
+    call = {"path": "s.xlsx", "where": [{"column": "Stock", "op": "<", "value": 10}], "fill_color": "#FFFF00"}
+    assert kinds(sheets, "highlight_rows", call) == [Change.EDIT]
+    result = await call_checked(sheets, root, "highlight_rows", call)
+    assert result.content["rows"] == [3, 4] and result.content["changed_cells"] == 6
+    sheet = load_workbook(root / "s.xlsx")["Stock"]
+    yellow = {c.coordinate for row in sheet.iter_rows() for c in row if c.fill.fill_type == "solid"}
+    assert yellow == {"A3", "B3", "C3", "A4", "B4", "C4"}
+    assert (await call_checked(sheets, root, "highlight_rows", call)).content["unchanged"]
+    cells = await call_checked(sheets, root, "highlight_rows", {**call, "whole_row": False, "font_color": "#FF0000",
+                                                                "fill_color": None, "bold": True})
+    assert cells.content["changed_cells"] == 2
+    bold = {c.coordinate for row in load_workbook(root / "s.xlsx")["Stock"].iter_rows() for c in row if c.font.b}
+    assert bold == {"B3", "B4"}
+
+
+async def test_highlight_rows_refusals(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "s.xlsx", {"Stock": [["Item", "Stock"], ["bolts", 140]]})
+    none = await call_checked(sheets, root, "highlight_rows", {"path": "s.xlsx", "fill_color": "#FFFF00",
+                                                               "where": [{"column": "Stock", "op": "<", "value": 10}]})
+    assert "no row of 'Stock' meets the conditions" in none.error and "140" in none.error
+    looks = await call_checked(sheets, root, "highlight_rows", {"path": "s.xlsx",
+                                                                "where": [{"column": "Stock", "op": ">", "value": 1}]})
+    assert "say how the rows look" in looks.error

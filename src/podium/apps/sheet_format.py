@@ -1,5 +1,6 @@
 """How cells look: format_cells (bold, italic, number format, font and fill colour, alignment),
-set_column_width (a width, or wide enough for what the column shows), merge_cells (one cell over a
+highlight_rows (that look for the rows of a table that meet conditions, a filter's rows: the tool picks them,
+not the model), set_column_width (a width, or wide enough for what the column shows), merge_cells (one cell over a
 range, its text centred) and freeze_panes (rows above and columns left of a cell stay in view).
 
 Cells are named as a person names them: a range ('A1:D1'), whole rows ('1:1', over the columns the sheet
@@ -19,6 +20,7 @@ from pydantic import Field
 from podium.apps.base import Change, Effect
 from podium.apps.sheet_args import Cell, PathArgs, Range
 from podium.apps.sheet_cells import bounds, plain, sheet_named, value_at
+from podium.apps.sheet_rows import Condition, FilterArgs, picked_rows
 from podium.apps.sheet_view import table_of, totals_row
 from podium.apps.tool_effects import declared, effect
 from podium.apps.tooling import ToolError, ToolSpec, active_part
@@ -38,6 +40,16 @@ class FormatArgs(PathArgs):
     font_color: str | None = Field(None, description="hex RGB, e.g. '#FF0000'", pattern=_COLOR)
     fill_color: str | None = Field(None, description="hex RGB background, e.g. '#FFFF00'", pattern=_COLOR)
     align: Literal["left", "center", "right"] | None = None
+
+
+class HighlightArgs(PathArgs):
+    sheet: str | None = active_part("sheet with the table; the active sheet when omitted")
+    where: list[Condition] = Field(min_length=1, description="conditions every row formatted meets")
+    whole_row: bool = Field(True, description="true: the row across the table; false: only its cells in the "
+                                              "conditions' columns")
+    fill_color: str | None = Field(None, description="hex RGB background, e.g. '#FFFF00'", pattern=_COLOR)
+    font_color: str | None = Field(None, description="hex RGB, e.g. '#FF0000'", pattern=_COLOR)
+    bold: bool | None = None
 
 
 class MergeArgs(PathArgs):
@@ -62,6 +74,10 @@ def specs(app: Any) -> list[ToolSpec]:
         ToolSpec("format_cells", "Set how cells look (bold, italic, number format, colours, alignment) and save.",
                  FormatArgs, lambda a: app._edit(a.path, lambda wb: format_cells(wb, a)),
                  effects=declared(lambda a: _effects(app, a, _format_changes)), edits=True),
+        ToolSpec("highlight_rows", "Format (fill colour, font colour, bold) the rows of a sheet's table that meet "
+                 "conditions, or only their cells in the conditions' columns, and save.", HighlightArgs,
+                 lambda a: app._edit(a.path, lambda wb: highlight_rows(wb, a)),
+                 effects=declared(lambda a: _effects(app, a, _highlight_changes)), edits=True),
         ToolSpec("set_column_width", "Set the width of columns, or fit them to their contents, and save.",
                  WidthArgs, lambda a: app._edit(a.path, lambda wb: set_column_width(wb, a)),
                  effects=declared(lambda a: _effects(app, a, _width_changes)), edits=True),
@@ -172,6 +188,37 @@ def format_cells(workbook: Any, args: FormatArgs) -> dict[str, Any]:
     done = {"path": args.path, "sheet": sheet_named(workbook, args.sheet).title, "cells": area}
     if not changes:
         return {**done, "unchanged": True, "note": "the cells look like this already: nothing changed"}
+    for cell, wanted in changes:
+        for name, value in wanted.items():
+            setattr(cell, name, value)
+    return {**done, "changed_cells": len(changes)}
+
+
+# -- rows by their values -----------------------------------------------------------------------
+def _highlight_changes(workbook: Any, args: HighlightArgs) -> tuple[list[int], list[tuple[Any, dict[str, Any]]]]:
+    """The rows meeting the conditions (as filter_rows picks them), and what each of their cells to format
+    would have set."""
+    from openpyxl.utils.cell import get_column_letter
+
+    if args.fill_color is None and args.font_color is None and args.bold is None:
+        raise ToolError("say how the rows look: fill_color, font_color or bold")
+    table, _, rows, _ = picked_rows(workbook, FilterArgs(path=args.path, sheet=args.sheet, where=args.where))
+    cols = list(table.columns) if args.whole_row else sorted({table.column(c.column) for c in args.where})
+    looks = FormatArgs(path=args.path, sheet=table.title, cells="A1", bold=args.bold, font_color=args.font_color,
+                       fill_color=args.fill_color)
+    changes = []
+    for row in rows:
+        for col in cols:
+            cell = f"{get_column_letter(col)}{row}"
+            changes += _format_changes(workbook, looks.model_copy(update={"cells": cell}))[1]
+    return rows, changes
+
+
+def highlight_rows(workbook: Any, args: HighlightArgs) -> dict[str, Any]:
+    rows, changes = _highlight_changes(workbook, args)
+    done = {"path": args.path, "sheet": sheet_named(workbook, args.sheet).title, "rows": rows}
+    if not changes:
+        return {**done, "unchanged": True, "note": "these rows look like this already: nothing changed"}
     for cell, wanted in changes:
         for name, value in wanted.items():
             setattr(cell, name, value)
