@@ -34,7 +34,8 @@ async def test_header_and_page_numbers(documents: DocumentsApplication, root: Pa
     docx.Document().save(str(root / "r.docx"))
     call = {"path": "r.docx", "header": "Confidential", "page_numbers": "footer", "align": "center"}
     # a header and a footer that held nothing: added to, nothing lost
-    assert kinds(documents, "set_header_footer", call) == [Change.ADD] and not documents.is_sensitive("set_header_footer", call)
+    assert kinds(documents, "set_header_footer", call) == [Change.ADD]
+    assert not documents.is_sensitive("set_header_footer", call)
     await call_checked(documents, root, "set_header_footer", call)
     saved = docx.Document(str(root / "r.docx"))
     assert saved.sections[0].header.paragraphs[0].text == "Confidential"
@@ -49,7 +50,8 @@ async def test_every_section_and_replaced_text(documents: DocumentsApplication, 
     two_sections(root / "t.docx")
     call = {"path": "t.docx", "footer": "Final"}
     # the second section's footer said "Draft": replacing it loses that, and waits for approval
-    assert kinds(documents, "set_header_footer", call) == [Change.EDIT] and documents.is_sensitive("set_header_footer", call)
+    assert kinds(documents, "set_header_footer", call) == [Change.EDIT]
+    assert documents.is_sensitive("set_header_footer", call)
     await call_checked(documents, root, "set_header_footer", call)
     saved = docx.Document(str(root / "t.docx"))
     assert [s.footer.paragraphs[0].text for s in saved.sections] == ["Final", "Final"]
