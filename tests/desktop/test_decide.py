@@ -1179,6 +1179,20 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     ranked = [scores[0], scores[3], scores[2], scores[1]]
     assert not missing(remember(seen, [], [wrote(ranked)]), into).copied
     assert not missing(remember(seen, [], [wrote(scores[:3])]), into).copied
+    # the copy sorted in place after it: the sort has the last word on that sheet, not the copy; the copy typed
+    # again over the sort has it again
+    sort = ActionResult(function="sort_rows", arguments={"path": "scores.xlsx", "sheet": "Ranking", "by": "Score",
+                                                         "order": "descending"}, ok=True,
+                        changes=(EffectView(path="scores.xlsx", change="edit", before="d2", after="d3"),))
+    sorted_after = remember(copied, [], [sort])
+    assert not missing(sorted_after, into).copied
+    retyped = wrote([[str(c) for c in r] for r in scores]).model_copy(update={
+        "arguments": {"path": "scores.xlsx", "sheet": "Ranking", "rows": scores, "start": "A1"},
+        "changes": (EffectView(path="scores.xlsx", change="edit", before="d3", after="d4"),)})
+    assert missing(remember(sorted_after, [], [retyped]), into).copied == (("scores.xlsx", "scores.xlsx"),)
+    # a later change of another sheet of the file leaves the copy the last word on its own
+    elsewhere = sort.model_copy(update={"arguments": {**sort.arguments, "sheet": "Sheet1"}})
+    assert missing(remember(copied, [], [elsewhere]), into).copied
     # typed again into another workbook, read there or handed on from a reader: a copy of scores.xlsx
     other = replace(seen, spec=spec.model_copy(update={"writes": ("ranking.xlsx",)}))
     assert missing(remember(other, [], [wrote(scores, "ranking.xlsx", "Sheet1")]), into).copied == (

@@ -559,6 +559,8 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
             # the part it writes into (a sheet), which a read of the same file must not name: a read of that part
             # is of what the change wrote; a change that names none wrote where a read naming none reads
             parts = {n for n in named if not covered(n, (target,))}
+            if _superseded(record, key, target, parts):
+                continue
             kind = posixpath.splitext(target)[1].lower()
             for quoted, read in reads:
                 files = [q for q in quoted if _TYPED.search(q)]
@@ -569,6 +571,21 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
                                               None)) and same(read):
                     found.append((target, normal_path(source)))
     return tuple(dict.fromkeys(found))
+
+
+def _superseded(record: SubtaskRecord, key: str, target: str, parts: set[str]) -> bool:
+    """Whether another successful change of `target`, after the last one `key` made, names one of the same parts:
+    what `key` wrote there is not the last word on it (rows written, then sorted in place)."""
+    order = [(path, made) for path, made, _ in record.states if covered(path, (target,))]
+    last = max((i for i, (_, made) in enumerate(order) if made == key), default=None)
+    if last is None or not parts:
+        return False
+    for _, later in order[last + 1:]:
+        args = json.loads(later)[1] if later != key else None
+        if isinstance(args, dict) and parts & {v for v in args.values() if isinstance(v, str)
+                                              and not covered(v, (target,))}:
+            return True
+    return False
 
 
 def literals(text: str) -> tuple[str, ...]:
