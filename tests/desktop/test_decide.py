@@ -1189,7 +1189,12 @@ def test_the_verifier_asks_once_about_a_table_copied_as_it_was_into_the_file_it_
     retyped = wrote([[str(c) for c in r] for r in scores]).model_copy(update={
         "arguments": {"path": "scores.xlsx", "sheet": "Ranking", "rows": scores, "start": "A1"},
         "changes": (EffectView(path="scores.xlsx", change="edit", before="d3", after="d4"),)})
-    assert missing(remember(sorted_after, [], [retyped]), into).copied == (("scores.xlsx", "scores.xlsx"),)
+    undone = missing(remember(sorted_after, [], [retyped]), into)
+    assert undone.copied == (("scores.xlsx", "scores.xlsx"),)
+    # typed again over the sort, it undid the sort: work undone, not a question a FINISH again answers
+    assert undone.undone == (("scores.xlsx", "sort_rows"),) and not undone.only_soft and undone.work
+    assert "typed again over what sort_rows had made of it: that undid its work; call sort_rows again" in undone.text()
+    assert not missing(copied, into).undone and not missing(sorted_after, into).undone
     # a later change of another sheet of the file leaves the copy the last word on its own
     elsewhere = sort.model_copy(update={"arguments": {**sort.arguments, "sheet": "Sheet1"}})
     assert missing(remember(copied, [], [elsewhere]), into).copied

@@ -144,6 +144,9 @@ class Missing:
     # `dialog` where it declares no file it writes, so what it does is what that dialog confirms (rule
     # dialog-is-failure): work not done once asked about
     held_dialog: bool = False
+    # (declared write, tool) where a copy of a table was typed into a part of it over what that reshaping tool had
+    # made of the part (rows sorted, then typed again unsorted): done work undone, not a question
+    undone: tuple[tuple[str, str], ...] = ()
     # the numbers of its program's documents whose text its actions changed, where it declares no file it
     # writes, changed none, and no later subtask of that program saves one: a change the program holds only
     # until it stops with the run; a question asked once
@@ -164,7 +167,7 @@ class Missing:
                     or self.uncomputed or self.unused or self.unsettled or self.unhanded or self.left or self.dialog
                     or self.late or self.unwritten or self.copied or self.ended or self.columns or self.unread
                     or self.unlisted or self.misquoted or self.overlooked or self.mixed or self.whole
-                    or self.unselected or self.unsaved)
+                    or self.unselected or self.unsaved or self.undone)
 
     @property
     def asked_once(self) -> bool:
@@ -190,7 +193,7 @@ class Missing:
             self.writes or self.tools or self.hands_on or self.failed or self.kept or self.untaken
             or self.unsettled or self.late or self.ended or self.unread or (self.unhanded and self.handed_only)
             or self.nothing or self.mixed or (self.whole and self.held_whole) or (self.dialog and self.held_dialog)
-            or self.unselected or (self.unsaved and self.held_unsaved))
+            or self.unselected or (self.unsaved and self.held_unsaved) or self.undone)
 
     def text(self) -> str:
         parts = []
@@ -210,6 +213,9 @@ class Missing:
             how = f" with {', '.join(tools)}" if tools else ""
             parts.append(f"{what}, row for row in the same order: a copy, nothing new. If your subtask orders, "
                          f"filters, splits or computes those rows, do that{how}")
+        for target, tool in self.undone:
+            parts.append(f"what your calls wrote into {target} last is the table as it was, typed again over what "
+                         f"{tool} had made of it: that undid its work; call {tool} again")
         if self.mixed:
             tools = (*self.reshapers, *self.computers)
             how = f", or with {', '.join(tools)}" if tools else ""
@@ -419,7 +425,7 @@ def missing(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
                    held_whole=hold_whole and bool(whole),
                    held_dialog=hold_dialog and acted and not files,
                    unselected=_unselected(record, given, f"{request}\n{spec.description}"),
-                   unsaved=unsaved, held_unsaved=hold_unsaved and bool(unsaved))
+                   unsaved=unsaved, held_unsaved=hold_unsaved and bool(unsaved), undone=_undone(record, app, given))
 
 
 def unfilled(record: SubtaskRecord, paths: Iterable[str]) -> tuple[str, ...]:
@@ -523,16 +529,23 @@ def _rewritten(declared: str, record: SubtaskRecord) -> bool:
 
 
 def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple[tuple[str, str], ...]:
-    """(declared write, source file) where a successful change put a table (an argument of rows) into the write,
-    row for row and in the same order as a table the subtask had (the rows from its header on, title rows above
-    it aside): one a read of the same file gave from a part the change does not name (it names a sheet, or its
-    result says it wrote into one: the active sheet, where it named none), or one read from, or handed on from,
-    another file of the same type (a workbook's rows typed again into a new workbook). A table moved to a file
-    of another type (a document's table into a workbook, a CSV's rows into a sheet) is new there: a conversion.
-    So are the lines of a text file, written line for line into another (what was to be filtered, typed whole)."""
+    """(declared write, source file) of each copy `_copy_calls` finds."""
+    return tuple(dict.fromkeys((target, source) for target, source, _, _ in _copy_calls(record, given)))
+
+
+def _copy_calls(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()
+                ) -> list[tuple[str, str, str, frozenset[str]]]:
+    """(declared write, source file, the change's call key, the parts it names) where a successful change put a
+    table (an argument of rows) into the write, row for row and in the same order as a table the subtask had (the
+    rows from its header on, title rows above it aside): one a read of the same file gave from a part the change
+    does not name (it names a sheet, or its result says it wrote into one: the active sheet, where it named none),
+    or one read from, or handed on from, another file of the same type (a workbook's rows typed again into a new
+    workbook), unless a later change of the same part reworked it (`_superseded`). A table moved to a file of
+    another type (a document's table into a workbook, a CSV's rows into a sheet) is new there: a conversion. So
+    are the lines of a text file, written line for line into another (what was to be filtered, typed whole)."""
     spec = record.spec
     if not spec.writes or not record.done:
-        return ()
+        return []
     reads = [(_read_names(record, a), rows) for a in record.artifacts.values()
              if a.kind is Kind.TABLE and (rows := _rows(a.value))]
     reads += [(set(_QUOTED.findall(e.source)), rows) for e in given
@@ -541,7 +554,7 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
               if a.kind is Kind.TEXT and len(rows := _lines(a.value)) >= 2]
     reads += [(set(_QUOTED.findall(e.source)), rows) for e in given
               if e.kind == Kind.TEXT.value and len(rows := _lines(e.value)) >= 2]
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, str, frozenset[str]]] = []
     for key in record.done:
         args = json.loads(key)[1]
         named = {v for v in args.values() if isinstance(v, str)} if isinstance(args, dict) else set()
@@ -566,10 +579,30 @@ def _copied(record: SubtaskRecord, given: Iterable[ArtifactEntry] = ()) -> tuple
                 files = [q for q in quoted if _TYPED.search(q)]
                 if any(covered(q, (target,)) for q in quoted):
                     if parts and not parts & quoted and same(read):
-                        found.append((target, target))
+                        found.append((target, target, key, frozenset(parts)))
                 elif kind and (source := next((q for q in files if posixpath.splitext(q)[1].lower() == kind),
                                               None)) and same(read):
-                    found.append((target, normal_path(source)))
+                    found.append((target, normal_path(source), key, frozenset(parts)))
+    return found
+
+
+def _undone(record: SubtaskRecord, app: AppInfo | None, given: Iterable[ArtifactEntry]) -> tuple[tuple[str, str], ...]:
+    """(declared write, tool) where a copy was typed into a part of it after that tool, which writes a table in
+    another shape (Tool.reshapes), had changed the same part: the table as it was, over what the tool made of it.
+    That undoes done work, whatever the request asked."""
+    if app is None:
+        return ()
+    found = []
+    for target, _, key, parts in _copy_calls(record, given):
+        order = [made for path, made, _ in record.states if covered(path, (target,))]
+        if key not in order:
+            continue
+        for earlier in order[:len(order) - 1 - order[::-1].index(key)]:
+            tool, args = json.loads(earlier)
+            info = app.tool(tool)
+            if info is not None and info.reshapes and isinstance(args, dict) and parts & {
+                    v for v in args.values() if isinstance(v, str) and not covered(v, (target,))}:
+                found.append((target, tool))
     return tuple(dict.fromkeys(found))
 
 
