@@ -6,12 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import docx
-import pytest
 from docx.enum.section import WD_SECTION
-from pydantic import ValidationError
 
 from podium.apps.base import Change
-from podium.apps.doc_pages import PagesArgs
 from podium.apps.documents import DocumentsApplication
 from tests.apps.effects_check import call_checked, kinds
 
@@ -58,6 +55,7 @@ async def test_every_section_and_replaced_text(documents: DocumentsApplication, 
     assert [len(s.footer.paragraphs) for s in saved.sections] == [1, 1]
 
 
-def test_something_to_set() -> None:
-    with pytest.raises(ValidationError, match="give a header, a footer"):
-        PagesArgs(path="r.docx")
+async def test_something_to_set(documents: DocumentsApplication, root: Path) -> None:
+    docx.Document().save(str(root / "r.docx"))
+    refused = await call_checked(documents, root, "set_header_footer", {"path": "r.docx"})
+    assert "give a header, a footer" in refused.error

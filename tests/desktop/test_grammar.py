@@ -286,7 +286,11 @@ def test_the_builtin_tools_that_open_their_file_are_marked_so(tmp_path: Any) -> 
             return spec["enum"][0]
         kind = spec.get("type")
         if kind == "array":
-            return [["Name", "Score"], ["a", 1]] if spec.get("items", {}).get("type") == "array" else ["A"]
+            items = spec.get("items", {})
+            if items.get("type") == "object":  # conditions, and the like: one with what it requires
+                wanted = items.get("required", ())
+                return [{k: fill(k, s) for k, s in items.get("properties", {}).items() if k in wanted}]
+            return [["Name", "Score"], ["a", 1]] if items.get("type") == "array" else ["A"]
         return {"integer": 1, "number": 1, "boolean": False}.get(str(kind), "A1" if name in ("cell", "data",
                                                                                           "range") else "A")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from podium.apps.base import Change
 from podium.apps.tool_effects import declared, effect
-from podium.apps.tooling import Args, Content, ToolSpec, file_path
+from podium.apps.tooling import Args, Content, ToolError, ToolSpec, file_path
 
 Part = Literal["header", "footer"]
 _ALIGN = {"left": 0, "center": 1, "right": 2}  # WD_ALIGN_PARAGRAPH's values
@@ -27,12 +27,6 @@ class PagesArgs(Args):
     page_numbers: Part | None = Field(None, description="put the page number into the header or the footer, "
                                                         "after its text")
     align: Literal["left", "center", "right"] | None = Field(None, description="the alignment of what is set")
-
-    @model_validator(mode="after")
-    def _something(self) -> PagesArgs:
-        if self.header is None and self.footer is None and self.page_numbers is None:
-            raise ValueError("give a header, a footer, or where the page numbers go (page_numbers)")
-        return self
 
 
 def specs(app: Any) -> list[ToolSpec]:
@@ -56,6 +50,8 @@ def specs(app: Any) -> list[ToolSpec]:
 def set_header_footer(document: Any, args: PagesArgs) -> dict[str, Any]:
     """Set (changing `document`, which the caller saves unless the result says `unchanged`); `replaced`: whether
     text a header or footer held was lost."""
+    if args.header is None and args.footer is None and args.page_numbers is None:
+        raise ToolError("give a header, a footer, or where the page numbers go (page_numbers)")
     replaced = changed = False
     for number, section in enumerate(document.sections):
         for part in ("header", "footer"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from podium.apps.base import Change, Effect
 from podium.apps.formulas import is_formula
@@ -32,12 +32,6 @@ class FillArgs(PathArgs):
     value: str | int | float | None = Field(None, description="what goes into each empty cell, e.g. 0 or 'unknown'")
     from_above: bool = Field(False, description="true: each empty cell takes the value above it (fill down), "
                                                 "instead of `value`")
-
-    @model_validator(mode="after")
-    def _one_source(self) -> FillArgs:
-        if (self.value is None or self.value == "") == (not self.from_above):
-            raise ValueError("give either `value` (what to write) or from_above=true (copy the value above)")
-        return self
 
 
 def specs(app: Any) -> list[ToolSpec]:
@@ -73,6 +67,8 @@ def _effects(app: Any, args: FillArgs) -> list[Effect]:
 
 def _plan(workbook: Any, args: FillArgs) -> tuple[SheetTable, dict[tuple[int, int], Any], list[tuple[int, int]]]:
     """The table, what goes into each gap (row, column), and the gaps left empty."""
+    if (args.value is None or args.value == "") == (not args.from_above):
+        raise ToolError("give either `value` (what to write) or from_above=true (copy the value above)")
     table = table_of(workbook, args.sheet)
     sheet = workbook[table.title]
     columns = [table.column(args.column)] if args.column is not None else \
