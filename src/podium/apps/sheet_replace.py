@@ -1,4 +1,8 @@
-"""replace_values: a spreadsheet's find and replace over cell values.
+"""replace_text: a spreadsheet's find and replace over cell values.
+
+The same work has the same name in every application (documents and text files have a replace_text too): a plan
+that declared it for a workbook on the wrong application keeps it when the subtask moves to the one that opens
+the file.
 
 As in a spreadsheet program's Find & Replace, a match is a whole cell by default ('NY' does not touch 'NYC'),
 case ignored (a cell is an entry: 'n/a' and 'N/A' are the same one); `whole_cell=false` also replaces the text
@@ -45,14 +49,14 @@ class ReplaceArgs(PathArgs):
 
 def specs(app: Any) -> list[ToolSpec]:
     return [
-        ToolSpec("replace_values", "Find and replace values in a workbook's cells (a sheet, or one column of its "
-                 "table), and save.", ReplaceArgs,
-                 lambda a: app._edit(a.path, lambda wb: replace_values(wb, a)),
+        ToolSpec("replace_text", "Replace every cell holding a value (or, not whole_cell, a text inside cells) "
+                 "in a workbook: every sheet, a sheet, or one column of its table; and save.", ReplaceArgs,
+                 lambda a: app._edit(a.path, lambda wb: replace_text(wb, a)),
                  effects=declared(lambda a: _effects(app, a)), edits=True),
     ]
 
 
-def replace_values(workbook: Any, args: ReplaceArgs) -> dict[str, Any]:
+def replace_text(workbook: Any, args: ReplaceArgs) -> dict[str, Any]:
     """Replace in `workbook` (the caller saves it unless the result says `unchanged`)."""
     new = _replacement(args)
     done: dict[str, Any] = {"path": args.path, "find": args.find, "replace_with": args.replace_with}
