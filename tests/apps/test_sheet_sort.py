@@ -42,7 +42,7 @@ async def test_descending_by_header_into_a_new_sheet(sheets: SpreadsheetsApplica
     result = await sheets.call("sort_rows", call)
     assert result.ok, result.error
     ranked = [["Name", "Score"], ["Farid", 93], ["Ben", 88], ["Chloe", 79], ["Dana", 71], ["Alice", 64]]
-    assert result.content == {"path": "scores.xlsx", "sheet": "Scores", "by": "Score (column B)",
+    assert result.content == {"path": "scores.xlsx", "sheet": "Scores", "by": "Score", "column": "B",
                               "order": "descending", "target_sheet": "Ranking", "range": "A1:B6", "rows": ranked}
     book = load_workbook(root / "scores.xlsx")
     assert book.sheetnames == ["Scores", "Ranking"]

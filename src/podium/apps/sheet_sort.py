@@ -150,7 +150,8 @@ def sort_rows(workbook: Any, args: SortArgs, path: str) -> dict[str, Any]:
     args, swapped = _direction(workbook, args)
     plan = plan_sort(workbook, args)
     width = len(plan.header)
-    done: dict[str, Any] = {"path": path, "sheet": plan.source, "by": f"{plan.header_name} (column {plan.column})",
+    # each value one the call takes back as it is: a model copies what a result shows into its next call
+    done: dict[str, Any] = {"path": path, "sheet": plan.source, "by": plan.header_name, "column": plan.column,
                             "order": args.order}
     if plan.in_place:
         sheet = workbook[plan.source]
