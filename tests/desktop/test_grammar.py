@@ -66,6 +66,17 @@ def test_a_planner_whose_planned_work_is_undone_is_not_offered_finish() -> None:
                  {"Observation": "", "Thought": "", "Status": "FAIL", "Comment": "no tool makes it"})
 
 
+def test_a_planner_is_offered_to_launch_only_what_does_not_run() -> None:
+    launch = {"Observation": "", "Thought": "", "Status": "CONTINUE", "Bash": "spreadsheets", "Comment": ""}
+    assert valid(host_output_schema(APPS, FILES), launch)
+    assert valid(host_output_schema(APPS, FILES, may_launch=("spreadsheets",)), launch)
+    assert not valid(host_output_schema(APPS, FILES, may_launch=("documents",)), launch)
+    # nothing to launch: no CONTINUE at all, and a plan as before
+    nothing = host_output_schema(APPS, FILES, may_launch=())
+    assert not valid(nothing, launch) and not valid(nothing, {**launch, "Bash": "documents"})
+    assert valid(nothing, plan())
+
+
 def test_a_planner_whose_question_nobody_answered_is_not_offered_pending() -> None:
     pending = {"Observation": "", "Thought": "", "Status": "PENDING", "Questions": ["Which file?"], "Comment": ""}
     assert valid(host_output_schema(APPS, FILES), pending)

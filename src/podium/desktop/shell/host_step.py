@@ -127,7 +127,9 @@ class HostStepBackend(StepBackend):
                              schema=host_output_schema(applications, (*step.files, "."),
                                                        may_confirm=step.request.may_confirm,
                                                        may_finish=step.request.may_finish,
-                                                       may_ask=step.request.may_ask),
+                                                       may_ask=step.request.may_ask,
+                                                       may_launch=tuple(n for n, _ in applications
+                                                                        if not step.running.get(n))),
                              temperature=step.request.temperature, max_tokens=HOST_MAX_TOKENS)
 
     async def _think(self, session: Any, step: _Step) -> None:

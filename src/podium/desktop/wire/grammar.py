@@ -348,10 +348,12 @@ def choice_schema(options: Sequence[str]) -> dict[str, Any]:
 
 def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], files: tuple[str, ...] = (),
                        may_confirm: bool = True, may_finish: bool = True,
-                       may_ask: bool = True) -> dict[str, Any]:
+                       may_ask: bool = True, may_launch: tuple[str, ...] | None = None) -> dict[str, Any]:
     """The HostAgent's answer: the seed's fields the host acts on, one alternative per status, and the
     typed subtask graph over these applications ((name, tool names) pairs) and workspace paths; CONFIRM only
-    where `may_confirm`, FINISH only where `may_finish`, PENDING only where `may_ask`.
+    where `may_confirm`, FINISH only where `may_finish`, PENDING only where `may_ask`, CONTINUE (Bash launches
+    an application) only for the applications of `may_launch` (None: all), and not where it names none: an
+    application that runs already is launched by nothing, and a planner told so answered CONTINUE again.
     `Current Sub-Task`, `Message`, `ControlLabel`, `ControlText` and `Plan` (the seed's one-subtask form)
     are accepted by `HostOutput` but not asked for: `Subtasks` carries the same, and every field a small
     model writes costs seconds."""
@@ -369,6 +371,7 @@ def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], fi
         "hands_on": {"type": "string", "enum": [h.value for h in HandsOn]},
     }) for name, tools in applications]
     item = subtasks[0] if len(subtasks) == 1 else {"anyOf": subtasks}
+    launchable = [name for name, _ in applications if may_launch is None or name in may_launch]
     head = {"Observation": _text(OBSERVATION_CHARS), "Thought": _text(THOUGHT_CHARS)}
 
     def status(value: str) -> dict[str, Any]:
@@ -382,8 +385,7 @@ def host_output_schema(applications: tuple[tuple[str, tuple[str, ...]], ...], fi
         *([_closed({**head, "Status": status("PENDING"), "Questions": _array(_text(QUESTION_CHARS, 1), 1, 3),
                     "Comment": _text(COMMENT_CHARS)})] if may_ask else []),
         *([_closed({**head, "Status": status("CONFIRM"), "Comment": _text(COMMENT_CHARS, 1)})] if may_confirm else []),
-        _closed({**head, "Status": status("CONTINUE"),
-                 "Bash": {"type": "string", "enum": [name for name, _ in applications]},
-                 "Comment": _text(COMMENT_CHARS)}),
+        *([_closed({**head, "Status": status("CONTINUE"), "Bash": {"type": "string", "enum": list(launchable)},
+                    "Comment": _text(COMMENT_CHARS)})] if launchable else []),
     ]
     return {"anyOf": variants}
