@@ -71,7 +71,8 @@ class WidthArgs(PathArgs):
 
 def specs(app: Any) -> list[ToolSpec]:
     return [
-        ToolSpec("format_cells", "Set how cells look (bold, italic, number format, colours, alignment) and save.",
+        ToolSpec("format_cells", "Set how cells look (bold, italic, number format, colours, alignment) and save "
+                 "(the rows that meet a condition: highlight_rows).",
                  FormatArgs, lambda a: app._edit(a.path, lambda wb: format_cells(wb, a)),
                  effects=declared(lambda a: _effects(app, a, _format_changes)), edits=True),
         ToolSpec("highlight_rows", "Format (fill colour, font colour, bold) the rows of a sheet's table that meet "
