@@ -187,8 +187,13 @@ def _color(color: Any) -> str | None:
 def format_cells(workbook: Any, args: FormatArgs) -> dict[str, Any]:
     area, changes = _format_changes(workbook, args)
     done = {"path": args.path, "sheet": sheet_named(workbook, args.sheet).title, "cells": area}
+    return _restyled(done, changes, "the cells look like this already: nothing changed")
+
+
+def _restyled(done: dict[str, Any], changes: list[tuple[Any, dict[str, Any]]], same: str) -> dict[str, Any]:
+    """`done` after setting what each cell is to look like; `same`: the note where nothing changes."""
     if not changes:
-        return {**done, "unchanged": True, "note": "the cells look like this already: nothing changed"}
+        return {**done, "unchanged": True, "note": same}
     for cell, wanted in changes:
         for name, value in wanted.items():
             setattr(cell, name, value)
@@ -218,12 +223,7 @@ def _highlight_changes(workbook: Any, args: HighlightArgs) -> tuple[list[int], l
 def highlight_rows(workbook: Any, args: HighlightArgs) -> dict[str, Any]:
     rows, changes = _highlight_changes(workbook, args)
     done = {"path": args.path, "sheet": sheet_named(workbook, args.sheet).title, "rows": rows}
-    if not changes:
-        return {**done, "unchanged": True, "note": "these rows look like this already: nothing changed"}
-    for cell, wanted in changes:
-        for name, value in wanted.items():
-            setattr(cell, name, value)
-    return {**done, "changed_cells": len(changes)}
+    return _restyled(done, changes, "these rows look like this already: nothing changed")
 
 
 # -- widths ------------------------------------------------------------------------------------
