@@ -94,3 +94,9 @@ async def test_not_an_archive(files: FilesApplication, root: Path) -> None:
     assert "not a readable .zip" in (await call_checked(files, root, "extract_archive", {"path": "fake.zip"})).error
     assert "not a .zip path" in (await call_checked(files, root, "make_archive", {"source": "sub",
                                                                                   "into": "sub.tar"})).error
+
+
+async def test_reading_an_archive_names_the_tool_that_opens_it(files: FilesApplication, root: Path) -> None:
+    zip_of(root / "b.zip", {"a.txt": b"x"})
+    read = await files.call("read_file", {"path": "b.zip"})
+    assert "extract_archive extracts its files" in read.error and read.instead == ("extract_archive",)

@@ -306,6 +306,9 @@ class FilesApplication(ToolApplication):
             data = handle.read(args.max_bytes + 1)
         truncated = len(data) > args.max_bytes
         data = data[: args.max_bytes]
+        if path.suffix.lower() == ".zip" and data[:4] == b"PK\x03\x04":  # a zip's first entry, from what was read
+            raise ToolError(f"{args.path!r} is a .zip archive: extract_archive extracts its files into a folder",
+                            instead=("extract_archive",))
         if b"\x00" in data:
             raise ToolError(f"{args.path!r} is a binary file; use the documents or spreadsheets application "
                             "for .docx/.xlsx files")
