@@ -594,14 +594,10 @@ def _undone(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
         return ()
     found = []
     for target, _, key, parts in _copy_calls(record, given):
-        order = [made for path, made, _ in record.states if covered(path, (target,))]
-        if key not in order:
-            continue
-        for earlier in order[:len(order) - 1 - order[::-1].index(key)]:
-            tool, args = json.loads(earlier)
-            info = app.tool(tool)
-            if info is not None and info.reshapes and isinstance(args, dict) and parts & {
-                    v for v in args.values() if isinstance(v, str) and not covered(v, (target,))}:
+        before, _ = _around(record, key, target)
+        for earlier in before:
+            tool = json.loads(earlier)[0]
+            if (info := app.tool(tool)) is not None and info.reshapes and parts & _parts_named(earlier, target):
                 found.append((target, tool))
     return tuple(dict.fromkeys(found))
 
@@ -609,16 +605,23 @@ def _undone(record: SubtaskRecord, app: AppInfo | None, given: Iterable[Artifact
 def _superseded(record: SubtaskRecord, key: str, target: str, parts: set[str]) -> bool:
     """Whether another successful change of `target`, after the last one `key` made, names one of the same parts:
     what `key` wrote there is not the last word on it (rows written, then sorted in place)."""
-    order = [(path, made) for path, made, _ in record.states if covered(path, (target,))]
-    last = max((i for i, (_, made) in enumerate(order) if made == key), default=None)
-    if last is None or not parts:
-        return False
-    for _, later in order[last + 1:]:
-        args = json.loads(later)[1] if later != key else None
-        if isinstance(args, dict) and parts & {v for v in args.values() if isinstance(v, str)
-                                              and not covered(v, (target,))}:
-            return True
-    return False
+    return any(parts & _parts_named(later, target) for later in _around(record, key, target)[1])
+
+
+def _around(record: SubtaskRecord, key: str, target: str) -> tuple[list[str], list[str]]:
+    """The other changes of `target` (call keys, in order) before the last one `key` made, and after it."""
+    order = [made for path, made, _ in record.states if covered(path, (target,))]
+    if key not in order:
+        return [], []
+    last = len(order) - 1 - order[::-1].index(key)
+    return [k for k in order[:last] if k != key], [k for k in order[last + 1:] if k != key]
+
+
+def _parts_named(key: str, target: str) -> set[str]:
+    """The texts a call names besides `target` and its paths: the parts of it (a sheet) it acts on, among them."""
+    args = json.loads(key)[1]
+    return {v for v in args.values() if isinstance(v, str) and not covered(v, (target,))} \
+        if isinstance(args, dict) else set()
 
 
 def literals(text: str) -> tuple[str, ...]:
