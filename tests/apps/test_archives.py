@@ -100,3 +100,9 @@ async def test_reading_an_archive_names_the_tool_that_opens_it(files: FilesAppli
     zip_of(root / "b.zip", {"a.txt": b"x"})
     read = await files.call("read_file", {"path": "b.zip"})
     assert "extract_archive extracts its files" in read.error and read.instead == ("extract_archive",)
+
+
+async def test_an_archive_put_into_a_folder_names_extract_archive(files: FilesApplication, root: Path) -> None:
+    zip_of(root / "b.zip", {"a.txt": b"x"})
+    made = await call_checked(files, root, "make_archive", {"source": "b.zip", "into": "b"})
+    assert "extract_archive extracts it into 'b'" in made.error and made.instead == ("extract_archive",)

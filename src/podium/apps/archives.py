@@ -67,7 +67,7 @@ def specs(app: Any) -> list[ToolSpec]:
 
 # -- make --------------------------------------------------------------------------------------
 def make_archive(workspace: Workspace, args: MakeArgs) -> dict[str, Any]:
-    target = _archive(workspace, args.into)
+    target = _archive(workspace, args.into, args.source)
     if target.exists() and not args.overwrite:
         raise ToolError(f"{args.into!r} exists already: give another name, or overwrite=true to replace it (needs "
                         "approval)")
@@ -89,14 +89,17 @@ def make_archive(workspace: Workspace, args: MakeArgs) -> dict[str, Any]:
 
 
 def _make_effects(workspace: Workspace, args: MakeArgs) -> tuple[Effect, ...]:
-    target = _archive(workspace, args.into)
+    target = _archive(workspace, args.into, args.source)
     if not _members(workspace, args, target)[0]:
         return ()  # refused
     return approval.whole_file(workspace, target, args.overwrite)
 
 
-def _archive(workspace: Workspace, path: str) -> Path:
+def _archive(workspace: Workspace, path: str, source: str = "") -> Path:
     if not path.lower().endswith(_ZIP):
+        if source.lower().endswith(_ZIP):  # an archive put "into" a folder: what extracting it does
+            raise ToolError(f"{source!r} is an archive already: extract_archive extracts it into {path!r}",
+                            instead=("extract_archive",))
         raise ToolError(f"{path!r} is not a .zip path: archives are .zip files")
     target = workspace.physical(path)
     if target.is_dir():
