@@ -99,6 +99,17 @@ async def test_computed_column_by_header_names(sheets: SpreadsheetsApplication, 
     assert (await call_checked(sheets, root, "add_formula_column", call)).content["unchanged"] is True
 
 
+async def test_a_header_of_several_words_written_bare(sheets: SpreadsheetsApplication, root: Path) -> None:
+    workbook(root / "s.xlsx", {"Sales": [["Item", "Quantity", "Unit Price"], ["pens", 10, 1.5], ["ink", 2, 12]]})
+    result = await call_checked(sheets, root, "add_formula_column", {"path": "s.xlsx", "header": "Total",
+                                                                     "formula": "=Quantity*unit price"})
+    assert result.content["first_formula"] == "=B2*C2" and result.content["values"] == [15, 24]
+    # in quotes it is text, not the column
+    text = await call_checked(sheets, root, "add_formula_column", {"path": "s.xlsx", "header": "Note",
+                                                                   "formula": '=IF(B2>5,"Unit Price","")'})
+    assert text.content["first_formula"] == '=IF(B2>5,"Unit Price","")'
+
+
 async def test_computed_column_by_cells_fills_a_named_empty_column(sheets: SpreadsheetsApplication,
                                                                   root: Path) -> None:
     workbook(root / "o.xlsx", {"Orders": [[*ORDERS[0], "Amount"], *[[*row, None] for row in ORDERS[1:]]]})

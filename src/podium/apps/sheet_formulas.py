@@ -193,7 +193,7 @@ def by_cells(formula: str, table: SheetTable, row: int) -> str:
     from openpyxl.formula import Tokenizer
 
     try:
-        tokens = Tokenizer(formula)
+        tokens = Tokenizer(_bracketed(formula, table.header))
     except Exception as exc:
         raise ToolError(f"{formula!r} is not a formula a spreadsheet can read: {exc}") from exc
     for token in tokens.items:
@@ -205,6 +205,18 @@ def by_cells(formula: str, table: SheetTable, row: int) -> str:
         col = table.column(name)
         token.value = coordinate(col, row)
     return tokens.render()
+
+
+def _bracketed(formula: str, headers: tuple[str, ...]) -> str:
+    """The formula with each header of several words written bare ('Unit Price') in brackets ('[Unit Price]'), as
+    a person writes it: bare, a spreadsheet reads the space between its words as an operator. Text in quotes is
+    left as it is."""
+    names = sorted((h for h in headers if len(h.split()) > 1), key=len, reverse=True)
+    if not names:
+        return formula
+    bare = re.compile("|".join(rf"(?<![\[\w]){re.escape(h)}(?![\w\]])" for h in names), re.IGNORECASE)
+    parts = formula.split('"')
+    return '"'.join(bare.sub(lambda m: f"[{m.group(0)}]", p) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 
 def _column_plan(workbook: Any, args: ColumnArgs) -> tuple[SheetTable, int, bool, list[int], int | None, str]:
